@@ -1,0 +1,227 @@
+import { MAX_NAME_LENGTH } from "../config.ts";
+import { FEATURE_SET_V1, isFeatureV1 } from "../features.ts";
+import { at, describeType, fail, type Issue, isPlainObject, issue, ok, type Result } from "../result.ts";
+import type { ModelDraft, ObjectiveParams, Semantics, SourceInfo, TreeArrays } from "./model.ts";
+import { baseMargin, knownObjectives, outputTransform } from "./objectives.ts";
+import { validateTrees } from "./validate-trees.ts";
+
+export const ARTIFACT_FORMAT = "relevance-model";
+export const ARTIFACT_FORMAT_VERSION = 1;
+/** Workers KV's value limit. */
+export const MAX_ARTIFACT_BYTES = 25 * 1024 * 1024;
+export const WARN_ARTIFACT_BYTES = 1024 * 1024;
+/** Predictions agree when |a - b| <= GOLDEN_TOLERANCE * max(1, |b|). */
+export const GOLDEN_TOLERANCE = 1e-5;
+
+export interface GoldenRow {
+  features: Record<string, number | null>;
+  prediction: number;
+}
+
+export interface Golden {
+  /** Who computed the expected predictions: the training library ("xgboost 1.7.4") or "engine". */
+  source: string;
+  rows: GoldenRow[];
+}
+
+/** The versioned JSON document stored under `relevance_model:<modelId>` (docs/artifact-format.md). */
+export interface ModelArtifact extends ModelDraft {
+  format: typeof ARTIFACT_FORMAT;
+  formatVersion: typeof ARTIFACT_FORMAT_VERSION;
+  modelId: string;
+  index: string;
+  featureSet: "v1";
+  trainedOn: { titleField: string | null; tagsField: string | null };
+  golden: Golden;
+}
+
+function nameOrNull(value: unknown, path: string, errors: Issue[]): void {
+  if (value === null) return;
+  if (typeof value !== "string" || value.length === 0 || value.length > MAX_NAME_LENGTH) {
+    errors.push(issue(path, `must be a non-empty string or null, got ${describeType(value)}`));
+  }
+}
+
+function nonEmptyString(value: unknown, path: string, errors: Issue[]): void {
+  if (typeof value !== "string" || value.length === 0) {
+    errors.push(issue(path, `must be a non-empty string, got ${describeType(value)}`));
+  }
+}
+
+export function validateFeatureRecord(
+  input: unknown,
+  path: string,
+  known: ReadonlySet<string>,
+  errors: Issue[],
+): void {
+  if (!isPlainObject(input)) {
+    errors.push(
+      issue(path, `must be an object of feature name to number or null, got ${describeType(input)}`),
+    );
+    return;
+  }
+  for (const [name, v] of Object.entries(input)) {
+    if (!known.has(name))
+      errors.push(issue(at(path, name), "is not a feature of this model or of feature set v1"));
+    else if (v !== null && (typeof v !== "number" || !Number.isFinite(v))) {
+      errors.push(issue(at(path, name), `must be a finite number or null, got ${describeType(v)}`));
+    }
+  }
+}
+
+function validateGolden(input: unknown, path: string, features: readonly string[], errors: Issue[]): void {
+  if (!isPlainObject(input)) {
+    errors.push(issue(path, `must be an object, got ${describeType(input)}`));
+    return;
+  }
+  nonEmptyString(input.source, at(path, "source"), errors);
+  if (!Array.isArray(input.rows)) {
+    errors.push(issue(at(path, "rows"), `must be an array, got ${describeType(input.rows)}`));
+    return;
+  }
+  const known = new Set<string>([...features, ...FEATURE_SET_V1]);
+  input.rows.forEach((row: unknown, i: number) => {
+    const rowPath = at(at(path, "rows"), i);
+    if (!isPlainObject(row)) {
+      errors.push(issue(rowPath, `must be an object, got ${describeType(row)}`));
+      return;
+    }
+    validateFeatureRecord(row.features, at(rowPath, "features"), known, errors);
+    if (typeof row.prediction !== "number" || !Number.isFinite(row.prediction)) {
+      errors.push(
+        issue(at(rowPath, "prediction"), `must be a finite number, got ${describeType(row.prediction)}`),
+      );
+    }
+  });
+}
+
+/** Structural validation of a parsed artifact; every problem is reported with its path. */
+export function validateArtifact(input: unknown): Result<ModelArtifact> {
+  if (!isPlainObject(input))
+    return fail([issue("", `the artifact must be a JSON object, got ${describeType(input)}`)]);
+  if (input.format !== ARTIFACT_FORMAT) {
+    return fail([
+      issue("format", `must be "${ARTIFACT_FORMAT}", got ${JSON.stringify(input.format) ?? "nothing"}`),
+    ]);
+  }
+  if (input.formatVersion !== ARTIFACT_FORMAT_VERSION) {
+    return fail([
+      issue(
+        "formatVersion",
+        `${JSON.stringify(input.formatVersion) ?? "missing"} is not supported; this engine reads version ${ARTIFACT_FORMAT_VERSION}`,
+      ),
+    ]);
+  }
+  const errors: Issue[] = [];
+  nonEmptyString(input.modelId, "modelId", errors);
+  nonEmptyString(input.index, "index", errors);
+  if (input.featureSet !== "v1")
+    errors.push(issue("featureSet", `must be "v1", got ${JSON.stringify(input.featureSet)}`));
+
+  const features = input.features;
+  let nFeatures = 0;
+  if (!Array.isArray(features) || features.length === 0) {
+    errors.push(issue("features", "must be a non-empty array of feature names"));
+  } else {
+    nFeatures = features.length;
+    const seen = new Set<string>();
+    features.forEach((name: unknown, i: number) => {
+      if (typeof name !== "string" || !isFeatureV1(name)) {
+        errors.push(issue(at("features", i), `${JSON.stringify(name)} is not a feature of set v1`));
+      } else if (seen.has(name)) {
+        errors.push(issue(at("features", i), `${name} is listed twice`));
+      } else seen.add(name);
+    });
+  }
+
+  if (!isPlainObject(input.trainedOn)) {
+    errors.push(issue("trainedOn", `must be an object, got ${describeType(input.trainedOn)}`));
+  } else {
+    nameOrNull(input.trainedOn.titleField, "trainedOn.titleField", errors);
+    nameOrNull(input.trainedOn.tagsField, "trainedOn.tagsField", errors);
+  }
+
+  const semantics = input.semantics;
+  if (semantics !== "xgboost" && semantics !== "lightgbm") {
+    errors.push(issue("semantics", `must be "xgboost" or "lightgbm", got ${JSON.stringify(semantics)}`));
+    return fail(errors);
+  }
+  const transform =
+    typeof input.objective === "string" ? outputTransform(semantics, input.objective) : undefined;
+  if (transform === undefined) {
+    errors.push(
+      issue(
+        "objective",
+        `must be one of ${knownObjectives(semantics).join(", ")}; got ${JSON.stringify(input.objective)}`,
+      ),
+    );
+  } else if (semantics === "xgboost") {
+    const margin = baseMargin(transform, input.baseScore as number);
+    if (typeof margin === "string") errors.push(issue("baseScore", margin));
+  } else if (input.baseScore !== 0) {
+    errors.push(issue("baseScore", "must be 0 for LightGBM models (the initial score is in the first tree)"));
+  }
+  if (!isPlainObject(input.objectiveParams)) {
+    errors.push(issue("objectiveParams", `must be an object, got ${describeType(input.objectiveParams)}`));
+  } else {
+    const sigmoid = input.objectiveParams.sigmoid;
+    if (
+      sigmoid !== undefined &&
+      (typeof sigmoid !== "number" || !(sigmoid > 0) || !Number.isFinite(sigmoid))
+    ) {
+      errors.push(issue("objectiveParams.sigmoid", "must be a positive number"));
+    }
+  }
+  if (typeof input.averageOutput !== "boolean") errors.push(issue("averageOutput", "must be a boolean"));
+  if (!isPlainObject(input.source)) {
+    errors.push(issue("source", `must be an object, got ${describeType(input.source)}`));
+  } else {
+    if (input.source.library !== "xgboost" && input.source.library !== "lightgbm") {
+      errors.push(issue("source.library", `must be "xgboost" or "lightgbm"`));
+    }
+    nonEmptyString(input.source.version, "source.version", errors);
+  }
+  if (nFeatures > 0) errors.push(...validateTrees(input.trees, "trees", nFeatures, semantics));
+  if (Array.isArray(features)) validateGolden(input.golden, "golden", features as string[], errors);
+  if (errors.length > 0) return fail(errors);
+
+  return ok(input as unknown as ModelArtifact);
+}
+
+/** The draft fields of an artifact, in a fixed key order so that exports are byte-for-byte reproducible. */
+export function artifactFromDraft(
+  draft: ModelDraft,
+  meta: { modelId: string; index: string; trainedOn: ModelArtifact["trainedOn"]; golden: Golden },
+): ModelArtifact {
+  return {
+    format: ARTIFACT_FORMAT,
+    formatVersion: ARTIFACT_FORMAT_VERSION,
+    modelId: meta.modelId,
+    index: meta.index,
+    featureSet: "v1",
+    features: draft.features,
+    trainedOn: meta.trainedOn,
+    semantics: draft.semantics,
+    objective: draft.objective,
+    objectiveParams: draft.objectiveParams,
+    baseScore: draft.baseScore,
+    averageOutput: draft.averageOutput,
+    source: draft.source,
+    trees: draft.trees.map(compactTree),
+    golden: meta.golden,
+  };
+}
+
+function compactTree(tree: TreeArrays): TreeArrays {
+  const out: TreeArrays = {
+    left: tree.left,
+    right: tree.right,
+    feature: tree.feature,
+    value: tree.value,
+    defaultLeft: tree.defaultLeft,
+  };
+  if (tree.missingType !== undefined) out.missingType = tree.missingType;
+  return out;
+}
+
+export type { ObjectiveParams, Semantics, SourceInfo };

@@ -1,0 +1,167 @@
+import { featureV1Index } from "../features.ts";
+import { MISSING_NAN, MISSING_ZERO, type ModelDraft, type ObjectiveParams, type Semantics } from "./model.ts";
+import { applyTransform, baseMargin, type OutputTransform, outputTransform } from "./objectives.ts";
+
+// LightGBM's kZeroThreshold: |x| <= 1e-35 counts as zero for missing_type Zero.
+const ZERO_THRESHOLD = 1e-35;
+
+/**
+ * A model compiled into flat typed arrays. All trees share one node space; a split node's two
+ * children are adjacent (`child[n]` and `child[n] + 1`), so a step is one compare and one add.
+ * `feature[n] < 0` marks a leaf, whose value sits in `value[n]`.
+ */
+export class CompiledModel {
+  readonly features: readonly string[];
+  readonly semantics: Semantics;
+  readonly transform: OutputTransform;
+  readonly numTrees: number;
+  readonly numNodes: number;
+  readonly maxDepth: number;
+  private readonly roots: Int32Array;
+  private readonly feature: Int32Array;
+  private readonly child: Int32Array;
+  /** 1 when a missing value goes right (the child offset to add). */
+  private readonly missingRight: Uint8Array;
+  private readonly missingType: Uint8Array;
+  /** Float32 for XGBoost (its thresholds and leaves are float32), float64 for LightGBM. */
+  private readonly value: Float32Array | Float64Array;
+  private readonly margin0: number;
+  private readonly scale: number;
+  private readonly params: ObjectiveParams;
+  private readonly row32: Float32Array;
+  private readonly row64: Float64Array;
+  /** Model column -> position in the canonical v1 vector (-1 when the name is not a v1 feature). */
+  private readonly v1Columns: Int32Array;
+
+  constructor(draft: ModelDraft) {
+    const transform = outputTransform(draft.semantics, draft.objective);
+    if (transform === undefined) throw new Error(`unknown ${draft.semantics} objective ${draft.objective}`);
+    // LightGBM folds its initial score into the first tree; only XGBoost has a base margin.
+    const margin = draft.semantics === "xgboost" ? baseMargin(transform, draft.baseScore) : 0;
+    if (typeof margin === "string") throw new Error(`baseScore ${margin}`);
+    this.features = draft.features;
+    this.semantics = draft.semantics;
+    this.transform = transform;
+    this.params = draft.objectiveParams;
+    this.margin0 = draft.semantics === "xgboost" ? Math.fround(margin) : margin;
+    this.numTrees = draft.trees.length;
+    this.scale = draft.averageOutput ? 1 / Math.max(1, draft.trees.length) : 1;
+
+    const total = draft.trees.reduce((sum, t) => sum + t.left.length, 0);
+    this.numNodes = total;
+    this.roots = new Int32Array(this.numTrees);
+    this.feature = new Int32Array(total);
+    this.child = new Int32Array(total);
+    this.missingRight = new Uint8Array(total);
+    this.missingType = new Uint8Array(total);
+    this.value = draft.semantics === "xgboost" ? new Float32Array(total) : new Float64Array(total);
+
+    // Breadth-first renumbering places each pair of children next to each other.
+    let next = 0;
+    let maxDepth = 0;
+    draft.trees.forEach((tree, t) => {
+      const root = next++;
+      this.roots[t] = root;
+      const queue: [oldId: number, newId: number, depth: number][] = [[0, root, 0]];
+      for (let head = 0; head < queue.length; head++) {
+        const [old, id, depth] = queue[head] as [number, number, number];
+        maxDepth = Math.max(maxDepth, depth);
+        this.value[id] = tree.value[old] as number;
+        const l = tree.left[old] as number;
+        if (l === -1) {
+          this.feature[id] = -1;
+          continue;
+        }
+        this.feature[id] = tree.feature[old] as number;
+        this.missingRight[id] = tree.defaultLeft[old] === 1 ? 0 : 1;
+        this.missingType[id] = tree.missingType?.[old] ?? 0;
+        const c = next;
+        next += 2;
+        this.child[id] = c;
+        queue.push([l, c, depth + 1], [tree.right[old] as number, c + 1, depth + 1]);
+      }
+    });
+    this.maxDepth = maxDepth;
+    this.row32 = new Float32Array(draft.features.length);
+    this.row64 = new Float64Array(draft.features.length);
+    this.v1Columns = Int32Array.from(draft.features, featureV1Index);
+  }
+
+  /** Raw score (before the objective's transform) for a row in model column order; NaN = missing. */
+  predictMargin(row: ArrayLike<number>): number {
+    return this.semantics === "xgboost" ? this.marginXgboost(row) : this.marginLightgbm(row);
+  }
+
+  predict(row: ArrayLike<number>): number {
+    const m = this.predictMargin(row);
+    const y = applyTransform(this.transform, this.params, m);
+    // XGBoost computes its transforms in float32 too.
+    return this.semantics === "xgboost" ? Math.fround(y) : y;
+  }
+
+  /** Predicts from a canonical feature-set-v1 vector (as computeFeaturesV1 returns it). */
+  predictV1(vector: Float64Array): number {
+    const row = this.row64;
+    for (let j = 0; j < row.length; j++) {
+      const k = this.v1Columns[j] as number;
+      row[j] = k < 0 ? Number.NaN : (vector[k] as number);
+    }
+    return this.predict(row);
+  }
+
+  private marginXgboost(input: ArrayLike<number>): number {
+    // XGBoost converts inputs to float32 and compares fround(x) < fround(threshold).
+    const row = this.row32;
+    for (let j = 0; j < row.length; j++) row[j] = input[j] as number;
+    const { roots, feature, child, missingRight } = this;
+    const value = this.value;
+    let sum = this.margin0;
+    for (let t = 0; t < roots.length; t++) {
+      let n = roots[t] as number;
+      let f = feature[n] as number;
+      while (f >= 0) {
+        const x = row[f] as number;
+        const th = value[n] as number;
+        // NaN fails both comparisons and takes the node's default direction.
+        n = (child[n] as number) + (x < th ? 0 : x >= th ? 1 : (missingRight[n] as number));
+        f = feature[n] as number;
+      }
+      // XGBoost accumulates tree outputs in a float32 buffer.
+      sum = Math.fround(sum + (value[n] as number));
+    }
+    return sum;
+  }
+
+  private marginLightgbm(row: ArrayLike<number>): number {
+    const { roots, feature, child, missingRight, missingType } = this;
+    const value = this.value;
+    let sum = 0;
+    for (let t = 0; t < roots.length; t++) {
+      let n = roots[t] as number;
+      let f = feature[n] as number;
+      while (f >= 0) {
+        let x = row[f] as number;
+        const m = missingType[n] as number;
+        if (m !== MISSING_NAN && Number.isNaN(x)) x = 0;
+        let dir: number;
+        if (
+          (m === MISSING_ZERO && x >= -ZERO_THRESHOLD && x <= ZERO_THRESHOLD) ||
+          (m === MISSING_NAN && Number.isNaN(x))
+        ) {
+          dir = missingRight[n] as number;
+        } else {
+          dir = x <= (value[n] as number) ? 0 : 1;
+        }
+        n = (child[n] as number) + dir;
+        f = feature[n] as number;
+      }
+      sum += value[n] as number;
+    }
+    return this.margin0 + sum * this.scale;
+  }
+}
+
+/** Compiles a draft whose trees have already passed validateTrees. */
+export function compileModel(draft: ModelDraft): CompiledModel {
+  return new CompiledModel(draft);
+}

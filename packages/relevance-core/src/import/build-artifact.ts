@@ -1,0 +1,76 @@
+import {
+  artifactFromDraft,
+  type GoldenRow,
+  MAX_ARTIFACT_BYTES,
+  type ModelArtifact,
+  validateArtifact,
+  WARN_ARTIFACT_BYTES,
+} from "../artifact/artifact.ts";
+import { compileModel } from "../artifact/compile.ts";
+import { checkGolden, engineGoldenRows } from "../artifact/golden.ts";
+import type { ModelDraft } from "../artifact/model.ts";
+import { parseModelId } from "../config.ts";
+import { isFeatureV1 } from "../features.ts";
+import { fail, issue, ok, type Result } from "../result.ts";
+
+export interface BuildOptions {
+  modelId: string;
+  /** Defaults to the index named by a `<account>:<index>:v<n>` model id. */
+  index?: string;
+  titleField: string | null;
+  tagsField: string | null;
+  /** Predictions computed by the training library; each is checked against this engine. */
+  golden?: { source: string; rows: GoldenRow[] };
+}
+
+export interface BuiltArtifact {
+  artifact: ModelArtifact;
+  text: string;
+  bytes: number;
+  warnings: string[];
+}
+
+const utf8Length = (text: string): number => new TextEncoder().encode(text).length;
+
+/** Turns an imported draft into the artifact `model-<index>.json`, refusing anything a loader would not take. */
+export function buildArtifact(draft: ModelDraft, options: BuildOptions): Result<BuiltArtifact> {
+  const outside = draft.features.filter((name) => !isFeatureV1(name));
+  if (outside.length > 0) {
+    return fail([issue("features", `feature names outside set v1: ${outside.join(", ")}`)]);
+  }
+  const index = options.index ?? parseModelId(options.modelId)?.index;
+  if (index === undefined) {
+    return fail([
+      issue(
+        "modelId",
+        `${JSON.stringify(options.modelId)} does not follow <account>:<index>:v<n>; pass the index explicitly`,
+      ),
+    ]);
+  }
+  const model = compileModel(draft);
+  const golden = options.golden ?? { source: "engine", rows: engineGoldenRows(draft, model) };
+  const artifact = artifactFromDraft(draft, {
+    modelId: options.modelId,
+    index,
+    trainedOn: { titleField: options.titleField, tagsField: options.tagsField },
+    golden,
+  });
+  const goldenErrors = checkGolden(model, golden);
+  if (goldenErrors.length > 0) return fail(goldenErrors);
+
+  const text = `${JSON.stringify(artifact)}\n`;
+  const bytes = utf8Length(text);
+  if (bytes > MAX_ARTIFACT_BYTES) {
+    return fail([
+      issue("", `the artifact is ${bytes} bytes, above the KV value limit of ${MAX_ARTIFACT_BYTES} bytes`),
+    ]);
+  }
+  // The loader must accept exactly what we write.
+  const reread = validateArtifact(JSON.parse(text));
+  if (!reread.ok) return reread;
+  const warnings =
+    bytes > WARN_ARTIFACT_BYTES
+      ? [`the artifact is ${bytes} bytes (above ${WARN_ARTIFACT_BYTES}); loading it at the edge costs time`]
+      : [];
+  return ok({ artifact, text, bytes, warnings });
+}
