@@ -1,0 +1,63 @@
+import { randomBytes } from "node:crypto";
+import { readFile, rename, rm, writeFile } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+
+/** What commands may do to the outside world; tests pass their own. */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  readText(path: string): Promise<string>;
+  /** Writes the whole file or nothing: a temporary sibling renamed into place. */
+  writeTextAtomic(path: string, text: string): Promise<void>;
+}
+
+/** A failure the user can fix; printed as one line, never with a stack trace. */
+export class UserError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, exitCode = 1) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+export function nodeIo(): Io {
+  return {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+    async readText(path) {
+      if (path === "-") return readStdin();
+      try {
+        return await readFile(path, "utf8");
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        const why =
+          code === "ENOENT"
+            ? "no such file"
+            : code === "EISDIR"
+              ? "it is a directory"
+              : code === "EACCES"
+                ? "permission denied"
+                : String(code);
+        throw new UserError(`cannot read ${path}: ${why}`);
+      }
+    },
+    async writeTextAtomic(path, text) {
+      const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString("hex")}.tmp`);
+      try {
+        await writeFile(tmp, text);
+        await rename(tmp, path);
+      } catch (error) {
+        await rm(tmp, { force: true });
+        throw new UserError(
+          `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        );
+      }
+    },
+  };
+}

@@ -1,0 +1,165 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { compileModel } from "../artifact/compile.ts";
+import { formatIssues } from "../result.ts";
+import { FIXTURES } from "../test-support/fixtures.ts";
+import { importLightgbm } from "./lightgbm.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: tests reshape LightGBM's JSON freely.
+type Json = any;
+
+const dir = `${FIXTURES}lightgbm/leaves/`;
+const readJson = (name: string): Json => JSON.parse(readFileSync(dir + name, "utf8"));
+const readNumbers = (name: string): number[] =>
+  readFileSync(dir + name, "utf8")
+    .trim()
+    .split("\n")
+    .map(Number);
+const rows = readFileSync(`${dir}breast_cancer_test.tsv`, "utf8")
+  .trim()
+  .split("\n")
+  .map((line) => Float64Array.from(line.split("\t").map(Number)));
+
+function imported(doc: Json, objective?: string) {
+  const r = importLightgbm(doc, objective === undefined ? {} : { objective });
+  if (!r.ok) throw new Error(formatIssues(r.errors));
+  return r.value;
+}
+
+function refusal(doc: Json, objective?: string): string {
+  const r = importLightgbm(doc, objective === undefined ? {} : { objective });
+  if (r.ok) throw new Error("expected a refusal");
+  return formatIssues(r.errors);
+}
+
+describe("LightGBM dump_model fixtures from dmitryikh/leaves (see fixtures/lightgbm/leaves/SOURCE.md)", () => {
+  // The dump predates LightGBM writing "objective"; the text model says "binary sigmoid:1".
+  const model = compileModel(imported(readJson("lg_dart_breast_cancer.json"), "binary sigmoid:1"));
+
+  it("reproduces LightGBM's 57 probabilities within 1e-5", () => {
+    const expected = readNumbers("lg_dart_breast_cancer_true_predictions.txt");
+    expect(rows).toHaveLength(expected.length);
+    rows.forEach((row, i) =>
+      expect(Math.abs(model.predict(row) - (expected[i] as number))).toBeLessThan(1e-5),
+    );
+  });
+
+  it("reproduces LightGBM's raw scores: leaves already include shrinkage, none is applied again", () => {
+    const expected = readNumbers("lg_dart_breast_cancer_true_predictions.raw-1d4d5d5.txt");
+    rows.forEach((row, i) =>
+      expect(Math.abs(model.predictMargin(row) - (expected[i] as number))).toBeLessThan(1e-5),
+    );
+  });
+
+  it("evaluates a single-leaf tree to its leaf value whatever the input", () => {
+    const single = compileModel(imported(readJson("lg_1tree_1leaf.json"), "regression"));
+    expect(single.predict([0])).toBe(0.42);
+    expect(single.predict([Number.NaN])).toBe(0.42);
+  });
+
+  it("refuses categorical splits in one line", () => {
+    expect(refusal(readJson("lg_1tree.json"), "regression")).toBe(
+      "tree_info[0].num_cat: categorical splits are not supported; encode categories as numbers",
+    );
+    const doc = readJson("lg_1tree.json");
+    doc.tree_info[0].num_cat = 0;
+    expect(refusal(doc, "regression")).toBe(
+      "tree_info[0].tree_structure.left_child.decision_type: categorical splits are not supported; encode categories as numbers",
+    );
+  });
+
+  it("asks for the objective when the dump does not name one", () => {
+    expect(refusal(readJson("lg_dart_breast_cancer.json"))).toMatch(/^objective: is missing from the dump/);
+  });
+});
+
+/** A one-split dump: feature 0 <= 1.5 ? 10 : 20, with the given missing handling. */
+function oneSplit(missingType: string, defaultLeft: boolean, extra: Json = {}): Json {
+  return {
+    name: "tree",
+    version: "v4",
+    num_class: 1,
+    num_tree_per_iteration: 1,
+    objective: "regression",
+    feature_names: ["hit_count"],
+    tree_info: [
+      {
+        tree_index: 0,
+        num_leaves: 2,
+        num_cat: 0,
+        shrinkage: 0.1,
+        tree_structure: {
+          split_index: 0,
+          split_feature: 0,
+          threshold: 1.5,
+          decision_type: "<=",
+          default_left: defaultLeft,
+          missing_type: missingType,
+          left_child: { leaf_index: 0, leaf_value: 10 },
+          right_child: { leaf_index: 1, leaf_value: 20 },
+        },
+      },
+    ],
+    ...extra,
+  };
+}
+
+describe("LightGBM split semantics (hand-made dumps following LightGBM's NumericalDecision)", () => {
+  it("compares in double precision with <=", () => {
+    const m = compileModel(imported(oneSplit("None", false)));
+    expect(m.predict([1.5])).toBe(10);
+    expect(m.predict([1.5000000000000002])).toBe(20);
+    // A float32 comparison would round 1.5000000000000002 down to 1.5 and go left.
+  });
+
+  it("missing_type None: NaN is treated as 0", () => {
+    expect(compileModel(imported(oneSplit("None", false))).predict([Number.NaN])).toBe(10);
+    const negative = oneSplit("None", false);
+    negative.tree_info[0].tree_structure.threshold = -1;
+    expect(compileModel(imported(negative)).predict([Number.NaN])).toBe(20);
+  });
+
+  it("missing_type NaN: NaN takes the default direction, zero is an ordinary value", () => {
+    expect(compileModel(imported(oneSplit("NaN", false))).predict([Number.NaN])).toBe(20);
+    expect(compileModel(imported(oneSplit("NaN", true))).predict([Number.NaN])).toBe(10);
+    expect(compileModel(imported(oneSplit("NaN", false))).predict([0])).toBe(10);
+  });
+
+  it("missing_type Zero: zero (|x| <= 1e-35) and NaN take the default direction", () => {
+    const right = compileModel(imported(oneSplit("Zero", false)));
+    expect(right.predict([0])).toBe(20);
+    expect(right.predict([1e-36])).toBe(20);
+    expect(right.predict([Number.NaN])).toBe(20);
+    expect(right.predict([1e-30])).toBe(10);
+  });
+
+  it("average_output divides the sum of the trees by their number", () => {
+    const doc = oneSplit("None", false, { average_output: true });
+    doc.tree_info.push(structuredClone(doc.tree_info[0]));
+    doc.tree_info[1].tree_structure.left_child.leaf_value = 30;
+    expect(compileModel(imported(doc)).predict([0])).toBe(20);
+  });
+
+  it("applies the objective's transform: sigmoid with its parameter, exp for poisson", () => {
+    expect(compileModel(imported(oneSplit("None", false), "binary sigmoid:0.5")).predict([0])).toBeCloseTo(
+      1 / (1 + Math.exp(-5)),
+      15,
+    );
+    expect(compileModel(imported(oneSplit("None", false), "poisson")).predict([0])).toBeCloseTo(
+      Math.exp(10),
+      6,
+    );
+  });
+
+  it("refuses multi-class, unknown objectives and linear trees", () => {
+    expect(refusal(oneSplit("None", false, { num_class: 3, num_tree_per_iteration: 3 }))).toMatch(
+      /^num_class: multi-target models are not supported/,
+    );
+    expect(refusal(oneSplit("None", false, { objective: "lambdarank" }))).toMatch(
+      /^objective: unknown objective "lambdarank"/,
+    );
+    const linear = oneSplit("None", false);
+    linear.tree_info[0].tree_structure.left_child.leaf_coeff = [0.5];
+    expect(refusal(linear)).toMatch(/linear trees are not supported/);
+  });
+});
