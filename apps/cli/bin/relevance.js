@@ -4,7 +4,7 @@
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 
-const entry = new URL("../src/relevance.ts", import.meta.url);
+const entry = new URL("../src/main.ts", import.meta.url);
 if (process.features.typescript) {
   await import(entry.href);
 } else {

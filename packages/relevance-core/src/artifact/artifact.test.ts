@@ -14,7 +14,10 @@ function artifactJson(): Record<string, unknown> {
   return JSON.parse(built.value.text) as Record<string, unknown>;
 }
 
-function loadError(mutate: (a: Record<string, any>) => void, options = {}): string {
+// biome-ignore lint/suspicious/noExplicitAny: tests reshape the artifact freely.
+type Json = any;
+
+function loadError(mutate: (a: Json) => void, options = {}): string {
   const a = artifactJson();
   mutate(a);
   const r = loadArtifact(JSON.stringify(a), options);
@@ -175,7 +178,7 @@ describe("model artifact: build, load, evaluate", () => {
   });
 
   it("reports every problem, not just the first", () => {
-    const a = artifactJson() as Record<string, any>;
+    const a = artifactJson() as Json;
     a.modelId = "";
     a.trees[0].feature[0] = 7;
     a.averageOutput = "no";

@@ -39,16 +39,16 @@ describe("LightGBM dump_model fixtures from dmitryikh/leaves (see fixtures/light
   it("reproduces LightGBM's 57 probabilities within 1e-5", () => {
     const expected = readNumbers("lg_dart_breast_cancer_true_predictions.txt");
     expect(rows).toHaveLength(expected.length);
-    rows.forEach((row, i) =>
-      expect(Math.abs(model.predict(row) - (expected[i] as number))).toBeLessThan(1e-5),
-    );
+    rows.forEach((row, i) => {
+      expect(Math.abs(model.predict(row) - (expected[i] as number))).toBeLessThan(1e-5);
+    });
   });
 
   it("reproduces LightGBM's raw scores: leaves already include shrinkage, none is applied again", () => {
     const expected = readNumbers("lg_dart_breast_cancer_true_predictions.raw-1d4d5d5.txt");
-    rows.forEach((row, i) =>
-      expect(Math.abs(model.predictMargin(row) - (expected[i] as number))).toBeLessThan(1e-5),
-    );
+    rows.forEach((row, i) => {
+      expect(Math.abs(model.predictMargin(row) - (expected[i] as number))).toBeLessThan(1e-5);
+    });
   });
 
   it("evaluates a single-leaf tree to its leaf value whatever the input", () => {

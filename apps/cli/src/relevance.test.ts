@@ -1,0 +1,291 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeEach, describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const BIN = join(ROOT, "node_modules/.bin/relevance");
+const XGB = join(ROOT, "packages/relevance-core/fixtures/xgboost");
+const LGB = join(ROOT, "packages/relevance-core/fixtures/lightgbm/leaves");
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real `relevance` bin, as `npx relevance` does, in a fresh process. */
+function relevance(args: string[], input?: string): Run {
+  const r = spawnSync(BIN, args, { cwd: dir, input, encoding: "utf8" });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "relevance-cli-"));
+});
+
+const cases = (name: string) =>
+  JSON.parse(readFileSync(join(XGB, `${name}.cases.json`), "utf8")) as {
+    feature_names: string[];
+    rows: (number | null)[][];
+    predictions: number[];
+  };
+
+function featureLines(name: string): string {
+  const c = cases(name);
+  return c.rows
+    .map((row) =>
+      JSON.stringify({ features: Object.fromEntries(c.feature_names.map((n, j) => [n, row[j]])) }),
+    )
+    .join("\n");
+}
+
+function exportArgs(name: string, out = "model-products.json"): string[] {
+  return [
+    "model",
+    "export",
+    "--from",
+    "xgboost",
+    "--input",
+    join(XGB, `${name}.model.json`),
+    "--model-id",
+    "acme:products:v3",
+    "--title-field",
+    "title",
+    "--tags-field",
+    "null",
+    "--out",
+    out,
+  ];
+}
+
+describe("relevance model export | predict | inspect (the real bin in a child process)", () => {
+  it("exports an XGBoost model whose predictions equal XGBoost's, through files", () => {
+    const exported = relevance(exportArgs("missing_values"));
+    expect(exported.stderr).toBe("");
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toMatch(/^wrote model-products\.json: acme:products:v3, 30 trees/);
+    const artifact = JSON.parse(readFileSync(join(dir, "model-products.json"), "utf8"));
+    expect(artifact.trainedOn).toEqual({ titleField: "title", tagsField: null });
+
+    writeFileSync(join(dir, "rows.jsonl"), featureLines("missing_values"));
+    const predicted = relevance([
+      "model",
+      "predict",
+      "--model",
+      "model-products.json",
+      "--input",
+      "rows.jsonl",
+    ]);
+    expect(predicted.code).toBe(0);
+    const outputs = predicted.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const expected = cases("missing_values").predictions;
+    expect(outputs).toHaveLength(expected.length);
+    outputs.forEach((o, i) => {
+      expect(Math.abs(o.prediction - (expected[i] as number))).toBeLessThanOrEqual(
+        1e-5 * Math.max(1, Math.abs(expected[i] as number)),
+      );
+      expect(o.score).toBe(Math.min(10, Math.max(0, o.prediction)));
+    });
+  });
+
+  it("reads rows from standard input with --input -", () => {
+    relevance(exportArgs("binary_logistic"));
+    const first = featureLines("binary_logistic").split("\n").slice(0, 3).join("\n");
+    const r = relevance(["model", "predict", "--model", "model-products.json", "--input", "-"], first);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split("\n")).toHaveLength(3);
+  });
+
+  it("stores the training library's predictions as golden rows with --golden", () => {
+    const c = cases("reg_logistic");
+    const golden = c.rows
+      .slice(0, 10)
+      .map((row, i) =>
+        JSON.stringify({
+          features: Object.fromEntries(c.feature_names.map((n, j) => [n, row[j]])),
+          prediction: c.predictions[i],
+        }),
+      )
+      .join("\n");
+    writeFileSync(join(dir, "golden.jsonl"), golden);
+    const r = relevance([...exportArgs("reg_logistic"), "--golden", "golden.jsonl"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/10 golden rows from xgboost 1\.7\.4 reproduced within 1e-5/);
+  });
+
+  it("imports a LightGBM dump given its objective, then refuses feature names outside set v1", () => {
+    // The leaves fixture uses non-v1 feature names, so export refuses it after importing.
+    const r = relevance([
+      "model",
+      "export",
+      "--from",
+      "lightgbm",
+      "--input",
+      join(LGB, "lg_dart_breast_cancer.json"),
+      "--objective",
+      "binary",
+      "--model-id",
+      "a:b:v1",
+      "--title-field",
+      "null",
+      "--tags-field",
+      "null",
+      "--out",
+      "model-b.json",
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /^relevance model export: cannot export .*: features: feature names outside set v1: Column_0, /,
+    );
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("inspects an artifact: trees, depth, nodes, features, trained fields, source, size", () => {
+    relevance(exportArgs("bench_120x3"));
+    const r = relevance(["model", "inspect", "--model", "model-products.json"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/trees\s+120, max depth 3, 1800 nodes \(960 leaves\)/);
+    expect(r.stdout).toMatch(/source\s+xgboost 1\.7\.4/);
+    expect(r.stdout).toMatch(/trained on\s+titleField "title", tagsField null/);
+    expect(r.stdout).toMatch(/size\s+\d+ bytes/);
+    const json = JSON.parse(
+      relevance(["model", "inspect", "--model", "model-products.json", "--json"]).stdout,
+    );
+    expect(json.features.map((f: { name: string }) => f.name)).toHaveLength(9);
+  });
+
+  it("prints help listing every command", () => {
+    const r = relevance(["--help"]);
+    expect(r.code).toBe(0);
+    for (const c of ["model export", "model predict", "model inspect"]) expect(r.stdout).toContain(c);
+  });
+});
+
+describe("relevance: bad input gives one line on stderr, a non-zero exit, and no output file", () => {
+  it("refuses a dart model and writes nothing", () => {
+    const doc = JSON.parse(readFileSync(join(XGB, "squarederror_explicit_base.model.json"), "utf8"));
+    doc.learner.gradient_booster.name = "dart";
+    writeFileSync(join(dir, "dart.json"), JSON.stringify(doc));
+    const r = relevance([
+      "model",
+      "export",
+      "--from",
+      "xgboost",
+      "--input",
+      "dart.json",
+      "--model-id",
+      "a:products:v1",
+      "--title-field",
+      "title",
+      "--tags-field",
+      "tags",
+      "--out",
+      "model-products.json",
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /^relevance model export: dart\.json: learner\.gradient_booster\.name: dart boosters are not supported/,
+    );
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(readdirSync(dir)).toEqual(["dart.json"]);
+  });
+
+  it("refuses malformed JSON input without a stack trace", () => {
+    writeFileSync(join(dir, "broken.json"), '{"learner": ');
+    const r = relevance([
+      "model",
+      "export",
+      "--from",
+      "xgboost",
+      "--input",
+      "broken.json",
+      "--model-id",
+      "a:p:v1",
+      "--title-field",
+      "t",
+      "--tags-field",
+      "null",
+      "--out",
+      "model-p.json",
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^relevance model export: broken\.json is not valid JSON/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(join(dir, "model-p.json"))).toBe(false);
+  });
+
+  it("names the file and line of a bad prediction row, and prints no partial output", () => {
+    relevance(exportArgs("squarederror_default_base"));
+    const lines = featureLines("squarederror_default_base").split("\n").slice(0, 3);
+    lines.push(JSON.stringify({ features: { ...JSON.parse(lines[0] as string).features, jaccard: "high" } }));
+    lines.push(JSON.stringify({ features: { ...JSON.parse(lines[0] as string).features, price: 3 } }));
+    writeFileSync(join(dir, "rows.jsonl"), lines.join("\n"));
+    const r = relevance(["model", "predict", "--model", "model-products.json", "--input", "rows.jsonl"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(
+      "relevance model predict: rows.jsonl line 4: features.jaccard: must be a finite number or null (missing), got a string\n",
+    );
+  });
+
+  it("refuses rows with unknown feature names or absent model features", () => {
+    relevance(exportArgs("squarederror_default_base"));
+    const r = relevance(
+      ["model", "predict", "--model", "model-products.json", "--input", "-"],
+      '{"features": {"price": 3}}\n',
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /line 1: features\.price: is not a feature of this model or of feature set v1 \(and 9 more\)/,
+    );
+  });
+
+  it("refuses a corrupted artifact when predicting", () => {
+    relevance(exportArgs("squarederror_default_base"));
+    const artifact = JSON.parse(readFileSync(join(dir, "model-products.json"), "utf8"));
+    artifact.trees[4].left[0] = 999;
+    writeFileSync(join(dir, "model-products.json"), JSON.stringify(artifact));
+    const r = relevance(["model", "predict", "--model", "model-products.json", "--input", "-"], "");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      "relevance model predict: model-products.json: trees[4].left[0]: child index 999 is out of range (the tree has 31 nodes)\n",
+    );
+  });
+
+  it("says which file it cannot read", () => {
+    const r = relevance(["model", "inspect", "--model", "nope.json"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe("relevance model inspect: cannot read nope.json: no such file\n");
+  });
+
+  it("treats unknown flags, missing flags and unknown commands as usage errors (exit 2)", () => {
+    expect(relevance(["model", "predict", "--model", "m.json"]).stderr).toMatch(/--input is required/);
+    expect(relevance(["model", "predict", "--model", "m.json", "--input", "-", "--fast"]).code).toBe(2);
+    expect(relevance(["model", "train"]).code).toBe(2);
+    expect(
+      relevance([
+        "model",
+        "export",
+        "--from",
+        "catboost",
+        "--input",
+        "x",
+        "--model-id",
+        "a",
+        "--title-field",
+        "t",
+        "--tags-field",
+        "t",
+        "--out",
+        "o",
+      ]).stderr,
+    ).toMatch(/--from must be xgboost or lightgbm/);
+  });
+});

@@ -1,0 +1,80 @@
+import { flagHelp, USAGE_EXIT } from "./args.ts";
+import { exportFlags, modelExport } from "./commands/model-export.ts";
+import { inspectFlags, modelInspect } from "./commands/model-inspect.ts";
+import { modelPredict, predictFlags } from "./commands/model-predict.ts";
+import { type Io, UserError } from "./io.ts";
+
+interface Command {
+  summary: string;
+  usage: string;
+  flags: Parameters<typeof flagHelp>[0];
+  run(argv: string[], io: Io): Promise<number>;
+}
+
+const COMMANDS: Record<string, Command> = {
+  "model export": {
+    summary: "convert an XGBoost or LightGBM model into the relevance artifact model-<index>.json",
+    usage:
+      "relevance model export --from xgboost|lightgbm --input F --model-id ID --title-field F|null --tags-field F|null --out model-<index>.json",
+    flags: exportFlags,
+    run: modelExport,
+  },
+  "model predict": {
+    summary: "predict JSON-lines feature rows with an artifact (prints prediction and 0..10 score)",
+    usage: "relevance model predict --model model-<index>.json --input rows.jsonl|-",
+    flags: predictFlags,
+    run: modelPredict,
+  },
+  "model inspect": {
+    summary: "summarize an artifact: trees, depth, nodes, features, trained fields, source, size",
+    usage: "relevance model inspect --model model-<index>.json [--json]",
+    flags: inspectFlags,
+    run: modelInspect,
+  },
+};
+
+function mainHelp(): string {
+  const rows = Object.entries(COMMANDS).map(
+    ([name, c]) => `  ${name.padEnd(16)}${c.summary}\n      ${c.usage}`,
+  );
+  return [
+    "relevance: tools for the search relevance score",
+    "",
+    "Commands:",
+    ...rows,
+    "",
+    "Run `relevance <command> --help` for a command's flags. Exit 0 on success, 1 on bad input, 2 on bad usage.",
+    "",
+  ].join("\n");
+}
+
+/** Runs one invocation; returns the exit code. Errors are one line on stderr, never a stack trace. */
+export async function runRelevance(argv: string[], io: Io): Promise<number> {
+  const wantsHelp = argv.includes("--help") || argv.includes("-h");
+  const name = argv.slice(0, 2).join(" ");
+  const command = COMMANDS[name];
+  if (command === undefined) {
+    if (wantsHelp || argv.length === 0) {
+      io.out(mainHelp());
+      return argv.length === 0 ? USAGE_EXIT : 0;
+    }
+    io.err(`relevance: unknown command "${argv.join(" ")}" (see relevance --help)\n`);
+    return USAGE_EXIT;
+  }
+  if (wantsHelp) {
+    io.out(`${command.summary}\n\nUsage: ${command.usage}\n\nFlags:\n${flagHelp(command.flags)}\n`);
+    return 0;
+  }
+  try {
+    return await command.run(argv.slice(2), io);
+  } catch (error) {
+    if (error instanceof UserError) {
+      io.err(`relevance ${name}: ${error.message}\n`);
+      return error.exitCode;
+    }
+    // A bug, not bad input: say so plainly; the cause goes to stderr only when asked for.
+    io.err(`relevance ${name}: internal error: ${(error as Error).message}\n`);
+    if (process.env.RELEVANCE_DEBUG) io.err(`${(error as Error).stack}\n`);
+    return 70;
+  }
+}
