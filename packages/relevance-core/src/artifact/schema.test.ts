@@ -1,0 +1,79 @@
+import { readFileSync } from "node:fs";
+import Ajv2020 from "ajv/dist/2020.js";
+import { describe, expect, it } from "vitest";
+import { buildArtifact } from "../import/build-artifact.ts";
+import { importLightgbm } from "../import/lightgbm.ts";
+import { importXgboost } from "../import/xgboost.ts";
+import { formatIssues } from "../result.ts";
+import { readXgboostCase } from "../test-support/fixtures.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: tests reshape the artifact freely.
+type Json = any;
+
+const schema = JSON.parse(readFileSync(new URL("../../artifact.schema.json", import.meta.url), "utf8"));
+const validate = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
+
+function exported(kind: "xgboost" | "lightgbm"): Record<string, unknown> {
+  const draft =
+    kind === "xgboost"
+      ? importXgboost(readXgboostCase("missing_values").model)
+      : importLightgbm({
+          objective: "binary sigmoid:1",
+          feature_names: ["jaccard"],
+          tree_info: [
+            {
+              tree_structure: {
+                split_feature: 0,
+                threshold: 0.5,
+                decision_type: "<=",
+                default_left: true,
+                missing_type: "NaN",
+                left_child: { leaf_value: 1 },
+                right_child: { leaf_value: -1 },
+              },
+            },
+          ],
+        });
+  if (!draft.ok) throw new Error(formatIssues(draft.errors));
+  const built = buildArtifact(draft.value, {
+    modelId: "acme:products:v1",
+    titleField: "title",
+    tagsField: null,
+  });
+  if (!built.ok) throw new Error(formatIssues(built.errors));
+  return JSON.parse(built.value.text);
+}
+
+describe("artifact.schema.json (the published JSON Schema) agrees with the loader", () => {
+  it.each(["xgboost", "lightgbm"] as const)("accepts what model export writes from %s", (kind) => {
+    expect(validate(exported(kind)), JSON.stringify(validate.errors)).toBe(true);
+  });
+
+  it("rejects documents the loader rejects for their shape", () => {
+    const bad = [
+      (a: Json) => {
+        a.formatVersion = 2;
+      },
+      (a: Json) => {
+        a.features = ["price"];
+      },
+      (a: Json) => {
+        delete a.trainedOn.tagsField;
+      },
+      (a: Json) => {
+        a.trees[0].value[0] = "NaN";
+      },
+      (a: Json) => {
+        a.objective = "multi:softprob";
+      },
+      (a: Json) => {
+        a.extra = true;
+      },
+    ];
+    for (const mutate of bad) {
+      const a = exported("xgboost");
+      mutate(a);
+      expect(validate(a)).toBe(false);
+    }
+  });
+});
