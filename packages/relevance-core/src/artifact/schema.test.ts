@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import Ajv2020 from "ajv/dist/2020.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { buildArtifact } from "../import/build-artifact.ts";
 import { importLightgbm } from "../import/lightgbm.ts";
