@@ -114,7 +114,8 @@ export class CompiledModel {
   private readonly v1Columns: Int32Array;
   private readonly complete: CompleteTrees | null;
 
-  constructor(draft: ModelDraft) {
+  /** `completeTrees: false` disables the fast path (tests compare both paths). */
+  constructor(draft: ModelDraft, options: { completeTrees?: boolean } = {}) {
     const transform = outputTransform(draft.semantics, draft.objective);
     if (transform === undefined) throw new Error(`unknown ${draft.semantics} objective ${draft.objective}`);
     // LightGBM folds its initial score into the first tree; only XGBoost has a base margin.
@@ -164,7 +165,7 @@ export class CompiledModel {
     });
     this.maxDepth = maxDepth;
     this.complete =
-      draft.semantics === "xgboost" && maxDepth <= COMPLETE_MAX_DEPTH
+      options.completeTrees !== false && draft.semantics === "xgboost" && maxDepth <= COMPLETE_MAX_DEPTH
         ? new CompleteTrees(draft.trees, maxDepth)
         : null;
     this.row32 = new Float32Array(draft.features.length);
@@ -255,6 +256,6 @@ export class CompiledModel {
 }
 
 /** Compiles a draft whose trees have already passed validateTrees. */
-export function compileModel(draft: ModelDraft): CompiledModel {
-  return new CompiledModel(draft);
+export function compileModel(draft: ModelDraft, options: { completeTrees?: boolean } = {}): CompiledModel {
+  return new CompiledModel(draft, options);
 }
