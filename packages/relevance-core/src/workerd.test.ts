@@ -7,17 +7,9 @@ import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildArtifact, clampScore, computeFeaturesV1, importXgboost, loadArtifact } from "./index.ts";
 import { readXgboostCase } from "./test-support/fixtures.ts";
+import type { ScoreRequest as Body } from "./test-support/worker-entry.ts";
 
 const ENTRY = fileURLToPath(new URL("./test-support/worker-entry.ts", import.meta.url));
-
-interface Body {
-  artifactText: string;
-  query: string;
-  hits: unknown[];
-  estimatedTotalHits: number;
-  titleField: string | null;
-  tagsField: string | null;
-}
 
 interface Scored {
   features: number[];

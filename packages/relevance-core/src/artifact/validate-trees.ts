@@ -4,41 +4,29 @@ import { MISSING_NAN, type Semantics, type TreeArrays } from "./model.ts";
 // A broken artifact can have thousands of bad nodes; the first few say enough.
 const MAX_ISSUES = 20;
 
-function intArray(
-  tree: Record<string, unknown>,
-  key: string,
-  path: string,
-  errors: Issue[],
-): number[] | null {
-  const value = tree[key];
-  if (!Array.isArray(value)) {
-    errors.push(issue(at(path, key), `must be an array of integers, got ${describeType(value)}`));
-    return null;
-  }
-  for (let i = 0; i < value.length; i++) {
-    if (!Number.isInteger(value[i])) {
-      errors.push(issue(at(at(path, key), i), `must be an integer, got ${describeType(value[i])}`));
-      return null;
-    }
-  }
-  return value as number[];
-}
+const INTEGER = { test: Number.isInteger, plural: "integers", one: "an integer" };
+const FINITE = {
+  test: (v: unknown): boolean => typeof v === "number" && Number.isFinite(v),
+  plural: "numbers",
+  one: "a finite number",
+};
 
-function numberArray(
+/** The array `tree[key]` when every element passes `kind.test`; otherwise records the first problem. */
+function arrayOf(
   tree: Record<string, unknown>,
   key: string,
+  kind: typeof INTEGER,
   path: string,
   errors: Issue[],
 ): number[] | null {
   const value = tree[key];
   if (!Array.isArray(value)) {
-    errors.push(issue(at(path, key), `must be an array of numbers, got ${describeType(value)}`));
+    errors.push(issue(at(path, key), `must be an array of ${kind.plural}, got ${describeType(value)}`));
     return null;
   }
   for (let i = 0; i < value.length; i++) {
-    const v = value[i];
-    if (typeof v !== "number" || !Number.isFinite(v)) {
-      errors.push(issue(at(at(path, key), i), `must be a finite number, got ${describeType(v)}`));
+    if (!kind.test(value[i])) {
+      errors.push(issue(at(at(path, key), i), `must be ${kind.one}, got ${describeType(value[i])}`));
       return null;
     }
   }
@@ -49,12 +37,12 @@ function numberArray(
 export function validateTree(input: unknown, path: string, nFeatures: number, semantics: Semantics): Issue[] {
   if (!isPlainObject(input)) return [issue(path, `must be an object, got ${describeType(input)}`)];
   const errors: Issue[] = [];
-  const left = intArray(input, "left", path, errors);
-  const right = intArray(input, "right", path, errors);
-  const feature = intArray(input, "feature", path, errors);
-  const value = numberArray(input, "value", path, errors);
-  const defaultLeft = intArray(input, "defaultLeft", path, errors);
-  const missingType = semantics === "lightgbm" ? intArray(input, "missingType", path, errors) : [];
+  const left = arrayOf(input, "left", INTEGER, path, errors);
+  const right = arrayOf(input, "right", INTEGER, path, errors);
+  const feature = arrayOf(input, "feature", INTEGER, path, errors);
+  const value = arrayOf(input, "value", FINITE, path, errors);
+  const defaultLeft = arrayOf(input, "defaultLeft", INTEGER, path, errors);
+  const missingType = semantics === "lightgbm" ? arrayOf(input, "missingType", INTEGER, path, errors) : [];
   if (!left || !right || !feature || !value || !defaultLeft || !missingType) return errors;
 
   const n = left.length;

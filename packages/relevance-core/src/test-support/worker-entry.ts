@@ -2,7 +2,7 @@
 // it in real workerd (Miniflare). It must import nothing but the core: no node:* modules.
 import { clampScore, computeFeaturesV1, formatIssues, loadArtifact } from "../index.ts";
 
-interface ScoreRequest {
+export interface ScoreRequest {
   artifactText: string;
   query: string;
   hits: unknown[];
