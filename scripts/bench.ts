@@ -14,6 +14,7 @@ import {
   loadArtifact,
   withinTolerance,
 } from "../packages/relevance-core/src/index.ts";
+import { mulberry32 } from "../packages/relevance-core/src/test-support/prng.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const FIXTURES = `${ROOT}packages/relevance-core/fixtures/xgboost/`;
@@ -166,17 +167,6 @@ function loadRunner(text: string, checkGolden: boolean): (n: number) => number {
 // ---------------------------------------------------------------------------------------------
 // Deterministic hits for computeFeaturesV1
 // ---------------------------------------------------------------------------------------------
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = `
 wireless bluetooth headphones earbuds speaker portable waterproof charger cable usb adapter

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { FeatureInput } from "./features.ts";
 import { computeFeaturesV1, FEATURE_SET_V1, featureRecord } from "./features.ts";
+import { mulberry32 as prng } from "./test-support/prng.ts";
 import { tokenizeReference } from "./tokenize.ts";
 
 const hits = [
@@ -191,18 +192,6 @@ function referenceFeatures(input: FeatureInput): number[] {
     ratio(matching, k),
     ratio(tagCount, k),
   ];
-}
-
-/** mulberry32: a small seeded PRNG, so that a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS = [

@@ -1,6 +1,7 @@
 // The fast paths of tokenize.ts against the definition (tokenizeReference): exhaustive checks of
 // the claims about the "simple" code units, then random strings from a deliberately nasty alphabet.
 import { describe, expect, it } from "vitest";
+import { mulberry32 as prng } from "./test-support/prng.ts";
 import { TokenIds } from "./token-ids.ts";
 import { hasAnyToken, simpleLower, tokenize, tokenizeReference } from "./tokenize.ts";
 
@@ -55,18 +56,6 @@ describe("simple code units (the claims behind the fast path), over all of U+000
     expect(wrong).toEqual([]);
   });
 });
-
-/** mulberry32: a small seeded PRNG, so that a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Weighted towards what breaks tokenizers: case pairs, NFKC compatibility forms, combining marks
 // (which compose with the letter before them), characters that only look simple once lower-cased,
