@@ -1,0 +1,4 @@
+export * from "./exporter.ts";
+export type * from "./ports.ts";
+export * from "./records.ts";
+export * from "./tailer.ts";

@@ -1,0 +1,77 @@
+// Ports owned by the settings domain. Adapters (sqlite/, dynamodb/, kv/) only translate; every
+// adapter of a port runs the same contract suite (contract/).
+
+/**
+ * One item of the settings table (`{env}-EcomIndexSettingsTable`). Index and alias settings records
+ * have `pk` = system account id and `sk` = `INDEX#<index_name>`; accounts and API keys live in the
+ * same table under other sort keys (see records.ts).
+ */
+export interface TableItem {
+  pk: string;
+  sk: string;
+  /** 1 on creation, +1 on every write; conditional writes compare it. */
+  version: number;
+  /** Every other attribute as plain JSON: DynamoDB maps are objects, NULL is null. */
+  attributes: Record<string, unknown>;
+}
+
+/** When a write may happen: at a known version, only if absent, or always (direct table edits). */
+export type WriteCondition = { expectedVersion: number } | { mustNotExist: true } | { always: true };
+
+export type WriteResult =
+  | { ok: true; item: TableItem }
+  | { ok: false; reason: "conflict"; current: TableItem | null };
+
+export type DeleteResult =
+  | { ok: true; old: TableItem }
+  | { ok: false; reason: "conflict"; current: TableItem | null };
+
+export interface SettingsTable {
+  get(pk: string, sk: string): Promise<TableItem | null>;
+  /** Replaces the item's attributes, setting version to previous + 1 (1 when new), if `condition` holds. */
+  put(
+    pk: string,
+    sk: string,
+    attributes: Record<string, unknown>,
+    condition: WriteCondition,
+  ): Promise<WriteResult>;
+  delete(pk: string, sk: string, condition: WriteCondition): Promise<DeleteResult>;
+  /** Items of one partition whose sort key starts with `skPrefix`, in sort-key order. */
+  query(pk: string, skPrefix: string): Promise<TableItem[]>;
+  /**
+   * The seed's direct settings edit (4.5): set one top-level attribute (or remove it with
+   * `undefined`) on an existing item without any validation, as an operator in the console does.
+   * Bumps the version so that stale conditional writers get a conflict. Null when the item is absent.
+   */
+  setAttribute(pk: string, sk: string, name: string, value: unknown): Promise<TableItem | null>;
+}
+
+/** One change of one table item, as a change stream delivers it (NEW_AND_OLD_IMAGES). */
+export interface Change {
+  /** Position in the stream; increases per item (SQLite: the change-log sequence number). */
+  sequence: string;
+  pk: string;
+  sk: string;
+  kind: "insert" | "modify" | "remove";
+  oldItem: TableItem | null;
+  newItem: TableItem | null;
+}
+
+/**
+ * The edge key-value store: models under `relevance_model:<modelId>`, settings copies under
+ * `<system_account_id>-<index_name>`. Adapters throw on I/O failure; callers decide on retries.
+ */
+export interface Kv {
+  get(key: string): Promise<string | null>;
+  put(key: string, value: string): Promise<void>;
+  delete(key: string): Promise<void>;
+  /** Key names starting with `prefix`, sorted. */
+  list(prefix: string): Promise<string[]>;
+}
+
+/** Structured log lines (one JSON object per line in the embedded stack). */
+export interface Logger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}

@@ -1,0 +1,4 @@
+export { SqliteChangeLog } from "./change-log.ts";
+export { openDatabase, transaction } from "./database.ts";
+export { SqliteKv } from "./kv.ts";
+export { SqliteSettingsTable } from "./settings-table.ts";

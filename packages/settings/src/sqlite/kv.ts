@@ -1,0 +1,41 @@
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { Kv } from "../ports.ts";
+
+/** The embedded default for the edge KV store: one SQLite table, shared by the exporter and search. */
+export class SqliteKv implements Kv {
+  private readonly getStmt: StatementSync;
+  private readonly putStmt: StatementSync;
+  private readonly deleteStmt: StatementSync;
+  private readonly listStmt: StatementSync;
+
+  constructor(db: DatabaseSync) {
+    db.exec(
+      "CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at TEXT NOT NULL)",
+    );
+    this.getStmt = db.prepare("SELECT value FROM kv WHERE key = ?");
+    this.putStmt = db.prepare(
+      "INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+    );
+    this.deleteStmt = db.prepare("DELETE FROM kv WHERE key = ?");
+    // Prefix match by range, so that % and _ in a prefix are not wildcards.
+    this.listStmt = db.prepare("SELECT key FROM kv WHERE key >= ? AND key < ? ORDER BY key");
+  }
+
+  async get(key: string): Promise<string | null> {
+    const row = this.getStmt.get(key) as { value: string } | undefined;
+    return row?.value ?? null;
+  }
+
+  async put(key: string, value: string): Promise<void> {
+    this.putStmt.run(key, value, new Date().toISOString());
+  }
+
+  async delete(key: string): Promise<void> {
+    this.deleteStmt.run(key);
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const rows = this.listStmt.all(prefix, `${prefix}\u{10ffff}`) as { key: string }[];
+    return rows.map((r) => r.key);
+  }
+}
