@@ -51,5 +51,12 @@ export function kvContract(name: string, makeKv: () => Promise<Kv>): void {
       ]);
       expect(await kv.list("nothing")).toEqual([]);
     });
+
+    it("sorts listed keys by code point (UTF-8 byte order), as Workers KV does", async () => {
+      const kv = await makeKv();
+      const sorted = ["sort:B", "sort:a", "sort:a b", "sort:é", "sort:\uff61", "sort:\u{1f600}"];
+      for (const key of [...sorted].reverse()) await kv.put(key, "x");
+      expect(await kv.list("sort:")).toEqual(sorted);
+    });
   });
 }
