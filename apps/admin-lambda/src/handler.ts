@@ -1,0 +1,57 @@
+// {env}-AdminInternalApi: the internal admin routes behind API Gateway (HTTP API, payload 2.0) on
+// Lambda. The customer API needs a document store (Meilisearch in production, a later issue) and
+// runs elsewhere; this function serves /api/v1/admin/* only (see ../README.md).
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { type AdminDeps, createAdminApp } from "@relevance/admin";
+import { CloudflareRestKv } from "@relevance/settings/cloudflare-rest";
+import { DynamoSettingsTable } from "@relevance/settings/dynamodb";
+import { handle } from "hono/aws-lambda";
+import { jsonLogger } from "./log.ts";
+
+const COMPONENT = "AdminInternalApi";
+const ENVIRONMENTS = ["dev", "staging", "preprod", "prod"];
+const REQUIRED = [
+  "ENV",
+  "ADMIN_TOKEN",
+  "CLOUDFLARE_ACCOUNT_ID",
+  "KV_NAMESPACE_ID",
+  "CLOUDFLARE_API_TOKEN",
+] as const;
+
+/** The admin app's dependencies from the function's environment; throws naming what is missing. */
+export function depsFromEnv(env: Record<string, string | undefined>): AdminDeps {
+  const missing = REQUIRED.filter((name) => (env[name] ?? "").trim() === "");
+  if (missing.length > 0) throw new Error(`${COMPONENT}: missing environment ${missing.join(", ")}`);
+  const stage = env.ENV as string;
+  if (!ENVIRONMENTS.includes(stage)) {
+    throw new Error(
+      `${COMPONENT}: ENV must be one of ${ENVIRONMENTS.join(", ")}, got ${JSON.stringify(stage)}`,
+    );
+  }
+  return {
+    table: new DynamoSettingsTable({
+      client: new DynamoDBClient({}),
+      tableName: `${stage}-EcomIndexSettingsTable`,
+    }),
+    kv: new CloudflareRestKv({
+      accountId: env.CLOUDFLARE_ACCOUNT_ID as string,
+      namespaceId: env.KV_NAMESPACE_ID as string,
+      apiToken: env.CLOUDFLARE_API_TOKEN as string,
+    }),
+    adminToken: env.ADMIN_TOKEN as string,
+    log: jsonLogger(COMPONENT),
+    now: () => new Date(),
+  };
+}
+
+/** The Lambda handler for given dependencies (tests pass SQLite adapters). */
+export const createHandler = (deps: AdminDeps) => handle(createAdminApp(deps));
+
+type Handler = ReturnType<typeof createHandler>;
+let deployed: Handler | undefined;
+
+/** The Lambda entry point (`index.handler` in the bundle). Built on the first invocation, then reused. */
+export const handler: Handler = async (event, context) => {
+  deployed ??= createHandler(depsFromEnv(process.env));
+  return deployed(event, context);
+};

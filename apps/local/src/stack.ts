@@ -1,0 +1,90 @@
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { type ServerType, serve } from "@hono/node-server";
+import { createApiApp } from "@relevance/admin";
+import { ChangeTailer, type Logger } from "@relevance/settings";
+import {
+  openDatabase,
+  SqliteChangeLog,
+  SqliteDocumentStore,
+  SqliteKv,
+  SqliteSettingsTable,
+} from "@relevance/settings/sqlite";
+import { Hono } from "hono";
+import type { LocalConfig } from "./env.ts";
+
+export interface Stack {
+  url: string;
+  table: SqliteSettingsTable;
+  kv: SqliteKv;
+  changeLog: SqliteChangeLog;
+  tailer: ChangeTailer | null;
+  app: Hono;
+  stop(): Promise<void>;
+}
+
+/**
+ * The embedded stack in one process: the settings table and its change log (SQLite), the settings
+ * exporter tailing that log into the SQLite KV, and the admin and customer APIs on one port.
+ */
+export async function startStack(config: LocalConfig, log: Logger): Promise<Stack> {
+  const settingsDb = openDatabase(join(config.dataDir, "settings.db"));
+  const kvDb = openDatabase(join(config.dataDir, "kv.db"));
+  const table = new SqliteSettingsTable(settingsDb);
+  const changeLog = new SqliteChangeLog(settingsDb);
+  const kv = new SqliteKv(kvDb);
+  const documents = new SqliteDocumentStore(settingsDb);
+
+  let tailer: ChangeTailer | null = null;
+  let unsubscribe = () => {};
+  if (config.exporter) {
+    const t = new ChangeTailer(changeLog, {
+      kv,
+      log,
+      onExported: (change, outcome) => {
+        if (outcome.status !== "ignored") {
+          log.info("settings exported", {
+            sequence: Number(change.sequence),
+            pk: change.pk,
+            sk: change.sk,
+            ...outcome,
+          });
+        }
+      },
+    });
+    // Writes in this process wake the exporter at once; the poll covers writes by other processes.
+    const off = table.onChange(() => t.poke());
+    unsubscribe = () => off();
+    t.start();
+    tailer = t;
+  }
+
+  const app = new Hono();
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.route(
+    "/",
+    createApiApp({ table, kv, documents, adminToken: config.adminToken, log, now: () => new Date() }),
+  );
+
+  const server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://${config.host}:${address.port}`;
+
+  return {
+    url,
+    table,
+    kv,
+    changeLog,
+    tailer,
+    app,
+    async stop() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      unsubscribe();
+      await tailer?.stop();
+      settingsDb.close();
+      kvDb.close();
+    },
+  };
+}

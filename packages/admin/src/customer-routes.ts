@@ -1,0 +1,252 @@
+import {
+  INDEX_NAME,
+  INDEX_PREFIX,
+  type IndexSettingsAttributes,
+  indexSk,
+  type TableItem,
+} from "@relevance/settings";
+import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { z } from "zod";
+import { type CustomerEnv, customerAuth } from "./auth.ts";
+import { parseWith, readJson } from "./body.ts";
+import { validateDocuments } from "./documents.ts";
+import { ApiError, conflict, invalid, notFound, onError, onNotFound } from "./errors.ts";
+import type { CustomerDeps } from "./ports.ts";
+import { type Attempt, etag, findRecord, isAlias, recordName, retryOnConflict } from "./records.ts";
+import {
+  applySettingsPatch,
+  customerSettings,
+  INTERNAL_SETTINGS,
+  SettingsPatch,
+} from "./settings-mapping.ts";
+import { parseIfMatch } from "./trigger-config.ts";
+
+export const CUSTOMER_BASE = "/api/v1";
+const WRITE_ATTEMPTS = 5;
+const MAX_DOCUMENTS_BYTES = 20 * 1024 * 1024;
+const DEFAULT_PRIMARY_KEY = "id";
+
+const Name = z.string().regex(INDEX_NAME, "must be 1 to 64 characters of A-Z, a-z, 0-9, _ and -");
+const CreateIndex = z.strictObject({
+  name: Name,
+  primaryKey: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1 to 64 characters of A-Z, a-z, 0-9, _ and -")
+    .optional(),
+});
+const PutAlias = z.strictObject({ index: Name });
+const Page = z.object({
+  offset: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(1000).default(20),
+});
+
+/** The customer's view of an index or alias record (the relevance config is internal and never shown). */
+function recordView(item: TableItem): Record<string, unknown> {
+  const a = item.attributes;
+  const times = { createdAt: a.created_at, updatedAt: a.updated_at };
+  return isAlias(item)
+    ? { name: recordName(item), type: "alias", index: a.alias_of, ...times }
+    : { name: recordName(item), type: "index", primaryKey: a.primary_key ?? DEFAULT_PRIMARY_KEY, ...times };
+}
+
+/** The customer management API (`x-api-key`): indexes, documents, settings and aliases of one account. */
+export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
+  const { table, documents, log, now } = deps;
+  const app = new Hono<CustomerEnv>();
+  app.onError(onError(log));
+  app.notFound(onNotFound);
+  const auth = customerAuth(table);
+  app.use(`${CUSTOMER_BASE}/indexes`, auth);
+  app.use(`${CUSTOMER_BASE}/indexes/*`, auth);
+  app.use(`${CUSTOMER_BASE}/aliases/*`, auth);
+
+  const account = (c: Context<CustomerEnv>) => c.get("accountId");
+
+  /** The named index or alias of the caller's account; another account's answers 404 like a missing one. */
+  const record = async (c: Context<CustomerEnv>): Promise<TableItem> => {
+    const item = await findRecord(table, account(c), c.req.param("name") ?? "");
+    if (item === null) throw notFound("index not found");
+    return item;
+  };
+
+  /** The index that holds the documents: the record itself, or the index an alias points at. */
+  const documentIndex = async (c: Context<CustomerEnv>): Promise<TableItem> => {
+    const item = await record(c);
+    if (!isAlias(item)) return item;
+    const target = await findRecord(table, account(c), String(item.attributes.alias_of ?? ""));
+    if (target === null || isAlias(target))
+      throw notFound("the alias points at an index that does not exist");
+    return target;
+  };
+
+  app.get(`${CUSTOMER_BASE}/indexes`, async (c) => {
+    const items = await table.query(account(c), INDEX_PREFIX);
+    return c.json({ results: items.map(recordView) });
+  });
+
+  app.post(`${CUSTOMER_BASE}/indexes`, async (c) => {
+    const body = parseWith(CreateIndex, await readJson(c, 400), "the index is invalid");
+    const at = now().toISOString();
+    const attributes: IndexSettingsAttributes = {
+      type: "index",
+      primary_key: body.primaryKey ?? DEFAULT_PRIMARY_KEY,
+      created_at: at,
+      updated_at: at,
+    };
+    const written = await table.put(
+      account(c),
+      indexSk(body.name),
+      { ...attributes },
+      { mustNotExist: true },
+    );
+    if (!written.ok) throw conflict(`an index or alias named ${body.name} already exists`);
+    return c.json(recordView(written.item), 201);
+  });
+
+  app.get(`${CUSTOMER_BASE}/indexes/:name`, async (c) => {
+    const item = await record(c);
+    if (isAlias(item)) return c.json(recordView(item));
+    return c.json({
+      ...recordView(item),
+      numberOfDocuments: await documents.count(account(c), recordName(item)),
+    });
+  });
+
+  app.delete(`${CUSTOMER_BASE}/indexes/:name`, async (c) => {
+    const item = await record(c);
+    const name = recordName(item);
+    if (!isAlias(item)) {
+      const aliases = (await table.query(account(c), INDEX_PREFIX)).filter(
+        (other) => isAlias(other) && other.attributes.alias_of === name,
+      );
+      if (aliases.length > 0) {
+        throw conflict(
+          `aliases point at this index (${aliases.map(recordName).join(", ")}); re-point them first`,
+        );
+      }
+    }
+    const deleted = await table.delete(account(c), item.sk, { expectedVersion: item.version });
+    if (!deleted.ok) throw conflict("the index changed while it was being deleted; retry");
+    if (!isAlias(item)) await documents.deleteIndex(account(c), name);
+    return c.json({ deleted: name });
+  });
+
+  app.post(
+    `${CUSTOMER_BASE}/indexes/:name/documents`,
+    bodyLimit({
+      maxSize: MAX_DOCUMENTS_BYTES,
+      onError: () => {
+        throw new ApiError(
+          413,
+          "payload_too_large",
+          `the request body is larger than ${MAX_DOCUMENTS_BYTES} bytes`,
+        );
+      },
+    }),
+    async (c) => {
+      const index = await documentIndex(c);
+      const primaryKey = String(index.attributes.primary_key ?? DEFAULT_PRIMARY_KEY);
+      const result = validateDocuments(await readJson(c, 400), primaryKey);
+      if (!result.ok) {
+        const more = result.total > result.errors.length ? ` (showing ${result.errors.length})` : "";
+        throw invalid(`${result.total} problem(s) in the documents${more}`, result.errors);
+      }
+      await documents.upsert(account(c), recordName(index), primaryKey, result.docs);
+      return c.json({ received: result.docs.length }, 202);
+    },
+  );
+
+  app.get(`${CUSTOMER_BASE}/indexes/:name/documents`, async (c) => {
+    const index = await documentIndex(c);
+    const { offset, limit } = parseWith(Page, c.req.query(), "the query is invalid");
+    const name = recordName(index);
+    const [results, total] = await Promise.all([
+      documents.list(account(c), name, offset, limit),
+      documents.count(account(c), name),
+    ]);
+    return c.json({ results, offset, limit, total });
+  });
+
+  app.get(`${CUSTOMER_BASE}/indexes/:name/settings`, async (c) => {
+    const item = await record(c);
+    c.header("ETag", etag(item.version));
+    return c.json(customerSettings(item.attributes));
+  });
+
+  app.patch(`${CUSTOMER_BASE}/indexes/:name/settings`, async (c) => {
+    const input = await readJson(c, 400);
+    const internal = INTERNAL_SETTINGS.filter(
+      (key) => typeof input === "object" && input !== null && Object.hasOwn(input, key),
+    );
+    if (internal.length > 0) {
+      throw invalid(
+        "the relevance trigger config is internal and cannot be changed here",
+        internal.map((key) => ({ path: key, message: "is an internal setting" })),
+      );
+    }
+    const patch = parseWith(SettingsPatch, input, "the settings are invalid");
+    const ifMatch = parseIfMatch(c.req.header("if-match"));
+    if (ifMatch === "invalid") {
+      throw invalid("the If-Match header is invalid", [
+        { path: "If-Match", message: 'must be a version such as "3"' },
+      ]);
+    }
+    const first = await record(c);
+    if (typeof ifMatch === "number" && ifMatch !== first.version) {
+      throw conflict(`the settings changed since version ${ifMatch} was read; read them again and retry`);
+    }
+    // With If-Match the caller's read is the one that counts: one attempt. Otherwise retry a few times.
+    let current: TableItem | null = first;
+    const written = await retryOnConflict(typeof ifMatch === "number" ? 1 : WRITE_ATTEMPTS, async () => {
+      current ??= await record(c);
+      const attributes = {
+        ...applySettingsPatch(current.attributes, patch),
+        updated_at: now().toISOString(),
+      };
+      const result = await table.put(current.pk, current.sk, attributes, {
+        expectedVersion: current.version,
+      });
+      current = null;
+      return result.ok ? { done: result.item } : "conflict";
+    });
+    if (written === null) throw conflict("the settings kept changing concurrently; retry");
+    c.header("ETag", etag(written.version));
+    return c.json(customerSettings(written.attributes));
+  });
+
+  app.put(`${CUSTOMER_BASE}/aliases/:alias`, async (c) => {
+    const alias = c.req.param("alias");
+    if (!INDEX_NAME.test(alias)) {
+      throw invalid("the alias name is invalid", [
+        { path: "alias", message: "must be 1 to 64 characters of A-Z, a-z, 0-9, _ and -" },
+      ]);
+    }
+    const { index } = parseWith(PutAlias, await readJson(c, 400), "the alias is invalid");
+    const target = await findRecord(table, account(c), index);
+    if (target === null) throw notFound("index not found");
+    if (isAlias(target))
+      throw invalid("an alias must point at an index", [{ path: "index", message: "is an alias" }]);
+    const written = await retryOnConflict(WRITE_ATTEMPTS, async (): Promise<Attempt<TableItem>> => {
+      const current = await findRecord(table, account(c), alias);
+      if (current !== null && !isAlias(current)) throw conflict(`${alias} is an index, not an alias`);
+      const at = now().toISOString();
+      // Re-pointing keeps the alias record's own attributes, including an admin's relevance config.
+      const attributes =
+        current === null
+          ? { type: "alias", alias_of: index, created_at: at, updated_at: at }
+          : { ...current.attributes, alias_of: index, updated_at: at };
+      const result = await table.put(
+        account(c),
+        indexSk(alias),
+        attributes,
+        current === null ? { mustNotExist: true } : { expectedVersion: current.version },
+      );
+      return result.ok ? { done: result.item } : "conflict";
+    });
+    if (written === null) throw conflict("the alias kept changing concurrently; retry");
+    return c.json(recordView(written));
+  });
+
+  return app;
+}
