@@ -5,8 +5,8 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type AdminDeps, createAdminApp } from "@relevance/admin";
 import { CloudflareRestKv } from "@relevance/settings/cloudflare-rest";
 import { DynamoSettingsTable } from "@relevance/settings/dynamodb";
+import { jsonLogger } from "@relevance/settings/json-logger";
 import { handle } from "hono/aws-lambda";
-import { jsonLogger } from "./log.ts";
 
 const COMPONENT = "AdminInternalApi";
 const ENVIRONMENTS = ["dev", "staging", "preprod", "prod"];

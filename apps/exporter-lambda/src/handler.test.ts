@@ -1,9 +1,9 @@
 import type { Kv, Logger } from "@relevance/settings";
+import { jsonLogger } from "@relevance/settings/json-logger";
 import { openDatabase, SqliteKv } from "@relevance/settings/sqlite";
 import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { createHandler, kvFromEnv } from "./handler.ts";
-import { jsonLogger } from "./log.ts";
 
 // Stream records written as AWS documents them (Lambda event for a DynamoDB stream,
 // StreamViewType NEW_AND_OLD_IMAGES, images in AttributeValue JSON).

@@ -12,8 +12,8 @@ import {
 } from "@relevance/settings";
 import { CloudflareRestKv } from "@relevance/settings/cloudflare-rest";
 import { changeFromStreamRecord } from "@relevance/settings/dynamodb";
+import { jsonLogger } from "@relevance/settings/json-logger";
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from "aws-lambda";
-import { jsonLogger } from "./log.ts";
 
 export interface ExporterHandlerOptions {
   kv: Kv;

@@ -1,9 +1,9 @@
 import { seedDemo } from "./demo.ts";
 import { readConfig } from "./env.ts";
-import { jsonLogger } from "./logger.ts";
+import { stdoutLogger } from "./logger.ts";
 import { startStack } from "./stack.ts";
 
-const log = jsonLogger("local");
+const log = stdoutLogger("local");
 const parsed = readConfig(process.env);
 if (!parsed.ok) {
   process.stderr.write(`npm start: ${parsed.error}\n`);

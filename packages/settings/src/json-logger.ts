@@ -1,4 +1,4 @@
-import type { Logger } from "@relevance/settings";
+import type { Logger } from "./ports.ts";
 
 type Write = (line: string) => void;
 
