@@ -254,7 +254,7 @@ describe("ecom_settings_exporter handler (DynamoDB Streams event → SqliteKv)",
     expect(await kv.list("")).toEqual([]);
   });
 
-  it("ignores account and API key items", async () => {
+  it("ignores accounts, and copies API keys under apikey:<sha256> with only their account", async () => {
     const { kv, log, handle } = setup();
     const account = record("INSERT", "acct_1", "ACCOUNT", {
       NewImage: {
@@ -276,9 +276,12 @@ describe("ecom_settings_exporter handler (DynamoDB Streams event → SqliteKv)",
     const removeKey = record("REMOVE", "APIKEY#9f86d081884c7d65", "APIKEY", {
       OldImage: apiKey.dynamodb?.NewImage ?? {},
     });
-    expect(await handle(event(account, apiKey, removeKey))).toEqual({ batchItemFailures: [] });
+    expect(await handle(event(account, apiKey))).toEqual({ batchItemFailures: [] });
+    expect(await kv.list("")).toEqual(["apikey:9f86d081884c7d65"]);
+    expect(await kvJson(kv, "apikey:9f86d081884c7d65")).toEqual({ system_account_id: "acct_1", version: 1 });
+    expect(await handle(event(removeKey))).toEqual({ batchItemFailures: [] });
     expect(await kv.list("")).toEqual([]);
-    expect(log.lines).toEqual([]);
+    expect(log.lines.filter((l) => l.level !== "info")).toEqual([]);
   });
 
   it("exports a malformed relevance_trigger_config from a console edit as it is, and logs an error", async () => {

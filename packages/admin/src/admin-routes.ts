@@ -1,10 +1,17 @@
 import { toStoredConfig } from "@relevance/core";
-import { ACCOUNT_SK, API_KEY_SK, apiKeyPk, type IndexSettingsAttributes, indexSk } from "@relevance/settings";
+import {
+  ACCOUNT_SK,
+  API_KEY_SK,
+  apiKeyHash,
+  apiKeyPk,
+  type IndexSettingsAttributes,
+  indexSk,
+} from "@relevance/settings";
 import { Hono } from "hono";
 import { z } from "zod";
 import { adminAuth } from "./auth.ts";
 import { parseWith, readJson } from "./body.ts";
-import { defaultRandomBytes, newAccountId, newApiKey, sha256Hex } from "./crypto.ts";
+import { defaultRandomBytes, newAccountId, newApiKey } from "./crypto.ts";
 import { conflict, invalid, notFound, onError, onNotFound } from "./errors.ts";
 import type { AdminDeps } from "./ports.ts";
 import { etag, findRecord } from "./records.ts";
@@ -50,7 +57,7 @@ export function createAdminApp(deps: AdminDeps): Hono {
     if (accountId === null) throw new Error("could not allocate an account id");
     const apiKey = newApiKey(random);
     const key = await table.put(
-      apiKeyPk(await sha256Hex(apiKey)),
+      apiKeyPk(await apiKeyHash(apiKey)),
       API_KEY_SK,
       { system_account_id: accountId, created_at: createdAt },
       { mustNotExist: true },

@@ -1,6 +1,6 @@
-import { API_KEY_SK, apiKeyPk, type SettingsTable } from "@relevance/settings";
+import { API_KEY_SK, apiKeyHash, apiKeyPk, type SettingsTable } from "@relevance/settings";
 import type { MiddlewareHandler } from "hono";
-import { constantTimeEqual, sha256Hex } from "./crypto.ts";
+import { constantTimeEqual } from "./crypto.ts";
 import { unauthorized } from "./errors.ts";
 
 /** Hono variables of customer routes: the account the API key belongs to. */
@@ -33,7 +33,7 @@ export function customerAuth(table: SettingsTable): MiddlewareHandler<CustomerEn
     if (key === undefined || key === "" || key.length > MAX_CREDENTIAL_LENGTH) {
       throw unauthorized("a valid API key is required (x-api-key header)");
     }
-    const item = await table.get(apiKeyPk(await sha256Hex(key)), API_KEY_SK);
+    const item = await table.get(apiKeyPk(await apiKeyHash(key)), API_KEY_SK);
     const account = item?.attributes.system_account_id;
     if (typeof account !== "string" || account === "") {
       throw unauthorized("a valid API key is required (x-api-key header)");

@@ -1,6 +1,6 @@
 import { formatIssues, validateStoredRelevanceTriggerConfig } from "@relevance/core";
 import type { Change, Kv, Logger } from "./ports.ts";
-import { settingsCopy, settingsCopyKey } from "./records.ts";
+import { copyOf, settingsCopyKey } from "./records.ts";
 
 export type ExportOutcome =
   | { status: "written"; key: string }
@@ -28,7 +28,8 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 /**
  * ecom_settings_exporter's logic for one change: copy an index or alias settings record to KV
  * under `<system_account_id>-<index_name>` (or its shop ID), or remove the copy when the record is
- * deleted. Other items (accounts, API keys) are not exported. Writing a full image is idempotent,
+ * deleted. API keys are copied under `apikey:<sha256>` (only the owning account: the edge needs it to
+ * authenticate searches); accounts are not exported. Writing a full image is idempotent,
  * so a change delivered twice is harmless; callers deliver changes in order.
  */
 export async function exportChange(change: Change, deps: ExporterDeps): Promise<ExportOutcome> {
@@ -64,7 +65,7 @@ export async function exportChange(change: Change, deps: ExporterDeps): Promise<
         await kv.delete(key);
         return { status: "deleted", key };
       }
-      await kv.put(key, JSON.stringify(settingsCopy(change.newItem)));
+      await kv.put(key, JSON.stringify(copyOf(change.newItem)));
       if (oldKey !== null && oldKey !== key) await kv.delete(oldKey);
       return { status: "written", key };
     } catch (error) {

@@ -36,8 +36,16 @@ export function indexNameOf(sk: string): string | null {
   return sk.startsWith(INDEX_PREFIX) ? sk.slice(INDEX_PREFIX.length) : null;
 }
 
-/** The KV key of a settings record's copy: the shop ID where one applies, else `<account>-<index>`. */
+/** The KV key of an API key's copy, by the SHA-256 of the key: the edge authenticates searches with it. */
+export const apiKeyCopyKey = (keyHash: string): string => `apikey:${keyHash}`;
+
+/**
+ * The KV key of an item's copy, or null for items that are not copied (accounts). Settings records:
+ * the shop ID where one applies, else `<account>-<index>`. API keys: `apikey:<sha256 of the key>`.
+ */
 export function settingsCopyKey(item: Pick<TableItem, "pk" | "sk" | "attributes">): string | null {
+  if (item.sk === API_KEY_SK && item.pk.startsWith("APIKEY#"))
+    return apiKeyCopyKey(item.pk.slice("APIKEY#".length));
   const index = indexNameOf(item.sk);
   if (index === null) return null;
   const shop = item.attributes.shop_id;
@@ -51,6 +59,20 @@ export interface SettingsCopy extends Record<string, unknown> {
   version: number;
 }
 
+/** What the edge needs to know about an API key: whose it is. */
+export interface ApiKeyCopy extends Record<string, unknown> {
+  system_account_id: string;
+  version: number;
+}
+
+/** The JSON written to KV for an item (see settingsCopyKey for which items are copied). */
+export function copyOf(item: TableItem): SettingsCopy | ApiKeyCopy {
+  if (item.sk === API_KEY_SK) {
+    return { system_account_id: String(item.attributes.system_account_id), version: item.version };
+  }
+  return settingsCopy(item);
+}
+
 export function settingsCopy(item: TableItem): SettingsCopy {
   return {
     ...item.attributes,
@@ -58,4 +80,12 @@ export function settingsCopy(item: TableItem): SettingsCopy {
     index_name: indexNameOf(item.sk) ?? item.sk,
     version: item.version,
   };
+}
+
+const encoder = new TextEncoder();
+
+/** SHA-256 of an API key, lower-case hex (Web Crypto: the same on Node, Lambda and Workers). */
+export async function apiKeyHash(apiKey: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(apiKey)));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
