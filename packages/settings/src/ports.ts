@@ -75,3 +75,19 @@ export interface Logger {
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
 }
+
+/** A document as the customer sent it (a JSON object). */
+export type Document = Record<string, unknown>;
+
+/**
+ * Where an index's documents live. The embedded default is SQLite (`SqliteDocumentStore`); in
+ * production the documents belong to Meilisearch (a later issue). The search engine reads from it.
+ */
+export interface DocumentStore {
+  /** Inserts or replaces `docs` by `String(doc[primaryKey])`, all or nothing. */
+  upsert(accountId: string, index: string, primaryKey: string, docs: readonly Document[]): Promise<void>;
+  count(accountId: string, index: string): Promise<number>;
+  /** Documents in primary-key order. */
+  list(accountId: string, index: string, offset: number, limit: number): Promise<Document[]>;
+  deleteIndex(accountId: string, index: string): Promise<void>;
+}

@@ -1,13 +1,12 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { Document, DocumentStore } from "../ports.ts";
 import { transaction } from "./database.ts";
 
-type Document = Record<string, unknown>;
-
 /**
- * The embedded document store (the admin package's `DocumentStore` port; Meilisearch holds the
+ * The embedded document store (the `DocumentStore` port; Meilisearch holds the
  * documents in production). One row per document, keyed by account, index and primary-key value.
  */
-export class SqliteDocumentStore {
+export class SqliteDocumentStore implements DocumentStore {
   private readonly db: DatabaseSync;
   private readonly upsertStmt: StatementSync;
   private readonly countStmt: StatementSync;
