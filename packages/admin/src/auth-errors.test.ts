@@ -151,6 +151,7 @@ describe("error bodies", () => {
       },
       list: async () => [],
       deleteIndex: async () => {},
+      revision: async () => 0,
     };
     const h = makeHarness({ documents: broken });
     const { apiKey } = await h.account();

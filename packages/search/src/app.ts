@@ -1,0 +1,223 @@
+import { formatIssues } from "@relevance/core";
+import { apiKeyCopyKey, apiKeyHash, INDEX_NAME, type Kv, type Logger } from "@relevance/settings";
+import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { ApiError, INTERNAL_ERROR, onError, onNotFound } from "./errors.ts";
+import type { Retrieval, RetrievalResult, SearchTarget } from "./ports.ts";
+import { RetrievalError } from "./ports.ts";
+import { parseSearchRequest, type SearchRequest } from "./request.ts";
+import { createScorer, type Score, type Scorer } from "./scorer.ts";
+import { parseApiKeyCopy, parseSettingsCopy, type SettingsView } from "./settings-copy.ts";
+import { errorMessage, withTimeout } from "./timeout.ts";
+
+export interface SearchAppDeps {
+  kv: Kv;
+  retrieval: Retrieval;
+  log: Logger;
+  /** Milliseconds, for the scorer's caches and log rate limits. Default Date.now. */
+  now?: () => number;
+  /** Default: a RelevanceScorer over `kv` (model cache, negative cache, rate-limited logs). */
+  scorer?: Scorer;
+  /** How long the default scorer waits for a model artifact from KV. Default 50 ms. */
+  kvTimeoutMs?: number;
+  /** How long an API-key or settings read from KV may take before the search answers 503. Default 1000 ms. */
+  settingsTimeoutMs?: number;
+  /** Largest accepted request body. Default 1 MiB. */
+  maxBodyBytes?: number;
+}
+
+export const SEARCH_PATH = "/api/v1/indexes/:index/search";
+/** The response header that names the model behind `relevanceScore`. */
+export const RELEVANCE_MODEL_HEADER = "x-relevance-model";
+const DEFAULT_SETTINGS_TIMEOUT_MS = 1000;
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+interface Resolved {
+  target: SearchTarget;
+  /** From the record the request named (for an alias, the alias record: seed 2.4). */
+  relevanceConfig: unknown;
+}
+
+/** The search proxy: `POST /api/v1/indexes/{index}/search` (docs/search.md). Runtime-neutral. */
+export function createSearchApp(deps: SearchAppDeps): Hono {
+  const { kv, retrieval, log } = deps;
+  const settingsTimeoutMs = deps.settingsTimeoutMs ?? DEFAULT_SETTINGS_TIMEOUT_MS;
+  const scorer = deps.scorer ?? createScorer({ kv, log, now: deps.now, kvTimeoutMs: deps.kvTimeoutMs });
+
+  /** A settings-side KV read; a failure or timeout cannot be worked around (no account, no target): 503. */
+  async function readKv(key: string, what: string, fields: Record<string, unknown>): Promise<string | null> {
+    try {
+      return await withTimeout(kv.get(key), settingsTimeoutMs, "the KV read");
+    } catch (error) {
+      log.error("search settings could not be read", { ...fields, what, problem: errorMessage(error) });
+      throw new ApiError(
+        503,
+        "settings_unavailable",
+        "the index settings could not be read right now; retry shortly",
+      );
+    }
+  }
+
+  async function authenticate(apiKey: string | undefined): Promise<string> {
+    if (apiKey === undefined || apiKey === "") {
+      throw new ApiError(401, "unauthorized", "the x-api-key header is required");
+    }
+    const text = await readKv(apiKeyCopyKey(await apiKeyHash(apiKey)), "API key", {});
+    if (text === null) throw new ApiError(401, "unauthorized", "the API key is not valid");
+    const copy = parseApiKeyCopy(text);
+    if (!copy.ok) {
+      log.error("API key copy is malformed", { problem: formatIssues(copy.errors) });
+      throw new ApiError(500, INTERNAL_ERROR.error.code, INTERNAL_ERROR.error.message);
+    }
+    return copy.value.account;
+  }
+
+  async function readSettings(account: string, index: string): Promise<SettingsView | null> {
+    const key = `${account}-${index}`;
+    const text = await readKv(key, "settings", { account, index });
+    if (text === null) return null;
+    const view = parseSettingsCopy(text);
+    if (!view.ok) {
+      log.error("settings copy is malformed", { account, index, problem: formatIssues(view.errors) });
+      throw new ApiError(500, INTERNAL_ERROR.error.code, INTERNAL_ERROR.error.message);
+    }
+    return view.value;
+  }
+
+  /** The alias record first; retrieval from the index it points at; the config from the named record. */
+  async function resolve(account: string, name: string): Promise<Resolved> {
+    const notFound = new ApiError(404, "not_found", "index not found");
+    if (!INDEX_NAME.test(name)) throw notFound;
+    const named = await readSettings(account, name);
+    if (named === null) throw notFound;
+    let underlying = name;
+    let settings = named;
+    if (named.type === "alias") {
+      underlying = named.aliasOf as string;
+      const target = INDEX_NAME.test(underlying) ? await readSettings(account, underlying) : null;
+      if (target === null)
+        throw new ApiError(404, "not_found", "the alias points at an index that does not exist");
+      if (target.type === "alias") {
+        log.error("alias points at another alias", { account, index: name, aliasOf: underlying });
+        throw new ApiError(500, INTERNAL_ERROR.error.code, INTERNAL_ERROR.error.message);
+      }
+      settings = target;
+    }
+    return {
+      target: {
+        systemAccountId: account,
+        index: underlying,
+        primaryKey: settings.primaryKey,
+        searchableAttributes: settings.searchableAttributes,
+        filterableAttributes: settings.filterableAttributes,
+      },
+      relevanceConfig: named.relevanceTriggerConfig,
+    };
+  }
+
+  async function retrieve(
+    account: string,
+    index: string,
+    target: SearchTarget,
+    request: SearchRequest,
+  ): Promise<RetrievalResult> {
+    try {
+      return await retrieval.search(target, {
+        q: request.q,
+        limit: request.limit,
+        offset: request.offset,
+        ...(request.filter === undefined ? {} : { filter: request.filter }),
+      });
+    } catch (error) {
+      if (!(error instanceof RetrievalError)) throw error;
+      if (error.failure === "invalid_request") {
+        const path = error.field ?? "";
+        throw new ApiError(422, "validation_failed", `the search request is invalid: ${error.message}`, [
+          { path, message: error.message },
+        ]);
+      }
+      log.error("search backend failed", { account, index, failure: error.failure, problem: error.message });
+      if (error.failure === "timeout") {
+        throw new ApiError(
+          504,
+          "backend_timeout",
+          "the search backend did not answer in time; retry shortly",
+        );
+      }
+      throw new ApiError(502, "backend_unavailable", "the search backend is unavailable; retry shortly");
+    }
+  }
+
+  /** Scoring never fails a search, even with an injected scorer that throws. */
+  async function scoreSafely(input: Parameters<Scorer["score"]>[0]): Promise<Score | null> {
+    try {
+      return await scorer.score(input);
+    } catch (error) {
+      log.error("relevance scoring failed", {
+        account: input.account,
+        index: input.index,
+        problem: errorMessage(error),
+      });
+      return null;
+    }
+  }
+
+  const app = new Hono();
+  app.onError(onError(log));
+  app.notFound(onNotFound);
+  app.post(
+    SEARCH_PATH,
+    bodyLimit({ maxSize: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }),
+    async (c: Context) => {
+      const started = performance.now();
+      const account = await authenticate(c.req.header("x-api-key"));
+      const request = await readRequest(c);
+      const index = c.req.param("index") ?? "";
+      const { target, relevanceConfig } = await resolve(account, index);
+      const result = await retrieve(account, index, target, request);
+      const scored = request.relevanceScore
+        ? await scoreSafely({
+            account,
+            index,
+            config: relevanceConfig,
+            query: request.q,
+            hits: result.hits,
+            estimatedTotalHits: result.estimatedTotalHits,
+          })
+        : null;
+      if (scored !== null) c.header(RELEVANCE_MODEL_HEADER, scored.modelId);
+      return c.json({
+        hits: result.hits,
+        query: request.q,
+        limit: request.limit,
+        offset: request.offset,
+        estimatedTotalHits: result.estimatedTotalHits,
+        processingTimeMs: Math.round(performance.now() - started),
+        ...(scored === null ? {} : { relevanceScore: scored.score }),
+      });
+    },
+  );
+  return app;
+}
+
+async function readRequest(c: Context): Promise<SearchRequest> {
+  let body: unknown;
+  try {
+    body = JSON.parse(await c.req.text());
+  } catch (error) {
+    if (error instanceof SyntaxError) {
+      throw new ApiError(400, "invalid_json", "the request body is not valid JSON");
+    }
+    throw error;
+  }
+  const parsed = parseSearchRequest(body);
+  if (!parsed.ok) {
+    throw new ApiError(
+      422,
+      "validation_failed",
+      `the search request is invalid: ${formatIssues(parsed.errors)}`,
+      parsed.errors,
+    );
+  }
+  return parsed.value;
+}

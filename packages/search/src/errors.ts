@@ -1,0 +1,60 @@
+import type { Issue } from "@relevance/core";
+import type { Logger } from "@relevance/settings";
+import type { Context, ErrorHandler, NotFoundHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+/** The one error body of every route (docs/api.md): `{"error": {"code", "message", "details"?}}`. */
+export interface ErrorBody {
+  error: { code: string; message: string; details?: Issue[] };
+}
+
+/** An expected failure with its answer; thrown by the handler, turned into JSON by `onError`. */
+export class ApiError extends Error {
+  readonly status: ContentfulStatusCode;
+  readonly code: string;
+  readonly details: Issue[] | undefined;
+
+  constructor(status: ContentfulStatusCode, code: string, message: string, details?: Issue[]) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+
+  body(): ErrorBody {
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.details === undefined ? {} : { details: this.details }),
+      },
+    };
+  }
+}
+
+export const INTERNAL_ERROR: ErrorBody = { error: { code: "internal", message: "internal error" } };
+
+/**
+ * Expected errors answer their own body; anything else is logged with its cause and answered with a
+ * generic 500 that names nothing internal.
+ */
+export function onError(log: Logger): ErrorHandler {
+  return (err, c) => {
+    if (err instanceof ApiError) return c.json(err.body(), err.status);
+    if (err instanceof HTTPException && err.status === 413) {
+      return c.json({ error: { code: "payload_too_large", message: "the request body is too large" } }, 413);
+    }
+    log.error("request failed", {
+      method: c.req.method,
+      path: c.req.path,
+      error: err instanceof Error ? err.message : String(err),
+      stack: err instanceof Error ? err.stack : undefined,
+    });
+    return c.json(INTERNAL_ERROR, 500);
+  };
+}
+
+export const onNotFound: NotFoundHandler = (c: Context) =>
+  c.json({ error: { code: "not_found", message: "no such route" } } satisfies ErrorBody, 404);

@@ -1,0 +1,135 @@
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RetrievalError, type SearchTarget } from "../ports.ts";
+import { MeilisearchRetrieval } from "./retrieval.ts";
+import {
+  MASTER_KEY,
+  type MeilisearchDouble,
+  startMeilisearchDouble,
+} from "./test-support/meilisearch-double.ts";
+
+const target = (index: string): SearchTarget => ({
+  systemAccountId: "acct_a",
+  index,
+  primaryKey: "id",
+  searchableAttributes: [],
+  filterableAttributes: ["tags"],
+});
+const QUERY = { q: "red", limit: 2, offset: 0 };
+
+async function failure(promise: Promise<unknown>): Promise<RetrievalError> {
+  const error = await promise.then(
+    () => {
+      throw new Error("expected a RetrievalError");
+    },
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(RetrievalError);
+  return error as RetrievalError;
+}
+
+describe("MeilisearchRetrieval against a local double of the Meilisearch API (documented responses replayed, not Meilisearch)", () => {
+  let double: MeilisearchDouble;
+  let meili: MeilisearchRetrieval;
+
+  beforeAll(async () => {
+    double = await startMeilisearchDouble(1000);
+    meili = new MeilisearchRetrieval({ url: `${double.url}/`, apiKey: MASTER_KEY, timeoutMs: 200 });
+  });
+  afterAll(() => double.close());
+
+  it("posts q, limit, offset and filter with a bearer key to /indexes/<account>-<index>/search", async () => {
+    double.requests.length = 0;
+    const result = await meili.search(target("products"), { ...QUERY, offset: 1, filter: "tags = shoes" });
+    expect(double.requests).toEqual([
+      {
+        uid: "acct_a-products",
+        authorization: `Bearer ${MASTER_KEY}`,
+        body: { q: "red", limit: 2, offset: 1, filter: "tags = shoes" },
+      },
+    ]);
+    expect(result).toEqual({
+      hits: [
+        { id: 2, title: "Blue running shorts", tags: ["apparel"] },
+        { id: 3, title: "Red socks", tags: ["socks"] },
+      ],
+      estimatedTotalHits: 976,
+    });
+  });
+
+  it("leaves out an absent filter and uses a custom index uid", async () => {
+    double.requests.length = 0;
+    const custom = new MeilisearchRetrieval({
+      url: double.url,
+      apiKey: MASTER_KEY,
+      indexUid: (t) => `shop_${t.index}-products`,
+    });
+    await custom.search(target("x"), QUERY);
+    expect(double.requests[0]).toMatchObject({
+      uid: "shop_x-products",
+      body: { q: "red", limit: 2, offset: 0 },
+    });
+    expect(double.requests[0]?.body).not.toHaveProperty("filter");
+  });
+
+  it("maps invalid_search_filter (400) to invalid_request on the field filter, without the index uid", async () => {
+    const error = await failure(meili.search(target("products"), { ...QUERY, filter: "color = red" }));
+    expect(error.failure).toBe("invalid_request");
+    expect(error.field).toBe("filter");
+    expect(error.message).toMatch(/^Attribute `color` is not filterable/);
+    expect(error.message).not.toContain("acct_a");
+  });
+
+  it("maps index_not_found (404) to unavailable: the index exists in our settings, so the backend is at fault", async () => {
+    const error = await failure(meili.search(target("missing"), QUERY));
+    expect(error.failure).toBe("unavailable");
+    expect(error.message).toContain("index_not_found");
+  });
+
+  it("maps invalid_api_key (403) and missing_authorization_header (401) to unavailable", async () => {
+    const wrong = new MeilisearchRetrieval({ url: double.url, apiKey: "wrong" });
+    expect(await failure(wrong.search(target("products"), QUERY))).toMatchObject({ failure: "unavailable" });
+    expect((await failure(wrong.search(target("products"), QUERY))).message).toContain("invalid_api_key");
+    const none = new MeilisearchRetrieval({ url: double.url, apiKey: "" });
+    expect((await failure(none.search(target("products"), QUERY))).message).toContain(
+      "missing_authorization_header",
+    );
+  });
+
+  it("maps a 500 and a non-JSON 502 to unavailable", async () => {
+    expect(await failure(meili.search(target("broken"), QUERY))).toMatchObject({ failure: "unavailable" });
+    expect(await failure(meili.search(target("proxy"), QUERY))).toMatchObject({ failure: "unavailable" });
+  });
+
+  it("maps a slow answer to timeout after timeoutMs", async () => {
+    const started = performance.now();
+    const error = await failure(meili.search(target("slow"), QUERY));
+    expect(error.failure).toBe("timeout");
+    expect(error.message).toContain("200 ms");
+    expect(performance.now() - started).toBeLessThan(900);
+  });
+
+  it("maps a refused connection to unavailable", async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const s = createServer();
+      s.listen(0, "127.0.0.1", () => {
+        const { port } = s.address() as AddressInfo;
+        s.close(() => resolve(port));
+      });
+    });
+    const down = new MeilisearchRetrieval({ url: `http://127.0.0.1:${closed}`, apiKey: MASTER_KEY });
+    const error = await failure(down.search(target("products"), QUERY));
+    expect(error.failure).toBe("unavailable");
+    expect(error.message).toMatch(/could not be reached/);
+  });
+
+  it("refuses a 200 without a hits array as unavailable", async () => {
+    const odd = new MeilisearchRetrieval({
+      url: "http://meili.invalid",
+      apiKey: MASTER_KEY,
+      fetch: async () => new Response(JSON.stringify({ results: [] }), { status: 200 }),
+    });
+    expect(await failure(odd.search(target("products"), QUERY))).toMatchObject({ failure: "unavailable" });
+  });
+});

@@ -1,0 +1,100 @@
+import { isPlainObject } from "@relevance/core";
+import type { Retrieval, RetrievalResult, SearchQuery, SearchTarget } from "../ports.ts";
+import { RetrievalError } from "../ports.ts";
+import { retrievalErrorOf } from "./errors.ts";
+
+export interface MeilisearchOptions {
+  /** Base URL of the Meilisearch instance, e.g. `https://ms-1234.meilisearch.io`. */
+  url: string;
+  /** A key with the `search` action on the indexes; sent as `Authorization: Bearer`. Empty: no header. */
+  apiKey: string;
+  /** The whole exchange (connect, answer, body) must finish within this. Default 2000 ms. */
+  timeoutMs?: number;
+  /** The Meilisearch index uid of a target. Default `<systemAccountId>-<index>`. */
+  indexUid?: (target: SearchTarget) => string;
+  /** Default: the global fetch. */
+  fetch?: typeof fetch;
+}
+
+export const DEFAULT_MEILISEARCH_TIMEOUT_MS = 2000;
+
+export const defaultIndexUid = (target: SearchTarget): string => `${target.systemAccountId}-${target.index}`;
+
+/** The Retrieval port over Meilisearch's HTTP API (`POST /indexes/{uid}/search`). Runs in Workers and Node. */
+export class MeilisearchRetrieval implements Retrieval {
+  private readonly base: string;
+  private readonly apiKey: string;
+  private readonly timeoutMs: number;
+  private readonly indexUid: (target: SearchTarget) => string;
+  private readonly fetch: typeof fetch;
+
+  constructor(options: MeilisearchOptions) {
+    this.base = options.url.replace(/\/+$/, "");
+    this.apiKey = options.apiKey;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_MEILISEARCH_TIMEOUT_MS;
+    this.indexUid = options.indexUid ?? defaultIndexUid;
+    this.fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    if (!(this.timeoutMs > 0)) throw new RangeError("timeoutMs must be above 0");
+  }
+
+  async search(target: SearchTarget, query: SearchQuery): Promise<RetrievalResult> {
+    const uid = this.indexUid(target);
+    const url = `${this.base}/indexes/${encodeURIComponent(uid)}/search`;
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.timeoutMs);
+    try {
+      const response = await this.fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          ...(this.apiKey === "" ? {} : { authorization: `Bearer ${this.apiKey}` }),
+        },
+        body: JSON.stringify({
+          q: query.q,
+          limit: query.limit,
+          offset: query.offset,
+          ...(query.filter === undefined ? {} : { filter: query.filter }),
+        }),
+        signal: controller.signal,
+      });
+      const text = await response.text();
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      if (!response.ok) throw retrievalErrorOf(response.status, body);
+      return resultOf(body);
+    } catch (error) {
+      if (error instanceof RetrievalError) throw error;
+      if (timedOut) {
+        throw new RetrievalError("timeout", `Meilisearch did not answer within ${this.timeoutMs} ms`);
+      }
+      throw new RetrievalError(
+        "unavailable",
+        `Meilisearch could not be reached: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** Maps Meilisearch's documented search response (`hits`, `estimatedTotalHits`, ...) to the port's result. */
+function resultOf(body: unknown): RetrievalResult {
+  if (!isPlainObject(body) || !Array.isArray(body.hits) || !body.hits.every(isPlainObject)) {
+    throw new RetrievalError("unavailable", "Meilisearch answered a search without a hits array");
+  }
+  // estimatedTotalHits with limit/offset; totalHits when an index is set to exhaustive pagination.
+  const total = body.estimatedTotalHits ?? body.totalHits;
+  return {
+    hits: body.hits,
+    estimatedTotalHits:
+      typeof total === "number" && Number.isFinite(total) && total >= 0 ? total : body.hits.length,
+  };
+}
