@@ -90,4 +90,6 @@ export interface DocumentStore {
   /** Documents in primary-key order. */
   list(accountId: string, index: string, offset: number, limit: number): Promise<Document[]>;
   deleteIndex(accountId: string, index: string): Promise<void>;
+  /** Increases with every change to the index's documents (in the same transaction); 0 when never written. */
+  revision(accountId: string, index: string): Promise<number>;
 }

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "./database.ts";
 import { SqliteDocumentStore } from "./documents.ts";
@@ -30,5 +33,55 @@ describe("SqliteDocumentStore", () => {
     const store = new SqliteDocumentStore(openDatabase(":memory:"));
     await expect(store.upsert("a", "p", "id", [{ id: "1" }, { title: "no id" }])).rejects.toThrow(TypeError);
     expect(await store.count("a", "p")).toBe(0);
+  });
+
+  it("keeps a per-index revision that every write increments in its own transaction", async () => {
+    const store = new SqliteDocumentStore(openDatabase(":memory:"));
+    expect(await store.revision("a", "p")).toBe(0);
+
+    await store.upsert("a", "p", "id", [{ id: "1" }, { id: "2" }]);
+    expect(await store.revision("a", "p")).toBe(1);
+    await store.upsert("a", "p", "id", [{ id: "1", title: "changed" }]);
+    expect(await store.revision("a", "p")).toBe(2);
+
+    // Other indexes and accounts have their own revisions.
+    await store.upsert("a", "q", "id", [{ id: "1" }]);
+    expect(await store.revision("a", "q")).toBe(1);
+    expect(await store.revision("b", "p")).toBe(0);
+    expect(await store.revision("a", "p")).toBe(2);
+
+    // An empty batch changes nothing, so it does not count.
+    await store.upsert("a", "p", "id", []);
+    expect(await store.revision("a", "p")).toBe(2);
+
+    // A failed batch rolls its increment back with its documents.
+    await expect(store.upsert("a", "p", "id", [{ id: "3" }, { title: "no id" }])).rejects.toThrow(TypeError);
+    expect(await store.revision("a", "p")).toBe(2);
+
+    // Deleting counts; the revision survives the delete and keeps growing afterwards.
+    await store.deleteIndex("a", "p");
+    expect(await store.revision("a", "p")).toBe(3);
+    await store.deleteIndex("a", "p");
+    expect(await store.revision("a", "p")).toBe(3);
+    await store.deleteIndex("a", "never-written");
+    expect(await store.revision("a", "never-written")).toBe(0);
+    await store.upsert("a", "p", "id", [{ id: "1" }]);
+    expect(await store.revision("a", "p")).toBe(4);
+  });
+
+  it("shares revisions between stores on the same database file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "documents-"));
+    try {
+      const file = join(dir, "docs.db");
+      const [writerDb, readerDb] = [openDatabase(file), openDatabase(file)];
+      const writer = new SqliteDocumentStore(writerDb);
+      const reader = new SqliteDocumentStore(readerDb);
+      await writer.upsert("a", "p", "id", [{ id: "1" }]);
+      expect(await reader.revision("a", "p")).toBe(1);
+      writerDb.close();
+      readerDb.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

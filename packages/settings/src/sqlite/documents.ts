@@ -5,6 +5,12 @@ import { transaction } from "./database.ts";
 /**
  * The embedded document store (the `DocumentStore` port; Meilisearch holds the
  * documents in production). One row per document, keyed by account, index and primary-key value.
+ *
+ * Every write that changes an index's documents also increments that index's row in
+ * `document_revisions`, in the same transaction, so readers (the embedded search engine) can tell
+ * cheaply whether what they built from the documents is still current. The revision row outlives
+ * `deleteIndex` on purpose: revisions never go back, so an index deleted and written again can
+ * never be mistaken for an earlier state that had the same revision number.
  */
 export class SqliteDocumentStore implements DocumentStore {
   private readonly db: DatabaseSync;
@@ -12,12 +18,18 @@ export class SqliteDocumentStore implements DocumentStore {
   private readonly countStmt: StatementSync;
   private readonly listStmt: StatementSync;
   private readonly deleteStmt: StatementSync;
+  private readonly bumpStmt: StatementSync;
+  private readonly revisionStmt: StatementSync;
 
   constructor(db: DatabaseSync) {
     this.db = db;
     db.exec(`CREATE TABLE IF NOT EXISTS documents (
       account TEXT NOT NULL, index_name TEXT NOT NULL, doc_id TEXT NOT NULL, body TEXT NOT NULL,
       PRIMARY KEY (account, index_name, doc_id)
+    ) WITHOUT ROWID`);
+    db.exec(`CREATE TABLE IF NOT EXISTS document_revisions (
+      account TEXT NOT NULL, index_name TEXT NOT NULL, revision INTEGER NOT NULL,
+      PRIMARY KEY (account, index_name)
     ) WITHOUT ROWID`);
     this.upsertStmt = db.prepare(
       "INSERT INTO documents (account, index_name, doc_id, body) VALUES (?, ?, ?, ?) ON CONFLICT(account, index_name, doc_id) DO UPDATE SET body = excluded.body",
@@ -27,10 +39,21 @@ export class SqliteDocumentStore implements DocumentStore {
       "SELECT body FROM documents WHERE account = ? AND index_name = ? ORDER BY doc_id LIMIT ? OFFSET ?",
     );
     this.deleteStmt = db.prepare("DELETE FROM documents WHERE account = ? AND index_name = ?");
+    this.bumpStmt = db.prepare(
+      "INSERT INTO document_revisions (account, index_name, revision) VALUES (?, ?, 1) ON CONFLICT(account, index_name) DO UPDATE SET revision = revision + 1",
+    );
+    this.revisionStmt = db.prepare(
+      "SELECT revision FROM document_revisions WHERE account = ? AND index_name = ?",
+    );
   }
 
-  /** Inserts or replaces every document by `String(doc[primaryKey])` in one transaction: all or nothing. */
+  /**
+   * Inserts or replaces every document by `String(doc[primaryKey])` in one transaction: all or
+   * nothing. A non-empty batch increments the index's revision in the same transaction; an empty
+   * one changes nothing.
+   */
   async upsert(account: string, index: string, primaryKey: string, docs: readonly Document[]): Promise<void> {
+    if (docs.length === 0) return;
     transaction(this.db, () => {
       for (const doc of docs) {
         const id = doc[primaryKey];
@@ -39,6 +62,7 @@ export class SqliteDocumentStore implements DocumentStore {
         }
         this.upsertStmt.run(account, index, String(id), JSON.stringify(doc));
       }
+      this.bumpStmt.run(account, index);
     });
   }
 
@@ -51,7 +75,16 @@ export class SqliteDocumentStore implements DocumentStore {
     return rows.map((row) => JSON.parse(row.body) as Document);
   }
 
+  /** Deletes the index's documents; when there were any, increments its revision in the same transaction. */
   async deleteIndex(account: string, index: string): Promise<void> {
-    this.deleteStmt.run(account, index);
+    transaction(this.db, () => {
+      if (Number(this.deleteStmt.run(account, index).changes) > 0) this.bumpStmt.run(account, index);
+    });
+  }
+
+  /** The index's revision: 0 when its documents were never written, +1 on every change since. */
+  async revision(account: string, index: string): Promise<number> {
+    const row = this.revisionStmt.get(account, index) as { revision: number } | undefined;
+    return row?.revision ?? 0;
   }
 }

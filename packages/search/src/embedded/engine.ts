@@ -1,0 +1,337 @@
+// The embedded retrieval backend: one MiniSearch index per (account, index), built from the
+// DocumentStore, kept fresh by the store's revision, persisted as snapshots and bounded by an LRU.
+// The rules are documented in docs/search.md, "Embedded engine".
+
+import { tokenize } from "@relevance/core";
+import type { Document, DocumentStore, Logger } from "@relevance/settings";
+import MiniSearch, { type Options, type SearchOptions, type SearchResult } from "minisearch";
+import type { Retrieval, RetrievalResult, SearchQuery, SearchTarget } from "../ports.ts";
+import { fieldValue, searchableText, stringFields } from "./fields.ts";
+import { compileFilter, type DocumentPredicate } from "./filter.ts";
+import type { IndexSnapshotStore } from "./snapshots.ts";
+
+export interface EmbeddedRetrievalOptions {
+  documents: DocumentStore;
+  /** Where serialized indexes are kept across restarts; none means every start re-indexes. */
+  store?: IndexSnapshotStore;
+  /** At most this many indexes in memory; the least recently used goes first. Default 32. */
+  maxIndexes?: number;
+  /**
+   * How long after a build its snapshot is written (default 1000 ms), off the search that built it;
+   * a newer build of the same index within that time replaces it. `flush()` writes at once.
+   */
+  snapshotDelayMs?: number;
+  /** Where a failed snapshot read or write is reported (it never fails a search). */
+  logger?: Logger;
+}
+
+/** Counters for operators and tests. */
+export interface EmbeddedRetrievalStats {
+  /** Indexes built from the documents (MiniSearch `addAll`). */
+  builds: number;
+  /** Indexes loaded from a snapshot instead. */
+  snapshotLoads: number;
+  /** Snapshots written. */
+  snapshotWrites: number;
+  /** Indexes dropped from memory by the LRU bound. */
+  evictions: number;
+  /** Indexes in memory now. */
+  inMemory: number;
+}
+
+/** Bumped whenever the way an index is built changes, so old snapshots are rebuilt, not misread. */
+const SNAPSHOT_FORMAT = 1;
+/** MiniSearch's id field: a name no document field can have. */
+const ID_FIELD = "\u0000id";
+const PAGE_SIZE = 5000;
+/** Like Meilisearch, words after the tenth are ignored (each word may expand into many fuzzy terms). */
+const MAX_QUERY_WORDS = 10;
+
+/**
+ * Typo tolerance: the Levenshtein distance allowed for a query term of `n` characters. MiniSearch
+ * counts a swap of two adjacent letters ("runnign") as two edits, so two edits start at 6.
+ */
+export function fuzziness(term: string): number {
+  const n = [...term].length;
+  return n <= 3 ? 0 : n <= 5 ? 1 : 2;
+}
+
+const SEARCH_OPTIONS: SearchOptions = {
+  fuzzy: (term) => fuzziness(term),
+  // Prefix matching on the last query word only: it is the one the user may still be typing.
+  prefix: (_term, i, terms) => i === terms.length - 1,
+};
+
+/** The same tokens as the relevance core (NFKC, lower case, split on non letters/digits); terms need no further processing. */
+function miniSearchOptions(fields: string[], primaryKey: string): Options<Document> {
+  return {
+    fields,
+    idField: ID_FIELD,
+    storeFields: [],
+    extractField: (doc, name) =>
+      name === ID_FIELD ? String(doc[primaryKey]) : searchableText(fieldValue(doc, name)),
+    stringifyField: (value) => String(value),
+    tokenize: (text) => tokenize(text),
+    processTerm: (term) => term,
+    searchOptions: SEARCH_OPTIONS,
+  };
+}
+
+interface LoadedIndex {
+  /** What the index was built for (primary key, searchable attributes): another value means rebuild. */
+  config: string;
+  /** The document revision read before the documents were: never newer than what the index holds. */
+  revision: number;
+  search: MiniSearch<Document>;
+  /** The documents by id, in primary-key order; `position` breaks score ties. */
+  docs: Map<string, { doc: Document; position: number }>;
+  /** The indexed fields (the searchable attributes, or the string fields found). */
+  fields: string[];
+}
+
+interface Snapshot {
+  format: number;
+  config: string;
+  fields: string[];
+  index: Parameters<typeof MiniSearch.loadJS>[0];
+}
+
+function configOf(target: SearchTarget): string {
+  return JSON.stringify([SNAPSHOT_FORMAT, target.primaryKey, target.searchableAttributes]);
+}
+
+export class EmbeddedRetrieval implements Retrieval {
+  private readonly documents: DocumentStore;
+  private readonly store: IndexSnapshotStore | undefined;
+  private readonly maxIndexes: number;
+  private readonly snapshotDelayMs: number;
+  private readonly logger: Logger | undefined;
+  /** Loaded indexes by (account, index); Map order is recency, least recently used first. */
+  private readonly cache = new Map<string, LoadedIndex>();
+  /** Loads under way by (account, index, config, revision), so concurrent searches share one. */
+  private readonly loading = new Map<string, Promise<LoadedIndex>>();
+  /** Snapshot writes waiting for their delay, by (account, index). */
+  private readonly scheduled = new Map<
+    string,
+    { revision: number; timer: ReturnType<typeof setTimeout>; write: () => Promise<void> }
+  >();
+  private readonly writing = new Set<Promise<void>>();
+  private readonly counters = { builds: 0, snapshotLoads: 0, snapshotWrites: 0, evictions: 0 };
+
+  constructor(options: EmbeddedRetrievalOptions) {
+    const maxIndexes = options.maxIndexes ?? 32;
+    if (!Number.isInteger(maxIndexes) || maxIndexes < 1)
+      throw new RangeError("maxIndexes must be an integer >= 1");
+    this.documents = options.documents;
+    this.store = options.store;
+    this.maxIndexes = maxIndexes;
+    this.snapshotDelayMs = options.snapshotDelayMs ?? 1000;
+    this.logger = options.logger;
+  }
+
+  get stats(): EmbeddedRetrievalStats {
+    return { ...this.counters, inMemory: this.cache.size };
+  }
+
+  /** Writes every scheduled snapshot now and waits for all writes (tests, orderly shutdown). */
+  async flush(): Promise<void> {
+    for (const { timer, write } of [...this.scheduled.values()]) {
+      clearTimeout(timer);
+      void write();
+    }
+    await Promise.all([...this.writing]);
+  }
+
+  async search(target: SearchTarget, query: SearchQuery): Promise<RetrievalResult> {
+    // Validate the filter before any (possibly expensive) index work.
+    const predicate = compileFilter(query.filter, target.filterableAttributes);
+    const index = await this.index(target);
+    const words = tokenize(query.q);
+    const ranked =
+      words.length === 0
+        ? placeholder(index, predicate)
+        : ranking(index, words.slice(0, MAX_QUERY_WORDS).join(" "), predicate);
+    const hits: Document[] = [];
+    for (const id of ranked.slice(query.offset, query.offset + query.limit)) {
+      const entry = index.docs.get(id);
+      if (entry !== undefined) hits.push({ ...entry.doc });
+    }
+    return { hits, estimatedTotalHits: ranked.length };
+  }
+
+  /** The index for `target`, current with the documents' revision. */
+  private async index(target: SearchTarget): Promise<LoadedIndex> {
+    const { systemAccountId: account, index } = target;
+    const key = JSON.stringify([account, index]);
+    const config = configOf(target);
+    const revision = await this.documents.revision(account, index);
+    const cached = this.cache.get(key);
+    if (cached !== undefined && cached.config === config && cached.revision === revision) {
+      this.cache.delete(key);
+      this.cache.set(key, cached);
+      return cached;
+    }
+    const loadKey = JSON.stringify([account, index, config, revision]);
+    let load = this.loading.get(loadKey);
+    if (load === undefined) {
+      load = this.load(key, target, config, revision).finally(() => this.loading.delete(loadKey));
+      this.loading.set(loadKey, load);
+    }
+    const loaded = await load;
+    const current = this.cache.get(key);
+    // A slower load of an older revision must not replace a newer index.
+    if (current === undefined || current.config !== loaded.config || current.revision <= loaded.revision) {
+      this.cache.delete(key);
+      this.cache.set(key, loaded);
+      for (const oldest of this.cache.keys()) {
+        if (this.cache.size <= this.maxIndexes) break;
+        this.cache.delete(oldest);
+        this.counters.evictions++;
+      }
+    }
+    return loaded;
+  }
+
+  private async load(
+    key: string,
+    target: SearchTarget,
+    config: string,
+    revision: number,
+  ): Promise<LoadedIndex> {
+    const { systemAccountId: account, index, primaryKey } = target;
+    const snapshot = revision > 0 ? await this.readSnapshot(account, index, config, revision) : null;
+    const docs = await this.readDocuments(account, index, primaryKey);
+    if (snapshot !== null) {
+      try {
+        const search = MiniSearch.loadJS(snapshot.index, miniSearchOptions(snapshot.fields, primaryKey));
+        this.counters.snapshotLoads++;
+        return { config, revision, search, docs, fields: snapshot.fields };
+      } catch (error) {
+        this.logger?.warn("embedded search: unreadable index snapshot, rebuilding", {
+          account,
+          index,
+          error: String(error),
+        });
+      }
+    }
+    const fields =
+      target.searchableAttributes.length > 0 ? target.searchableAttributes : stringFields(docDocs(docs));
+    const search = new MiniSearch<Document>(miniSearchOptions(fields, primaryKey));
+    search.addAll([...docDocs(docs)]);
+    this.counters.builds++;
+    const loaded = { config, revision, search, docs, fields };
+    this.scheduleSnapshot(key, account, index, loaded);
+    return loaded;
+  }
+
+  /**
+   * Serializing and storing takes about as long as building (docs/search.md), so it happens after
+   * the search that built the index, and only for the latest build of the index within the delay.
+   */
+  private scheduleSnapshot(key: string, account: string, index: string, loaded: LoadedIndex): void {
+    const store = this.store;
+    if (store === undefined || loaded.revision === 0) return;
+    const pending = this.scheduled.get(key);
+    if (pending !== undefined) {
+      if (pending.revision > loaded.revision) return;
+      clearTimeout(pending.timer);
+    }
+    const write = (): Promise<void> => {
+      this.scheduled.delete(key);
+      const done = Promise.resolve()
+        .then(() => {
+          const body: Snapshot = {
+            format: SNAPSHOT_FORMAT,
+            config: loaded.config,
+            fields: loaded.fields,
+            index: loaded.search.toJSON(),
+          };
+          return store.put(account, index, { revision: loaded.revision, json: JSON.stringify(body) });
+        })
+        .then(
+          () => {
+            this.counters.snapshotWrites++;
+          },
+          (error: unknown) => {
+            this.logger?.warn("embedded search: could not store an index snapshot", {
+              account,
+              index,
+              error: String(error),
+            });
+          },
+        )
+        .finally(() => this.writing.delete(done));
+      this.writing.add(done);
+      return done;
+    };
+    const timer = setTimeout(write, this.snapshotDelayMs);
+    // A pending snapshot must not keep the process alive: losing it only costs a rebuild.
+    if (typeof timer === "object" && "unref" in timer) timer.unref();
+    this.scheduled.set(key, { revision: loaded.revision, timer, write });
+  }
+
+  private async readSnapshot(
+    account: string,
+    index: string,
+    config: string,
+    revision: number,
+  ): Promise<Snapshot | null> {
+    if (this.store === undefined) return null;
+    try {
+      const stored = await this.store.get(account, index);
+      if (stored === null || stored.revision !== revision) return null;
+      const snapshot = JSON.parse(stored.json) as Snapshot;
+      return snapshot.format === SNAPSHOT_FORMAT && snapshot.config === config ? snapshot : null;
+    } catch (error) {
+      this.logger?.warn("embedded search: could not read an index snapshot", {
+        account,
+        index,
+        error: String(error),
+      });
+      return null;
+    }
+  }
+
+  /** Every document of the index by id, in primary-key order (a later page wins over a shifted earlier one). */
+  private async readDocuments(
+    account: string,
+    index: string,
+    primaryKey: string,
+  ): Promise<Map<string, { doc: Document; position: number }>> {
+    const docs = new Map<string, { doc: Document; position: number }>();
+    for (let offset = 0; ; offset += PAGE_SIZE) {
+      const page = await this.documents.list(account, index, offset, PAGE_SIZE);
+      for (const doc of page) docs.set(String(doc[primaryKey]), { doc, position: docs.size });
+      if (page.length < PAGE_SIZE) return docs;
+    }
+  }
+}
+
+function* docDocs(docs: Map<string, { doc: Document }>): Iterable<Document> {
+  for (const entry of docs.values()) yield entry.doc;
+}
+
+/** An empty query: every document passing the filter, in primary-key order (Meilisearch's placeholder search). */
+function placeholder(index: LoadedIndex, predicate: DocumentPredicate | null): string[] {
+  const ids: string[] = [];
+  for (const [id, { doc }] of index.docs) {
+    if (predicate === null || predicate(doc)) ids.push(id);
+  }
+  return ids;
+}
+
+/** Ids of the matches by descending BM25+ score: all query words (AND) if any match so, else any word (OR). */
+function ranking(index: LoadedIndex, q: string, predicate: DocumentPredicate | null): string[] {
+  const filter =
+    predicate === null
+      ? undefined
+      : (result: SearchResult) => {
+          const entry = index.docs.get(result.id as string);
+          return entry !== undefined && predicate(entry.doc);
+        };
+  let results = index.search.search(q, { combineWith: "AND", filter });
+  if (results.length === 0) results = index.search.search(q, { combineWith: "OR", filter });
+  const position = (id: string) => index.docs.get(id)?.position ?? Number.MAX_SAFE_INTEGER;
+  results.sort((a, b) => b.score - a.score || position(a.id as string) - position(b.id as string));
+  return results.map((r) => r.id as string);
+}

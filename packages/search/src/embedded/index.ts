@@ -1,0 +1,9 @@
+export {
+  EmbeddedRetrieval,
+  type EmbeddedRetrievalOptions,
+  type EmbeddedRetrievalStats,
+  fuzziness,
+} from "./engine.ts";
+export { compileFilter, type DocumentPredicate, type FilterExpression, parseFilter } from "./filter.ts";
+export type { IndexSnapshot, IndexSnapshotStore } from "./snapshots.ts";
+export { SqliteIndexSnapshotStore } from "./sqlite-snapshots.ts";
