@@ -2,6 +2,8 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type ServerType, serve } from "@hono/node-server";
 import { createApiApp } from "@relevance/admin";
+import { createSearchApp } from "@relevance/search";
+import { EmbeddedRetrieval, SqliteIndexSnapshotStore } from "@relevance/search/embedded";
 import { ChangeTailer, type Logger } from "@relevance/settings";
 import {
   openDatabase,
@@ -20,12 +22,14 @@ export interface Stack {
   changeLog: SqliteChangeLog;
   tailer: ChangeTailer | null;
   app: Hono;
+  retrieval: EmbeddedRetrieval;
   stop(): Promise<void>;
 }
 
 /**
  * The embedded stack in one process: the settings table and its change log (SQLite), the settings
- * exporter tailing that log into the SQLite KV, and the admin and customer APIs on one port.
+ * exporter tailing that log into the SQLite KV, the admin and customer APIs, and the search proxy
+ * (the same Hono app as the Worker, over the embedded engine and the SQLite KV) on one port.
  */
 export async function startStack(config: LocalConfig, log: Logger): Promise<Stack> {
   const settingsDb = openDatabase(join(config.dataDir, "settings.db"));
@@ -59,8 +63,14 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
     tailer = t;
   }
 
+  const retrieval = new EmbeddedRetrieval({
+    documents,
+    store: new SqliteIndexSnapshotStore(settingsDb),
+    logger: log,
+  });
   const app = new Hono();
   app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.route("/", createSearchApp({ kv, retrieval, log }));
   app.route(
     "/",
     createApiApp({ table, kv, documents, adminToken: config.adminToken, log, now: () => new Date() }),
@@ -79,10 +89,12 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
     changeLog,
     tailer,
     app,
+    retrieval,
     async stop() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       unsubscribe();
       await tailer?.stop();
+      await retrieval.flush();
       settingsDb.close();
       kvDb.close();
     },

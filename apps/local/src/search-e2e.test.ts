@@ -1,0 +1,174 @@
+// The seed's section 3 table end to end through HTTP on the embedded stack: admin API → settings
+// table → change log → exporter → SQLite KV → search proxy (embedded engine) → relevanceScore.
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { buildArtifact, importXgboost, modelKey } from "@relevance/core";
+import type { Logger } from "@relevance/settings";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Stack, startStack } from "./stack.ts";
+import { ADMIN_TOKEN } from "./test-support.ts";
+
+const FIXTURE = fileURLToPath(
+  new URL("../../../packages/relevance-core/fixtures/xgboost/binary_logistic.model.json", import.meta.url),
+);
+const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
+const log: Logger = {
+  info: (message, fields) => lines.push({ level: "info", message, fields }),
+  warn: (message, fields) => lines.push({ level: "warn", message, fields }),
+  error: (message, fields) => lines.push({ level: "error", message, fields }),
+};
+
+let stack: Stack;
+let account: string;
+let apiKey: string;
+const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" };
+
+function artifact(modelId: string): string {
+  const draft = importXgboost(JSON.parse(readFileSync(FIXTURE, "utf8")));
+  if (!draft.ok) throw new Error("fixture");
+  const built = buildArtifact(draft.value, { modelId, titleField: "title", tagsField: "tags" });
+  if (!built.ok) throw new Error("fixture");
+  return built.value.text;
+}
+
+async function http(method: string, path: string, body: unknown, headers: Record<string, string>) {
+  const res = await fetch(stack.url + path, {
+    method,
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: res.status,
+    model: res.headers.get("x-relevance-model"),
+    body: (await res.json()) as Record<string, unknown>,
+  };
+}
+
+const search = (index: string) =>
+  http(
+    "POST",
+    `/api/v1/indexes/${index}/search`,
+    { q: "red shoes", relevanceScore: true },
+    { "x-api-key": apiKey },
+  );
+const configure = (index: string, modelId: string | null) =>
+  http(
+    "PUT",
+    `/api/v1/admin/accounts/${account}/indexes/${index}/relevance-trigger-config`,
+    {
+      relevanceTriggerConfig: modelId === null ? null : { modelId, titleField: "title", tagsField: "tags" },
+    },
+    admin,
+  );
+
+/** Settings reach search through the exporter; in the embedded stack that takes milliseconds (spec: within 2 s). */
+async function searchUntil(index: string, accept: (r: Awaited<ReturnType<typeof search>>) => boolean) {
+  const deadline = Date.now() + 2000;
+  for (;;) {
+    const r = await search(index);
+    if (accept(r) || Date.now() > deadline) return r;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+beforeAll(async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "e2e-"));
+  stack = await startStack(
+    {
+      port: 0,
+      host: "127.0.0.1",
+      dataDir,
+      adminToken: ADMIN_TOKEN,
+      adminTokenGenerated: false,
+      demo: false,
+      exporter: true,
+    },
+    log,
+  );
+  const created = await http("POST", "/api/v1/admin/accounts", { name: "Seed 3" }, admin);
+  account = created.body.systemAccountId as string;
+  apiKey = created.body.apiKey as string;
+  const key = { "x-api-key": apiKey };
+  for (const name of ["products", "shoes"]) {
+    await http("POST", "/api/v1/indexes", { name }, key);
+    await http(
+      "POST",
+      `/api/v1/indexes/${name}/documents`,
+      [
+        { id: 1, title: "Red running shoes", tags: ["shoes", "running"] },
+        { id: 2, title: "Red leather shoes", tags: ["shoes"] },
+        { id: 3, title: "Blue socks", tags: ["socks"] },
+      ],
+      key,
+    );
+  }
+  await http("PUT", "/api/v1/aliases/catalog", { index: "products" }, key);
+});
+
+afterAll(async () => {
+  await stack.stop();
+});
+
+describe("seed section 3 end to end through HTTP (embedded stack)", () => {
+  it("upload of an artifact alone: no index changes, no score", async () => {
+    await stack.kv.put(modelKey(`${account}:products:v1`), artifact(`${account}:products:v1`));
+    const r = await search("products");
+    expect(r.status).toBe(200);
+    expect(r.body.hits).not.toHaveLength(0);
+    expect(r.body).not.toHaveProperty("relevanceScore");
+  });
+
+  it("configuration without an artifact: no score, a warning naming account, index and modelId", async () => {
+    const put = await configure("shoes", `${account}:shoes:v1`);
+    expect(put.body.warnings).toEqual(
+      expect.arrayContaining([expect.stringMatching(/no model artifact under relevance_model:/)]),
+    );
+    await searchUntil("shoes", () => lines.some((l) => l.message === "relevance model artifact missing"));
+    const r = await search("shoes");
+    expect(r.status).toBe(200);
+    expect(r.body).not.toHaveProperty("relevanceScore");
+    const warning = lines.find((l) => l.message === "relevance model artifact missing");
+    expect(warning).toMatchObject({
+      level: "warn",
+      fields: { account, index: "shoes", modelId: `${account}:shoes:v1` },
+    });
+  });
+
+  it("configuration with the artifact present: relevanceScore in [0, 10], from the named model", async () => {
+    await configure("products", `${account}:products:v1`);
+    const r = await searchUntil("products", (x) => "relevanceScore" in x.body);
+    expect(r.model).toBe(`${account}:products:v1`);
+    expect(r.body.relevanceScore).toBeGreaterThanOrEqual(0);
+    expect(r.body.relevanceScore).toBeLessThanOrEqual(10);
+  });
+
+  it("admin PUT null: scoring skipped silently, the artifact stays in KV", async () => {
+    await configure("products", null);
+    const r = await searchUntil("products", (x) => !("relevanceScore" in x.body));
+    expect(r.body).not.toHaveProperty("relevanceScore");
+    expect(await stack.kv.get(modelKey(`${account}:products:v1`))).not.toBeNull();
+  });
+
+  it("switch to a new modelId whose artifact exists: the new model serves", async () => {
+    await stack.kv.put(modelKey(`${account}:products:v2`), artifact(`${account}:products:v2`));
+    await configure("products", `${account}:products:v1`);
+    expect((await searchUntil("products", (x) => x.model === `${account}:products:v1`)).model).toBe(
+      `${account}:products:v1`,
+    );
+    await configure("products", `${account}:products:v2`);
+    expect((await searchUntil("products", (x) => x.model === `${account}:products:v2`)).model).toBe(
+      `${account}:products:v2`,
+    );
+  });
+
+  it("alias with config on both records: the alias record's config is used, retrieval from the index", async () => {
+    await configure("catalog", `${account}:products:v1`);
+    const viaAlias = await searchUntil("catalog", (x) => x.model === `${account}:products:v1`);
+    expect(viaAlias.model).toBe(`${account}:products:v1`);
+    expect(viaAlias.body.hits).toEqual((await search("products")).body.hits);
+    // The index itself still serves v2: two records, two configs, one upload each.
+    expect((await search("products")).model).toBe(`${account}:products:v2`);
+  });
+});
