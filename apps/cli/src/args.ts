@@ -22,13 +22,13 @@ export function parseFlags(
     values = parsed.values as Record<string, string | boolean | undefined>;
   } catch (error) {
     throw new UserError(
-      `${command}: ${(error as Error).message.split("\n")[0]} (see relevance ${command} --help)`,
+      `${(error as Error).message.split("\n")[0]} (see relevance ${command} --help)`,
       USAGE_EXIT,
     );
   }
   for (const [name, s] of Object.entries(spec)) {
     if (s.required && values[name] === undefined) {
-      throw new UserError(`${command}: --${name} is required (see relevance ${command} --help)`, USAGE_EXIT);
+      throw new UserError(`--${name} is required (see relevance ${command} --help)`, USAGE_EXIT);
     }
   }
   return values;

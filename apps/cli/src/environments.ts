@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { describeType, fail, type Issue, isPlainObject, issue, ok, type Result } from "@relevance/core";
@@ -107,6 +108,16 @@ export function resolveEnvironment(
   if (config.kind === "local") {
     const dataDir = resolve(env.DATA_DIR ?? "./.data");
     const port = env.PORT ?? "8787";
+    if (!/^\d{1,5}$/.test(port)) return fail([issue("PORT", `must be a port number, got "${port}"`)]);
+    // Opening would create empty databases: a wrong DATA_DIR must not leave files behind.
+    if (!existsSync(join(dataDir, "settings.db")) || !existsSync(join(dataDir, "kv.db"))) {
+      return fail([
+        issue(
+          "DATA_DIR",
+          `${dataDir} holds no local stack data (start it with npm start, or set DATA_DIR to its data folder)`,
+        ),
+      ]);
+    }
     const settingsDb = openDatabase(join(dataDir, "settings.db"));
     const kvDb = openDatabase(join(dataDir, "kv.db"));
     const base = `http://127.0.0.1:${port}`;

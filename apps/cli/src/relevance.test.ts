@@ -164,7 +164,29 @@ describe("relevance model export | predict | inspect (the real bin in a child pr
   it("prints help listing every command", () => {
     const r = relevance(["--help"]);
     expect(r.code).toBe(0);
-    for (const c of ["model export", "model predict", "model inspect"]) expect(r.stdout).toContain(c);
+    for (const c of [
+      "model export",
+      "model predict",
+      "model inspect",
+      "model upload",
+      "model get",
+      "model delete",
+      "config get",
+      "config set",
+      "config disable",
+      "config edit-table",
+      "verify",
+      "rollout",
+      "rollback",
+      "prune",
+    ])
+      expect(r.stdout).toMatch(new RegExp(`^  ${c} +\\S`, "m"));
+    const verify = relevance(["verify", "--help"]);
+    expect(verify.code).toBe(0);
+    expect(verify.stdout).toMatch(
+      /--env <value> +environment: local, dev, staging, preprod, prod \(required\)/,
+    );
+    expect(verify.stdout).toMatch(/--json +print one JSON object/);
   });
 });
 

@@ -3,6 +3,12 @@ import { exportFlags, modelExport } from "./commands/model-export.ts";
 import { inspectFlags, modelInspect } from "./commands/model-inspect.ts";
 import { modelPredict, predictFlags } from "./commands/model-predict.ts";
 import { type Io, UserError } from "./io.ts";
+import { configDisable, configEditTable, configGet, configSet } from "./procedures/config.ts";
+import { modelDelete, modelGet, modelUpload } from "./procedures/model.ts";
+import { COMMON_FLAGS, type Procedure, runProcedure } from "./procedures/procedure.ts";
+import { prune } from "./procedures/prune.ts";
+import { rollback, rollout } from "./procedures/rollout.ts";
+import { verify } from "./procedures/verify.ts";
 
 interface Command {
   summary: string;
@@ -10,6 +16,33 @@ interface Command {
   flags: Parameters<typeof flagHelp>[0];
   run(argv: string[], io: Io): Promise<number>;
 }
+
+/** An operating procedure (spec §6) as a command: `--env`, `--json` and `--config` come with it. */
+function procedure<P>(p: Procedure<P>): [string, Command] {
+  return [
+    p.name,
+    {
+      summary: p.summary,
+      usage: p.usage,
+      flags: { ...p.flags, ...COMMON_FLAGS },
+      run: (argv, io) => runProcedure(p, argv, io),
+    },
+  ];
+}
+
+const PROCEDURES: [string, Command][] = [
+  procedure(modelUpload),
+  procedure(modelGet),
+  procedure(modelDelete),
+  procedure(configGet),
+  procedure(configSet),
+  procedure(configDisable),
+  procedure(configEditTable),
+  procedure(verify),
+  procedure(rollout),
+  procedure(rollback),
+  procedure(prune),
+];
 
 const COMMANDS: Record<string, Command> = {
   "model export": {
@@ -31,19 +64,25 @@ const COMMANDS: Record<string, Command> = {
     flags: inspectFlags,
     run: modelInspect,
   },
+  ...Object.fromEntries(PROCEDURES),
 };
 
 function mainHelp(): string {
   const rows = Object.entries(COMMANDS).map(
-    ([name, c]) => `  ${name.padEnd(16)}${c.summary}\n      ${c.usage}`,
+    ([name, c]) => `  ${name.padEnd(18)}${c.summary}\n      ${c.usage}`,
   );
   return [
     "relevance: tools for the search relevance score",
     "",
+    "Operating procedures take --env local|dev|staging|preprod|prod (environments from relevance.environments.json,",
+    "or --config F / $RELEVANCE_ENVIRONMENTS; credentials from CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID, the AWS",
+    "default chain and ADMIN_TOKEN; local is the npm start stack at DATA_DIR and PORT) and --json. See docs/operations.md.",
+    "",
     "Commands:",
     ...rows,
     "",
-    "Run `relevance <command> --help` for a command's flags. Exit 0 on success, 1 on bad input, 2 on bad usage.",
+    "Run `relevance <command> --help` for a command's flags. Exit 0 on success, 1 on bad input or a failed step,",
+    "2 on bad usage.",
     "",
   ].join("\n");
 }
@@ -51,8 +90,10 @@ function mainHelp(): string {
 /** Runs one invocation; returns the exit code. Errors are one line on stderr, never a stack trace. */
 export async function runRelevance(argv: string[], io: Io): Promise<number> {
   const wantsHelp = argv.includes("--help") || argv.includes("-h");
-  const name = argv.slice(0, 2).join(" ");
-  const command = COMMANDS[name];
+  // Two-word commands ("model upload") first, then one-word ones ("rollout").
+  const twoWords = argv.slice(0, 2).join(" ");
+  const name = COMMANDS[twoWords] !== undefined ? twoWords : (argv[0] ?? "");
+  const command = argv[0]?.startsWith("-") ? undefined : COMMANDS[name];
   if (command === undefined) {
     if (wantsHelp || argv.length === 0) {
       io.out(mainHelp());
@@ -66,7 +107,7 @@ export async function runRelevance(argv: string[], io: Io): Promise<number> {
     return 0;
   }
   try {
-    return await command.run(argv.slice(2), io);
+    return await command.run(argv.slice(name.split(" ").length), io);
   } catch (error) {
     if (error instanceof UserError) {
       io.err(`relevance ${name}: ${error.message}\n`);

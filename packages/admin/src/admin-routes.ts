@@ -27,6 +27,40 @@ const NAME = z
   .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "must not contain control characters");
 const CreateAccount = z.strictObject({ name: NAME });
 
+/**
+ * The record's `relevance_model_history`: for each model id the record stopped naming, when (ISO).
+ * `relevance model delete` and `relevance prune` keep a model for 24 h after that (seed 3, 8).
+ */
+export const MODEL_HISTORY_ATTRIBUTE = "relevance_model_history";
+
+/** The model id a stored config names, even a malformed one (a direct edit): it may still be served. */
+function namedModelId(stored: unknown): string | null {
+  if (typeof stored !== "object" || stored === null) return null;
+  const id = (stored as Record<string, unknown>).model_id;
+  return typeof id === "string" && id !== "" ? id : null;
+}
+
+/**
+ * Records in `attributes` (in the same write as the config change) when the record stops naming a
+ * model; the model it names from now on leaves the history. No change of model, no change.
+ */
+export function recordModelHistory(
+  attributes: Record<string, unknown>,
+  storedBefore: unknown,
+  modelIdAfter: string | null,
+  at: Date,
+): void {
+  const before = namedModelId(storedBefore);
+  if (before === modelIdAfter) return;
+  const old = attributes[MODEL_HISTORY_ATTRIBUTE];
+  const history: Record<string, unknown> =
+    typeof old === "object" && old !== null && !Array.isArray(old) ? { ...old } : {};
+  if (before !== null) history[before] = at.toISOString();
+  if (modelIdAfter !== null) delete history[modelIdAfter];
+  if (Object.keys(history).length > 0) attributes[MODEL_HISTORY_ATTRIBUTE] = history;
+  else delete attributes[MODEL_HISTORY_ATTRIBUTE];
+}
+
 /** The internal admin API (`{env}-AdminInternalApi`): accounts, API keys and the relevance trigger config. */
 export function createAdminApp(deps: AdminDeps): Hono {
   if (deps.adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
@@ -114,6 +148,12 @@ export function createAdminApp(deps: AdminDeps): Hono {
     };
     if (config === null) delete attributes.relevance_trigger_config;
     else attributes.relevance_trigger_config = toStoredConfig(config);
+    recordModelHistory(
+      attributes,
+      record.attributes.relevance_trigger_config,
+      config?.modelId ?? null,
+      now(),
+    );
     // Never a blind write: only at the version just read.
     const written = await table.put(accountId, indexSk(index), attributes, {
       expectedVersion: record.version,

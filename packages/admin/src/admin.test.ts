@@ -183,6 +183,51 @@ describe("admin relevance-trigger-config", () => {
     expect((await h.putConfig(account, "products", null)).body.version).toBe(4);
   });
 
+  it("records in the same write when a record stops naming a model (relevance_model_history)", async () => {
+    let clock = new Date("2026-11-21T12:00:00.000Z");
+    const h = makeHarness({ now: () => clock });
+    const { systemAccountId: account, apiKey } = await h.account();
+    await h.index(apiKey, "products");
+    const config = (v: number) => ({
+      modelId: `${account}:products:v${v}`,
+      titleField: null,
+      tagsField: null,
+    });
+    const history = async () => {
+      const item = await h.table.get(account, "INDEX#products");
+      return { version: item?.version, history: item?.attributes.relevance_model_history };
+    };
+    await h.putConfig(account, "products", config(1));
+    expect(await history()).toEqual({ version: 2, history: undefined });
+    clock = new Date("2026-11-21T13:00:00.000Z");
+    await h.putConfig(account, "products", config(1)); // same model: nothing stops being named
+    await h.putConfig(account, "products", config(2));
+    expect(await history()).toEqual({
+      version: 4,
+      history: { [`${account}:products:v1`]: "2026-11-21T13:00:00.000Z" },
+    });
+    clock = new Date("2026-11-21T14:00:00.000Z");
+    await h.putConfig(account, "products", null);
+    clock = new Date("2026-11-21T15:00:00.000Z");
+    await h.putConfig(account, "products", config(1)); // named again: it leaves the history
+    expect(await history()).toEqual({
+      version: 6,
+      history: { [`${account}:products:v2`]: "2026-11-21T14:00:00.000Z" },
+    });
+    // A malformed stored config (direct edit) still named a model that may have been served.
+    await h.table.setAttribute(account, "INDEX#products", "relevance_trigger_config", { model_id: "odd" });
+    await h.putConfig(account, "products", config(3));
+    expect((await history()).history).toEqual({
+      [`${account}:products:v2`]: "2026-11-21T14:00:00.000Z",
+      odd: "2026-11-21T15:00:00.000Z",
+    });
+    // The exporter copies it with the rest of the record; the customer never sees it.
+    await h.drain();
+    expect((await h.copy(account, "products"))?.relevance_model_history).toBeDefined();
+    const settings = await h.customer(apiKey, "GET", "/api/v1/indexes/products/settings");
+    expect(settings.body).not.toHaveProperty("relevance_model_history");
+  });
+
   it("logs each change with its warnings", async () => {
     const { h, account } = await setup();
     await h.putConfig(account, "products", { modelId: "x:products:v1", titleField: null, tagsField: null });

@@ -62,7 +62,7 @@ export async function modelExport(argv: string[], io: Io): Promise<number> {
   const flags = parseFlags("model export", exportFlags, argv);
   const from = flags.from as string;
   if (from !== "xgboost" && from !== "lightgbm")
-    throw new UserError(`model export: --from must be xgboost or lightgbm, got ${from}`, 2);
+    throw new UserError(`--from must be xgboost or lightgbm, got ${from}`, 2);
   const input = flags.input as string;
   const out = flags.out as string;
 

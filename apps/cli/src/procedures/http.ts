@@ -1,0 +1,137 @@
+// The two HTTP APIs the procedures use: the internal admin API (relevance-trigger-config, docs/api.md)
+// and the search API (docs/search.md). Every failure is one line naming the API and what to do.
+import { type Issue, isPlainObject, type RelevanceTriggerConfig } from "@relevance/core";
+import { UserError } from "../io.ts";
+
+const TIMEOUT_MS = 15_000;
+
+async function request(what: string, url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+    const hint = cause === "TimeoutError" ? `no answer within ${TIMEOUT_MS / 1000} s` : cause;
+    throw new UserError(`cannot reach the ${what} at ${new URL(url).origin} (${hint}); is it running?`);
+  }
+}
+
+async function readBody(res: Response): Promise<unknown> {
+  const text = await res.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** `{error: {code, message, details}}` as one line. */
+function errorLine(body: unknown): string {
+  if (isPlainObject(body) && isPlainObject(body.error)) {
+    const { message, details } = body.error;
+    const first = Array.isArray(details) && isPlainObject(details[0]) ? details[0] : undefined;
+    const detail = first ? `: ${first.path ? `${String(first.path)}: ` : ""}${String(first.message)}` : "";
+    return `${String(message)}${detail}`;
+  }
+  return typeof body === "string" ? body.slice(0, 200) : JSON.stringify(body).slice(0, 200);
+}
+
+export interface ConfigState {
+  /** The config, null when none is set; a malformed stored value comes back as is. */
+  config: RelevanceTriggerConfig | null | unknown;
+  version: number;
+  storedConfigProblems?: Issue[];
+}
+
+export type PutOutcome = { ok: true; version: number; warnings: string[] } | { ok: false; conflict: string };
+
+/** `{env}-AdminInternalApi`: GET and PUT of `relevance-trigger-config`, with `Authorization: Bearer`. */
+export class AdminApi {
+  private readonly baseUrl: string;
+  private readonly token: string;
+
+  constructor(baseUrl: string, token: string) {
+    this.baseUrl = baseUrl;
+    this.token = token;
+  }
+
+  private url(account: string, index: string): string {
+    return `${this.baseUrl}/api/v1/admin/accounts/${encodeURIComponent(account)}/indexes/${encodeURIComponent(index)}/relevance-trigger-config`;
+  }
+
+  private fail(status: number, body: unknown, account: string, index: string): never {
+    if (status === 401 || status === 403)
+      throw new UserError(`the admin API refused ADMIN_TOKEN (${status}): set the token of this environment`);
+    if (status === 404) throw new UserError(`${account}/${index}: ${errorLine(body)} (admin API, 404)`);
+    throw new UserError(`the admin API answered ${status}: ${errorLine(body)}`);
+  }
+
+  async get(account: string, index: string): Promise<ConfigState> {
+    const res = await request("admin API", this.url(account, index), {
+      headers: { authorization: `Bearer ${this.token}` },
+    });
+    const body = await readBody(res);
+    if (res.status !== 200 || !isPlainObject(body) || typeof body.version !== "number")
+      this.fail(res.status, body, account, index);
+    return {
+      config: body.relevanceTriggerConfig,
+      version: body.version,
+      ...(Array.isArray(body.storedConfigProblems)
+        ? { storedConfigProblems: body.storedConfigProblems as Issue[] }
+        : {}),
+    };
+  }
+
+  /** A conditional PUT (`If-Match: "<version>"`); a 409 is returned, not thrown, so callers can say what to do. */
+  async put(
+    account: string,
+    index: string,
+    config: RelevanceTriggerConfig | null,
+    version: number,
+  ): Promise<PutOutcome> {
+    const res = await request("admin API", this.url(account, index), {
+      method: "PUT",
+      headers: {
+        authorization: `Bearer ${this.token}`,
+        "content-type": "application/json",
+        "if-match": `"${version}"`,
+      },
+      body: JSON.stringify({ relevanceTriggerConfig: config }),
+    });
+    const body = await readBody(res);
+    if (res.status === 409) return { ok: false, conflict: errorLine(body) };
+    if (res.status !== 200 || !isPlainObject(body) || typeof body.version !== "number")
+      this.fail(res.status, body, account, index);
+    const warnings = Array.isArray(body.warnings) ? body.warnings.map(String) : [];
+    return { ok: true, version: body.version, warnings };
+  }
+}
+
+export interface SearchAnswer {
+  status: number;
+  /** `relevanceScore` when the answer had one. */
+  score: number | undefined;
+  /** The `x-relevance-model` header: the model behind the score. */
+  model: string | null;
+  /** The error line of a non-200 answer. */
+  error?: string;
+}
+
+/** One scored search: `POST {base}/api/v1/indexes/{index}/search` with `relevanceScore: true`. */
+export async function scoredSearch(
+  baseUrl: string,
+  index: string,
+  apiKey: string,
+  query: string,
+): Promise<SearchAnswer> {
+  const res = await request("search API", `${baseUrl}/api/v1/indexes/${encodeURIComponent(index)}/search`, {
+    method: "POST",
+    headers: { "x-api-key": apiKey, "content-type": "application/json" },
+    body: JSON.stringify({ q: query, relevanceScore: true }),
+  });
+  const body = await readBody(res);
+  if (res.status !== 200)
+    return { status: res.status, score: undefined, model: null, error: errorLine(body) };
+  const score =
+    isPlainObject(body) && typeof body.relevanceScore === "number" ? body.relevanceScore : undefined;
+  return { status: 200, score, model: res.headers.get("x-relevance-model") };
+}
