@@ -1,4 +1,5 @@
 import { flagHelp, USAGE_EXIT } from "./args.ts";
+import { featuresLogCommand } from "./commands/features-log.ts";
 import { exportFlags, modelExport } from "./commands/model-export.ts";
 import { inspectFlags, modelInspect } from "./commands/model-inspect.ts";
 import { modelPredict, predictFlags } from "./commands/model-predict.ts";
@@ -64,6 +65,7 @@ const COMMANDS: Record<string, Command> = {
     flags: inspectFlags,
     run: modelInspect,
   },
+  "features log": featuresLogCommand,
   ...Object.fromEntries(PROCEDURES),
 };
 
