@@ -1,4 +1,5 @@
 import { toStoredConfig } from "@relevance/core";
+import { conflict, invalid, notFound, onError, onNotFound } from "@relevance/http";
 import {
   ACCOUNT_SK,
   API_KEY_SK,
@@ -12,7 +13,6 @@ import { z } from "zod";
 import { adminAuth } from "./auth.ts";
 import { parseWith, readJson } from "./body.ts";
 import { defaultRandomBytes, newAccountId, newApiKey } from "./crypto.ts";
-import { conflict, invalid, notFound, onError, onNotFound } from "./errors.ts";
 import type { AdminDeps } from "./ports.ts";
 import { etag, findRecord } from "./records.ts";
 import { configView, configWarnings, parseIfMatch, validatePutBody } from "./trigger-config.ts";

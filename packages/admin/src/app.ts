@@ -1,7 +1,7 @@
+import { onError, onNotFound } from "@relevance/http";
 import { Hono } from "hono";
 import { createAdminApp } from "./admin-routes.ts";
 import { createCustomerApp } from "./customer-routes.ts";
-import { onError, onNotFound } from "./errors.ts";
 import { openApiDocument } from "./openapi.ts";
 import type { ApiDeps } from "./ports.ts";
 

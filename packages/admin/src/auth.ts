@@ -1,7 +1,7 @@
+import { unauthorized } from "@relevance/http";
 import { API_KEY_SK, apiKeyHash, apiKeyPk, type SettingsTable } from "@relevance/settings";
 import type { MiddlewareHandler } from "hono";
 import { constantTimeEqual } from "./crypto.ts";
-import { unauthorized } from "./errors.ts";
 
 /** Hono variables of customer routes: the account the API key belongs to. */
 export type CustomerEnv = { Variables: { accountId: string } };

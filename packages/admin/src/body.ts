@@ -1,7 +1,7 @@
 import { at, type Issue } from "@relevance/core";
+import { ApiError, invalid } from "@relevance/http";
 import type { Context } from "hono";
 import type { z } from "zod";
-import { ApiError, invalid } from "./errors.ts";
 
 /**
  * Reads the request body as JSON whatever its Content-Type says. Customer routes answer a body that

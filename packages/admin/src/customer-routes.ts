@@ -1,3 +1,4 @@
+import { ApiError, conflict, invalid, notFound, onError, onNotFound } from "@relevance/http";
 import {
   INDEX_NAME,
   INDEX_PREFIX,
@@ -11,7 +12,6 @@ import { z } from "zod";
 import { type CustomerEnv, customerAuth } from "./auth.ts";
 import { parseWith, readJson } from "./body.ts";
 import { validateDocuments } from "./documents.ts";
-import { ApiError, conflict, invalid, notFound, onError, onNotFound } from "./errors.ts";
 import type { CustomerDeps } from "./ports.ts";
 import { type Attempt, etag, findRecord, isAlias, recordName, retryOnConflict } from "./records.ts";
 import {

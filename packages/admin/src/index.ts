@@ -1,7 +1,7 @@
+export { ApiError, type ErrorBody } from "@relevance/http";
 export { ADMIN_BASE, createAdminApp } from "./admin-routes.ts";
 export { createApiApp } from "./app.ts";
 export { CUSTOMER_BASE, createCustomerApp } from "./customer-routes.ts";
-export { ApiError, type ErrorBody } from "./errors.ts";
 export { openApiDocument } from "./openapi.ts";
 export type * from "./ports.ts";
 export { type ConfigView, configView, configWarnings, validatePutBody } from "./trigger-config.ts";

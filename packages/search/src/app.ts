@@ -1,8 +1,8 @@
 import { formatIssues } from "@relevance/core";
+import { ApiError, INTERNAL_ERROR, onError, onNotFound } from "@relevance/http";
 import { apiKeyCopyKey, apiKeyHash, INDEX_NAME, type Kv, type Logger } from "@relevance/settings";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { ApiError, INTERNAL_ERROR, onError, onNotFound } from "./errors.ts";
 import type { Retrieval, RetrievalResult, SearchTarget } from "./ports.ts";
 import { RetrievalError } from "./ports.ts";
 import { parseSearchRequest, type SearchRequest } from "./request.ts";

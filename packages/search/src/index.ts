@@ -1,7 +1,8 @@
 // Public surface of the search proxy. Adapters of the Retrieval port live behind subpaths:
 // `@relevance/search/meilisearch` and `@relevance/search/embedded`.
+
+export { ApiError, type ErrorBody } from "@relevance/http";
 export { createSearchApp, RELEVANCE_MODEL_HEADER, SEARCH_PATH, type SearchAppDeps } from "./app.ts";
-export { ApiError, type ErrorBody } from "./errors.ts";
 export {
   DEFAULT_KV_TIMEOUT_MS,
   DEFAULT_MAX_BYTES,

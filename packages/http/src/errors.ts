@@ -4,7 +4,7 @@ import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
-/** The one error body of every route: `{"error": {"code", "message", "details"?}}`. */
+/** The one error body of every route (spec §2, docs/api.md): `{"error": {"code", "message", "details"?}}`. */
 export interface ErrorBody {
   error: { code: string; message: string; details?: Issue[] };
 }
