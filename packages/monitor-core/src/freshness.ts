@@ -1,0 +1,67 @@
+/**
+ * Freshness check (seed 3.2): collectors whose whole minutes since the latest `completed_at`
+ * exceed their threshold, oldest first. A collector that never ran is listed before all others
+ * with `minutes: null` (never-ran collectors ordered by name).
+ */
+import {
+  type CollectorSpec,
+  type EpochMs,
+  lastOf,
+  type RunRecord,
+  type RunStatus,
+  runsAsOf,
+  wholeMinutes,
+} from "./records.ts";
+
+export interface FreshnessEntry {
+  name: string;
+  threshold_minutes: number;
+  last_run: EpochMs | null;
+  /** Whole minutes (floor) since `last_run`; null when the collector never ran. */
+  minutes: number | null;
+  status: RunStatus | null;
+  error: string | null;
+}
+
+/** `runs` may hold any runs of any collectors, in any order; collectors not in `specs` are ignored. */
+export function freshnessList(
+  specs: readonly CollectorSpec[],
+  runs: readonly RunRecord[],
+  now: EpochMs,
+): FreshnessEntry[] {
+  const visible = runsAsOf(runs, now);
+  const out: FreshnessEntry[] = [];
+  for (const spec of specs) {
+    const latest = lastOf(visible.filter((r) => r.collector === spec.name));
+    if (latest === null) {
+      out.push({
+        name: spec.name,
+        threshold_minutes: spec.freshness_threshold_minutes,
+        last_run: null,
+        minutes: null,
+        status: null,
+        error: null,
+      });
+      continue;
+    }
+    const minutes = wholeMinutes(now - latest.completed_at);
+    if (minutes > spec.freshness_threshold_minutes) {
+      out.push({
+        name: spec.name,
+        threshold_minutes: spec.freshness_threshold_minutes,
+        last_run: latest.completed_at,
+        minutes,
+        status: latest.status,
+        error: latest.error,
+      });
+    }
+  }
+  return out.sort((a, b) => {
+    if (a.last_run === null || b.last_run === null) {
+      if (a.last_run !== b.last_run) return a.last_run === null ? -1 : 1;
+    } else if (a.last_run !== b.last_run) {
+      return a.last_run - b.last_run;
+    }
+    return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  });
+}
