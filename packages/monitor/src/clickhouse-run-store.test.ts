@@ -1,0 +1,332 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type ClickHouseRunStore, createChdbClient, openChdbRunStore } from "./clickhouse-run-store.ts";
+import { type CollectorRunInput, RunStoreValidationError } from "./run-store.ts";
+
+// One chDB data folder per test file (one engine per folder per process).
+const dir = mkdtempSync(join(tmpdir(), "svcmon-runstore-"));
+let store: ClickHouseRunStore;
+
+const MIN = 60_000;
+const DAY = 86_400_000;
+// Recent times: rows older than 90 days would be dropped by the TTL.
+const base = Math.floor((Date.now() - 6 * 60 * MIN) / 1000) * 1000 + 123;
+let seq = 0;
+
+function uuid(n: number): string {
+  return `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
+}
+
+function run(p: Partial<CollectorRunInput> & { at: number }): CollectorRunInput {
+  const { at, ...rest } = p;
+  seq += 1;
+  return {
+    run_id: uuid(seq),
+    collector: "config_ec2",
+    cloud_account_id: "111111111111",
+    cloud_region: "us-east-1",
+    started_at: at - 1500,
+    completed_at: at,
+    status: "succeeded",
+    events_produced: 10,
+    rows_inserted: 5,
+    duration_ms: 1500,
+    ...rest,
+  };
+}
+
+async function truncate(): Promise<void> {
+  for (const t of ["svc.collector_runs", "svc.collector_latest", "svc.cloud_accounts"]) {
+    await exec(`TRUNCATE TABLE ${t}`);
+  }
+}
+
+let exec: (q: string) => Promise<void>;
+
+beforeAll(async () => {
+  store = openChdbRunStore(dir, { timeoutMs: 10_000 });
+  await store.migrate();
+  // Same folder, same process: chDB shares the engine (ref-counted) for a second client.
+  const admin = createChdbClient(dir);
+  exec = async (q) => {
+    await admin.command({ query: q });
+  };
+});
+
+afterAll(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("insertRuns", () => {
+  beforeEach(truncate);
+
+  it("round-trips with millisecond precision and defaults", async () => {
+    const r = run({ at: base + 987, error: "boom", status: "failed" });
+    const { run_id: _omit, ...noId } = run({ at: base + 5 * MIN + 1, collector: "config_ebs" });
+    expect(await store.insertRuns([r, noId])).toEqual({ inserted: 2, duplicates: [] });
+    const latest = await store.latestRunPerCollector();
+    expect(latest).toHaveLength(2);
+    const ec2 = latest.find((x) => x.collector === "config_ec2");
+    expect(ec2).toEqual({ ...r, error: "boom" });
+    expect(ec2?.completed_at).toBe(base + 987);
+    expect(ec2?.started_at).toBe(base + 987 - 1500);
+    const ebs = latest.find((x) => x.collector === "config_ebs");
+    expect(ebs?.run_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(ebs?.error).toBe("");
+    expect(ebs?.completed_at).toBe(base + 5 * MIN + 1);
+  });
+
+  it("ties on completed_at: later started_at, then the worse status, counts as latest", async () => {
+    const ok = run({ at: base, run_id: uuid(0xfff) });
+    const failed = run({ at: base, status: "failed", run_id: uuid(1) });
+    await store.insertRuns([ok, failed]);
+    expect((await store.latestRunPerCollector())[0]?.run_id).toBe(failed.run_id);
+    const later = run({ at: base, started_at: base - 10, run_id: uuid(2) });
+    await store.insertRuns([later]);
+    expect((await store.latestRunPerCollector())[0]?.run_id).toBe(later.run_id);
+  });
+
+  it("stores a run_id once, within a batch and across batches", async () => {
+    const a = run({ at: base });
+    const b = run({ at: base + MIN });
+    expect(await store.insertRuns([a, a, b])).toEqual({ inserted: 2, duplicates: [a.run_id] });
+    const again = await store.insertRuns([{ ...a, status: "failed" }, run({ at: base + 2 * MIN })]);
+    expect(again).toEqual({ inserted: 1, duplicates: [a.run_id] });
+    expect(await store.insertRuns([b])).toEqual({ inserted: 0, duplicates: [b.run_id] });
+    // upper-case spelling of a stored id is the same UUID
+    expect((await store.insertRuns([{ ...b, run_id: b.run_id?.toUpperCase() }])).inserted).toBe(0);
+    const streaks = await store.consecutiveFailuresPerCollectorAccountRegion(base - DAY);
+    expect(streaks[0]?.consecutive_failures).toBe(0);
+    const days = await store.failuresPerCollectorPerDay(7);
+    expect(days.reduce((s, d) => s + d.failures, 0)).toBe(0);
+  });
+
+  it("is all-or-nothing: one bad row and nothing is written", async () => {
+    const good = run({ at: base });
+    const bad: Array<[Partial<CollectorRunInput> | Record<string, unknown>, string]> = [
+      [{ status: "done" }, "status"],
+      [{ events_produced: -1 }, "events_produced"],
+      [{ rows_inserted: 2 ** 32 }, "rows_inserted"],
+      [{ duration_ms: 1.5 }, "duration_ms"],
+      [{ completed_at: base - 10_000 }, "completed_at"],
+      [{ started_at: Number.NaN }, "started_at"],
+      [{ run_id: "not-a-uuid" }, "run_id"],
+      [{ collector: "" }, "collector"],
+      [{ error: 42 }, "error"],
+    ];
+    for (const [patch, field] of bad) {
+      const row = { ...run({ at: base + MIN }), ...patch } as CollectorRunInput;
+      const err = await store.insertRuns([good, row]).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RunStoreValidationError);
+      expect((err as RunStoreValidationError).index).toBe(1);
+      expect((err as RunStoreValidationError).field).toBe(field);
+    }
+    expect(await store.latestRunPerCollector()).toEqual([]);
+    expect(await store.insertRuns([good])).toEqual({ inserted: 1, duplicates: [] });
+  });
+
+  it("a row the database rejects writes nothing of the batch (CHECK constraint)", async () => {
+    const err = await exec(
+      `INSERT INTO svc.collector_runs (collector, cloud_account_id, cloud_region, started_at, completed_at, status, events_produced, rows_inserted, duration_ms)
+       VALUES ('x', 'a', 'r', now64(3), now64(3), 'succeeded', 1, 1, 1), ('x', 'a', 'r', now64(3), now64(3), 'weird', 1, 1, 1)`,
+    ).catch((e: unknown) => e);
+    expect(String(err)).toMatch(/status_known/);
+    expect(await store.latestRunPerCollector()).toEqual([]);
+  });
+});
+
+describe("accounts", () => {
+  beforeEach(truncate);
+
+  it("latest updated_at wins, whatever the insert order", async () => {
+    await store.upsertAccount({
+      account_id: "a1",
+      account_name: "Prod",
+      svc_status: "active",
+      updated_at: base + 2000,
+    });
+    await store.upsertAccount({
+      account_id: "a1",
+      account_name: "Prod (old)",
+      svc_status: "pending_setup",
+      updated_at: base + 1000,
+    });
+    await store.upsertAccount({
+      account_id: "a2",
+      account_name: "Dev",
+      svc_status: "pending_setup",
+      updated_at: base,
+    });
+    await store.upsertAccount({
+      account_id: "a2",
+      account_name: "Dev",
+      svc_status: "no_access",
+      updated_at: base + 1,
+    });
+    expect(await store.accountsLatest()).toEqual([
+      { account_id: "a1", account_name: "Prod", svc_status: "active", updated_at: base + 2000 },
+      { account_id: "a2", account_name: "Dev", svc_status: "no_access", updated_at: base + 1 },
+    ]);
+    await expect(
+      store.upsertAccount({
+        account_id: "a3",
+        account_name: "X",
+        svc_status: "gone" as never,
+        updated_at: base,
+      }),
+    ).rejects.toBeInstanceOf(RunStoreValidationError);
+  });
+});
+
+describe("status queries on a hand-built dataset", () => {
+  const A = "111111111111";
+  const B = "222222222222";
+  const rows: CollectorRunInput[] = [];
+
+  beforeAll(async () => {
+    await truncate();
+    rows.push(
+      // config_ec2 / A / us-east-1: success then 3 failures
+      run({ at: base, cloud_account_id: A }),
+      run({ at: base + 1 * MIN, cloud_account_id: A, status: "failed", error: "e1" }),
+      run({ at: base + 2 * MIN, cloud_account_id: A, status: "failed", error: "e2" }),
+      run({ at: base + 3 * MIN, cloud_account_id: A, status: "failed", error: "e3" }),
+      // config_ec2 / A / eu-west-1: partial breaks the streak, never succeeded
+      run({ at: base + 1 * MIN, cloud_account_id: A, cloud_region: "eu-west-1", status: "failed" }),
+      run({ at: base + 2 * MIN, cloud_account_id: A, cloud_region: "eu-west-1", status: "partial" }),
+      run({ at: base + 3 * MIN, cloud_account_id: A, cloud_region: "eu-west-1", status: "failed" }),
+      // config_ec2 / B / us-east-1: the collector's latest run
+      run({ at: base + 4 * MIN, cloud_account_id: B, events_produced: 77, duration_ms: 4321 }),
+      // config_ebs / A: success then partial
+      run({ at: base + 10 * MIN, collector: "config_ebs", cloud_account_id: A }),
+      run({
+        at: base + 20 * MIN,
+        collector: "config_ebs",
+        cloud_account_id: A,
+        status: "partial",
+        error: "p",
+      }),
+      // hierarchy_builder: never succeeded
+      run({
+        at: base + 5 * MIN,
+        collector: "hierarchy_builder",
+        cloud_account_id: A,
+        status: "failed",
+        error: "dependency not met: no config_* success in 20 min",
+      }),
+      // an old failure, two days earlier (outside the streak window, inside the sparkline)
+      run({ at: base - 2 * DAY, cloud_account_id: A, status: "failed" }),
+    );
+    // two batches, so the view aggregates across parts
+    await store.insertRuns(rows.slice(0, 6));
+    await store.insertRuns(rows.slice(6));
+  });
+
+  it("latestRunPerCollector", async () => {
+    const latest = await store.latestRunPerCollector();
+    expect(latest.map((r) => [r.collector, r.completed_at, r.status, r.cloud_account_id])).toEqual([
+      ["config_ebs", base + 20 * MIN, "partial", A],
+      ["config_ec2", base + 4 * MIN, "succeeded", B],
+      ["hierarchy_builder", base + 5 * MIN, "failed", A],
+    ]);
+    expect(latest[1]).toMatchObject({ events_produced: 77, duration_ms: 4321, error: "" });
+    expect(latest[0]?.error).toBe("p");
+    expect(latest[2]?.error).toMatch(/^dependency not met/);
+  });
+
+  it("lastSuccessPerCollector (never-succeeded collectors are absent)", async () => {
+    const ls = await store.lastSuccessPerCollector();
+    expect(ls.map((r) => [r.collector, r.last_success_at, r.cloud_account_id])).toEqual([
+      ["config_ebs", base + 10 * MIN, A],
+      ["config_ec2", base + 4 * MIN, B],
+    ]);
+    expect(ls[1]?.run_id).toBe(rows[7]?.run_id);
+  });
+
+  it("consecutiveFailuresPerCollectorAccountRegion", async () => {
+    const s = await store.consecutiveFailuresPerCollectorAccountRegion(base - 60 * MIN);
+    const key = (r: { collector: string; cloud_account_id: string; cloud_region: string }) =>
+      `${r.collector}/${r.cloud_account_id}/${r.cloud_region}`;
+    const byKey = Object.fromEntries(s.map((r) => [key(r), r]));
+    expect(Object.keys(byKey).sort()).toEqual([
+      `config_ebs/${A}/us-east-1`,
+      `config_ec2/${A}/eu-west-1`,
+      `config_ec2/${A}/us-east-1`,
+      `config_ec2/${B}/us-east-1`,
+      `hierarchy_builder/${A}/us-east-1`,
+    ]);
+    expect(byKey[`config_ec2/${A}/us-east-1`]).toEqual({
+      collector: "config_ec2",
+      cloud_account_id: A,
+      cloud_region: "us-east-1",
+      last_run_at: base + 3 * MIN,
+      last_status: "failed",
+      last_success_at: base,
+      consecutive_failures: 3,
+    });
+    expect(byKey[`config_ec2/${A}/eu-west-1`]).toMatchObject({
+      consecutive_failures: 1,
+      last_success_at: null,
+    });
+    expect(byKey[`config_ebs/${A}/us-east-1`]).toMatchObject({
+      consecutive_failures: 0,
+      last_status: "partial",
+    });
+    expect(byKey[`hierarchy_builder/${A}/us-east-1`]).toMatchObject({ consecutive_failures: 1 });
+    // a window starting after the success: the streak counts only what is inside it
+    const late = await store.consecutiveFailuresPerCollectorAccountRegion(base + 2 * MIN);
+    expect(late.find((r) => key(r) === `config_ec2/${A}/us-east-1`)).toMatchObject({
+      consecutive_failures: 2,
+      last_success_at: null,
+    });
+  });
+
+  it("lastSucceededRunPerAccount", async () => {
+    expect(await store.lastSucceededRunPerAccount(base - DAY)).toEqual([
+      { cloud_account_id: A, last_success_at: base + 10 * MIN },
+      { cloud_account_id: B, last_success_at: base + 4 * MIN },
+    ]);
+    expect(await store.lastSucceededRunPerAccount(base + 5 * MIN)).toEqual([
+      { cloud_account_id: A, last_success_at: base + 10 * MIN },
+    ]);
+  });
+
+  it("failuresPerCollectorPerDay: dense, 7 UTC days, oldest first", async () => {
+    const now = Date.now();
+    const days = await store.failuresPerCollectorPerDay(7, now);
+    expect(days).toHaveLength(3 * 7);
+    const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const ec2 = days.filter((d) => d.collector === "config_ec2");
+    expect(ec2.map((d) => d.day)).toEqual(Array.from({ length: 7 }, (_, i) => dayOf(now - (6 - i) * DAY)));
+    const expected = new Map<string, number>();
+    for (const r of rows.filter((x) => x.collector === "config_ec2" && x.status === "failed")) {
+      expected.set(dayOf(r.completed_at), (expected.get(dayOf(r.completed_at)) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(ec2.filter((d) => d.failures > 0).map((d) => [d.day, d.failures]))).toEqual(
+      Object.fromEntries(expected),
+    );
+    expect(days.filter((d) => d.collector === "config_ebs").every((d) => d.failures === 0)).toBe(true);
+    expect(days.filter((d) => d.collector === "hierarchy_builder").reduce((s, d) => s + d.failures, 0)).toBe(
+      1,
+    );
+  });
+
+  it("dbHealth returns numbers and names its sources", async () => {
+    const h = await store.dbHealth();
+    expect(h.disk_used_bytes).toBeGreaterThan(0);
+    expect(h.svc_disk_used_bytes).toBeGreaterThan(0);
+    expect(h.disk_total_bytes).toBeGreaterThan(0);
+    expect(h.disk_free_bytes).toBeGreaterThan(0);
+    expect(typeof h.active_queries).toBe("number");
+    expect(h.query_samples).toBeGreaterThan(0);
+    expect(h.query_p95_ms).toBeGreaterThanOrEqual(h.query_p50_ms ?? 0);
+    expect(h.sources).toEqual({
+      disk: "system.parts+system.disks",
+      active_queries: "system.processes",
+      query_latency: "client-timings",
+    });
+  });
+});

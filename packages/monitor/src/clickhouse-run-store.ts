@@ -1,0 +1,529 @@
+/**
+ * RunStore over @clickhouse/client. The same code serves a ClickHouse server over HTTP and the
+ * embedded chDB engine (chdb/connection plugs into createClient({ connection })).
+ */
+import {
+  type ClickHouseClient,
+  type ClickHouseClientConfigOptions,
+  ClickHouseError,
+  ClickHouseLogLevel,
+  createClient,
+} from "@clickhouse/client";
+import { createChdbConnection } from "chdb/connection";
+import { LATEST_KEY_EXPR, MIGRATIONS, MIGRATIONS_BOOTSTRAP, type Migration } from "./migrations.ts";
+import {
+  type AccountLastSuccessRow,
+  type CloudAccountRow,
+  type CollectorRunInput,
+  type CollectorRunRow,
+  type DbHealth,
+  type FailureStreakRow,
+  type FailuresPerDayRow,
+  type InsertRunsResult,
+  type LastSuccessRow,
+  type LatestRunRow,
+  type RunStatus,
+  type RunStore,
+  RunStoreError,
+  RunStoreQueryError,
+  RunStoreUnavailable,
+  validateAccount,
+  validateRun,
+} from "./run-store.ts";
+
+export interface ClickHouseRunStoreOptions {
+  /** Upper bound for every statement, including connecting. Default 5000 ms. */
+  timeoutMs?: number;
+  /** Migrations to apply (tests may pass a subset). Default: MIGRATIONS. */
+  migrations?: readonly Migration[];
+  /** Samples kept for the client-side latency percentiles. Default 1024. */
+  latencySamples?: number;
+}
+
+const DAY_MS = 86_400_000;
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EPIPE",
+  "ECONNABORTED",
+]);
+
+/** Epoch ms → DateTime64(3) text input: unix seconds with a 3-digit fraction (no timezone ambiguity). */
+function msToCh(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  return `${s}.${String(ms - s * 1000).padStart(3, "0")}`;
+}
+
+/** Int64/UInt64 come back as strings over HTTP (quoted 64-bit) and as numbers from chDB. */
+function num(v: unknown): number {
+  return typeof v === "number" ? v : Number(v);
+}
+
+function msOrNull(v: unknown): number | null {
+  const n = num(v);
+  return n > 0 ? n : null;
+}
+
+function percentile(sorted: number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  const idx = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return sorted[Math.max(0, idx)] ?? null;
+}
+
+function toUnavailable(op: string, err: unknown): RunStoreError {
+  if (err instanceof RunStoreError) return err;
+  // The server (or chDB) answered with an exception: ClickHouseError carries its numeric code.
+  // (Duck-typed too: @clickhouse/client-common may be a second copy of the class.)
+  const errCode = (err as { code?: unknown } | null)?.code;
+  const answered =
+    err instanceof ClickHouseError ||
+    (err instanceof Error && typeof errCode === "string" && /^\d+$/.test(errCode));
+  if (answered) {
+    return new RunStoreQueryError(`analytics database rejected ${op}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  const e = err as { code?: unknown; name?: unknown; message?: unknown } | null;
+  const code = typeof e?.code === "string" ? e.code : "";
+  const detail = NETWORK_CODES.has(code)
+    ? code
+    : typeof e?.message === "string" && e.message
+      ? e.message
+      : String(e?.name ?? err);
+  return new RunStoreUnavailable(`analytics database unavailable during ${op}: ${detail}`, { cause: err });
+}
+
+export class ClickHouseRunStore implements RunStore {
+  readonly #client: ClickHouseClient;
+  readonly #timeoutMs: number;
+  readonly #migrations: readonly Migration[];
+  readonly #latency: number[] = [];
+  readonly #latencyMax: number;
+  /** Inserts are serialised in-process so the duplicate check and the write cannot interleave. */
+  #insertChain: Promise<unknown> = Promise.resolve();
+
+  constructor(client: ClickHouseClient, opts: ClickHouseRunStoreOptions = {}) {
+    this.#client = client;
+    this.#timeoutMs = opts.timeoutMs ?? 5000;
+    this.#migrations = opts.migrations ?? MIGRATIONS;
+    this.#latencyMax = opts.latencySamples ?? 1024;
+  }
+
+  get timeoutMs(): number {
+    return this.#timeoutMs;
+  }
+
+  /** Runs one database call with a hard deadline; maps every failure to a RunStoreError. */
+  async #call<T>(op: string, fn: (signal: AbortSignal) => Promise<T>, timed = false): Promise<T> {
+    const ac = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        ac.abort();
+        reject(
+          new RunStoreUnavailable(
+            `analytics database did not answer ${op} within ${this.#timeoutMs} ms (timeout)`,
+          ),
+        );
+      }, this.#timeoutMs);
+    });
+    const started = performance.now();
+    const work = fn(ac.signal);
+    work.catch(() => {}); // settled later than the deadline: already reported
+    try {
+      const out = await Promise.race([work, deadline]);
+      if (timed) this.#recordLatency(performance.now() - started);
+      return out;
+    } catch (err) {
+      throw toUnavailable(op, err);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #recordLatency(ms: number): void {
+    this.#latency.push(ms);
+    if (this.#latency.length > this.#latencyMax) this.#latency.shift();
+  }
+
+  async #rows<T>(op: string, query: string, params: Record<string, unknown> = {}): Promise<T[]> {
+    return this.#call(
+      op,
+      async (signal) => {
+        const rs = await this.#client.query({
+          query,
+          format: "JSONEachRow",
+          query_params: params,
+          abort_signal: signal,
+        });
+        return rs.json<T>();
+      },
+      true,
+    );
+  }
+
+  async #command(op: string, query: string): Promise<void> {
+    await this.#call(op, (signal) => this.#client.command({ query, abort_signal: signal }));
+  }
+
+  async ping(): Promise<void> {
+    await this.#call("ping", async (signal) => {
+      const rs = await this.#client.query({ query: "SELECT 1", format: "JSONEachRow", abort_signal: signal });
+      await rs.json();
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#client.close();
+  }
+
+  async migrate(): Promise<number[]> {
+    for (const stmt of MIGRATIONS_BOOTSTRAP) await this.#command("migrate", stmt);
+    const done = await this.#rows<{ version: unknown }>(
+      "migrate",
+      "SELECT DISTINCT version FROM svc.schema_migrations",
+    );
+    const applied = new Set(done.map((r) => num(r.version)));
+    const ran: number[] = [];
+    const ordered = [...this.#migrations].sort((a, b) => a.version - b.version);
+    for (const m of ordered) {
+      if (applied.has(m.version)) continue;
+      for (const stmt of m.statements) await this.#command(`migration ${m.version} (${m.name})`, stmt);
+      await this.#call("migrate", (signal) =>
+        this.#client.insert({
+          table: "svc.schema_migrations",
+          values: [{ version: m.version, name: m.name, applied_at: msToCh(Date.now()) }],
+          format: "JSONEachRow",
+          abort_signal: signal,
+        }),
+      );
+      ran.push(m.version);
+    }
+    return ran;
+  }
+
+  insertRuns(rows: readonly CollectorRunInput[]): Promise<InsertRunsResult> {
+    const next = this.#insertChain.then(() => this.#insertRuns(rows));
+    this.#insertChain = next.catch(() => {});
+    return next;
+  }
+
+  async #insertRuns(input: readonly CollectorRunInput[]): Promise<InsertRunsResult> {
+    // 1. Validate everything first: a bad row means nothing is written.
+    const valid = input.map((r, i) => validateRun(i, r));
+    // 2. Drop repeats inside the batch (first occurrence wins).
+    const duplicates: string[] = [];
+    const seen = new Set<string>();
+    const unique: CollectorRunRow[] = [];
+    for (const r of valid) {
+      if (seen.has(r.run_id)) duplicates.push(r.run_id);
+      else {
+        seen.add(r.run_id);
+        unique.push(r);
+      }
+    }
+    if (unique.length === 0) return { inserted: 0, duplicates };
+    // 3. Drop run_ids already stored (bloom_filter skip index on run_id keeps this cheap).
+    const existing = await this.#rows<{ run_id: string }>(
+      "insertRuns (duplicate check)",
+      "SELECT DISTINCT run_id FROM svc.collector_runs WHERE run_id IN {ids:Array(UUID)}",
+      { ids: unique.map((r) => r.run_id) },
+    );
+    const stored = new Set(existing.map((r) => r.run_id.toLowerCase()));
+    const fresh = unique.filter((r) => {
+      if (!stored.has(r.run_id)) return true;
+      duplicates.push(r.run_id);
+      return false;
+    });
+    if (fresh.length === 0) return { inserted: 0, duplicates };
+    // 4. One INSERT statement: ClickHouse parses and checks the whole block before writing.
+    await this.#call("insertRuns", (signal) =>
+      this.#client.insert({
+        table: "svc.collector_runs",
+        values: fresh.map((r) => ({
+          ...r,
+          started_at: msToCh(r.started_at),
+          completed_at: msToCh(r.completed_at),
+        })),
+        format: "JSONEachRow",
+        abort_signal: signal,
+        clickhouse_settings: { async_insert: 0, max_insert_block_size: "1048576" },
+      }),
+    );
+    return { inserted: fresh.length, duplicates };
+  }
+
+  async upsertAccount(row: CloudAccountRow): Promise<void> {
+    const a = validateAccount(row);
+    await this.#call("upsertAccount", (signal) =>
+      this.#client.insert({
+        table: "svc.cloud_accounts",
+        values: [{ ...a, updated_at: msToCh(a.updated_at) }],
+        format: "JSONEachRow",
+        abort_signal: signal,
+      }),
+    );
+  }
+
+  async latestRunPerCollector(): Promise<LatestRunRow[]> {
+    const rows = await this.#rows<Record<string, unknown>>(
+      "latestRunPerCollector",
+      `SELECT
+    collector,
+    toString(l.run_id) AS run_id,
+    l.cloud_account_id AS cloud_account_id,
+    l.cloud_region AS cloud_region,
+    toUnixTimestamp64Milli(l.started_at) AS started_at,
+    toUnixTimestamp64Milli(l.completed_at) AS completed_at,
+    l.status AS status,
+    l.events_produced AS events_produced,
+    l.rows_inserted AS rows_inserted,
+    l.error AS error,
+    l.duration_ms AS duration_ms
+FROM (SELECT collector, argMaxMerge(latest) AS l FROM svc.collector_latest GROUP BY collector)
+ORDER BY collector`,
+    );
+    return rows.map(toRunRow);
+  }
+
+  async lastSuccessPerCollector(): Promise<LastSuccessRow[]> {
+    const rows = await this.#rows<Record<string, unknown>>(
+      "lastSuccessPerCollector",
+      `SELECT
+    collector,
+    toUnixTimestamp64Milli(s.completed_at) AS last_success_at,
+    toString(s.run_id) AS run_id,
+    s.cloud_account_id AS cloud_account_id,
+    s.cloud_region AS cloud_region
+FROM (
+    SELECT collector, argMaxIfMerge(latest_success) AS s, max(last_success_at) AS ls
+    FROM svc.collector_latest GROUP BY collector
+)
+WHERE ls > toDateTime64(0, 3)
+ORDER BY collector`,
+    );
+    return rows.map((r) => ({
+      collector: String(r.collector),
+      last_success_at: num(r.last_success_at),
+      run_id: String(r.run_id),
+      cloud_account_id: String(r.cloud_account_id),
+      cloud_region: String(r.cloud_region),
+    }));
+  }
+
+  async consecutiveFailuresPerCollectorAccountRegion(sinceMs: number): Promise<FailureStreakRow[]> {
+    const rows = await this.#rows<Record<string, unknown>>(
+      "consecutiveFailuresPerCollectorAccountRegion",
+      `SELECT
+    collector,
+    cloud_account_id,
+    cloud_region,
+    toUnixTimestamp64Milli(last_run) AS last_run_at,
+    last_status,
+    toUnixTimestamp64Milli(last_success) AS last_success_at,
+    arrayCount(f -> f.2 > last_non_failed, fails) AS consecutive_failures
+FROM (
+    SELECT
+        collector,
+        cloud_account_id,
+        cloud_region,
+        max(completed_at) AS last_run,
+        argMax(status, ${LATEST_KEY_EXPR}) AS last_status,
+        maxIf(completed_at, status = 'succeeded') AS last_success,
+        maxIf(completed_at, status != 'failed') AS last_non_failed,
+        groupUniqArrayIf((run_id, completed_at), status = 'failed') AS fails
+    FROM svc.collector_runs
+    WHERE completed_at >= fromUnixTimestamp64Milli({since:Int64})
+    GROUP BY collector, cloud_account_id, cloud_region
+)
+ORDER BY collector, cloud_account_id, cloud_region`,
+      { since: Math.max(0, Math.floor(sinceMs)) },
+    );
+    return rows.map((r) => ({
+      collector: String(r.collector),
+      cloud_account_id: String(r.cloud_account_id),
+      cloud_region: String(r.cloud_region),
+      last_run_at: num(r.last_run_at),
+      last_status: String(r.last_status) as RunStatus,
+      last_success_at: msOrNull(r.last_success_at),
+      consecutive_failures: num(r.consecutive_failures),
+    }));
+  }
+
+  async accountsLatest(): Promise<CloudAccountRow[]> {
+    const rows = await this.#rows<Record<string, unknown>>(
+      "accountsLatest",
+      `SELECT
+    account_id,
+    argMax(account_name, updated_at) AS account_name,
+    argMax(svc_status, updated_at) AS svc_status,
+    toUnixTimestamp64Milli(max(updated_at)) AS updated_ms
+FROM svc.cloud_accounts
+GROUP BY account_id
+ORDER BY account_id`,
+    );
+    return rows.map((r) => ({
+      account_id: String(r.account_id),
+      account_name: String(r.account_name),
+      svc_status: String(r.svc_status) as CloudAccountRow["svc_status"],
+      updated_at: num(r.updated_ms),
+    }));
+  }
+
+  async lastSucceededRunPerAccount(sinceMs: number): Promise<AccountLastSuccessRow[]> {
+    const rows = await this.#rows<Record<string, unknown>>(
+      "lastSucceededRunPerAccount",
+      `SELECT cloud_account_id, toUnixTimestamp64Milli(max(last_success_at)) AS last_success_ms
+FROM svc.collector_latest
+GROUP BY cloud_account_id
+HAVING max(last_success_at) >= fromUnixTimestamp64Milli({since:Int64})
+ORDER BY cloud_account_id`,
+      { since: Math.max(1, Math.floor(sinceMs)) },
+    );
+    return rows.map((r) => ({
+      cloud_account_id: String(r.cloud_account_id),
+      last_success_at: num(r.last_success_ms),
+    }));
+  }
+
+  async failuresPerCollectorPerDay(days = 7, nowMs = Date.now()): Promise<FailuresPerDayRow[]> {
+    const n = Math.max(1, Math.floor(days));
+    const today = Math.floor(nowMs / DAY_MS) * DAY_MS;
+    const from = today - (n - 1) * DAY_MS;
+    const dayList = Array.from({ length: n }, (_, i) =>
+      new Date(from + i * DAY_MS).toISOString().slice(0, 10),
+    );
+    const [counts, collectors] = await Promise.all([
+      this.#rows<Record<string, unknown>>(
+        "failuresPerCollectorPerDay",
+        `SELECT collector, toString(toDate(completed_at, 'UTC')) AS day, uniqExact(run_id) AS failures
+FROM svc.collector_runs
+WHERE status = 'failed'
+  AND completed_at >= fromUnixTimestamp64Milli({from:Int64})
+  AND completed_at < fromUnixTimestamp64Milli({to:Int64})
+GROUP BY collector, day`,
+        { from, to: today + DAY_MS },
+      ),
+      this.#rows<{ collector: string }>(
+        "failuresPerCollectorPerDay (collectors)",
+        "SELECT DISTINCT collector FROM svc.collector_latest",
+      ),
+    ]);
+    const byKey = new Map(counts.map((r) => [`${r.collector}\u0000${r.day}`, num(r.failures)]));
+    const names = new Set([...collectors.map((c) => c.collector), ...counts.map((r) => String(r.collector))]);
+    const out: FailuresPerDayRow[] = [];
+    for (const collector of [...names].sort()) {
+      for (const day of dayList) {
+        out.push({ collector, day, failures: byKey.get(`${collector}\u0000${day}`) ?? 0 });
+      }
+    }
+    return out;
+  }
+
+  async dbHealth(): Promise<DbHealth> {
+    const [parts] = await this.#rows<Record<string, unknown>>(
+      "dbHealth (system.parts)",
+      `SELECT sum(bytes_on_disk) AS used, sumIf(bytes_on_disk, database = 'svc') AS svc_used
+FROM system.parts WHERE active`,
+    );
+    let total: number | null = null;
+    let free: number | null = null;
+    try {
+      const [d] = await this.#rows<Record<string, unknown>>(
+        "dbHealth (system.disks)",
+        "SELECT sum(total_space) AS total, sum(free_space) AS free FROM system.disks",
+      );
+      total = d ? num(d.total) : null;
+      free = d ? num(d.free) : null;
+    } catch (err) {
+      if (!(err instanceof RunStoreQueryError)) throw err;
+    }
+    let active: number | null = null;
+    try {
+      const [p] = await this.#rows<Record<string, unknown>>(
+        "dbHealth (system.processes)",
+        "SELECT count() AS n FROM system.processes WHERE query_id != queryID()",
+      );
+      active = p ? num(p.n) : null;
+    } catch (err) {
+      if (!(err instanceof RunStoreQueryError)) throw err;
+    }
+    const sorted = [...this.#latency].sort((a, b) => a - b);
+    const round = (v: number | null) => (v === null ? null : Math.round(v * 100) / 100);
+    return {
+      disk_used_bytes: num(parts?.used ?? 0),
+      svc_disk_used_bytes: num(parts?.svc_used ?? 0),
+      disk_total_bytes: total,
+      disk_free_bytes: free,
+      active_queries: active,
+      query_p50_ms: round(percentile(sorted, 50)),
+      query_p95_ms: round(percentile(sorted, 95)),
+      query_p99_ms: round(percentile(sorted, 99)),
+      query_samples: sorted.length,
+      sources: {
+        disk: "system.parts+system.disks",
+        active_queries: active === null ? "unavailable" : "system.processes",
+        query_latency: "client-timings",
+      },
+    };
+  }
+}
+
+function toRunRow(r: Record<string, unknown>): CollectorRunRow {
+  return {
+    run_id: String(r.run_id),
+    collector: String(r.collector),
+    cloud_account_id: String(r.cloud_account_id),
+    cloud_region: String(r.cloud_region),
+    started_at: num(r.started_at),
+    completed_at: num(r.completed_at),
+    status: String(r.status) as RunStatus,
+    events_produced: num(r.events_produced),
+    rows_inserted: num(r.rows_inserted),
+    error: String(r.error),
+    duration_ms: num(r.duration_ms),
+  };
+}
+
+/**
+ * A @clickhouse/client over the embedded chDB engine. chdb/connection implements the client's
+ * Connection contract (typed against @clickhouse/client-common, a structurally identical copy of the
+ * client's bundled types), hence the cast.
+ */
+export function createChdbClient(path: string, timeoutMs = 5000): ClickHouseClient {
+  const connection = createChdbConnection({ path }) as unknown as ClickHouseClientConfigOptions["connection"];
+  return createClient({ connection, request_timeout: timeoutMs });
+}
+
+/** Embedded default: chDB on a data folder (one process owns a folder). */
+export function openChdbRunStore(path: string, opts: ClickHouseRunStoreOptions = {}): ClickHouseRunStore {
+  const timeoutMs = opts.timeoutMs ?? 5000;
+  return new ClickHouseRunStore(createChdbClient(path, timeoutMs), { ...opts, timeoutMs });
+}
+
+export interface HttpRunStoreConfig extends ClickHouseRunStoreOptions {
+  url: string;
+  username?: string;
+  password?: string;
+  /** Default database of the session; the store always qualifies its tables with `svc.`. */
+  database?: string;
+}
+
+/** A ClickHouse server or cluster over HTTP(S). */
+export function openHttpRunStore(cfg: HttpRunStoreConfig): ClickHouseRunStore {
+  const timeoutMs = cfg.timeoutMs ?? 5000;
+  const client = createClient({
+    url: cfg.url,
+    username: cfg.username ?? "default",
+    password: cfg.password ?? "",
+    database: cfg.database ?? "default",
+    request_timeout: timeoutMs,
+    log: { level: ClickHouseLogLevel.OFF },
+  });
+  return new ClickHouseRunStore(client, { ...cfg, timeoutMs });
+}

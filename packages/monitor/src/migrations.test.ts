@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ClickHouseRunStore, createChdbClient } from "./clickhouse-run-store.ts";
+import { MIGRATIONS } from "./migrations.ts";
+import { RunStoreQueryError } from "./run-store.ts";
+
+// One chDB data folder per test file (one engine per folder per process).
+const dir = mkdtempSync(join(tmpdir(), "svcmon-migrations-"));
+const client = createChdbClient(dir);
+const store = new ClickHouseRunStore(client, { timeoutMs: 10_000 });
+
+async function rows<T>(query: string): Promise<T[]> {
+  const rs = await client.query({ query, format: "JSONEachRow" });
+  return rs.json<T>();
+}
+
+async function showCreate(table: string): Promise<string> {
+  const [r] = await rows<{ statement: string }>(`SHOW CREATE TABLE ${table}`);
+  return r?.statement ?? "";
+}
+
+beforeAll(async () => {
+  await store.migrate();
+});
+
+afterAll(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("migrations", () => {
+  it("records every version once and is idempotent", async () => {
+    expect(await store.migrate()).toEqual([]);
+    expect(await store.migrate()).toEqual([]);
+    const applied = await rows<{ version: number; name: string }>(
+      "SELECT version, name FROM svc.schema_migrations FINAL ORDER BY version",
+    );
+    expect(applied.map((r) => Number(r.version))).toEqual(MIGRATIONS.map((m) => m.version));
+    expect(applied.map((r) => r.name)).toEqual(MIGRATIONS.map((m) => m.name));
+  });
+
+  it("re-applies cleanly when the record of a migration is lost (statements are idempotent)", async () => {
+    await client.command({ query: "TRUNCATE TABLE svc.schema_migrations" });
+    expect(await store.migrate()).toEqual(MIGRATIONS.map((m) => m.version));
+    expect(await store.migrate()).toEqual([]);
+  });
+
+  it("creates svc.collector_runs with the seed's types and the 90-day TTL on started_at", async () => {
+    const cols = await rows<{ name: string; type: string; default_expression: string }>(
+      "SELECT name, type, default_expression FROM system.columns WHERE database = 'svc' AND table = 'collector_runs' ORDER BY position",
+    );
+    expect(cols.map((c) => [c.name, c.type])).toEqual([
+      ["run_id", "UUID"],
+      ["collector", "LowCardinality(String)"],
+      ["cloud_account_id", "String"],
+      ["cloud_region", "LowCardinality(String)"],
+      ["started_at", "DateTime64(3)"],
+      ["completed_at", "DateTime64(3)"],
+      ["status", "LowCardinality(String)"],
+      ["events_produced", "UInt32"],
+      ["rows_inserted", "UInt32"],
+      ["error", "String"],
+      ["duration_ms", "UInt32"],
+    ]);
+    expect(cols.find((c) => c.name === "run_id")?.default_expression).toBe("generateUUIDv4()");
+    expect(cols.find((c) => c.name === "error")?.default_expression).toBe("''");
+    const ddl = await showCreate("svc.collector_runs");
+    expect(ddl).toContain("TTL toDateTime(started_at) + toIntervalDay(90)");
+    expect(ddl).toContain("ENGINE = ReplacingMergeTree");
+    expect(ddl).toContain("ORDER BY (collector, completed_at, cloud_account_id, cloud_region, run_id)");
+  });
+
+  it("creates svc.cloud_accounts versioned by updated_at and the latest-run view", async () => {
+    expect(await showCreate("svc.cloud_accounts")).toContain("ReplacingMergeTree(updated_at)");
+    const latest = await showCreate("svc.collector_latest");
+    expect(latest).toContain("AggregatingMergeTree");
+    expect(latest).toContain("TTL toDateTime(last_completed_at) + toIntervalDay(90)");
+    expect(await showCreate("svc.collector_latest_mv")).toContain("MATERIALIZED VIEW");
+  });
+
+  it("a statement the database rejects is a RunStoreQueryError and is not recorded", async () => {
+    const broken = new ClickHouseRunStore(client, {
+      migrations: [
+        ...MIGRATIONS,
+        { version: 99, name: "broken", statements: ["CREATE TABLE svc.nope (x Nope) ENGINE = Memory"] },
+      ],
+    });
+    await expect(broken.migrate()).rejects.toBeInstanceOf(RunStoreQueryError);
+    const v = await rows<{ n: number }>("SELECT count() AS n FROM svc.schema_migrations WHERE version = 99");
+    expect(Number(v[0]?.n)).toBe(0);
+  });
+});

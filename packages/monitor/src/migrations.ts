@@ -1,0 +1,122 @@
+/**
+ * Versioned schema of the run store. Every statement is idempotent on its own (IF NOT EXISTS, or an
+ * aggregate backfill whose states are duplicate-insensitive), so a migration interrupted half-way is
+ * simply applied again. Applied versions are recorded in svc.schema_migrations.
+ * Design notes: docs/monitor-tables.md.
+ */
+
+export interface Migration {
+  version: number;
+  name: string;
+  statements: readonly string[];
+}
+
+export const MIGRATIONS_BOOTSTRAP: readonly string[] = [
+  "CREATE DATABASE IF NOT EXISTS svc",
+  `CREATE TABLE IF NOT EXISTS svc.schema_migrations
+(
+    version UInt32,
+    name String,
+    applied_at DateTime64(3)
+)
+ENGINE = ReplacingMergeTree(applied_at)
+ORDER BY version`,
+];
+
+/** Tuple stored by the "latest run" aggregate states of svc.collector_latest. */
+const RUN_TUPLE_TYPE =
+  "Tuple(run_id UUID, cloud_account_id String, cloud_region String, status String, error String, " +
+  "duration_ms UInt32, events_produced UInt32, rows_inserted UInt32, started_at DateTime64(3), completed_at DateTime64(3))";
+
+const RUN_TUPLE_EXPR =
+  "CAST((run_id, cloud_account_id, cloud_region, status, error, duration_ms, events_produced, rows_inserted, " +
+  `started_at, completed_at), '${RUN_TUPLE_TYPE}')`;
+
+/**
+ * Order of "latest" (docs/monitor-rules.md): completed_at, then started_at, then the worse status
+ * counts as later (succeeded < partial < failed), then run_id.
+ */
+export const LATEST_KEY_EXPR =
+  "(completed_at, started_at, multiIf(status = 'failed', 2, status = 'partial', 1, 0), run_id)";
+const LATEST_KEY_TYPE = "Tuple(DateTime64(3), DateTime64(3), UInt8, UUID)";
+
+const LATEST_SELECT = `SELECT
+    collector,
+    cloud_account_id,
+    cloud_region,
+    max(completed_at) AS last_completed_at,
+    max(if(status = 'succeeded', completed_at, toDateTime64(0, 3))) AS last_success_at,
+    argMaxState(${RUN_TUPLE_EXPR}, ${LATEST_KEY_EXPR}) AS latest,
+    argMaxIfState(${RUN_TUPLE_EXPR}, ${LATEST_KEY_EXPR}, status = 'succeeded') AS latest_success
+FROM svc.collector_runs
+GROUP BY collector, cloud_account_id, cloud_region`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "create_collector_runs",
+    statements: [
+      `CREATE TABLE IF NOT EXISTS svc.collector_runs
+(
+    run_id UUID DEFAULT generateUUIDv4(),
+    collector LowCardinality(String),
+    cloud_account_id String,
+    cloud_region LowCardinality(String),
+    started_at DateTime64(3),
+    completed_at DateTime64(3),
+    status LowCardinality(String),
+    events_produced UInt32,
+    rows_inserted UInt32,
+    error String DEFAULT '',
+    duration_ms UInt32,
+    INDEX idx_run_id run_id TYPE bloom_filter(0.001) GRANULARITY 1,
+    CONSTRAINT status_known CHECK status IN ('succeeded', 'failed', 'partial'),
+    CONSTRAINT completed_after_started CHECK completed_at >= started_at
+)
+ENGINE = ReplacingMergeTree
+PARTITION BY toYYYYMM(started_at)
+ORDER BY (collector, completed_at, cloud_account_id, cloud_region, run_id)
+TTL toDateTime(started_at) + INTERVAL 90 DAY`,
+    ],
+  },
+  {
+    version: 2,
+    name: "create_cloud_accounts",
+    statements: [
+      `CREATE TABLE IF NOT EXISTS svc.cloud_accounts
+(
+    account_id String,
+    account_name String,
+    svc_status LowCardinality(String),
+    updated_at DateTime64(3)
+)
+ENGINE = ReplacingMergeTree(updated_at)
+ORDER BY account_id`,
+    ],
+  },
+  {
+    version: 3,
+    name: "collector_latest_view",
+    statements: [
+      `CREATE TABLE IF NOT EXISTS svc.collector_latest
+(
+    collector LowCardinality(String),
+    cloud_account_id String,
+    cloud_region LowCardinality(String),
+    last_completed_at SimpleAggregateFunction(max, DateTime64(3)),
+    last_success_at SimpleAggregateFunction(max, DateTime64(3)),
+    latest AggregateFunction(argMax, ${RUN_TUPLE_TYPE}, ${LATEST_KEY_TYPE}),
+    latest_success AggregateFunction(argMaxIf, ${RUN_TUPLE_TYPE}, ${LATEST_KEY_TYPE}, UInt8)
+)
+ENGINE = AggregatingMergeTree
+ORDER BY (collector, cloud_account_id, cloud_region)
+TTL toDateTime(last_completed_at) + INTERVAL 90 DAY`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS svc.collector_latest_mv TO svc.collector_latest AS
+${LATEST_SELECT}`,
+      // Backfill rows stored before the view existed. max/argMax states ignore duplicates, so
+      // re-running this (or overlapping with the view) does not change any answer.
+      `INSERT INTO svc.collector_latest
+${LATEST_SELECT}`,
+    ],
+  },
+];
