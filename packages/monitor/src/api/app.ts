@@ -1,0 +1,305 @@
+/**
+ * The monitor's HTTP API (spec §3 ingest, §4, §5): run ingest, account and collector updates, the
+ * system status, freshness and coverage. A Hono app, runtime-neutral (Web APIs only).
+ * Routes and decisions: docs/monitor-api.md.
+ */
+import { ApiError, invalid, onError, onNotFound, unauthorized } from "@relevance/http";
+import {
+  type CollectorSpec,
+  validateAccountUpdate,
+  validateCollectorSpec,
+  validateRunBatch,
+} from "@svcmon/core";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { CollectorRegistry } from "../registry.ts";
+import {
+  type CloudAccountRow,
+  type RunStore,
+  RunStoreUnavailable,
+  RunStoreValidationError,
+} from "../run-store.ts";
+import {
+  analyticsDb,
+  evaluateCoverage,
+  evaluateFreshness,
+  evaluateHealth,
+  iso,
+  streakWindowMs,
+  warnings,
+} from "./evaluate.ts";
+
+/** Structural, so any logger with these three methods fits (the shared `Logger` of @relevance/settings does). */
+export interface MonitorApiLogger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface MonitorAppDeps {
+  store: RunStore;
+  registry: CollectorRegistry;
+  /** Bearer token of every `/api/system/*` and `/api/v1/system/*` route. Must not be empty. */
+  token: string;
+  log: MonitorApiLogger;
+  /** Epoch ms; read once per request. */
+  now: () => number;
+  /** Bound of every read route (status, freshness, accounts, collectors). Default 2000 ms. */
+  statusTimeoutMs?: number;
+  /** Bound of every write route. Default 10000 ms. */
+  writeTimeoutMs?: number;
+  /** Largest accepted request body. Default 10 MiB. */
+  maxBodyBytes?: number;
+}
+
+export const DEFAULT_STATUS_TIMEOUT_MS = 2000;
+export const DEFAULT_WRITE_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** Longer Authorization values are rejected before hashing. */
+const MAX_CREDENTIAL_LENGTH = 1024;
+const BEARER = /^Bearer +(\S+) *$/i;
+
+const encoder = new TextEncoder();
+async function sha256(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
+}
+
+/** Compares SHA-256 digests without an early exit: time does not depend on where (or whether) they differ. */
+export async function constantTimeEqual(a: string, b: string): Promise<boolean> {
+  const [x, y] = await Promise.all([sha256(a), sha256(b)]);
+  let diff = 0;
+  for (let i = 0; i < x.length; i++) diff |= (x[i] as number) ^ (y[i] as number);
+  return diff === 0;
+}
+
+function bearerAuth(token: string): MiddlewareHandler {
+  return async (c, next) => {
+    const given = BEARER.exec(c.req.header("authorization") ?? "")?.[1];
+    if (
+      given === undefined ||
+      given.length > MAX_CREDENTIAL_LENGTH ||
+      !(await constantTimeEqual(given, token))
+    ) {
+      throw unauthorized("a valid token is required (Authorization: Bearer <token>)");
+    }
+    await next();
+  };
+}
+
+const dbUnavailable = (message: string) => new ApiError(503, "analytics_db_unavailable", message);
+
+/** Races `work` against a deadline; a late answer is dropped (its rejection is swallowed). */
+async function within<T>(ms: number, what: string, work: () => Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const p = work();
+  p.catch(() => {});
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(dbUnavailable(`the analytics database did not answer ${what} within ${ms} ms`)),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([p, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function readJson(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ApiError(400, "invalid_json", "the request body is not valid JSON");
+  }
+}
+
+function bodyObject(body: unknown): Record<string, unknown> {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw invalid("the request body must be a JSON object", [{ path: "", message: "must be an object" }]);
+  }
+  return body as Record<string, unknown>;
+}
+
+/** A path parameter that also appears in the body must agree with it. */
+function samePathParam(body: Record<string, unknown>, field: string, value: string): void {
+  if (body[field] !== undefined && body[field] !== value) {
+    throw invalid(`${field} in the body differs from the path`, [
+      { path: field, message: `must equal the path parameter (${JSON.stringify(value)}) or be absent` },
+    ]);
+  }
+}
+
+const accountJson = (a: CloudAccountRow) => ({ ...a, updated_at: iso(a.updated_at) });
+const specJson = (s: CollectorSpec) => ({
+  name: s.name,
+  expected_interval_minutes: s.expected_interval_minutes,
+  freshness_threshold_minutes: s.freshness_threshold_minutes,
+});
+
+export function createMonitorApp(deps: MonitorAppDeps): Hono {
+  const { store, registry, log } = deps;
+  if (typeof deps.token !== "string" || deps.token === "")
+    throw new Error("createMonitorApp: token is empty");
+  const readMs = deps.statusTimeoutMs ?? DEFAULT_STATUS_TIMEOUT_MS;
+  const writeMs = deps.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS;
+  const maxBody = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  /** Account PUTs read the previous version before writing the next: one at a time per app. */
+  let accountChain: Promise<unknown> = Promise.resolve();
+
+  const app = new Hono();
+  const base = onError(log);
+  app.onError((err, c) => {
+    if (err instanceof RunStoreUnavailable) {
+      log.warn("analytics database unavailable", { path: c.req.path, error: err.message });
+      return c.json({ error: { code: "analytics_db_unavailable", message: err.message } }, 503);
+    }
+    if (err instanceof RunStoreValidationError) {
+      return c.json(
+        invalid("a record failed the store's checks; nothing was stored", [
+          { path: `[${err.index}].${err.field}`, message: err.message },
+        ]).body(),
+        422,
+      );
+    }
+    if (err instanceof ApiError && err.status === 503) {
+      log.warn("analytics database unavailable", { path: c.req.path, error: err.message });
+    }
+    return base(err, c);
+  });
+  app.notFound(onNotFound);
+
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+
+  const auth = bearerAuth(deps.token);
+  app.use("/api/system/*", auth);
+  app.use("/api/v1/system/*", auth);
+  const limit = bodyLimit({
+    maxSize: maxBody,
+    onError: () => {
+      throw new ApiError(413, "payload_too_large", `the request body is larger than ${maxBody} bytes`);
+    },
+  });
+
+  app.post("/api/system/runs", limit, async (c) => {
+    const body = await readJson(c);
+    const checked = validateRunBatch(body);
+    if (!checked.ok) {
+      throw invalid(
+        `${checked.errors.length} problem(s) in the run records; nothing was stored`,
+        checked.errors,
+      );
+    }
+    const res = await within(writeMs, "the run insert", () => store.insertRuns(checked.value));
+    return c.json({ received: checked.value.length, stored: res.inserted, duplicates: res.duplicates }, 201);
+  });
+
+  app.put("/api/system/accounts/:account_id", limit, async (c) => {
+    const accountId = c.req.param("account_id");
+    const body = bodyObject(await readJson(c));
+    samePathParam(body, "account_id", accountId);
+    const { updated_at: _ignored, ...rest } = body;
+    const checked = validateAccountUpdate({ ...rest, account_id: accountId });
+    if (!checked.ok) throw invalid("the account update is invalid", checked.errors);
+    const now = deps.now();
+    const write = async (): Promise<CloudAccountRow> => {
+      // A new version must win over the previous one even when both land in the same millisecond.
+      const prev = (await store.accountsLatest()).find((a) => a.account_id === accountId);
+      const row: CloudAccountRow = {
+        account_id: accountId,
+        account_name: checked.value.account_name,
+        svc_status: checked.value.svc_status,
+        updated_at: prev === undefined ? now : Math.max(now, prev.updated_at + 1),
+      };
+      await store.upsertAccount(row);
+      return row;
+    };
+    const next = accountChain.then(() => within(writeMs, "the account update", write));
+    accountChain = next.catch(() => {});
+    return c.json(accountJson(await next), 200);
+  });
+
+  app.get("/api/system/collectors", async (c) => {
+    const specs = await within(readMs, "the registry read", () => registry.list());
+    return c.json({ collectors: specs.map(specJson) });
+  });
+
+  app.put("/api/system/collectors/:name", limit, async (c) => {
+    const name = c.req.param("name");
+    const body = bodyObject(await readJson(c));
+    samePathParam(body, "name", name);
+    const checked = validateCollectorSpec({ ...body, name });
+    if (!checked.ok) throw invalid("the collector spec is invalid", checked.errors);
+    await within(writeMs, "the registry update", () => registry.put(checked.value));
+    return c.json(specJson(checked.value), 200);
+  });
+
+  const status = async (c: Context) => {
+    const now = deps.now();
+    const body = await within(readMs, "the status queries", async () => {
+      const specs = await registry.list();
+      const since = now - streakWindowMs(specs);
+      const [latest, successes, streaks, accounts, scans] = await Promise.all([
+        store.latestRunPerCollector(),
+        store.lastSuccessPerCollector(),
+        store.consecutiveFailuresPerCollectorAccountRegion(since),
+        store.accountsLatest(),
+        store.lastSucceededRunPerAccount(0),
+      ]);
+      // After the queries above, so their own timings are among the latency samples.
+      const db = await store.dbHealth();
+      const health = evaluateHealth(specs, { latest, successes, streaks }, now);
+      const cov = evaluateCoverage(accounts, scans, now);
+      return {
+        collectors: health.map((h) => ({
+          name: h.name,
+          last_run: iso(h.last_run),
+          status: h.status,
+          minutes_ago: h.minutes_ago,
+          health: h.health,
+        })),
+        accounts: cov.counts,
+        analytics_db: analyticsDb(db),
+        generated_at: iso(now),
+        unscanned_accounts: cov.unscanned.map((u) => ({ ...u, last_scanned_at: iso(u.last_scanned_at) })),
+        warnings: warnings(health, cov, specs, latest),
+      };
+    });
+    return c.json(body);
+  };
+  app.get("/api/system/status", status);
+  app.get("/api/v1/system/status", status);
+
+  app.get("/api/system/freshness", async (c) => {
+    const now = deps.now();
+    const entries = await within(readMs, "the freshness queries", async () => {
+      const [specs, latest] = await Promise.all([registry.list(), store.latestRunPerCollector()]);
+      return evaluateFreshness(specs, latest, now);
+    });
+    return c.json({
+      generated_at: iso(now),
+      collectors: entries.map((e) => ({ ...e, last_run: iso(e.last_run) })),
+    });
+  });
+
+  app.get("/api/system/accounts", async (c) => {
+    const now = deps.now();
+    const { accounts, cov } = await within(readMs, "the account queries", async () => {
+      const [accounts, scans] = await Promise.all([
+        store.accountsLatest(),
+        store.lastSucceededRunPerAccount(0),
+      ]);
+      return { accounts, cov: evaluateCoverage(accounts, scans, now) };
+    });
+    return c.json({
+      generated_at: iso(now),
+      counts: cov.counts,
+      accounts: [...accounts].sort((a, b) => (a.account_id < b.account_id ? -1 : 1)).map(accountJson),
+      warnings: cov.warnings,
+      unscanned: cov.unscanned.map((u) => ({ ...u, last_scanned_at: iso(u.last_scanned_at) })),
+    });
+  });
+
+  return app;
+}
