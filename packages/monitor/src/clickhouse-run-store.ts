@@ -118,6 +118,11 @@ export class ClickHouseRunStore implements RunStore {
     return this.#timeoutMs;
   }
 
+  /** The underlying client, shared by adapters over the same database (the collector registry). */
+  get client(): ClickHouseClient {
+    return this.#client;
+  }
+
   /** Runs one database call with a hard deadline; maps every failure to a RunStoreError. */
   async #call<T>(op: string, fn: (signal: AbortSignal) => Promise<T>, timed = false): Promise<T> {
     const ac = new AbortController();

@@ -119,4 +119,21 @@ ${LATEST_SELECT}`,
 ${LATEST_SELECT}`,
     ],
   },
+  {
+    version: 4,
+    name: "create_collectors",
+    statements: [
+      // The collector registry's overrides (PUT /api/system/collectors/{name}); the latest
+      // updated_at per name wins (argMax on read, ReplacingMergeTree collapses on merge).
+      `CREATE TABLE IF NOT EXISTS svc.collectors
+(
+    name String,
+    expected_interval_minutes UInt32,
+    freshness_threshold_minutes UInt32,
+    updated_at DateTime64(3)
+)
+ENGINE = ReplacingMergeTree(updated_at)
+ORDER BY name`,
+    ],
+  },
 ];

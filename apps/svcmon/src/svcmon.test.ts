@@ -1,0 +1,259 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer, type IncomingMessage } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { validateRunRecord } from "@svcmon/core";
+import { type ClickHouseRunStore, type CollectorRunRow, openChdbRunStore } from "@svcmon/monitor";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseArgs, Tail, UsageError } from "./svcmon.ts";
+
+const MAIN = new URL("./main.ts", import.meta.url).pathname;
+const NODE = process.execPath;
+const tmp = mkdtempSync(join(tmpdir(), "svcmon-cli-"));
+const dataDir = join(tmp, "data");
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function svcmon(args: string[], env: Record<string, string> = {}): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(NODE, ["--disable-warning=ExperimentalWarning", MAIN, ...args], {
+      env: { ...process.env, MONITOR_TOKEN: "", PORT: "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const subject = (collector: string) => [
+  "run",
+  "--collector",
+  collector,
+  "--account",
+  "123456789012",
+  "--region",
+  "eu-west-1",
+];
+const direct = (collector: string) => [...subject(collector), "--data-dir", dataDir, "--"];
+
+// The children own the chDB folder one after another; this process opens it only afterwards.
+const results: Record<string, Ran> = {};
+let store: ClickHouseRunStore;
+let runs: CollectorRunRow[] = [];
+const marker = join(tmp, "should-not-exist");
+
+beforeAll(async () => {
+  results.ok = await svcmon([...direct("job_ok"), NODE, "-e", "setTimeout(() => process.exit(0), 300)"]);
+  results.failed = await svcmon([
+    ...direct("job_failed"),
+    NODE,
+    "-e",
+    "process.stderr.write('é'.repeat(3000) + '\\nfatal: disk full\\n'); process.exit(7)",
+  ]);
+  results.partial = await svcmon([
+    ...direct("job_partial"),
+    NODE,
+    "-e",
+    "process.stderr.write('2 of 9 pages failed\\n'); process.exit(3)",
+  ]);
+  results.missing = await svcmon([...direct("job_missing"), join(tmp, "no-such-command")]);
+  results.usage = await svcmon([
+    "run",
+    "--collector",
+    "job_usage",
+    "--region",
+    "r",
+    "--data-dir",
+    dataDir,
+    "--",
+    NODE,
+    "-e",
+    `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`,
+  ]);
+  store = openChdbRunStore(dataDir, { timeoutMs: 30_000 });
+  runs = await store.latestRunPerCollector();
+}, 120_000);
+
+afterAll(async () => {
+  await store?.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+const run = (collector: string) => runs.filter((r) => r.collector === collector);
+
+describe("svcmon run --data-dir (real child commands, real chDB)", () => {
+  it("exit 0: succeeded, measured duration, exits 0", () => {
+    expect(results.ok?.code).toBe(0);
+    const [r] = run("job_ok");
+    expect(run("job_ok")).toHaveLength(1);
+    expect(r).toMatchObject({
+      status: "succeeded",
+      error: "",
+      cloud_account_id: "123456789012",
+      cloud_region: "eu-west-1",
+      events_produced: 0,
+      rows_inserted: 0,
+    });
+    expect(r?.duration_ms).toBeGreaterThanOrEqual(300);
+    expect(r?.duration_ms).toBe((r?.completed_at ?? 0) - (r?.started_at ?? 0));
+    expect(Math.abs((r?.completed_at ?? 0) - Date.now())).toBeLessThan(120_000);
+  });
+
+  it("non-zero exit: failed with the tail of stderr (≤ 2 KB, whole characters), exits with the command's code", () => {
+    expect(results.failed?.code).toBe(7);
+    expect(results.failed?.stderr).toContain("fatal: disk full"); // stderr still reaches the terminal
+    const [r] = run("job_failed");
+    expect(r?.status).toBe("failed");
+    expect(r?.error.endsWith("fatal: disk full")).toBe(true);
+    expect(Buffer.byteLength(r?.error ?? "")).toBeLessThanOrEqual(2048);
+    expect(Buffer.byteLength(r?.error ?? "")).toBeGreaterThan(2000);
+    expect(r?.error).not.toContain("\ufffd");
+  });
+
+  it("exit 3: partial with the stderr tail", () => {
+    expect(results.partial?.code).toBe(3);
+    expect(run("job_partial")[0]).toMatchObject({ status: "partial", error: "2 of 9 pages failed" });
+  });
+
+  it("a command that cannot start: failed, exit 127", () => {
+    expect(results.missing?.code).toBe(127);
+    expect(run("job_missing")[0]).toMatchObject({ status: "failed" });
+    expect(run("job_missing")[0]?.error).toMatch(/^cannot run .*no-such-command: .*ENOENT/);
+  });
+
+  it("invalid flags: one clear line, exit 2, the command never runs, nothing recorded", () => {
+    expect(results.usage?.code).toBe(2);
+    expect(results.usage?.stderr.trim().split("\n")).toEqual(["svcmon: missing --account (svcmon --help)"]);
+    expect(existsSync(marker)).toBe(false);
+    expect(run("job_usage")).toEqual([]);
+  });
+});
+
+describe("svcmon run through the monitor API", () => {
+  it("POSTs one valid record with the bearer token; exits with the command's code", async () => {
+    const got: { req: IncomingMessage; body: string }[] = [];
+    let answer = 201;
+    const srv = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => {
+        body += c.toString();
+      });
+      req.on("end", () => {
+        got.push({ req, body });
+        res
+          .writeHead(answer, { "content-type": "application/json" })
+          .end(answer === 201 ? "{}" : '{"error":"unauthorized"}');
+      });
+    });
+    await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+    const port = (srv.address() as { port: number }).port;
+    try {
+      const r = await svcmon(
+        [...subject("job_api"), "--", NODE, "-e", "console.error('warn: slow'); process.exit(3)"],
+        {
+          MONITOR_TOKEN: "s3cret",
+          PORT: String(port),
+        },
+      );
+      expect(r.code).toBe(3);
+      expect(got).toHaveLength(1);
+      expect(got[0]?.req.method).toBe("POST");
+      expect(got[0]?.req.url).toBe("/api/system/runs");
+      expect(got[0]?.req.headers.authorization).toBe("Bearer s3cret");
+      const body = JSON.parse(got[0]?.body ?? "{}") as Record<string, unknown>;
+      const v = validateRunRecord(body);
+      expect(v.ok).toBe(true);
+      expect(body).toMatchObject({ collector: "job_api", status: "partial", error: "warn: slow" });
+      expect(body.run_id).toMatch(/^[0-9a-f-]{36}$/);
+
+      answer = 401;
+      const denied = await svcmon([
+        ...subject("job_api"),
+        "--url",
+        `http://127.0.0.1:${port}/`,
+        "--token",
+        "wrong",
+        "--",
+        NODE,
+        "-e",
+        "",
+      ]);
+      expect(denied.code).toBe(0);
+      expect(denied.stderr).toMatch(/NOT recorded: POST .*\/api\/system\/runs failed: HTTP 401/);
+      expect(got).toHaveLength(2); // 4xx is not retried
+    } finally {
+      await new Promise<void>((r) => srv.close(() => r()));
+    }
+  });
+});
+
+describe("parseArgs", () => {
+  const env = { MONITOR_TOKEN: "t" };
+  const bad = (argv: string[], msg: RegExp, e: Record<string, string> = env) => {
+    expect(() => parseArgs(argv, e)).toThrow(UsageError);
+    expect(() => parseArgs(argv, e)).toThrow(msg);
+  };
+  it("accepts both flag spellings and defaults the URL from PORT", () => {
+    const a = parseArgs(
+      ["run", "--collector=c", "--account", "1", "--region=r", "--", "ls", "-l", "--", "x"],
+      {
+        ...env,
+        PORT: "9999",
+      },
+    );
+    expect(a).toEqual({
+      collector: "c",
+      account: "1",
+      region: "r",
+      command: "ls",
+      args: ["-l", "--", "x"],
+      target: { kind: "api", url: "http://127.0.0.1:9999", token: "t" },
+    });
+    expect(
+      parseArgs(["run", "--collector", "c", "--account", "1", "--region", "r", "--", "ls"], env).target,
+    ).toEqual({
+      kind: "api",
+      url: "http://127.0.0.1:8787",
+      token: "t",
+    });
+  });
+  it("rejects what it cannot use", () => {
+    const base = ["run", "--collector", "c", "--account", "1", "--region", "r"];
+    bad([], /missing subcommand/);
+    bad(["start"], /unknown subcommand/);
+    bad([...base], /missing command/);
+    bad([...base, "--"], /missing command/);
+    bad([...base, "ls"], /put the command after `--`/);
+    bad([...base, "--verbose", "--", "ls"], /unknown option --verbose/);
+    bad(["run", "--collector", "--", "ls"], /--collector needs a value/);
+    bad([...base, "--collector", "d", "--", "ls"], /given twice/);
+    bad(["run", "--collector", " ", "--account", "1", "--region", "r", "--", "ls"], /must not be empty/);
+    bad([...base, "--", "ls"], /missing token/, {});
+    bad([...base, "--url", "ftp://x", "--", "ls"], /http or https/);
+    bad([...base, "--url", "nope", "--", "ls"], /not a URL/);
+    bad([...base, "--data-dir", "/d", "--token", "t", "--", "ls"], /do not combine/);
+  });
+  it("Tail keeps the last bytes and drops a character cut in half", () => {
+    const t = new Tail(5);
+    t.push(Buffer.from("abcdé")); // 6 bytes
+    expect(t.text()).toBe("bcdé");
+    t.push(Buffer.from("é"));
+    expect(t.text()).toBe("déé");
+    const cut = new Tail(3);
+    cut.push(Buffer.from("aéé")); // last 3 bytes start inside the first é
+    expect(cut.text()).toBe("é");
+  });
+});

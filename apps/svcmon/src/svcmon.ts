@@ -1,0 +1,275 @@
+/**
+ * `svcmon run --collector NAME --account ID --region R [--url URL --token T | --data-dir D] -- CMD ARGS...`
+ *
+ * Runs CMD as one collector run and records exactly one run record at the end: status from the exit
+ * code (0 succeeded, 3 partial, anything else failed), error = the tail of stderr (last 2 KB),
+ * duration measured. Exits with the command's exit code. See docs/monitor-runtime.md.
+ */
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { constants } from "node:os";
+
+export const USAGE = `usage: svcmon run --collector NAME --account ID --region REGION [--url URL] [--token TOKEN | env MONITOR_TOKEN] [--data-dir DIR] -- COMMAND [ARGS...]
+
+Runs COMMAND as one run of collector NAME for cloud account ID in REGION and records one run record:
+  exit 0 -> succeeded, exit 3 -> partial, anything else (or a signal) -> failed
+  error  -> the last 2 KB of the command's stderr
+Records through the monitor API (POST {url}/api/system/runs, default url http://127.0.0.1:$PORT, PORT
+default 8787, bearer token from --token or MONITOR_TOKEN), or with --data-dir directly into the chDB
+data folder DIR (the monitor must not be running on it). Exits with the command's exit code;
+2 on invalid arguments.`;
+
+export const EXIT_PARTIAL = 3;
+export const EXIT_USAGE = 2;
+export const STDERR_TAIL_BYTES = 2048;
+
+export interface RunArgs {
+  collector: string;
+  account: string;
+  region: string;
+  command: string;
+  args: string[];
+  target: { kind: "api"; url: string; token: string } | { kind: "data-dir"; dir: string };
+}
+
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+const VALUE_FLAGS = new Set(["--collector", "--account", "--region", "--url", "--token", "--data-dir"]);
+
+/** Parses `run ...` argv (without the node/script prefix). Throws UsageError with one clear line. */
+export function parseArgs(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): RunArgs {
+  const [sub, ...rest] = argv;
+  if (sub === undefined) throw new UsageError("missing subcommand: expected `svcmon run ...`");
+  if (sub !== "run") throw new UsageError(`unknown subcommand ${JSON.stringify(sub)}: expected \`run\``);
+  const flags = new Map<string, string>();
+  let i = 0;
+  for (; i < rest.length; i++) {
+    const a = rest[i] as string;
+    if (a === "--") break;
+    const eq = a.indexOf("=");
+    const name = a.startsWith("--") && eq > 0 ? a.slice(0, eq) : a;
+    if (!VALUE_FLAGS.has(name)) {
+      throw new UsageError(
+        a.startsWith("-")
+          ? `unknown option ${name}`
+          : `unexpected argument ${JSON.stringify(a)}: put the command after \`--\``,
+      );
+    }
+    let value: string | undefined;
+    if (eq > 0 && a.startsWith("--")) value = a.slice(eq + 1);
+    else {
+      value = rest[i + 1];
+      if (value === undefined || value === "--") throw new UsageError(`${name} needs a value`);
+      i++;
+    }
+    if (flags.has(name)) throw new UsageError(`${name} given twice`);
+    if (value.trim() === "") throw new UsageError(`${name} must not be empty`);
+    flags.set(name, value);
+  }
+  for (const required of ["--collector", "--account", "--region"]) {
+    if (!flags.has(required)) throw new UsageError(`missing ${required}`);
+  }
+  const command = rest[i + 1];
+  if (i >= rest.length || command === undefined) {
+    throw new UsageError("missing command: put it after `--` (svcmon run ... -- COMMAND [ARGS...])");
+  }
+  const dataDir = flags.get("--data-dir");
+  let target: RunArgs["target"];
+  if (dataDir !== undefined) {
+    if (flags.has("--url") || flags.has("--token")) {
+      throw new UsageError("--data-dir records directly; do not combine it with --url or --token");
+    }
+    target = { kind: "data-dir", dir: dataDir };
+  } else {
+    const url = flags.get("--url") ?? `http://127.0.0.1:${env.PORT || "8787"}`;
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new UsageError(`--url ${JSON.stringify(url)} is not a URL`);
+    }
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+      throw new UsageError(`--url must be http or https, got ${parsed.protocol}`);
+    }
+    const token = flags.get("--token") ?? env.MONITOR_TOKEN;
+    if (!token) throw new UsageError("missing token: set MONITOR_TOKEN or pass --token (or use --data-dir)");
+    target = { kind: "api", url: url.replace(/\/+$/, ""), token };
+  }
+  return {
+    collector: flags.get("--collector") as string,
+    account: flags.get("--account") as string,
+    region: flags.get("--region") as string,
+    command,
+    args: rest.slice(i + 2),
+    target,
+  };
+}
+
+export interface RunRecordOut {
+  run_id: string;
+  collector: string;
+  cloud_account_id: string;
+  cloud_region: string;
+  started_at: number;
+  completed_at: number;
+  status: "succeeded" | "failed" | "partial";
+  events_produced: number;
+  rows_inserted: number;
+  error: string;
+  duration_ms: number;
+}
+
+/** Keeps the last `max` bytes of a stream; decodes them, dropping a character cut in half. */
+export class Tail {
+  #buf = Buffer.alloc(0);
+  readonly #max: number;
+  constructor(max = STDERR_TAIL_BYTES) {
+    this.#max = max;
+  }
+  push(chunk: Buffer): void {
+    const joined = Buffer.concat([this.#buf, chunk]);
+    this.#buf = joined.length > this.#max ? joined.subarray(joined.length - this.#max) : joined;
+  }
+  text(): string {
+    let start = 0;
+    // skip UTF-8 continuation bytes of a character whose start was cut off
+    while (start < this.#buf.length && start < 4 && ((this.#buf[start] as number) & 0xc0) === 0x80) start++;
+    return this.#buf.subarray(start).toString("utf8").trim();
+  }
+}
+
+interface Child {
+  code: number;
+  status: RunRecordOut["status"];
+  error: string;
+}
+
+/** Runs the command, teeing its stderr; never throws. */
+function runChild(command: string, args: string[]): Promise<Child> {
+  return new Promise((resolve) => {
+    const tail = new Tail();
+    let child: ReturnType<typeof spawn>;
+    const forward = (sig: NodeJS.Signals) => child?.kill(sig);
+    const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+    const cleanup = () => {
+      for (const s of signals) process.off(s, forward);
+    };
+    try {
+      child = spawn(command, args, { stdio: ["inherit", "inherit", "pipe"] });
+    } catch (err) {
+      resolve({ code: 127, status: "failed", error: `cannot run ${command}: ${(err as Error).message}` });
+      return;
+    }
+    for (const s of signals) process.on(s, forward);
+    child.stderr?.on("data", (chunk: Buffer) => {
+      process.stderr.write(chunk);
+      tail.push(chunk);
+    });
+    child.on("error", (err: NodeJS.ErrnoException) => {
+      cleanup();
+      const code = err.code === "ENOENT" ? 127 : 126;
+      resolve({ code, status: "failed", error: `cannot run ${command}: ${err.message}` });
+    });
+    child.on("close", (code, signal) => {
+      cleanup();
+      const stderr = tail.text();
+      if (signal) {
+        const n = constants.signals[signal] ?? 0;
+        resolve({ code: 128 + n, status: "failed", error: stderr || `killed by ${signal}` });
+        return;
+      }
+      const c = code ?? 1;
+      if (c === 0) resolve({ code: 0, status: "succeeded", error: "" });
+      else if (c === EXIT_PARTIAL) resolve({ code: c, status: "partial", error: stderr });
+      else resolve({ code: c, status: "failed", error: stderr || `exited with code ${c}` });
+    });
+  });
+}
+
+async function postRun(url: string, token: string, record: RunRecordOut): Promise<void> {
+  const body = JSON.stringify({
+    ...record,
+    started_at: new Date(record.started_at).toISOString(),
+    completed_at: new Date(record.completed_at).toISOString(),
+  });
+  let last = "";
+  // Same run_id on every attempt: the monitor stores it once.
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    try {
+      const res = await fetch(`${url}/api/system/runs`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+        body,
+        signal: AbortSignal.timeout(10_000),
+      });
+      if (res.ok) return;
+      const text = (await res.text()).slice(0, 500);
+      last = `HTTP ${res.status}${text ? `: ${text}` : ""}`;
+      if (res.status < 500 && res.status !== 429) break;
+    } catch (err) {
+      const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
+      last = `${(err as Error).message}${cause ? ` (${String(cause.code ?? cause.message)})` : ""}`;
+    }
+    if (attempt < 3) await new Promise((r) => setTimeout(r, 500 * attempt));
+  }
+  throw new Error(`POST ${url}/api/system/runs failed: ${last}`);
+}
+
+async function storeRun(dir: string, record: RunRecordOut): Promise<void> {
+  const { openChdbRunStore } = await import("@svcmon/monitor");
+  const store = openChdbRunStore(dir, { timeoutMs: 30_000 });
+  try {
+    await store.migrate();
+    await store.insertRuns([record]);
+  } finally {
+    await store.close();
+  }
+}
+
+/** The whole command; resolves to the process exit code. */
+export async function main(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<number> {
+  if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
+    (argv.length === 0 ? process.stderr : process.stdout).write(`${USAGE}\n`);
+    return argv.length === 0 ? EXIT_USAGE : 0;
+  }
+  let a: RunArgs;
+  try {
+    a = parseArgs(argv, env);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`svcmon: ${err.message} (svcmon --help)\n`);
+    return EXIT_USAGE;
+  }
+  const runId = randomUUID();
+  const startedAt = Date.now();
+  const child = await runChild(a.command, a.args);
+  const completedAt = Math.max(Date.now(), startedAt);
+  const record: RunRecordOut = {
+    run_id: runId,
+    collector: a.collector,
+    cloud_account_id: a.account,
+    cloud_region: a.region,
+    started_at: startedAt,
+    completed_at: completedAt,
+    status: child.status,
+    events_produced: 0,
+    rows_inserted: 0,
+    error: child.error,
+    duration_ms: completedAt - startedAt,
+  };
+  try {
+    if (a.target.kind === "api") await postRun(a.target.url, a.target.token, record);
+    else await storeRun(a.target.dir, record);
+  } catch (err) {
+    process.stderr.write(`svcmon: run ${runId} (${record.status}) NOT recorded: ${(err as Error).message}\n`);
+  }
+  return child.code;
+}

@@ -1,0 +1,3 @@
+export * from "./collector.ts";
+export * from "./scheduler.ts";
+export * from "./simulated-cloud.ts";
