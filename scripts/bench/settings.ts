@@ -48,6 +48,8 @@ async function main(): Promise<void> {
       adminTokenGenerated: false,
       demo: false,
       exporter: true,
+      monitorToken: "test-monitor-token-0123456789",
+      monitorTokenGenerated: false,
     },
     watcher,
   );

@@ -11,6 +11,9 @@ export interface LocalConfig {
   demo: boolean;
   /** Run the settings exporter in this process (EXPORTER=0 leaves the change log unexported). */
   exporter: boolean;
+  /** Bearer token of the monitor's /api/system/* routes. */
+  monitorToken: string;
+  monitorTokenGenerated: boolean;
 }
 
 export type ConfigResult = { ok: true; config: LocalConfig } | { ok: false; error: string };
@@ -35,6 +38,10 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
   const token = env.ADMIN_TOKEN === "" ? undefined : env.ADMIN_TOKEN;
   if (token !== undefined && token.length < 16)
     return { ok: false, error: "ADMIN_TOKEN must be at least 16 characters" };
+  const monitorToken = env.MONITOR_TOKEN === "" ? undefined : env.MONITOR_TOKEN;
+  if (monitorToken !== undefined && monitorToken.length < 16) {
+    return { ok: false, error: "MONITOR_TOKEN must be at least 16 characters" };
+  }
   return {
     ok: true,
     config: {
@@ -45,6 +52,8 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
       adminTokenGenerated: token === undefined,
       demo,
       exporter,
+      monitorToken: monitorToken ?? randomBytes(24).toString("base64url"),
+      monitorTokenGenerated: monitorToken === undefined,
     },
   };
 }

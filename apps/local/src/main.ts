@@ -14,6 +14,11 @@ const { config } = parsed;
 try {
   const stack = await startStack(config, log);
   log.info("listening", { url: stack.url, dataDir: config.dataDir, exporter: config.exporter });
+  if (config.monitorTokenGenerated) {
+    log.info("generated MONITOR_TOKEN for this run (set MONITOR_TOKEN to choose one)", {
+      monitorToken: config.monitorToken,
+    });
+  }
   if (config.adminTokenGenerated) {
     log.info("generated ADMIN_TOKEN for this run (set ADMIN_TOKEN to choose one)", {
       adminToken: config.adminToken,

@@ -84,6 +84,8 @@ beforeAll(async () => {
       adminTokenGenerated: false,
       demo: false,
       exporter: true,
+      monitorToken: "test-monitor-token-0123456789",
+      monitorTokenGenerated: false,
     },
     log,
   );

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase, SqliteKv, SqliteSettingsTable } from "@relevance/settings/sqlite";
 import { afterAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, call, MAIN, type RunningStack, spawnStack } from "./test-support.ts";
+import { ADMIN_TOKEN, call, MAIN, MONITOR_TOKEN, type RunningStack, spawnStack } from "./test-support.ts";
 
 const running: RunningStack[] = [];
 afterAll(async () => {
@@ -104,6 +104,30 @@ describe("npm start: the embedded stack as a real process", () => {
       tagsField: null,
     });
   });
+
+  it("serves the monitor on the same port: simulated collectors run, /api/system/status answers with MONITOR_TOKEN", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "stack-"));
+    const stack = await start({ DATA_DIR: dataDir, DEMO: "1" });
+    const monitor = { authorization: `Bearer ${MONITOR_TOKEN}` };
+    expect((await call(stack.url, "GET", "/api/system/status")).status).toBe(401);
+    const status = await eventually(
+      () => call(stack.url, "GET", "/api/system/status", undefined, monitor),
+      (r) =>
+        r.status === 200 && r.body.collectors.some((c: { last_run: string | null }) => c.last_run !== null),
+      15_000,
+    );
+    expect(status.status).toBe(200);
+    expect(status.body.collectors.map((c: { name: string }) => c.name).sort()).toEqual([
+      "config_ebs",
+      "config_ec2",
+      "config_network",
+      "hierarchy_builder",
+    ]);
+    expect(status.body.accounts).toMatchObject({ active: 3, pending_setup: 1, no_access: 1 });
+    expect(status.body.analytics_db).toHaveProperty("disk_used_gb");
+    const v1 = await call(stack.url, "GET", "/api/v1/system/status", undefined, monitor);
+    expect(v1.status).toBe(200);
+  }, 30_000);
 
   it("refuses a bad environment with one line naming the variable", () => {
     const r = spawnSync(process.execPath, [MAIN], {

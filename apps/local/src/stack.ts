@@ -12,6 +12,18 @@ import {
   SqliteKv,
   SqliteSettingsTable,
 } from "@relevance/settings/sqlite";
+import {
+  accountsFromStore,
+  ClickHouseCollectorRegistry,
+  type ClickHouseRunStore,
+  DEMO_ACCOUNTS,
+  DEMO_REGIONS,
+  openChdbRunStore,
+  Scheduler,
+  SimulatedCloud,
+  simulatedCollectors,
+} from "@svcmon/monitor";
+import { createMonitorApp } from "@svcmon/monitor/api";
 import { Hono } from "hono";
 import type { LocalConfig } from "./env.ts";
 
@@ -23,6 +35,8 @@ export interface Stack {
   tailer: ChangeTailer | null;
   app: Hono;
   retrieval: EmbeddedRetrieval;
+  runStore: ClickHouseRunStore;
+  scheduler: Scheduler | null;
   stop(): Promise<void>;
 }
 
@@ -68,8 +82,37 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
     store: new SqliteIndexSnapshotStore(settingsDb),
     logger: log,
   });
+  // The monitor: run records in embedded ClickHouse (chDB owns its folder: one process at a time).
+  const runStore = openChdbRunStore(join(config.dataDir, "chdb"));
+  await runStore.migrate();
+  const registry = ClickHouseCollectorRegistry.fromStore(runStore);
+  let scheduler: Scheduler | null = null;
+  if (config.demo) {
+    const known = new Set((await runStore.accountsLatest()).map((a) => a.account_id));
+    for (const account of DEMO_ACCOUNTS) {
+      if (!known.has(account.account_id))
+        await runStore.upsertAccount({ ...account, updated_at: Date.now() });
+    }
+    scheduler = new Scheduler({
+      collectors: simulatedCollectors(new SimulatedCloud()),
+      registry,
+      store: runStore,
+      accounts: accountsFromStore(runStore),
+      regions: DEMO_REGIONS,
+      timeoutMs: 30_000,
+      log: ({ level, msg, ...fields }) => {
+        if (level !== "debug") log[level](msg, { component: "monitor", ...fields });
+      },
+    });
+    scheduler.start();
+  }
+
   const app = new Hono();
   app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.route(
+    "/",
+    createMonitorApp({ store: runStore, registry, token: config.monitorToken, log, now: Date.now }),
+  );
   app.route("/", createSearchApp({ kv, retrieval, log }));
   app.route(
     "/",
@@ -90,11 +133,15 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
     tailer,
     app,
     retrieval,
+    runStore,
+    scheduler,
     async stop() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       unsubscribe();
       await tailer?.stop();
       await retrieval.flush();
+      await scheduler?.stop();
+      await runStore.close();
       settingsDb.close();
       kvDb.close();
     },

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 
 export const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
+export const MONITOR_TOKEN = "test-monitor-token-0123456789";
 
 export interface RunningStack {
   child: ChildProcess;
@@ -19,7 +20,7 @@ export interface RunningStack {
 
 export async function spawnStack(env: Record<string, string>): Promise<RunningStack> {
   const child = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, PORT: "0", ADMIN_TOKEN, DEMO: "0", ...env },
+    env: { ...process.env, PORT: "0", ADMIN_TOKEN, MONITOR_TOKEN, DEMO: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const lines: Record<string, unknown>[] = [];
