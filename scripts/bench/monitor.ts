@@ -1,0 +1,330 @@
+// Monitor benchmark (docs/benchmarks.md): 90 days of collector runs (4 collectors × 100 accounts ×
+// 17 regions every 15 minutes, about 59 M rows) bulk-loaded into embedded chDB, then the status and
+// freshness endpoints and run ingest measured through the real HTTP app in-process. Targets are
+// reported, never asserted. BENCH_MONITOR_DAYS shortens the history (for a quick try).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { resourceUsage } from "node:process";
+import { fileURLToPath } from "node:url";
+import { createMonitorApp, type MonitorApiLogger } from "../../packages/monitor/src/api/index.ts";
+import { InMemoryCollectorRegistry } from "../../packages/monitor/src/api/test-support.ts";
+import { openChdbRunStore } from "../../packages/monitor/src/index.ts";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const TOKEN = "bench-monitor-token-0123456789";
+const COLLECTORS = ["config_ec2", "config_ebs", "config_network", "hierarchy_builder"];
+const REGIONS = [
+  "us-east-1",
+  "us-east-2",
+  "us-west-1",
+  "us-west-2",
+  "ca-central-1",
+  "eu-west-1",
+  "eu-west-2",
+  "eu-west-3",
+  "eu-central-1",
+  "eu-north-1",
+  "ap-south-1",
+  "ap-northeast-1",
+  "ap-northeast-2",
+  "ap-northeast-3",
+  "ap-southeast-1",
+  "ap-southeast-2",
+  "sa-east-1",
+];
+const ACCOUNTS = 100;
+const SERIES = COLLECTORS.length * ACCOUNTS * REGIONS.length; // 6,800 collector × account × region
+const DAYS = Number(process.env.BENCH_MONITOR_DAYS ?? 90);
+const SLOTS = DAYS * 96; // one run per 15 minutes
+const ROWS = SERIES * SLOTS;
+const CHUNKS = Math.min(10, DAYS);
+const REQUESTS = 50;
+const WARMUPS = 3;
+const BATCHES = 50;
+const BATCH = 1000;
+const MIB = 1024 * 1024;
+
+function percentile(sorted: readonly number[], p: number): number {
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
+  return sorted[rank - 1] as number;
+}
+
+const account = (i: number) => String(100_000_000_000 + i);
+
+/**
+ * Row n → series s = n % SERIES (collector, account, region), slot t = n / SERIES (time-major, so an
+ * insert block covers a short span of time and mostly one monthly partition). Everything else is a
+ * hash of n: about 2 % failed and 2 % partial, durations 5 s to 5 min.
+ */
+function loadSql(from: number, count: number, baseSec: number): string {
+  const list = (xs: readonly string[]) => `[${xs.map((x) => `'${x}'`).join(",")}]`;
+  return `INSERT INTO svc.collector_runs
+  (run_id, collector, cloud_account_id, cloud_region, started_at, completed_at, status,
+   events_produced, rows_inserted, error, duration_ms)
+SELECT generateUUIDv4(number) AS run_id, collector, cloud_account_id, cloud_region, started_at,
+  addMilliseconds(started_at, duration_ms) AS completed_at, status,
+  if(status = 'failed', 0, h2 % 5000) AS events_produced,
+  if(status = 'failed', 0, h2 % 2500) AS rows_inserted,
+  multiIf(status = 'failed', concat('AccessDenied: not authorized to call Describe* in ', cloud_region),
+          status = 'partial', concat('Throttling: rate exceeded after ', toString(h2 % 900), ' pages'), '') AS error,
+  duration_ms
+FROM (
+  SELECT number,
+    number % ${SERIES} AS s,
+    intDiv(number, ${SERIES}) AS t,
+    intHash32(number) AS h1,
+    intHash32(number + 1000000000) AS h2,
+    arrayElement(${list(COLLECTORS)}, s % ${COLLECTORS.length} + 1) AS collector,
+    toString(${100_000_000_000} + intDiv(s, ${COLLECTORS.length}) % ${ACCOUNTS}) AS cloud_account_id,
+    arrayElement(${list(REGIONS)}, intDiv(s, ${COLLECTORS.length * ACCOUNTS}) + 1) AS cloud_region,
+    toDateTime64(${baseSec} - (${SLOTS - 1} - t) * 900 + s % 30, 3, 'UTC') AS started_at,
+    toUInt32((5 + h1 % 295) * 1000 + h2 % 1000) AS duration_ms,
+    multiIf(h1 % 1000 < 20, 'failed', h1 % 1000 < 40, 'partial', 'succeeded') AS status
+  FROM numbers(${from}, ${count})
+)`;
+}
+
+const quietLog: MonitorApiLogger = {
+  info() {},
+  warn() {},
+  error(message, fields) {
+    process.stderr.write(`${message} ${JSON.stringify(fields)}\n`);
+  },
+};
+
+async function main(): Promise<void> {
+  let peakRss = process.memoryUsage().rss;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }, 100);
+
+  // 1. A fresh data folder. The long deadline only lets the bulk load run; reads are bounded by
+  // the app's own 2 s status timeout.
+  const dataDir = mkdtempSync(join(os.tmpdir(), "bench-monitor-"));
+  const store = openChdbRunStore(dataDir, { timeoutMs: 900_000 });
+  await store.migrate();
+  const client = store.client;
+  const scalar = async (sql: string): Promise<number> => {
+    const rs = await client.query({ query: sql, format: "JSONEachRow" });
+    const rows = (await rs.json()) as Record<string, unknown>[];
+    return Number(Object.values(rows[0] ?? {})[0]);
+  };
+
+  // 2. Bulk load inside the engine; the materialized view is fed by these inserts as by any other.
+  const nowMs = Date.now();
+  const baseSec = Math.floor(nowMs / 1000) - 600; // the last runs complete before "now"
+  console.log(`loading ${ROWS.toLocaleString("en")} rows (${DAYS} days) in ${CHUNKS} statements…`);
+  const loadStarted = performance.now();
+  const per = Math.ceil(ROWS / CHUNKS);
+  for (let from = 0; from < ROWS; from += per) {
+    const t0 = performance.now();
+    await client.command({ query: loadSql(from, Math.min(per, ROWS - from), baseSec) });
+    const s = (performance.now() - t0) / 1000;
+    console.log(`  rows ${from.toLocaleString("en")}+: ${s.toFixed(1)} s`);
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }
+  const loadSeconds = (performance.now() - loadStarted) / 1000;
+  const stored = await scalar("SELECT count() FROM svc.collector_runs");
+  const mvRows = await scalar("SELECT count() FROM svc.collector_latest");
+  const mvKeys = await scalar(
+    "SELECT count() FROM (SELECT collector, cloud_account_id, cloud_region FROM svc.collector_latest GROUP BY ALL)",
+  );
+  const mvMatches = await scalar(
+    `SELECT (SELECT max(last_completed_at) FROM svc.collector_latest) = (SELECT max(completed_at) FROM svc.collector_runs)
+        AND (SELECT max(last_success_at) FROM svc.collector_latest) = (SELECT maxIf(completed_at, status = 'succeeded') FROM svc.collector_runs)`,
+  );
+  const parts = await scalar("SELECT count() FROM system.parts WHERE database = 'svc' AND active");
+  const diskBytes = await scalar(
+    "SELECT sum(bytes_on_disk) FROM system.parts WHERE database = 'svc' AND table = 'collector_runs' AND active",
+  );
+  const statuses = [
+    "active",
+    "active",
+    "active",
+    "active",
+    "active",
+    "active",
+    "active",
+    "pending_setup",
+    "no_access",
+  ];
+  for (let i = 0; i < ACCOUNTS; i++) {
+    await store.upsertAccount({
+      account_id: account(i),
+      account_name: `bench-account-${i}`,
+      svc_status: statuses[i % statuses.length] as "active",
+      updated_at: nowMs - 86_400_000 + i,
+    });
+  }
+
+  // 3. Reads through the real app, in-process.
+  const app = createMonitorApp({
+    store,
+    registry: new InMemoryCollectorRegistry(),
+    token: TOKEN,
+    log: quietLog,
+    now: () => Date.now(),
+  });
+  const auth = { authorization: `Bearer ${TOKEN}` };
+  const timeGets = async (path: string): Promise<number[]> => {
+    const ms: number[] = [];
+    for (let i = 0; i < WARMUPS + REQUESTS; i++) {
+      const t0 = performance.now();
+      const res = await app.request(path, { headers: auth });
+      await res.text();
+      const t1 = performance.now();
+      if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+      if (i >= WARMUPS) ms.push(t1 - t0);
+    }
+    return ms.sort((a, b) => a - b);
+  };
+  const statusMs = await timeGets("/api/system/status");
+  const freshnessMs = await timeGets("/api/system/freshness");
+
+  // 4. Ingest through the API: sequential batches of 1,000 fresh records.
+  let ingested = 0;
+  const batchMs: number[] = [];
+  const ingestStarted = performance.now();
+  for (let b = 0; b < BATCHES; b++) {
+    const at = Date.now();
+    const records = Array.from({ length: BATCH }, (_, i) => {
+      const s = (b * BATCH + i) % SERIES;
+      const done = at - 1000 + (i % 1000);
+      return {
+        run_id: crypto.randomUUID(),
+        collector: COLLECTORS[s % COLLECTORS.length],
+        cloud_account_id: account(Math.floor(s / COLLECTORS.length) % ACCOUNTS),
+        cloud_region: REGIONS[Math.floor(s / (COLLECTORS.length * ACCOUNTS))],
+        started_at: new Date(done - 30_000).toISOString(),
+        completed_at: new Date(done).toISOString(),
+        status: i % 50 === 0 ? "failed" : "succeeded",
+        events_produced: i,
+        rows_inserted: i % 100,
+        ...(i % 50 === 0 ? { error: "AccessDenied: bench" } : {}),
+      };
+    });
+    const body = JSON.stringify(records);
+    const t0 = performance.now();
+    const res = await app.request("/api/system/runs", {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body,
+    });
+    const reply = (await res.json()) as { stored?: number };
+    batchMs.push(performance.now() - t0);
+    if (res.status !== 201)
+      throw new Error(`POST /api/system/runs answered ${res.status}: ${JSON.stringify(reply)}`);
+    ingested += reply.stored ?? 0;
+  }
+  const ingestSeconds = (performance.now() - ingestStarted) / 1000;
+  const ingestRate = ingested / ingestSeconds;
+  batchMs.sort((a, b) => a - b);
+
+  // 5. Memory.
+  clearInterval(sampler);
+  const endRss = process.memoryUsage().rss;
+  peakRss = Math.max(peakRss, endRss);
+  const maxRss = resourceUsage().maxRSS * 1024; // kilobytes → bytes
+
+  await store.close();
+  rmSync(dataDir, { recursive: true, force: true });
+
+  // 6. Report.
+  const sP95 = percentile(statusMs, 95);
+  const fP95 = percentile(freshnessMs, 95);
+  const ms = (xs: number[]) =>
+    `${percentile(xs, 50).toFixed(1)} / ${percentile(xs, 95).toFixed(1)} / ${(xs.at(-1) as number).toFixed(1)} ms`;
+  const rows: [string, string, string, string][] = [
+    [
+      `bulk load (${(ROWS / 1e6).toFixed(2)} M rows)`,
+      `${(ROWS / loadSeconds / 1e6).toFixed(2)} M rows/s`,
+      "-",
+      `${loadSeconds.toFixed(0)} s`,
+    ],
+    ["GET /api/system/status p50/p95/max", ms(statusMs), "p95 ≤ 200 ms", sP95 <= 200 ? "ok" : "MISSED"],
+    ["GET /api/system/freshness p50/p95/max", ms(freshnessMs), "p95 ≤ 200 ms", fP95 <= 200 ? "ok" : "MISSED"],
+    [
+      `ingest, ${BATCHES} × ${BATCH} records`,
+      `${ingestRate.toFixed(0)} /s`,
+      "≥ 20,000 /s",
+      ingestRate >= 20_000 ? "ok" : "MISSED",
+    ],
+    ["ingest batch p50/p95/max", ms(batchMs), "-", "-"],
+    [
+      "peak RSS (sampled / maxRSS)",
+      `${(peakRss / MIB).toFixed(0)} / ${(maxRss / MIB).toFixed(0)} MiB`,
+      "-",
+      "-",
+    ],
+  ];
+  console.log(`\nmonitor benchmark — ${new Date().toISOString()}`);
+  console.log(
+    `${os.cpus()[0]?.model} (${os.cpus().length} CPUs), Node ${process.version}; chDB in-process, app.request\n`,
+  );
+  console.log(
+    `stored ${stored.toLocaleString("en")} rows, ${(diskBytes / MIB).toFixed(0)} MiB on disk, ${parts} active parts; ` +
+      `collector_latest ${mvRows} rows for ${mvKeys} keys, matches base table: ${mvMatches === 1}\n`,
+  );
+  console.log(`${"operation".padEnd(40)}${"value".padStart(28)}${"target".padStart(14)}  result`);
+  for (const [name, value, target, status] of rows) {
+    console.log(`${name.padEnd(40)}${value.padStart(28)}${target.padStart(14)}  ${status}`);
+  }
+  const missed = rows.filter((r) => r[3] === "MISSED").map((r) => r[0]);
+  if (missed.length > 0) console.log(`\nMISSED ${missed.length} target(s): ${missed.join("; ")}`);
+
+  const file = join(ROOT, "bench-results", "monitor.json");
+  mkdirSync(join(ROOT, "bench-results"), { recursive: true });
+  const stats = (xs: number[]) => ({
+    samples: xs.length,
+    p50: percentile(xs, 50),
+    p95: percentile(xs, 95),
+    min: xs[0],
+    max: xs.at(-1),
+  });
+  writeFileSync(
+    file,
+    `${JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        machine: {
+          cpu: os.cpus()[0]?.model,
+          cpus: os.cpus().length,
+          os: `${os.type()} ${os.release()} ${os.arch()}`,
+          node: process.version,
+          memoryBytes: os.totalmem(),
+        },
+        dataset: {
+          days: DAYS,
+          series: SERIES,
+          rows: ROWS,
+          stored,
+          parts,
+          diskBytes,
+          mvRows,
+          mvKeys,
+          mvMatches: mvMatches === 1,
+        },
+        load: { seconds: loadSeconds, rowsPerSecond: ROWS / loadSeconds, statements: CHUNKS },
+        statusMs: stats(statusMs),
+        freshnessMs: stats(freshnessMs),
+        ingest: {
+          batches: BATCHES,
+          batchSize: BATCH,
+          stored: ingested,
+          seconds: ingestSeconds,
+          recordsPerSecond: ingestRate,
+          batchMs: stats(batchMs),
+        },
+        memory: { peakRssSampledBytes: peakRss, endRssBytes: endRss, maxRssBytes: maxRss },
+        targets: { statusP95Ms: 200, freshnessP95Ms: 200, ingestRecordsPerSecond: 20_000 },
+        missed,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  console.log(`\nResults written to ${file}`);
+}
+
+await main();
