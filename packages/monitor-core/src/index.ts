@@ -1,3 +1,4 @@
+export * from "./alerts/index.ts";
 export * from "./coverage.ts";
 export * from "./dependency.ts";
 export * from "./failures.ts";

@@ -1,0 +1,3 @@
+export * from "./rules.ts";
+export * from "./state-machine.ts";
+export * from "./types.ts";

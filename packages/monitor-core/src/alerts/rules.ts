@@ -1,0 +1,104 @@
+/**
+ * Alert rules (seed §6, spec §6): pure functions from what the status endpoint already computes to
+ * the list of conditions that hold at `now`. No I/O, no clock reads.
+ */
+
+import type { UnscannedAccount } from "../coverage.ts";
+import type { FailureStreak } from "../failures.ts";
+import type { CollectorHealth } from "../health.ts";
+import type { AccountRecord, EpochMs } from "../records.ts";
+import { CONSECUTIVE_FAILURES_THRESHOLD } from "../records.ts";
+import type { AlertState } from "./state-machine.ts";
+import { type AlertRule, alertKey, type Condition, RULE_SEVERITY } from "./types.ts";
+
+/** Disk fires strictly above this ratio... */
+export const DISK_FIRE_ABOVE = 0.8;
+/** ...and, once firing, resolves only strictly below this one (hysteresis). */
+export const DISK_RESOLVE_BELOW = 0.75;
+export const DISK_SUBJECT = "analytics_db";
+
+export interface AlertInput {
+  /** `collectorsHealth(...)`: `health === "red"` means no success within 2 × interval (or never). */
+  collectors: readonly CollectorHealth[];
+  /** `failureStreaks(...)` (or `failingSubjects`); streaks ≥ 3 fire. */
+  streaks: readonly FailureStreak[];
+  /** `latestAccounts(...)`: the latest version of each account. */
+  accounts: readonly AccountRecord[];
+  /** Accounts whose role assumption currently fails (reported by collectors), if known. */
+  role_assumption_failing?: readonly string[];
+  /** `coverage(...).unscanned`. */
+  unscanned: readonly UnscannedAccount[];
+  /** Dead-letter queue depth per queue. */
+  dead_letter_queues: readonly { queue: string; depth: number }[];
+  /** Used / total disk of the analytics DB, 0..1; null when unknown (keeps the previous status). */
+  disk_used_ratio: number | null;
+}
+
+/**
+ * Conditions holding at `now`, sorted by key. `previous` is the stored alert state, needed only for
+ * the disk hysteresis (and to keep the disk alert as it was while the ratio is unknown).
+ */
+export function evaluateConditions(input: AlertInput, now: EpochMs, previous?: AlertState): Condition[] {
+  const out: Condition[] = [];
+  const add = (rule: AlertRule, subject: string, detail: string, muted = false): void => {
+    out.push({
+      key: alertKey(rule, subject),
+      rule,
+      subject,
+      severity: RULE_SEVERITY[rule],
+      detail,
+      muted,
+      at: now,
+    });
+  };
+
+  const noAccess = new Map<string, string>();
+  for (const a of input.accounts) {
+    if (a.svc_status === "no_access") noAccess.set(a.account_id, `account ${a.account_name} is no_access`);
+  }
+  for (const id of input.role_assumption_failing ?? []) {
+    if (!noAccess.has(id)) noAccess.set(id, `role assumption into account ${id} fails`);
+  }
+  for (const [id, detail] of noAccess) add("account_no_access", id, detail);
+
+  for (const s of input.streaks) {
+    if (s.consecutive_failures < CONSECUTIVE_FAILURES_THRESHOLD) continue;
+    const subject = `${s.collector}/${s.cloud_account_id}/${s.cloud_region}`;
+    const err = s.last_error === "" ? "" : `: ${s.last_error}`;
+    add(
+      "collector_failure",
+      subject,
+      `${s.consecutive_failures} consecutive failed runs${err}`,
+      noAccess.has(s.cloud_account_id),
+    );
+  }
+
+  for (const c of input.collectors) {
+    if (c.health === "red") add("collector_stale", c.name, c.reasons[0] ?? "stale");
+  }
+
+  for (const a of input.unscanned) {
+    const last =
+      a.last_scanned_at === null
+        ? "never scanned"
+        : `last scanned ${new Date(a.last_scanned_at).toISOString()}`;
+    add("account_unscanned", a.account_id, `account ${a.account_name} not scanned for 24 h (${last})`);
+  }
+
+  for (const q of input.dead_letter_queues) {
+    if (q.depth > 0)
+      add("dead_letter_queue", q.queue, `dead-letter queue ${q.queue} holds ${q.depth} message(s)`);
+  }
+
+  const diskKey = alertKey("disk_high", DISK_SUBJECT);
+  const wasFiring = previous?.alerts[diskKey]?.status === "firing";
+  const ratio = input.disk_used_ratio;
+  const diskFiring =
+    ratio === null ? wasFiring : ratio > DISK_FIRE_ABOVE || (wasFiring && ratio >= DISK_RESOLVE_BELOW);
+  if (diskFiring) {
+    const pct = ratio === null ? "unknown (last known above threshold)" : `${(ratio * 100).toFixed(1)} %`;
+    add("disk_high", DISK_SUBJECT, `analytics DB disk used ${pct}`);
+  }
+
+  return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}

@@ -1,0 +1,273 @@
+/**
+ * Alert state machine (spec §6), modelled on healthchecks.io's Flip + Notification: `step` turns the
+ * conditions of one evaluation into status changes (flips) and notification intents (an outbox);
+ * the caller delivers the intents and confirms each with `markDelivered` or `markFailed`.
+ * Pure: no I/O, `now` is a parameter, and the state is plain JSON (persist it after every call).
+ */
+import { type EpochMs, HOUR_MS, MINUTE_MS } from "../records.ts";
+import type { AlertRule, Condition, Severity } from "./types.ts";
+
+export type AlertStatus = "firing" | "resolved";
+export type NotificationKind = "start" | "reminder" | "resolve";
+
+export const REMIND_EVERY_MS: Record<Severity, number> = { warning: 4 * HOUR_MS, critical: HOUR_MS };
+export const RETRY_BASE_MS = 30_000;
+export const RETRY_CAP_MS = 30 * MINUTE_MS;
+/** Resolved alerts with nothing owed are dropped from the state after this long. */
+export const RESOLVED_RETENTION_MS = 7 * 24 * HOUR_MS;
+
+export interface DeliveryAttempt {
+  kind: NotificationKind;
+  episode: number;
+  /** Attempts made so far for this kind in this episode (1 after the first emission). */
+  attempt: number;
+  /** The item is not emitted again before this time (backoff; also a lease while in flight). */
+  nextAttemptAt: EpochMs;
+  lastError: string | null;
+}
+
+export interface AlertRecord {
+  rule: AlertRule;
+  subject: string;
+  severity: Severity;
+  detail: string;
+  status: AlertStatus;
+  /** When the current status began. */
+  since: EpochMs;
+  /** Firing episodes so far; a re-fire after a resolve starts a new episode. */
+  episode: number;
+  muted: boolean;
+  /** A start notification of this episode was emitted (it may have reached someone). */
+  startEmitted: boolean;
+  /** The start notification of this episode was confirmed delivered. */
+  notifiedStart: boolean;
+  /** The resolve notification of this episode was confirmed delivered. */
+  notifiedResolve: boolean;
+  /** Last confirmed delivery of this episode (start, reminder or resolve); null if none. */
+  lastNotifiedAt: EpochMs | null;
+  delivery: DeliveryAttempt | null;
+}
+
+export interface IntentItem {
+  key: string;
+  subject: string;
+  kind: NotificationKind;
+  episode: number;
+  detail: string;
+}
+
+/** One notification to send: all owed items of one rule in one step. */
+export interface NotificationIntent {
+  id: string;
+  rule: AlertRule;
+  severity: Severity;
+  createdAt: EpochMs;
+  items: IntentItem[];
+}
+
+export interface Flip {
+  key: string;
+  rule: AlertRule;
+  subject: string;
+  severity: Severity;
+  from: AlertStatus | null;
+  to: AlertStatus;
+  at: EpochMs;
+  muted: boolean;
+}
+
+export interface AlertState {
+  version: 1;
+  /** Counter for intent ids. */
+  seq: number;
+  alerts: Record<string, AlertRecord>;
+  /** Emitted and not yet confirmed (delivered or failed) intents, by id. */
+  outbox: Record<string, NotificationIntent>;
+}
+
+export interface StepResult {
+  state: AlertState;
+  flips: Flip[];
+  notifications: NotificationIntent[];
+}
+
+export function emptyState(): AlertState {
+  return { version: 1, seq: 0, alerts: {}, outbox: {} };
+}
+
+/** Exponential backoff: 30 s, 1 min, 2 min, … capped at 30 min. `attempt` counts from 1. */
+export function nextRetryAt(
+  attempt: number,
+  now: EpochMs,
+  baseMs: number = RETRY_BASE_MS,
+  capMs: number = RETRY_CAP_MS,
+): EpochMs {
+  const n = Math.max(1, Math.floor(attempt));
+  return now + Math.min(capMs, baseMs * 2 ** Math.min(n - 1, 30));
+}
+
+/** What the alert owes at `now`, ignoring backoff; null when nothing. */
+export function owedKind(a: AlertRecord, now: EpochMs): NotificationKind | null {
+  if (a.status === "firing") {
+    if (a.muted) return null;
+    if (!a.notifiedStart) return "start";
+    const last = a.lastNotifiedAt ?? a.since;
+    return now - last >= REMIND_EVERY_MS[a.severity] ? "reminder" : null;
+  }
+  return a.startEmitted && !a.notifiedResolve ? "resolve" : null;
+}
+
+function clone(state: AlertState): AlertState {
+  return structuredClone(state);
+}
+
+const byKey = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * One evaluation: apply `conditions` (the complete set holding at `now`) to `previous`, returning the
+ * new state, the status changes and the intents to deliver now. `previous` is not modified.
+ */
+export function step(previous: AlertState, conditions: readonly Condition[], now: EpochMs): StepResult {
+  const state = clone(previous);
+  const flips: Flip[] = [];
+  const holding = new Map<string, Condition>();
+  for (const c of conditions) if (!holding.has(c.key)) holding.set(c.key, c);
+
+  for (const [key, c] of holding) {
+    const a = state.alerts[key];
+    if (a === undefined || a.status === "resolved") {
+      state.alerts[key] = {
+        rule: c.rule,
+        subject: c.subject,
+        severity: c.severity,
+        detail: c.detail,
+        status: "firing",
+        since: now,
+        episode: (a?.episode ?? 0) + 1,
+        muted: c.muted,
+        startEmitted: false,
+        notifiedStart: false,
+        notifiedResolve: false,
+        lastNotifiedAt: null,
+        delivery: null,
+      };
+      flips.push(flip(key, c, a?.status ?? null, "firing", now, c.muted));
+    } else {
+      a.detail = c.detail;
+      a.muted = c.muted;
+    }
+  }
+  for (const key of Object.keys(state.alerts).sort(byKey)) {
+    const a = state.alerts[key] as AlertRecord;
+    if (a.status !== "firing" || holding.has(key)) continue;
+    a.status = "resolved";
+    a.since = now;
+    flips.push(flip(key, a, "firing", "resolved", now, a.muted));
+  }
+
+  // Owed items, grouped per rule; an item in backoff (or in flight) waits for its nextAttemptAt.
+  const groups = new Map<AlertRule, IntentItem[]>();
+  for (const key of Object.keys(state.alerts).sort(byKey)) {
+    const a = state.alerts[key] as AlertRecord;
+    const kind = owedKind(a, now);
+    if (kind === null) {
+      a.delivery = null;
+      if (a.status === "resolved" && now - a.since >= RESOLVED_RETENTION_MS) delete state.alerts[key];
+      continue;
+    }
+    const d = a.delivery;
+    const same = d !== null && d.kind === kind && d.episode === a.episode;
+    if (same && now < d.nextAttemptAt) continue;
+    const attempt = same ? d.attempt + 1 : 1;
+    a.delivery = {
+      kind,
+      episode: a.episode,
+      attempt,
+      nextAttemptAt: nextRetryAt(attempt, now),
+      lastError: same ? d.lastError : null,
+    };
+    if (kind === "start") a.startEmitted = true;
+    const items = groups.get(a.rule) ?? [];
+    items.push({ key, subject: a.subject, kind, episode: a.episode, detail: a.detail });
+    groups.set(a.rule, items);
+  }
+
+  // An item re-emitted now supersedes its copy in an older, unconfirmed intent.
+  const emitted = new Set<string>();
+  for (const items of groups.values()) for (const i of items) emitted.add(i.key);
+  for (const [id, intent] of Object.entries(state.outbox)) {
+    intent.items = intent.items.filter((i) => !emitted.has(i.key));
+    if (intent.items.length === 0) delete state.outbox[id];
+  }
+
+  const notifications: NotificationIntent[] = [];
+  for (const rule of [...groups.keys()].sort(byKey)) {
+    const items = groups.get(rule) as IntentItem[];
+    state.seq += 1;
+    const intent: NotificationIntent = {
+      id: `n${state.seq}`,
+      rule,
+      severity: (state.alerts[(items[0] as IntentItem).key] as AlertRecord).severity,
+      createdAt: now,
+      items,
+    };
+    state.outbox[intent.id] = intent;
+    notifications.push(structuredClone(intent));
+  }
+  return { state, flips, notifications };
+}
+
+function flip(
+  key: string,
+  a: { rule: AlertRule; subject: string; severity: Severity },
+  from: AlertStatus | null,
+  to: AlertStatus,
+  at: EpochMs,
+  muted: boolean,
+): Flip {
+  return { key, rule: a.rule, subject: a.subject, severity: a.severity, from, to, at, muted };
+}
+
+/**
+ * The caller confirms that intent `intentId` reached its channel. Items that still match their
+ * alert's episode are marked notified. An unknown id (already confirmed, superseded) is a no-op.
+ */
+export function markDelivered(previous: AlertState, intentId: string, now: EpochMs): AlertState {
+  const intent = previous.outbox[intentId];
+  if (intent === undefined) return previous;
+  const state = clone(previous);
+  delete state.outbox[intentId];
+  for (const item of intent.items) {
+    const a = state.alerts[item.key];
+    if (a === undefined || a.episode !== item.episode) continue;
+    if (item.kind === "resolve") {
+      if (a.status !== "resolved") continue;
+      a.notifiedResolve = true;
+    }
+    // A late start after the episode resolved still counts as delivered (so its resolve stays owed).
+    if (item.kind === "start") a.notifiedStart = true;
+    a.lastNotifiedAt = now;
+    if (a.delivery !== null && a.delivery.kind === item.kind && a.delivery.episode === item.episode) {
+      a.delivery = null;
+    }
+  }
+  return state;
+}
+
+/**
+ * The caller reports that delivering `intentId` failed. Nothing is marked notified; each item is
+ * retried by a later `step` at `nextRetryAt(attempt, now)` and the error is kept on the alert.
+ */
+export function markFailed(previous: AlertState, intentId: string, now: EpochMs, error: string): AlertState {
+  const intent = previous.outbox[intentId];
+  if (intent === undefined) return previous;
+  const state = clone(previous);
+  delete state.outbox[intentId];
+  for (const item of intent.items) {
+    const d = state.alerts[item.key]?.delivery;
+    if (d == null || d.kind !== item.kind || d.episode !== item.episode) continue;
+    d.nextAttemptAt = nextRetryAt(d.attempt, now);
+    d.lastError = error;
+  }
+  return state;
+}
