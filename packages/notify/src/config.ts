@@ -1,0 +1,228 @@
+/**
+ * The channels config file and the `ALERT_WEBHOOK_URL` shortcut. Validation parses and never throws:
+ * it returns every problem with its path (`channels[1].url`).
+ */
+import type { FetchLike } from "./http.ts";
+import type { Channel } from "./ports.ts";
+import { slackChannel } from "./slack.ts";
+import { smtpChannel } from "./smtp.ts";
+import { webhookChannel } from "./webhook.ts";
+
+export interface Issue {
+  path: string;
+  message: string;
+}
+export type Result<T> = { ok: true; value: T } | { ok: false; errors: Issue[] };
+
+export interface WebhookChannelConfig {
+  type: "webhook";
+  name: string;
+  url: string;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+}
+export interface SlackChannelConfig {
+  type: "slack";
+  name: string;
+  webhookUrl: string;
+  timeoutMs?: number;
+}
+export interface SmtpChannelConfig {
+  type: "smtp";
+  name: string;
+  host: string;
+  port: number;
+  secure: boolean;
+  user?: string;
+  password?: string;
+  from: string;
+  to: string[];
+  timeoutMs?: number;
+}
+export type ChannelConfig = WebhookChannelConfig | SlackChannelConfig | SmtpChannelConfig;
+export interface ChannelsConfig {
+  channels: ChannelConfig[];
+}
+
+/** The channel name the `ALERT_WEBHOOK_URL` shortcut gets. */
+export const ENV_WEBHOOK_CHANNEL = "alert-webhook-url";
+
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function httpUrlProblem(v: unknown): string | undefined {
+  if (typeof v !== "string" || v === "") return "required: an http(s) URL";
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    return "not a valid URL";
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") return "must be an http or https URL";
+  return undefined;
+}
+
+export function validateChannelsConfig(input: unknown): Result<ChannelsConfig> {
+  const errors: Issue[] = [];
+  const err = (path: string, message: string) => errors.push({ path, message });
+  if (!isObject(input)) return { ok: false, errors: [{ path: "", message: "must be an object" }] };
+  const list = input.channels;
+  if (!Array.isArray(list)) {
+    return { ok: false, errors: [{ path: "channels", message: "required: an array of channels" }] };
+  }
+  const channels: ChannelConfig[] = [];
+  const names = new Map<string, number>();
+  for (const [i, raw] of list.entries()) {
+    const p = `channels[${i}]`;
+    if (!isObject(raw)) {
+      err(p, "must be an object");
+      continue;
+    }
+    const before = errors.length;
+    const type = raw.type;
+    if (type !== "webhook" && type !== "slack" && type !== "smtp") {
+      err(`${p}.type`, 'must be one of "webhook", "slack", "smtp"');
+      continue;
+    }
+    let name = `${type}-${i + 1}`;
+    if (raw.name !== undefined) {
+      if (typeof raw.name !== "string" || !NAME_RE.test(raw.name)) {
+        err(`${p}.name`, "must be 1–64 letters, digits, '.', '_' or '-'");
+      } else name = raw.name;
+    }
+    const seen = names.get(name);
+    if (seen !== undefined) err(`${p}.name`, `duplicate channel name "${name}" (also channels[${seen}])`);
+    else names.set(name, i);
+    let timeoutMs: number | undefined;
+    if (raw.timeoutMs !== undefined) {
+      if (typeof raw.timeoutMs !== "number" || !Number.isInteger(raw.timeoutMs) || raw.timeoutMs < 1) {
+        err(`${p}.timeoutMs`, "must be a positive integer (milliseconds)");
+      } else timeoutMs = raw.timeoutMs;
+    }
+    const t = timeoutMs === undefined ? {} : { timeoutMs };
+
+    if (type === "webhook") {
+      const problem = httpUrlProblem(raw.url);
+      if (problem) err(`${p}.url`, problem);
+      let headers: Record<string, string> | undefined;
+      if (raw.headers !== undefined) {
+        if (!isObject(raw.headers)) err(`${p}.headers`, "must be an object of header names to strings");
+        else {
+          headers = {};
+          for (const [k, v] of Object.entries(raw.headers)) {
+            if (typeof v !== "string") err(`${p}.headers.${k}`, "must be a string");
+            else if (/[\r\n]/.test(v)) err(`${p}.headers.${k}`, "must not contain line breaks");
+            else headers[k] = v;
+          }
+        }
+      }
+      if (errors.length === before) {
+        channels.push({ type, name, url: raw.url as string, ...(headers ? { headers } : {}), ...t });
+      }
+    } else if (type === "slack") {
+      const problem = httpUrlProblem(raw.webhookUrl);
+      if (problem) err(`${p}.webhookUrl`, problem);
+      if (errors.length === before) channels.push({ type, name, webhookUrl: raw.webhookUrl as string, ...t });
+    } else {
+      if (typeof raw.host !== "string" || raw.host === "") err(`${p}.host`, "required: a host name");
+      const port = raw.port;
+      if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535) {
+        err(`${p}.port`, "required: an integer from 1 to 65535");
+      }
+      if (raw.secure !== undefined && typeof raw.secure !== "boolean")
+        err(`${p}.secure`, "must be a boolean");
+      for (const k of ["user", "password"] as const) {
+        if (raw[k] !== undefined && typeof raw[k] !== "string") err(`${p}.${k}`, "must be a string");
+      }
+      if ((raw.user === undefined) !== (raw.password === undefined)) {
+        err(`${p}.${raw.user === undefined ? "user" : "password"}`, "user and password go together");
+      }
+      if (typeof raw.from !== "string" || !raw.from.includes("@"))
+        err(`${p}.from`, "required: an e-mail address");
+      if (!Array.isArray(raw.to) || raw.to.length === 0) {
+        err(`${p}.to`, "required: a non-empty array of e-mail addresses");
+      } else {
+        raw.to.forEach((a, j) => {
+          if (typeof a !== "string" || !a.includes("@")) err(`${p}.to[${j}]`, "must be an e-mail address");
+        });
+      }
+      if (errors.length === before) {
+        channels.push({
+          type,
+          name,
+          host: raw.host as string,
+          port: port as number,
+          secure: (raw.secure as boolean | undefined) ?? false,
+          ...(raw.user === undefined ? {} : { user: raw.user as string, password: raw.password as string }),
+          from: raw.from as string,
+          to: [...(raw.to as string[])],
+          ...t,
+        });
+      }
+    }
+  }
+  return errors.length === 0 ? { ok: true, value: { channels } } : { ok: false, errors };
+}
+
+/**
+ * Adds a webhook channel named `alert-webhook-url` for `ALERT_WEBHOOK_URL` (if set and not blank) to
+ * the channels from the config file, unless a webhook channel with that URL is already configured.
+ */
+export function channelsFromEnv(
+  env: Record<string, string | undefined>,
+  fromFile: readonly ChannelConfig[] = [],
+): Result<ChannelConfig[]> {
+  const url = env.ALERT_WEBHOOK_URL?.trim() ?? "";
+  if (url === "") return { ok: true, value: [...fromFile] };
+  const problem = httpUrlProblem(url);
+  if (problem) return { ok: false, errors: [{ path: "ALERT_WEBHOOK_URL", message: problem }] };
+  if (fromFile.some((c) => c.type === "webhook" && c.url === url)) return { ok: true, value: [...fromFile] };
+  if (fromFile.some((c) => c.name === ENV_WEBHOOK_CHANNEL)) {
+    return {
+      ok: false,
+      errors: [
+        {
+          path: "ALERT_WEBHOOK_URL",
+          message: `a configured channel is already named "${ENV_WEBHOOK_CHANNEL}"`,
+        },
+      ],
+    };
+  }
+  return { ok: true, value: [...fromFile, { type: "webhook", name: ENV_WEBHOOK_CHANNEL, url }] };
+}
+
+/** Builds the adapters for validated channel configs. */
+export function createChannels(
+  configs: readonly ChannelConfig[],
+  options: { fetch?: FetchLike } = {},
+): Channel[] {
+  const f = options.fetch ? { fetch: options.fetch } : {};
+  return configs.map((c) => {
+    const t = c.timeoutMs === undefined ? {} : { timeoutMs: c.timeoutMs };
+    if (c.type === "webhook") {
+      return webhookChannel({
+        name: c.name,
+        url: c.url,
+        ...(c.headers ? { headers: c.headers } : {}),
+        ...t,
+        ...f,
+      });
+    }
+    if (c.type === "slack") return slackChannel({ name: c.name, webhookUrl: c.webhookUrl, ...t, ...f });
+    return smtpChannel({
+      name: c.name,
+      host: c.host,
+      port: c.port,
+      secure: c.secure,
+      ...(c.user !== undefined && c.password !== undefined
+        ? { auth: { user: c.user, pass: c.password } }
+        : {}),
+      from: c.from,
+      to: c.to,
+      ...t,
+    });
+  });
+}

@@ -1,0 +1,35 @@
+export {
+  type ChannelConfig,
+  type ChannelsConfig,
+  channelsFromEnv,
+  createChannels,
+  ENV_WEBHOOK_CHANNEL,
+  type Issue,
+  type Result,
+  type SlackChannelConfig,
+  type SmtpChannelConfig,
+  validateChannelsConfig,
+  type WebhookChannelConfig,
+} from "./config.ts";
+export {
+  backoffDelay,
+  type ChannelOutcome,
+  type DeliverOptions,
+  type DeliveryOutcome,
+  deliver,
+} from "./deliver.ts";
+export type { FetchLike } from "./http.ts";
+export {
+  type Channel,
+  type DeliveryAttempt,
+  type DeliveryLog,
+  InMemoryDeliveryLog,
+  type Notification,
+  type NotificationKind,
+  type NotificationSource,
+  SEVERITIES,
+  type Severity,
+} from "./ports.ts";
+export { escapeSlack, type SlackChannelOptions, slackChannel, slackPayload } from "./slack.ts";
+export { mailSubject, mailText, type SmtpChannelOptions, smtpChannel } from "./smtp.ts";
+export { type WebhookChannelOptions, webhookChannel } from "./webhook.ts";
