@@ -13,11 +13,16 @@ import {
   SqliteSettingsTable,
 } from "@relevance/settings/sqlite";
 import {
+  AlertEngine,
   accountsFromStore,
+  alertChannelsFromEnv,
+  alertIntervalFromEnv,
+  ClickHouseAlertStateStore,
   ClickHouseCollectorRegistry,
   type ClickHouseRunStore,
   DEMO_ACCOUNTS,
   DEMO_REGIONS,
+  memoryDeliveryLog,
   openChdbRunStore,
   Scheduler,
   SimulatedCloud,
@@ -37,6 +42,7 @@ export interface Stack {
   retrieval: EmbeddedRetrieval;
   runStore: ClickHouseRunStore;
   scheduler: Scheduler | null;
+  alerts: AlertEngine;
   stop(): Promise<void>;
 }
 
@@ -107,11 +113,37 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
     scheduler.start();
   }
 
+  // Alerts (spec §6): evaluated and stored always; notified when ALERT_WEBHOOK_URL is set.
+  const channels = alertChannelsFromEnv(process.env);
+  const alerts = new AlertEngine({
+    store: runStore,
+    registry,
+    stateStore: ClickHouseAlertStateStore.fromStore(runStore),
+    channels,
+    deliveryLog: memoryDeliveryLog(),
+    now: Date.now,
+    intervalMs: alertIntervalFromEnv(process.env),
+    log: {
+      info: (msg, fields) => log.info(msg, { component: "alerts", ...fields }),
+      warn: (msg, fields) => log.warn(msg, { component: "alerts", ...fields }),
+      error: (msg, fields) => log.error(msg, { component: "alerts", ...fields }),
+    },
+  });
+  if (channels.length === 0) log.info("alerts: no channel configured (ALERT_WEBHOOK_URL)");
+  alerts.start();
+
   const app = new Hono();
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.route(
     "/",
-    createMonitorApp({ store: runStore, registry, token: config.monitorToken, log, now: Date.now }),
+    createMonitorApp({
+      store: runStore,
+      registry,
+      token: config.monitorToken,
+      log,
+      now: Date.now,
+      alerts: () => alerts.firingAlerts(),
+    }),
   );
   app.route("/", createSearchApp({ kv, retrieval, log }));
   app.route(
@@ -135,12 +167,14 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
     retrieval,
     runStore,
     scheduler,
+    alerts,
     async stop() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       unsubscribe();
       await tailer?.stop();
       await retrieval.flush();
       await scheduler?.stop();
+      await alerts.stop();
       await runStore.close();
       settingsDb.close();
       kvDb.close();

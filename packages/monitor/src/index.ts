@@ -1,3 +1,4 @@
+export * from "./alerts-loop/index.ts";
 export * from "./clickhouse-run-store.ts";
 export * from "./migrations.ts";
 export * from "./registry-clickhouse.ts";

@@ -136,4 +136,21 @@ ENGINE = ReplacingMergeTree(updated_at)
 ORDER BY name`,
     ],
   },
+  {
+    version: 5,
+    name: "create_alert_state",
+    statements: [
+      // The alert engine's state (plain JSON, docs/monitor-alerts.md): one row per key ("monitor");
+      // the highest version wins (argMax on read, ReplacingMergeTree collapses on merge).
+      `CREATE TABLE IF NOT EXISTS svc.alert_state
+(
+    key String,
+    state String,
+    version UInt64,
+    updated_at DateTime64(3)
+)
+ENGINE = ReplacingMergeTree(version)
+ORDER BY key`,
+    ],
+  },
 ];

@@ -12,6 +12,7 @@ import {
 } from "@svcmon/core";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { PageSessions, registerSystemPage } from "../page/index.ts";
 import type { CollectorRegistry } from "../registry.ts";
 import {
   type CloudAccountRow,
@@ -24,6 +25,7 @@ import {
   evaluateCoverage,
   evaluateFreshness,
   evaluateHealth,
+  type FiringAlertJson,
   iso,
   streakWindowMs,
   warnings,
@@ -50,6 +52,8 @@ export interface MonitorAppDeps {
   writeTimeoutMs?: number;
   /** Largest accepted request body. Default 10 MiB. */
   maxBodyBytes?: number;
+  /** The firing alerts of the status body (the alert engine's stored state); none when absent. */
+  alerts?: () => Promise<FiringAlertJson[]>;
 }
 
 export const DEFAULT_STATUS_TIMEOUT_MS = 2000;
@@ -72,8 +76,20 @@ export async function constantTimeEqual(a: string, b: string): Promise<boolean> 
   return diff === 0;
 }
 
-function bearerAuth(token: string): MiddlewareHandler {
+/** Bearer token, or (GET/HEAD only, no Authorization header) a live `/system` page session cookie. */
+function bearerAuth(token: string, sessions?: PageSessions): MiddlewareHandler {
   return async (c, next) => {
+    const header = c.req.header("authorization");
+    const readOnly = c.req.method === "GET" || c.req.method === "HEAD";
+    if (
+      header === undefined &&
+      readOnly &&
+      sessions !== undefined &&
+      (await sessions.valid(c.req.header("cookie")))
+    ) {
+      await next();
+      return;
+    }
     const given = BEARER.exec(c.req.header("authorization") ?? "")?.[1];
     if (
       given === undefined ||
@@ -172,7 +188,8 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
 
-  const auth = bearerAuth(deps.token);
+  const sessions = new PageSessions(deps.now);
+  const auth = bearerAuth(deps.token, sessions);
   app.use("/api/system/*", auth);
   app.use("/api/v1/system/*", auth);
   const limit = bodyLimit({
@@ -249,6 +266,7 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
       ]);
       // After the queries above, so their own timings are among the latency samples.
       const db = await store.dbHealth();
+      const alerts = deps.alerts === undefined ? [] : await deps.alerts();
       const health = evaluateHealth(specs, { latest, successes, streaks }, now);
       const cov = evaluateCoverage(accounts, scans, now);
       return {
@@ -264,6 +282,7 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
         generated_at: iso(now),
         unscanned_accounts: cov.unscanned.map((u) => ({ ...u, last_scanned_at: iso(u.last_scanned_at) })),
         warnings: warnings(health, cov, specs, latest),
+        alerts,
       };
     });
     return c.json(body);
@@ -299,6 +318,16 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
       warnings: cov.warnings,
       unscanned: cov.unscanned.map((u) => ({ ...u, last_scanned_at: iso(u.last_scanned_at) })),
     });
+  });
+
+  registerSystemPage(app, {
+    store,
+    registry,
+    sessions,
+    limit,
+    checkToken: (given) => constantTimeEqual(given, deps.token),
+    read: (what, work) => within(readMs, what, work),
+    now: deps.now,
   });
 
   return app;

@@ -13,6 +13,8 @@
  */
 import {
   type AccountRecord,
+  type AlertInput,
+  type AlertState,
   CONSECUTIVE_FAILURES_THRESHOLD,
   type CollectorHealth,
   type CollectorSpec,
@@ -33,6 +35,7 @@ import type {
   FailureStreakRow,
   LastSuccessRow,
   LatestRunRow,
+  RunStore,
 } from "../run-store.ts";
 
 /** Floor of the failure-streak window: 24 h. */
@@ -208,4 +211,108 @@ export function warnings(
     }
   }
   return out;
+}
+
+/** Reads the store once for `now`: the same queries (and order) as the status endpoint. */
+export async function readSnapshot(
+  store: RunStore,
+  specs: readonly CollectorSpec[],
+  now: number,
+): Promise<StoreSnapshot> {
+  const since = now - streakWindowMs(specs);
+  const [latest, successes, streaks, accounts, scans] = await Promise.all([
+    store.latestRunPerCollector(),
+    store.lastSuccessPerCollector(),
+    store.consecutiveFailuresPerCollectorAccountRegion(since),
+    store.accountsLatest(),
+    store.lastSucceededRunPerAccount(0),
+  ]);
+  return { latest, successes, streaks, accounts, scans };
+}
+
+/** Used / total of the analytics DB's disk (system.disks), 0..1; null when unknown. */
+export function diskUsedRatio(db: DbHealth): number | null {
+  const total = db.disk_total_bytes;
+  const free = db.disk_free_bytes;
+  if (total === null || free === null || total <= 0) return null;
+  return Math.min(1, Math.max(0, (total - free) / total));
+}
+
+/**
+ * The input of `evaluateConditions` (docs/monitor-alerts.md), from the same snapshot and rules as the
+ * status body. Dead-letter queues and role-assumption failures are not reported to the monitor yet.
+ */
+export function alertInput(
+  specs: readonly CollectorSpec[],
+  s: StoreSnapshot,
+  db: DbHealth | null,
+  now: number,
+): AlertInput {
+  const collectors = evaluateHealth(specs, s, now);
+  const cov = evaluateCoverage(s.accounts, s.scans, now);
+  const latestOf = new Map(s.latest.map((r) => [r.collector, r]));
+  const streaks = s.streaks.map((st) => {
+    const l = latestOf.get(st.collector);
+    const sameRun =
+      l !== undefined &&
+      l.status === "failed" &&
+      l.cloud_account_id === st.cloud_account_id &&
+      l.cloud_region === st.cloud_region &&
+      l.completed_at === st.last_run_at;
+    return {
+      collector: st.collector,
+      cloud_account_id: st.cloud_account_id,
+      cloud_region: st.cloud_region,
+      consecutive_failures: st.consecutive_failures,
+      last_success_at: st.last_success_at,
+      last_error: sameRun ? l.error : "",
+    };
+  });
+  const accounts: AccountRecord[] = s.accounts.map((a) => ({
+    ...a,
+    updated_at: Math.min(a.updated_at, now),
+  }));
+  return {
+    collectors,
+    streaks,
+    accounts,
+    unscanned: cov.unscanned,
+    dead_letter_queues: [],
+    disk_used_ratio: db === null ? null : diskUsedRatio(db),
+  };
+}
+
+/** One firing alert of the status body. */
+export interface FiringAlertJson {
+  rule: string;
+  subject: string;
+  severity: "warning" | "critical";
+  /** ISO time it started firing. */
+  since: string;
+  /** Its start notification was confirmed delivered. */
+  notified: boolean;
+}
+
+/** The firing alerts of a stored alert state, sorted by rule then subject (muted ones included). */
+export function firingAlerts(state: AlertState): FiringAlertJson[] {
+  return Object.values(state.alerts)
+    .filter((a) => a.status === "firing")
+    .map((a) => ({
+      rule: a.rule,
+      subject: a.subject,
+      severity: a.severity,
+      since: new Date(a.since).toISOString(),
+      notified: a.notifiedStart,
+    }))
+    .sort((a, b) =>
+      a.rule === b.rule
+        ? a.subject < b.subject
+          ? -1
+          : a.subject > b.subject
+            ? 1
+            : 0
+        : a.rule < b.rule
+          ? -1
+          : 1,
+    );
 }

@@ -83,7 +83,15 @@ describe("GET /api/system/status", () => {
     expect(r.status).toBe(200);
     const body = r.body;
     expect(Object.keys(body).sort()).toEqual(
-      ["accounts", "analytics_db", "collectors", "generated_at", "unscanned_accounts", "warnings"].sort(),
+      [
+        "accounts",
+        "alerts",
+        "analytics_db",
+        "collectors",
+        "generated_at",
+        "unscanned_accounts",
+        "warnings",
+      ].sort(),
     );
     expect(body.collectors).toEqual([
       {

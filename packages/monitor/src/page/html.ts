@@ -1,0 +1,249 @@
+/**
+ * The HTML of `/system` and `/system/login`: self-contained (inline CSS and script, no CDN, no web
+ * fonts). The page shell is rendered here; its inline script fetches `/api/system/status` and
+ * `/api/system/collectors/failures` every 10 s and re-renders the live region. docs/monitor-page.md.
+ */
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+const CSS = `
+:root { color-scheme: light; --ok:#1a7f37; --warn:#9a6700; --bad:#cf222e; --fg:#1f2328; --muted:#59636e; --line:#d1d9e0; --bg:#f6f8fa; }
+* { box-sizing: border-box; }
+body { margin:0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color:var(--fg); background:var(--bg); }
+header { display:flex; flex-wrap:wrap; gap:.75rem; align-items:center; padding:.75rem 1.25rem; background:#fff; border-bottom:1px solid var(--line); }
+header h1 { font-size:1.25rem; margin:0 auto 0 0; }
+main { padding:1rem 1.25rem; max-width:1200px; }
+h2 { font-size:1.1rem; margin:1.25rem 0 .5rem; }
+h3 { font-size:1rem; margin:0 0 .25rem; overflow-wrap:anywhere; }
+button { font:inherit; padding:.35rem .8rem; border:1px solid var(--line); border-radius:6px; background:#fff; cursor:pointer; }
+button:hover { background:#eef1f4; }
+:focus-visible { outline:3px solid #0969da; outline-offset:2px; }
+.muted { color:var(--muted); }
+.grid { display:grid; grid-template-columns:repeat(auto-fill,minmax(260px,1fr)); gap:.75rem; }
+.card { background:#fff; border:1px solid var(--line); border-left:6px solid var(--line); border-radius:6px; padding:.75rem; }
+.card.green { border-left-color:var(--ok); } .card.amber { border-left-color:var(--warn); } .card.red { border-left-color:var(--bad); }
+.badge { display:inline-block; font-weight:600; padding:0 .45rem; border-radius:999px; color:#fff; }
+.badge.green { background:var(--ok); } .badge.amber { background:var(--warn); } .badge.red { background:var(--bad); }
+dl.kv { display:grid; grid-template-columns:max-content 1fr; gap:.1rem .75rem; margin:.4rem 0; }
+dl.kv dt { color:var(--muted); } dl.kv dd { margin:0; overflow-wrap:anywhere; }
+.err { color:var(--bad); }
+table { border-collapse:collapse; background:#fff; min-width:320px; }
+th, td { text-align:left; padding:.35rem .75rem; border:1px solid var(--line); }
+tr.attention td { color:var(--bad); font-weight:600; background:#ffebe9; }
+.panel { background:#fff; border:1px solid var(--line); border-radius:6px; padding:.75rem; }
+.problem { background:#ffebe9; color:#82071e; border:1px solid var(--bad); border-radius:6px; padding:.5rem .75rem; margin:.5rem 0; font-weight:600; }
+.stale { opacity:.75; }
+.stale-note { color:var(--bad); font-weight:600; }
+svg.spark { display:block; margin-top:.35rem; }
+.sr-only { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
+.skip { position:absolute; left:-999px; } .skip:focus { left:1rem; top:.5rem; background:#fff; padding:.25rem .5rem; }
+form.login { background:#fff; border:1px solid var(--line); border-radius:6px; padding:1rem; max-width:420px; }
+form.login label { display:block; font-weight:600; margin-bottom:.25rem; }
+form.login input { font:inherit; width:100%; padding:.4rem; margin-bottom:.75rem; border:1px solid var(--line); border-radius:6px; }
+`;
+
+export function loginPage(nonce: string, error?: string): string {
+  const err =
+    error === undefined ? "" : `<p class="problem" role="alert" id="login-error">${escapeHtml(error)}</p>`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sign in · System status</title><style nonce="${nonce}">${CSS}</style></head>
+<body><header><h1>System status</h1></header>
+<main id="main"><h2>Sign in</h2>${err}
+<form class="login" method="post" action="/system/login">
+<label for="token">Monitor token</label>
+<input id="token" name="token" type="password" autocomplete="current-password" required autofocus${error === undefined ? "" : ' aria-describedby="login-error" aria-invalid="true"'}>
+<button type="submit">Sign in</button>
+</form>
+<p class="muted">The token is checked once; the browser then keeps a session cookie (not the token).</p>
+</main></body></html>`;
+}
+
+export function systemPage(nonce: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>System status</title><style nonce="${nonce}">${CSS}</style></head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header>
+<h1>System status</h1>
+<p id="updated" class="muted" role="status">Loading…</p>
+<button type="button" id="refresh">Refresh now</button>
+<form method="post" action="/system/logout"><button type="submit" id="logout">Log out</button></form>
+</header>
+<main id="main">
+<div id="problems"></div>
+<div id="live" aria-live="polite">
+<section aria-labelledby="h-collectors"><h2 id="h-collectors">Collectors</h2><div id="collectors" class="grid"><p class="muted">Loading…</p></div></section>
+<section aria-labelledby="h-accounts"><h2 id="h-accounts">Account coverage</h2><div id="accounts"></div></section>
+<section aria-labelledby="h-db"><h2 id="h-db">Analytics database</h2><div id="db" class="panel"></div></section>
+<section aria-labelledby="h-queues"><h2 id="h-queues">Message queues</h2><div id="queues" class="panel"></div></section>
+<section aria-labelledby="h-alerts"><h2 id="h-alerts">Firing alerts</h2><div id="alerts" class="panel"></div></section>
+</div>
+</main>
+<script nonce="${nonce}">${SCRIPT}</script>
+</body></html>`;
+}
+
+/** Browser-side: plain ES2020, DOM built with textContent only (no innerHTML of server data). */
+const SCRIPT = `
+"use strict";
+const REFRESH_MS = 10000;
+const WORDS = { green: "Healthy", amber: "Degraded", red: "Unhealthy" };
+const ATTENTION = { no_access: "no access: role assumption fails", pending_setup: "pending setup" };
+let last = null, lastFailures = null, lastAt = null, timer = null;
+
+function h(tag, attrs, ...kids) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) if (v !== undefined && v !== null) el.setAttribute(k, String(v));
+  for (const k of kids.flat()) if (k !== undefined && k !== null && k !== false) el.append(k instanceof Node ? k : String(k));
+  return el;
+}
+const SVG = "http://www.w3.org/2000/svg";
+function s(tag, attrs) { const el = document.createElementNS(SVG, tag); for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v)); return el; }
+const fmtTime = (iso) => iso ? new Date(iso).toLocaleString() : "never";
+const num = (v, unit) => (v === null || v === undefined) ? "not available" : (Math.round(v * 100) / 100) + (unit || "");
+function kv(pairs) { const dl = h("dl", { class: "kv" }); for (const [k, v] of pairs) dl.append(h("dt", {}, k), h("dd", {}, v)); return dl; }
+
+function sparkline(name, days, counts) {
+  const w = 140, hgt = 28, max = Math.max(1, ...counts), step = w / Math.max(1, counts.length);
+  const text = "Failures of " + name + " over the last " + counts.length + " days: " +
+    days.map((d, i) => d + ": " + counts[i]).join(", ") + " (total " + counts.reduce((a, b) => a + b, 0) + ")";
+  const svg = s("svg", { class: "spark", width: w, height: hgt, viewBox: "0 0 " + w + " " + hgt, role: "img", "aria-label": text });
+  const t = s("title", {}); t.textContent = text; svg.append(t);
+  counts.forEach((c, i) => {
+    const bh = c === 0 ? 1 : Math.max(3, (c / max) * (hgt - 2));
+    svg.append(s("rect", { x: i * step + 1, y: hgt - bh, width: step - 2, height: bh, fill: c === 0 ? "#d1d9e0" : "#cf222e" }));
+  });
+  return svg;
+}
+
+function renderCollectors(st, fl) {
+  const box = document.getElementById("collectors");
+  const byName = new Map(((fl && fl.collectors) || []).map((c) => [c.name, c]));
+  const reasons = new Map();
+  for (const w of st.warnings || []) if (w.kind === "collector") (reasons.get(w.subject) || reasons.set(w.subject, []).get(w.subject)).push(w.message);
+  const cards = (st.collectors || []).map((c) => {
+    const f = byName.get(c.name), lr = f && f.latest_run;
+    const word = WORDS[c.health] || c.health;
+    const card = h("article", { class: "card " + c.health, "aria-labelledby": "c-" + c.name },
+      h("h3", { id: "c-" + c.name }, c.name),
+      h("span", { class: "badge " + c.health }, word),
+      kv([
+        ["Last run", c.last_run ? fmtTime(c.last_run) + (c.minutes_ago !== null ? " (" + c.minutes_ago + " min ago)" : "") : "never ran"],
+        ["Last status", c.status || "none"],
+        ["Duration", lr && lr.duration_ms !== null && lr.duration_ms !== undefined ? (lr.duration_ms / 1000).toFixed(1) + " s" : "not available"],
+        ["Events", lr ? String(lr.events_produced) : "not available"],
+        ["Last error", lr ? (lr.error ? h("span", { class: "err" }, lr.error) : "none") : "not available"],
+      ]));
+    const rs = reasons.get(c.name);
+    if (rs) card.append(h("ul", { class: "err" }, rs.map((r) => h("li", {}, r))));
+    if (f && fl.days) card.append(sparkline(c.name, fl.days, f.failures),
+      h("p", { class: "muted", "aria-hidden": "true" }, "Failures, last " + f.failures.length + " days: " + f.total));
+    else card.append(h("p", { class: "muted" }, "Failure history (7 days) unavailable"));
+    return card;
+  });
+  box.replaceChildren(...(cards.length ? cards : [h("p", { class: "muted" }, "No collectors registered")]));
+}
+
+function renderAccounts(st) {
+  const counts = st.accounts || {};
+  const rows = Object.entries(counts).map(([status, n]) => {
+    const bad = status in ATTENTION;
+    return h("tr", { class: bad && n > 0 ? "attention" : bad ? "attention-zero" : "" },
+      h("th", { scope: "row" }, status),
+      h("td", {}, String(n)),
+      h("td", {}, bad ? (n > 0 ? "Needs attention: " + ATTENTION[status] : "none") : "ok"));
+  });
+  const table = h("table", {}, h("caption", { class: "sr-only" }, "Monitored accounts by status"),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Status"), h("th", { scope: "col" }, "Accounts"), h("th", { scope: "col" }, "Note"))),
+    h("tbody", {}, rows));
+  const un = st.unscanned_accounts || [];
+  const unEl = un.length
+    ? h("div", {}, h("h3", {}, "Active accounts not scanned in 24 hours (" + un.length + ")"),
+        h("ul", {}, un.map((u) => h("li", { class: "err" }, (u.account_name || "") + " (" + u.account_id + "): last scanned " + fmtTime(u.last_scanned_at)))))
+    : h("p", { class: "muted" }, "Every active account was scanned in the last 24 hours.");
+  document.getElementById("accounts").replaceChildren(table, unEl);
+}
+
+function renderDb(st) {
+  const d = st.analytics_db || {};
+  const src = d.source ? Object.entries(d.source).map(([k, v]) => k + ": " + v).join("; ") : "not stated";
+  document.getElementById("db").replaceChildren(kv([
+    ["Disk used", num(d.disk_used_gb, " GB") + (d.disk_total_gb ? " of " + num(d.disk_total_gb, " GB") : "")],
+    ["Service data", num(d.svc_disk_used_gb, " GB")],
+    ["Query latency p50", num(d.query_p50_ms, " ms")],
+    ["Query latency p95", num(d.query_p95_ms, " ms")],
+    ["Query latency p99", num(d.query_p99_ms, " ms")],
+    ["Latency samples", num(d.query_samples)],
+    ["Active queries", num(d.active_queries)],
+    ["Source", src],
+  ]));
+}
+
+function renderGeneric(list, fields) {
+  return h("ul", {}, list.map((item) => h("li", {}, typeof item === "object" && item !== null
+    ? fields.filter((f) => item[f] !== undefined && item[f] !== null).map((f) => f + ": " + item[f]).join(" · ") || JSON.stringify(item)
+    : String(item))));
+}
+
+function renderQueues(st) {
+  const box = document.getElementById("queues");
+  if (!("queues" in st) || st.queues === null) { box.replaceChildren(h("p", {}, "No queue configured")); return; }
+  const q = st.queues;
+  if (Array.isArray(q)) box.replaceChildren(q.length ? renderGeneric(q, ["name", "depth", "dead_letter_depth", "dlq_depth", "status"]) : h("p", {}, "No queue configured"));
+  else box.replaceChildren(kv(Object.entries(q).map(([k, v]) => [k, typeof v === "object" ? JSON.stringify(v) : String(v)])));
+}
+
+function renderAlerts(st) {
+  const box = document.getElementById("alerts");
+  const a = st.alerts;
+  if (!Array.isArray(a) || a.length === 0) { box.replaceChildren(h("p", {}, "No alerts")); return; }
+  box.replaceChildren(h("ul", {}, a.map((x) => {
+    if (typeof x !== "object" || x === null) return h("li", {}, String(x));
+    const sev = x.severity || "unknown";
+    return h("li", { class: sev === "critical" ? "err" : "" },
+      h("strong", {}, sev.toUpperCase() + ": "), (x.rule || x.alert || x.kind || "alert") + (x.subject ? " — " + x.subject : ""),
+      x.since ? " (since " + fmtTime(x.since) + ")" : "", x.notified === false ? " · not yet notified" : "",
+      x.message ? " · " + x.message : "");
+  })));
+}
+
+function problems(list) {
+  document.getElementById("problems").replaceChildren(...list.map((p) => h("p", { class: "problem", role: "alert" }, p)));
+  document.getElementById("live").classList.toggle("stale", list.length > 0);
+}
+
+async function getJson(path) {
+  const r = await fetch(path, { credentials: "same-origin", headers: { accept: "application/json" }, cache: "no-store" });
+  if (r.status === 401) { location.assign("/system/login"); throw new Error("signed out"); }
+  let body = null; try { body = await r.json(); } catch (e) {}
+  if (!r.ok) { const e = new Error((body && body.error && body.error.message) || ("HTTP " + r.status)); e.status = r.status; e.code = body && body.error && body.error.code; throw e; }
+  return body;
+}
+
+async function refresh() {
+  clearTimeout(timer);
+  const live = document.getElementById("live");
+  live.setAttribute("aria-busy", "true");
+  const [st, fl] = await Promise.allSettled([getJson("/api/system/status"), getJson("/api/system/collectors/failures")]);
+  const issues = [];
+  if (st.status === "fulfilled") { last = st.value; lastAt = new Date(); }
+  else issues.push((st.reason.status === 503 || st.reason.code === "analytics_db_unavailable" ? "Analytics database unreachable" : "Status unavailable (" + st.reason.message + ")") +
+    (last ? ": showing the last data, from " + lastAt.toLocaleTimeString() : ": no data yet"));
+  if (fl.status === "fulfilled") lastFailures = fl.value;
+  else issues.push("Failure history unavailable" + (lastFailures ? " (showing the last known)" : ""));
+  if (last) {
+    renderCollectors(last, lastFailures); renderAccounts(last); renderDb(last); renderQueues(last); renderAlerts(last);
+  }
+  problems(issues);
+  document.getElementById("updated").textContent = lastAt
+    ? "Updated " + lastAt.toLocaleTimeString() + (issues.length ? " (stale)" : "") + "; refreshes every 10 s"
+    : "Not loaded yet";
+  live.setAttribute("aria-busy", "false");
+  timer = setTimeout(refresh, REFRESH_MS);
+}
+
+document.getElementById("refresh").addEventListener("click", () => { refresh(); });
+refresh();
+`;

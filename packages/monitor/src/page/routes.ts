@@ -1,0 +1,127 @@
+/**
+ * `/system` (the status page), its login/logout, and `GET /api/system/collectors/failures` (the
+ * 7-day failure counts and latest-run details the page's cards need). docs/monitor-page.md.
+ */
+import type { Context, Hono, MiddlewareHandler } from "hono";
+import type { CollectorRegistry } from "../registry.ts";
+import type { RunStore } from "../run-store.ts";
+import { loginPage, systemPage } from "./html.ts";
+import { type PageSessions, SESSION_COOKIE, SESSION_TTL_MS } from "./sessions.ts";
+
+export interface SystemPageDeps {
+  store: RunStore;
+  registry: CollectorRegistry;
+  sessions: PageSessions;
+  /** The app's request-body limit. */
+  limit: MiddlewareHandler;
+  /** Constant-time check of a presented token against the monitor token. */
+  checkToken: (given: string) => Promise<boolean>;
+  /** Runs a read under the app's read deadline. */
+  read: <T>(what: string, work: () => Promise<T>) => Promise<T>;
+  now: () => number;
+}
+
+export const FAILURE_DAYS = 7;
+const MAX_TOKEN_LENGTH = 1024;
+
+function nonce(): string {
+  return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
+}
+
+function html(c: Context, body: (nonce: string) => string, status: 200 | 401 = 200): Response {
+  const n = nonce();
+  c.header(
+    "Content-Security-Policy",
+    `default-src 'none'; script-src 'nonce-${n}'; style-src 'nonce-${n}'; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
+  );
+  c.header("Cache-Control", "no-store");
+  c.header("Referrer-Policy", "no-referrer");
+  c.header("X-Content-Type-Options", "nosniff");
+  return c.html(body(n), status);
+}
+
+function cookie(c: Context, value: string, maxAgeS: number): void {
+  const secure = new URL(c.req.url).protocol === "https:" ? "; Secure" : "";
+  c.header(
+    "Set-Cookie",
+    `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure}`,
+  );
+}
+
+export function registerSystemPage(app: Hono, deps: SystemPageDeps): void {
+  const { sessions } = deps;
+
+  app.get("/system", async (c) => {
+    if (!(await sessions.valid(c.req.header("cookie")))) return c.redirect("/system/login", 303);
+    return html(c, systemPage);
+  });
+
+  app.get("/system/login", (c) => html(c, (n) => loginPage(n)));
+
+  app.post("/system/login", deps.limit, async (c) => {
+    let given = "";
+    try {
+      const form = await c.req.parseBody();
+      given = typeof form.token === "string" ? form.token : "";
+    } catch {
+      given = "";
+    }
+    if (given === "" || given.length > MAX_TOKEN_LENGTH || !(await deps.checkToken(given))) {
+      return html(c, (n) => loginPage(n, "Wrong token. Try again."), 401);
+    }
+    cookie(c, await sessions.create(), Math.floor(SESSION_TTL_MS / 1000));
+    return c.redirect("/system", 303);
+  });
+
+  app.post("/system/logout", async (c) => {
+    await sessions.end(c.req.header("cookie"));
+    cookie(c, "", 0);
+    return c.redirect("/system/login", 303);
+  });
+
+  // Behind the `/api/system/*` auth middleware (bearer token or page session).
+  app.get("/api/system/collectors/failures", async (c) => {
+    const now = deps.now();
+    const { specs, rows, latest } = await deps.read("the failure queries", async () => {
+      const [specs, rows, latest] = await Promise.all([
+        deps.registry.list(),
+        deps.store.failuresPerCollectorPerDay(FAILURE_DAYS, now),
+        deps.store.latestRunPerCollector(),
+      ]);
+      return { specs, rows, latest };
+    });
+    const days = [...new Set(rows.map((r) => r.day))].sort();
+    if (days.length === 0) {
+      const today = Math.floor(now / 86_400_000) * 86_400_000;
+      for (let i = FAILURE_DAYS - 1; i >= 0; i--) {
+        days.push(new Date(today - i * 86_400_000).toISOString().slice(0, 10));
+      }
+    }
+    const names = [...new Set([...specs.map((s) => s.name), ...rows.map((r) => r.collector)])].sort();
+    const count = new Map(rows.map((r) => [`${r.collector}\u0000${r.day}`, r.failures]));
+    const latestOf = new Map(latest.map((r) => [r.collector, r]));
+    return c.json({
+      generated_at: new Date(now).toISOString(),
+      days,
+      collectors: names.map((name) => {
+        const failures = days.map((d) => count.get(`${name}\u0000${d}`) ?? 0);
+        const lr = latestOf.get(name);
+        return {
+          name,
+          failures,
+          total: failures.reduce((a, b) => a + b, 0),
+          latest_run:
+            lr === undefined
+              ? null
+              : {
+                  status: lr.status,
+                  completed_at: new Date(lr.completed_at).toISOString(),
+                  duration_ms: lr.duration_ms,
+                  events_produced: lr.events_produced,
+                  error: lr.error,
+                },
+        };
+      }),
+    });
+  });
+}
