@@ -130,7 +130,14 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
     },
   });
   if (channels.length === 0) log.info("alerts: no channel configured (ALERT_WEBHOOK_URL)");
-  alerts.start();
+  // With simulated collectors, evaluate after their first round: before it, every collector would
+  // look stale and the first notifications of a fresh start would be false alarms.
+  let stopping = false;
+  if (scheduler === null) alerts.start();
+  else
+    void scheduler.idle().then(() => {
+      if (!stopping) alerts.start();
+    });
 
   const app = new Hono();
   app.get("/healthz", (c) => c.json({ status: "ok" }));
@@ -169,6 +176,7 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
     scheduler,
     alerts,
     async stop() {
+      stopping = true;
       await new Promise<void>((resolve) => server.close(() => resolve()));
       unsubscribe();
       await tailer?.stop();
