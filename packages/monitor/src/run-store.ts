@@ -25,20 +25,8 @@ export interface CollectorRunInput {
   duration_ms: number;
 }
 
-/** A stored run record (svc.collector_runs). */
-export interface CollectorRunRow {
-  run_id: string;
-  collector: string;
-  cloud_account_id: string;
-  cloud_region: string;
-  started_at: number;
-  completed_at: number;
-  status: RunStatus;
-  events_produced: number;
-  rows_inserted: number;
-  error: string;
-  duration_ms: number;
-}
+/** A stored run record (svc.collector_runs): every field present, `run_id` and `error` filled in. */
+export type CollectorRunRow = Required<CollectorRunInput>;
 
 /** A version of a monitored account (svc.cloud_accounts); the latest `updated_at` wins. */
 export interface CloudAccountRow {
