@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { configFrom } from "../../apps/local/src/env.ts";
 import { startStack } from "../../apps/local/src/stack.ts";
 import type { Logger } from "../../packages/settings/src/index.ts";
 
@@ -40,17 +41,13 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(os.tmpdir(), "bench-settings-"));
   const watcher = new ExportWatcher();
   const stack = await startStack(
-    {
-      port: 0,
-      host: "127.0.0.1",
-      dataDir,
-      adminToken: ADMIN_TOKEN,
-      adminTokenGenerated: false,
-      demo: false,
-      exporter: true,
-      monitorToken: "test-monitor-token-0123456789",
-      monitorTokenGenerated: false,
-    },
+    configFrom({
+      PORT: "0",
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+      MONITOR_TOKEN: "test-monitor-token-0123456789",
+      DEMO: "0",
+    }),
     watcher,
   );
   const post = async (path: string, body: unknown, headers: Record<string, string>) => {

@@ -57,3 +57,10 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
     },
   };
 }
+
+/** readConfig for programs that embed the stack (tests, benchmarks): a bad value throws. */
+export function configFrom(env: NodeJS.ProcessEnv): LocalConfig {
+  const parsed = readConfig(env);
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.config;
+}

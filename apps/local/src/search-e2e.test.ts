@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { buildArtifact, importXgboost, modelKey } from "@relevance/core";
 import type { Logger } from "@relevance/settings";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { configFrom } from "./env.ts";
 import { type Stack, startStack } from "./stack.ts";
 import { ADMIN_TOKEN } from "./test-support.ts";
 
@@ -76,17 +77,13 @@ async function searchUntil(index: string, accept: (r: Awaited<ReturnType<typeof 
 beforeAll(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "e2e-"));
   stack = await startStack(
-    {
-      port: 0,
-      host: "127.0.0.1",
-      dataDir,
-      adminToken: ADMIN_TOKEN,
-      adminTokenGenerated: false,
-      demo: false,
-      exporter: true,
-      monitorToken: "test-monitor-token-0123456789",
-      monitorTokenGenerated: false,
-    },
+    configFrom({
+      PORT: "0",
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+      MONITOR_TOKEN: "test-monitor-token-0123456789",
+      DEMO: "0",
+    }),
     log,
   );
   const created = await http("POST", "/api/v1/admin/accounts", { name: "Seed 3" }, admin);
