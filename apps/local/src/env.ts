@@ -1,5 +1,8 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { alertIntervalFromEnv } from "@svcmon/monitor";
+import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@svcmon/notify";
 
 export interface LocalConfig {
   port: number;
@@ -14,6 +17,12 @@ export interface LocalConfig {
   /** Bearer token of the monitor's /api/system/* routes. */
   monitorToken: string;
   monitorTokenGenerated: boolean;
+  /** Alert channels: the ALERT_CONFIG file's, then the ALERT_WEBHOOK_URL shortcut; may be empty. */
+  alertChannels: ChannelConfig[];
+  /** Absolute path of ALERT_CONFIG, or null when unset. */
+  alertConfigFile: string | null;
+  /** ALERT_EVAL_INTERVAL_S in milliseconds. */
+  alertIntervalMs: number;
 }
 
 export type ConfigResult = { ok: true; config: LocalConfig } | { ok: false; error: string };
@@ -42,6 +51,14 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
   if (monitorToken !== undefined && monitorToken.length < 16) {
     return { ok: false, error: "MONITOR_TOKEN must be at least 16 characters" };
   }
+  const alerts = readAlertChannels(env);
+  if (!alerts.ok) return alerts;
+  let alertIntervalMs: number;
+  try {
+    alertIntervalMs = alertIntervalFromEnv(env);
+  } catch (err) {
+    return { ok: false, error: (err as Error).message };
+  }
   return {
     ok: true,
     config: {
@@ -54,8 +71,48 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
       exporter,
       monitorToken: monitorToken ?? randomBytes(24).toString("base64url"),
       monitorTokenGenerated: monitorToken === undefined,
+      alertChannels: alerts.channels,
+      alertConfigFile: alerts.file,
+      alertIntervalMs,
     },
   };
+}
+
+const READ_ERRORS: Record<string, string> = {
+  ENOENT: "no such file",
+  EACCES: "permission denied",
+  EISDIR: "is a directory",
+};
+
+/**
+ * ALERT_CONFIG (a JSON file `{ "channels": [...] }`, docs/notifications.md) plus ALERT_WEBHOOK_URL.
+ * Every problem of the file is in the one line, each with its path (`channels[1].url`).
+ */
+function readAlertChannels(
+  env: NodeJS.ProcessEnv,
+): { ok: true; channels: ChannelConfig[]; file: string | null } | { ok: false; error: string } {
+  const raw = env.ALERT_CONFIG?.trim() ?? "";
+  const file = raw === "" ? null : resolve(raw);
+  let fromFile: ChannelConfig[] = [];
+  if (file !== null) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? "";
+      const why = READ_ERRORS[code] ?? (err as Error).message;
+      return { ok: false, error: `ALERT_CONFIG: cannot read ${file}: ${why}` };
+    }
+    const parsed = parseChannelsConfig(text, env);
+    if (!parsed.ok) {
+      const problems = parsed.errors.map((e) => (e.path === "" ? e.message : `${e.path}: ${e.message}`));
+      return { ok: false, error: `ALERT_CONFIG ${file}: ${problems.join("; ")}` };
+    }
+    fromFile = parsed.value.channels;
+  }
+  const all = channelsFromEnv(env, fromFile);
+  if (!all.ok) return { ok: false, error: all.errors.map((e) => `${e.path}: ${e.message}`).join("; ") };
+  return { ok: true, channels: all.value, file };
 }
 
 /** readConfig for programs that embed the stack (tests, benchmarks): a bad value throws. */

@@ -15,20 +15,29 @@ import {
 import {
   AlertEngine,
   accountsFromStore,
-  alertChannelsFromEnv,
-  alertIntervalFromEnv,
   ClickHouseAlertStateStore,
   ClickHouseCollectorRegistry,
+  ClickHouseCostStore,
+  ClickHouseDeliveryLog,
+  ClickHouseHierarchyStore,
+  ClickHouseResourceSink,
   type ClickHouseRunStore,
+  CountingSink,
   DEMO_ACCOUNTS,
   DEMO_REGIONS,
-  memoryDeliveryLog,
+  hierarchyBuilder,
+  hierarchyRulesFromEnv,
+  IngestConsumer,
   openChdbRunStore,
+  queueHealthReader,
   Scheduler,
   SimulatedCloud,
+  SqliteQueue,
   simulatedCollectors,
+  writeSimulatedCurReports,
 } from "@svcmon/monitor";
 import { createMonitorApp } from "@svcmon/monitor/api";
+import { createChannels } from "@svcmon/notify";
 import { Hono } from "hono";
 import type { LocalConfig } from "./env.ts";
 
@@ -43,6 +52,11 @@ export interface Stack {
   runStore: ClickHouseRunStore;
   scheduler: Scheduler | null;
   alerts: AlertEngine;
+  /** The collectors' event queue (`$DATA_DIR/monitor-events.sqlite`) and its consumer (demo only). */
+  eventQueue: SqliteQueue;
+  ingest: IngestConsumer | null;
+  /** Cost reports, cost per hierarchy node per day, the service's own cost (docs/monitor-cost.md). */
+  cost: ClickHouseCostStore;
   stop(): Promise<void>;
 }
 
@@ -88,19 +102,57 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
     store: new SqliteIndexSnapshotStore(settingsDb),
     logger: log,
   });
+  // Hierarchy rules: the JSON file HIERARCHY_RULES names, else the defaults (docs/monitor-cost.md).
+  const hierarchyRules = await hierarchyRulesFromEnv(process.env);
   // The monitor: run records in embedded ClickHouse (chDB owns its folder: one process at a time).
   const runStore = openChdbRunStore(join(config.dataDir, "chdb"));
   await runStore.migrate();
   const registry = ClickHouseCollectorRegistry.fromStore(runStore);
+  const cost = ClickHouseCostStore.fromStore(runStore, {
+    rules: hierarchyRules,
+    onError: (err) =>
+      log.error("cost re-attribution failed", { component: "cost", error: (err as Error).message }),
+  });
+  await cost.dropStaleStaging();
+  let costReports: Promise<void> = Promise.resolve();
+  // The collectors' event queue with its dead-letter queue (spec §1), durable in DATA_DIR; its health
+  // is the status body's `queues` and feeds the dead-letter alert.
+  const eventQueue = SqliteQueue.open(join(config.dataDir, "monitor-events.sqlite"), {
+    name: "monitor-events",
+  });
+  const queueHealth = queueHealthReader(eventQueue, { source: "embedded-sqlite" });
   let scheduler: Scheduler | null = null;
+  let ingest: IngestConsumer | null = null;
   if (config.demo) {
     const known = new Set((await runStore.accountsLatest()).map((a) => a.account_id));
     for (const account of DEMO_ACCOUNTS) {
       if (!known.has(account.account_id))
         await runStore.upsertAccount({ ...account, updated_at: Date.now() });
     }
+    // Resource rows (with their tags) go to svc.resources; other tables (the simulated
+    // hierarchy_builder's nodes, ingested events) are only counted.
+    const cloud = new SimulatedCloud({
+      events: eventQueue,
+      sink: ClickHouseResourceSink.fromStore(runStore, { fallback: new CountingSink() }),
+    });
+    // Drains the event queue into the demo's row sink; refused events go to the dead-letter queue.
+    ingest = new IngestConsumer({
+      queue: eventQueue,
+      handle: async (event) => {
+        await cloud.sink.write("resource_events", [{ ...event }]);
+      },
+      log: (level, msg, fields) => log[level](msg, { component: "ingest", ...fields }),
+    });
+    ingest.start();
     scheduler = new Scheduler({
-      collectors: simulatedCollectors(new SimulatedCloud()),
+      // The real hierarchy_builder over svc.resources; each build re-attributes the open cost periods.
+      collectors: simulatedCollectors(cloud, {
+        hierarchyBuilder: hierarchyBuilder({
+          store: ClickHouseHierarchyStore.fromStore(runStore),
+          rules: hierarchyRules,
+          onBuilt: () => cost.requestReattribution(),
+        }),
+      }),
       registry,
       store: runStore,
       accounts: accountsFromStore(runStore),
@@ -111,25 +163,53 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
       },
     });
     scheduler.start();
+    // Simulated cost reports (the last 35 days through today) written into DATA_DIR/cur and ingested
+    // at once, so the service's own cost is there at the first start; a restart replaces them.
+    costReports = (async () => {
+      const deliveries = await writeSimulatedCurReports({
+        client: runStore.client,
+        cloud,
+        accounts: DEMO_ACCOUNTS,
+        regions: DEMO_REGIONS,
+        dir: join(config.dataDir, "cur"),
+        now: Date.now(),
+      });
+      for (const delivery of deliveries) {
+        const r = await cost.ingest(delivery);
+        log.info("cost report ingested", {
+          component: "cost",
+          billingPeriod: r.billing_period,
+          payer: r.payer_account_id,
+          lines: r.lines,
+          replacedLines: r.replaced_lines,
+        });
+      }
+    })().catch((err) =>
+      log.error("simulated cost reports failed", { component: "cost", error: (err as Error).message }),
+    );
   }
 
-  // Alerts (spec §6): evaluated and stored always; notified when ALERT_WEBHOOK_URL is set.
-  const channels = alertChannelsFromEnv(process.env);
+  // Alerts (spec §6): evaluated and stored always; notified through the channels of ALERT_CONFIG and
+  // ALERT_WEBHOOK_URL (validated by readConfig). Every delivery attempt is kept in the database, so a
+  // restart does not send a notification again to a channel that already accepted it.
+  const channels = createChannels(config.alertChannels);
   const alerts = new AlertEngine({
     store: runStore,
     registry,
     stateStore: ClickHouseAlertStateStore.fromStore(runStore),
     channels,
-    deliveryLog: memoryDeliveryLog(),
+    deliveryLog: ClickHouseDeliveryLog.fromStore(runStore),
     now: Date.now,
-    intervalMs: alertIntervalFromEnv(process.env),
+    intervalMs: config.alertIntervalMs,
+    queues: queueHealth,
     log: {
       info: (msg, fields) => log.info(msg, { component: "alerts", ...fields }),
       warn: (msg, fields) => log.warn(msg, { component: "alerts", ...fields }),
       error: (msg, fields) => log.error(msg, { component: "alerts", ...fields }),
     },
   });
-  if (channels.length === 0) log.info("alerts: no channel configured (ALERT_WEBHOOK_URL)");
+  if (channels.length === 0) log.info("alerts: no channel configured (ALERT_CONFIG, ALERT_WEBHOOK_URL)");
+  else log.info("alerts: channels", { channels: config.alertChannels.map((c) => `${c.type}:${c.name}`) });
   // With simulated collectors, evaluate after their first round: before it, every collector would
   // look stale and the first notifications of a fresh start would be false alarms.
   let stopping = false;
@@ -150,6 +230,8 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
       log,
       now: Date.now,
       alerts: () => alerts.firingAlerts(),
+      queues: queueHealth,
+      ownCost: (now) => cost.ownCost(now),
     }),
   );
   app.route("/", createSearchApp({ kv, retrieval, log }));
@@ -175,6 +257,9 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
     runStore,
     scheduler,
     alerts,
+    eventQueue,
+    ingest,
+    cost,
     async stop() {
       stopping = true;
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -182,7 +267,11 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
       await tailer?.stop();
       await retrieval.flush();
       await scheduler?.stop();
+      await costReports;
+      await cost.idle();
+      await ingest?.stop();
       await alerts.stop();
+      eventQueue.close();
       await runStore.close();
       settingsDb.close();
       kvDb.close();

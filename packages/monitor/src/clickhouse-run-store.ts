@@ -41,6 +41,8 @@ export interface ClickHouseRunStoreOptions {
 }
 
 const DAY_MS = 86_400_000;
+/** Window of the server-side query latency percentiles (system.query_log). */
+export const QUERY_LOG_WINDOW_MINUTES = 15;
 const NETWORK_CODES = new Set([
   "ECONNREFUSED",
   "ECONNRESET",
@@ -478,24 +480,61 @@ FROM system.parts WHERE active`,
     } catch (err) {
       if (!(err instanceof RunStoreQueryError)) throw err;
     }
+    const server = await this.#queryLogLatency();
     const sorted = [...this.#latency].sort((a, b) => a - b);
     const round = (v: number | null) => (v === null ? null : Math.round(v * 100) / 100);
+    const latency = server ?? {
+      p50: percentile(sorted, 50),
+      p95: percentile(sorted, 95),
+      p99: percentile(sorted, 99),
+      samples: sorted.length,
+    };
     return {
       disk_used_bytes: num(parts?.used ?? 0),
       svc_disk_used_bytes: num(parts?.svc_used ?? 0),
       disk_total_bytes: total,
       disk_free_bytes: free,
       active_queries: active,
-      query_p50_ms: round(percentile(sorted, 50)),
-      query_p95_ms: round(percentile(sorted, 95)),
-      query_p99_ms: round(percentile(sorted, 99)),
-      query_samples: sorted.length,
+      query_p50_ms: round(latency.p50),
+      query_p95_ms: round(latency.p95),
+      query_p99_ms: round(latency.p99),
+      query_samples: latency.samples,
       sources: {
         disk: "system.parts+system.disks",
         active_queries: active === null ? "unavailable" : "system.processes",
-        query_latency: "client-timings",
+        query_latency: server === null ? "client-timings" : "system.query_log",
       },
     };
+  }
+
+  /**
+   * p50/p95/p99 and count of the queries the server finished in the last QUERY_LOG_WINDOW_MINUTES,
+   * from system.query_log (initial queries only, so a distributed query counts once). Null when
+   * the table does not exist (chDB), cannot be read (grants) or holds no such query (logging off):
+   * the caller then falls back to its own client-side timings.
+   */
+  async #queryLogLatency(): Promise<{ p50: number; p95: number; p99: number; samples: number } | null> {
+    let row: Record<string, unknown> | undefined;
+    try {
+      [row] = await this.#rows<Record<string, unknown>>(
+        "dbHealth (system.query_log)",
+        `SELECT count() AS n, quantilesTiming(0.5, 0.95, 0.99)(query_duration_ms) AS q
+FROM system.query_log
+WHERE event_date >= toDate(now() - INTERVAL ${QUERY_LOG_WINDOW_MINUTES} MINUTE)
+  AND event_time >= now() - INTERVAL ${QUERY_LOG_WINDOW_MINUTES} MINUTE
+  AND type = 'QueryFinish'
+  AND is_initial_query`,
+      );
+    } catch (err) {
+      if (err instanceof RunStoreQueryError) return null;
+      throw err;
+    }
+    const samples = num(row?.n ?? 0);
+    const q = Array.isArray(row?.q) ? row.q.map(num) : [];
+    const [p50, p95, p99] = q;
+    if (!(samples > 0) || p50 === undefined || p95 === undefined || p99 === undefined) return null;
+    if (![p50, p95, p99].every(Number.isFinite)) return null;
+    return { p50, p95, p99, samples };
   }
 }
 

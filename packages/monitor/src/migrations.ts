@@ -153,4 +153,153 @@ ENGINE = ReplacingMergeTree(version)
 ORDER BY key`,
     ],
   },
+  {
+    version: 6,
+    name: "create_notification_attempts",
+    statements: [
+      // Every delivery attempt of every notification on every channel (@svcmon/notify's DeliveryLog,
+      // docs/notifications.md): an append-only log read by notification id, so it leads the key.
+      `CREATE TABLE IF NOT EXISTS svc.notification_attempts
+(
+    notification_id String,
+    channel LowCardinality(String),
+    attempt UInt32,
+    at DateTime64(3),
+    ok Bool,
+    error Nullable(String),
+    duration_ms UInt32,
+    recorded_at DateTime64(3) DEFAULT now64(3)
+)
+ENGINE = MergeTree
+PARTITION BY toYYYYMM(at)
+ORDER BY (notification_id, at, attempt, channel)
+TTL toDateTime(at) + INTERVAL 90 DAY`,
+    ],
+  },
+  {
+    version: 7,
+    name: "create_resources",
+    statements: [
+      // The resource inventory written by the config_* collectors (docs/monitor-tables.md): one row
+      // per observation; the latest state is argMax over observed_at per key (merges keep the newest).
+      `CREATE TABLE IF NOT EXISTS svc.resources
+(
+    resource_id String,
+    resource_type LowCardinality(String),
+    arn String DEFAULT '',
+    cloud_account_id String,
+    cloud_region LowCardinality(String),
+    tags Map(String, String),
+    attributes String DEFAULT '{}',
+    observed_at DateTime64(3, 'UTC'),
+    run_id UUID,
+    collector LowCardinality(String)
+)
+ENGINE = ReplacingMergeTree(observed_at)
+ORDER BY (cloud_account_id, cloud_region, resource_type, resource_id)
+TTL toDateTime(observed_at) + INTERVAL 90 DAY`,
+    ],
+  },
+  {
+    version: 8,
+    name: "create_hierarchy_and_cost",
+    statements: [
+      // The resource hierarchy and the cost tables (docs/monitor-cost.md). A build of one account and
+      // region is recorded here; only the rows of the latest build count (a resource missing from it
+      // is gone), the latest build being max(built_at).
+      `CREATE TABLE IF NOT EXISTS svc.hierarchy_builds
+(
+    cloud_account_id String,
+    cloud_region LowCardinality(String),
+    built_at DateTime64(3, 'UTC'),
+    resources UInt32
+)
+ENGINE = ReplacingMergeTree(built_at)
+ORDER BY (cloud_account_id, cloud_region)
+TTL toDateTime(built_at) + INTERVAL 90 DAY`,
+      // One row per resource per build, collapsed to the newest build by merges.
+      `CREATE TABLE IF NOT EXISTS svc.resource_hierarchy
+(
+    cloud_account_id String,
+    cloud_region LowCardinality(String),
+    resource_type LowCardinality(String),
+    resource_id String,
+    arn String DEFAULT '',
+    node String,
+    rule LowCardinality(String),
+    untagged_service_reason String DEFAULT '',
+    built_at DateTime64(3, 'UTC')
+)
+ENGINE = ReplacingMergeTree(built_at)
+ORDER BY (cloud_account_id, cloud_region, resource_type, resource_id)
+TTL toDateTime(built_at) + INTERVAL 90 DAY`,
+      // Cost report lines. A partition is one billing period of one payer account: a re-delivered
+      // report replaces its partition (ALTER TABLE ... REPLACE PARTITION from a validated staging table).
+      `CREATE TABLE IF NOT EXISTS svc.cost_line_items
+(
+    billing_period Date,
+    payer_account_id String,
+    usage_account_id String,
+    line_item_id String DEFAULT '',
+    line_item_type LowCardinality(String),
+    usage_start DateTime64(3, 'UTC'),
+    day Date,
+    product_code LowCardinality(String),
+    service_code LowCardinality(String) DEFAULT '',
+    resource_id String DEFAULT '',
+    unblended_cost Decimal(38, 10),
+    currency LowCardinality(String),
+    tags Map(LowCardinality(String), String),
+    source_file String,
+    source_row UInt64,
+    ingested_at DateTime64(3, 'UTC')
+)
+ENGINE = MergeTree
+PARTITION BY (toYYYYMM(billing_period), payer_account_id)
+ORDER BY (usage_account_id, day, resource_id)`,
+      // Cost per hierarchy node per day (node '' = outside any node, with its reason), derived from
+      // the lines of the same partition and replaced with them.
+      `CREATE TABLE IF NOT EXISTS svc.cost_node_daily
+(
+    billing_period Date,
+    payer_account_id String,
+    day Date,
+    node String,
+    outside_reason LowCardinality(String),
+    currency LowCardinality(String),
+    cost Decimal(38, 10),
+    lines UInt64,
+    computed_at DateTime64(3, 'UTC')
+)
+ENGINE = MergeTree
+PARTITION BY (toYYYYMM(billing_period), payer_account_id)
+ORDER BY (node, day, outside_reason, currency)`,
+      // Resources of the cost lines that look like the service's own but lack svc:purpose.
+      `CREATE TABLE IF NOT EXISTS svc.cost_untagged_service
+(
+    billing_period Date,
+    payer_account_id String,
+    usage_account_id String,
+    resource_id String,
+    reason String,
+    last_day Date
+)
+ENGINE = MergeTree
+PARTITION BY (toYYYYMM(billing_period), payer_account_id)
+ORDER BY (usage_account_id, resource_id)`,
+      // The latest ingest of each partition.
+      `CREATE TABLE IF NOT EXISTS svc.cost_reports
+(
+    billing_period Date,
+    payer_account_id String,
+    files Array(String),
+    lines UInt64,
+    first_day Date,
+    last_day Date,
+    ingested_at DateTime64(3, 'UTC')
+)
+ENGINE = ReplacingMergeTree(ingested_at)
+ORDER BY (billing_period, payer_account_id)`,
+    ],
+  },
 ];

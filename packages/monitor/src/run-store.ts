@@ -90,15 +90,20 @@ export interface DbHealth {
   disk_free_bytes: number | null;
   /** Queries running now except this one (system.processes); null when not readable. */
   active_queries: number | null;
-  /** Latency of this store's own queries, measured client-side (chDB has no system.query_log). */
+  /**
+   * Query latency: on a server, of the queries finished in the last 15 minutes (system.query_log);
+   * otherwise (chDB has no system.query_log; or it is unreadable or empty) of this store's own
+   * queries, measured client-side. `sources.query_latency` says which.
+   */
   query_p50_ms: number | null;
   query_p95_ms: number | null;
   query_p99_ms: number | null;
+  /** Queries the percentiles are taken over. */
   query_samples: number;
   sources: {
     disk: "system.parts+system.disks";
     active_queries: "system.processes" | "unavailable";
-    query_latency: "client-timings";
+    query_latency: "system.query_log" | "client-timings";
   };
 }
 

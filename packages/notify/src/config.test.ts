@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { channelsFromEnv, createChannels, ENV_WEBHOOK_CHANNEL, validateChannelsConfig } from "./config.ts";
+import {
+  channelsFromEnv,
+  createChannels,
+  ENV_WEBHOOK_CHANNEL,
+  parseChannelsConfig,
+  resolveEnvReferences,
+  validateChannelsConfig,
+} from "./config.ts";
 import { deliver } from "./deliver.ts";
 import { InMemoryDeliveryLog } from "./ports.ts";
 import { type HttpReceiverDouble, sampleNotification, startHttpReceiverDouble } from "./test-doubles.ts";
@@ -148,5 +155,86 @@ describe("channelsFromEnv (ALERT_WEBHOOK_URL shortcut)", () => {
     expect(out.delivered).toBe(true);
     expect(http.received.at(-1)?.body).toEqual(n);
     expect((await log.attempts(n.id))[0]).toMatchObject({ channel: ENV_WEBHOOK_CHANNEL, ok: true });
+  });
+});
+
+describe("environment references in the config file", () => {
+  const smtp = {
+    type: "smtp",
+    name: "mail",
+    host: "mail.example.test",
+    port: 587,
+    user: "svcmon",
+    password: { env: "SMTP_PASSWORD" },
+    from: "a@x.test",
+    to: ["b@x.test"],
+  };
+
+  it('replaces {"env": "NAME"} anywhere by the variable\'s value', () => {
+    const text = JSON.stringify({
+      channels: [
+        smtp,
+        { type: "slack", name: "s", webhookUrl: { env: "SLACK_URL" } },
+        {
+          type: "webhook",
+          name: "w",
+          url: "https://h.test/a",
+          headers: { authorization: { env: "HOOK_AUTH" } },
+        },
+      ],
+    });
+    const r = parseChannelsConfig(text, {
+      SMTP_PASSWORD: "s3cret",
+      SLACK_URL: "https://hooks.slack.com/services/T/B/X",
+      HOOK_AUTH: "Bearer abc",
+    });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value.channels).toMatchObject([
+      { name: "mail", password: "s3cret" },
+      { name: "s", webhookUrl: "https://hooks.slack.com/services/T/B/X" },
+      { name: "w", headers: { authorization: "Bearer abc" } },
+    ]);
+  });
+
+  it("reports an unset or empty variable and a bad name at the reference's path", () => {
+    const r = resolveEnvReferences(
+      {
+        channels: [
+          { password: { env: "SMTP_PASSWORD" } },
+          { url: { env: "EMPTY" } },
+          { headers: { a: { env: "not a name" } } },
+        ],
+      },
+      { EMPTY: "" },
+    );
+    expect(r).toEqual({
+      ok: false,
+      errors: [
+        { path: "channels[0].password", message: "environment variable SMTP_PASSWORD is not set" },
+        { path: "channels[1].url", message: "environment variable EMPTY is not set" },
+        { path: "channels[2].headers.a.env", message: "must be the name of an environment variable" },
+      ],
+    });
+  });
+
+  it("leaves objects with other keys alone (validation then judges them)", () => {
+    const r = parseChannelsConfig(
+      JSON.stringify({ channels: [{ ...smtp, password: { env: "P", default: "x" } }] }),
+      { P: "p" },
+    );
+    expect(r).toEqual({
+      ok: false,
+      errors: [{ path: "channels[0].password", message: "must be a string" }],
+    });
+  });
+
+  it("parseChannelsConfig reports invalid JSON without throwing", () => {
+    const r = parseChannelsConfig('{"channels": [', {});
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.errors).toHaveLength(1);
+    expect(r.errors[0]?.path).toBe("");
+    expect(r.errors[0]?.message).toMatch(/^not valid JSON: /);
   });
 });

@@ -167,6 +167,67 @@ export function validateChannelsConfig(input: unknown): Result<ChannelsConfig> {
   return errors.length === 0 ? { ok: true, value: { channels } } : { ok: false, errors };
 }
 
+const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function isEnvReference(v: unknown): v is { env: unknown } {
+  return isObject(v) && Object.keys(v).length === 1 && "env" in v;
+}
+
+/**
+ * Replaces every `{ "env": "NAME" }` in the parsed file by the value of the environment variable NAME,
+ * so secrets (an SMTP password, a Slack webhook URL, an authorization header) need not be in the file.
+ * Any value may be a reference; an unset or empty variable is an error at the reference's path.
+ */
+export function resolveEnvReferences(
+  input: unknown,
+  env: Record<string, string | undefined>,
+): Result<unknown> {
+  const errors: Issue[] = [];
+  const walk = (v: unknown, path: string): unknown => {
+    if (isEnvReference(v)) {
+      const name = v.env;
+      if (typeof name !== "string" || !ENV_NAME_RE.test(name)) {
+        errors.push({ path: `${path}.env`, message: "must be the name of an environment variable" });
+        return undefined;
+      }
+      const value = env[name];
+      if (value === undefined || value === "") {
+        errors.push({ path, message: `environment variable ${name} is not set` });
+        return undefined;
+      }
+      return value;
+    }
+    if (Array.isArray(v)) return v.map((item, i) => walk(item, `${path}[${i}]`));
+    if (isObject(v)) {
+      const out: Record<string, unknown> = {};
+      for (const [k, item] of Object.entries(v)) out[k] = walk(item, path === "" ? k : `${path}.${k}`);
+      return out;
+    }
+    return v;
+  };
+  const value = walk(input, "");
+  return errors.length === 0 ? { ok: true, value } : { ok: false, errors };
+}
+
+/**
+ * The channels config file's text → validated channels: JSON, then environment references
+ * (`resolveEnvReferences`), then `validateChannelsConfig`. Never throws; I/O is the caller's.
+ */
+export function parseChannelsConfig(
+  text: string,
+  env: Record<string, string | undefined>,
+): Result<ChannelsConfig> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, errors: [{ path: "", message: `not valid JSON: ${(err as Error).message}` }] };
+  }
+  const resolved = resolveEnvReferences(json, env);
+  if (!resolved.ok) return resolved;
+  return validateChannelsConfig(resolved.value);
+}
+
 /**
  * Adds a webhook channel named `alert-webhook-url` for `ALERT_WEBHOOK_URL` (if set and not blank) to
  * the channels from the config file, unless a webhook channel with that URL is already configured.

@@ -56,14 +56,15 @@ export interface DeliveryAttempt {
 /** Where every delivery attempt is recorded. */
 export interface DeliveryLog {
   record(attempt: DeliveryAttempt): Promise<void>;
-  /** Every recorded attempt of one notification, oldest first. */
+  /** Every recorded attempt of one notification, oldest first (by `at`, then `attempt`). */
   attempts(notificationId: string): Promise<DeliveryAttempt[]>;
 }
 
 /**
- * A `DeliveryLog` kept in process memory: for tests and for the embedded stack until a persistent
- * log exists. Lost on restart, so after a restart `deliver` re-sends to channels that had already
- * accepted a notification. Bounded: past `maxNotifications` the oldest notifications' attempts are dropped.
+ * A `DeliveryLog` kept in process memory, for tests and for producers without a database. Lost on
+ * restart, so after a restart `deliver` re-sends to channels that had already accepted a notification
+ * (the monitor uses the persistent `ClickHouseDeliveryLog` instead). Bounded: past `maxNotifications`
+ * the oldest notifications' attempts are dropped.
  */
 export class InMemoryDeliveryLog implements DeliveryLog {
   readonly #byNotification = new Map<string, DeliveryAttempt[]>();

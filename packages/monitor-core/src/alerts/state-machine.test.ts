@@ -280,3 +280,56 @@ describe("retention", () => {
     expect(step(s, [], NOW + MINUTE_MS + 7 * 24 * HOUR_MS).state.alerts[WARN.key]).toBeUndefined();
   });
 });
+
+describe("intent ids (the notification's idempotency key)", () => {
+  const only = (ns: NotificationIntent[]): NotificationIntent => {
+    expect(ns).toHaveLength(1);
+    return ns[0] as NotificationIntent;
+  };
+
+  it("are `<rule>:<16 hex digits>`", () => {
+    expect(only(step(emptyState(), [WARN], NOW).notifications).id).toMatch(
+      /^collector_failure:[0-9a-f]{16}$/,
+    );
+  });
+
+  it("a retry after a failed delivery, and a re-emission after a crash, keep the id", () => {
+    const both = [WARN, cond("collector_failure", "config_ebs/B/eu-west-1")];
+    const r1 = step(emptyState(), both, NOW);
+    const id = only(r1.notifications).id;
+    const failed = markFailed(r1.state, id, NOW, "down");
+    expect(only(step(restart(failed), both, NOW + 30_000).notifications).id).toBe(id);
+    // Crash mid-delivery: no confirmation at all; the lease expires and the same items come back.
+    expect(only(step(restart(r1.state), both, NOW + 30_000).notifications).id).toBe(id);
+  });
+
+  it("start, each reminder and resolve of one alert get distinct ids", () => {
+    const ids: string[] = [];
+    let s = emptyState();
+    for (const [conds, at] of [
+      [[CRIT], NOW],
+      [[CRIT], NOW + HOUR_MS],
+      [[CRIT], NOW + 2 * HOUR_MS],
+      [[], NOW + 2 * HOUR_MS + MINUTE_MS],
+    ] as const) {
+      const r = tick(s, [...conds], at);
+      ids.push(only(r.notifications).id);
+      s = r.state;
+    }
+    expect(new Set(ids).size).toBe(4);
+  });
+
+  it("do not come back for a new episode, even when a lost state restarts the episode count", () => {
+    const first = only(step(emptyState(), [WARN], NOW).notifications).id;
+    expect(only(step(emptyState(), [WARN], NOW + MINUTE_MS).notifications).id).not.toBe(first);
+    expect(only(step(emptyState(), [CRIT], NOW).notifications).id).not.toBe(first);
+  });
+
+  it("an intent with other items (one more alert of the rule) gets another id", () => {
+    const a = cond("dead_letter_queue", "a-dlq");
+    const b = cond("dead_letter_queue", "b-dlq");
+    expect(only(step(emptyState(), [a], NOW).notifications).id).not.toBe(
+      only(step(emptyState(), [a, b], NOW).notifications).id,
+    );
+  });
+});

@@ -5,6 +5,7 @@
  * Pure: no I/O, `now` is a parameter, and the state is plain JSON (persist it after every call).
  */
 import { type EpochMs, HOUR_MS, MINUTE_MS } from "../records.ts";
+import { notificationIntentId } from "./intent-id.ts";
 import type { AlertRule, Condition, Severity } from "./types.ts";
 
 export type AlertStatus = "firing" | "resolved";
@@ -58,6 +59,10 @@ export interface IntentItem {
 
 /** One notification to send: all owed items of one rule in one step. */
 export interface NotificationIntent {
+  /**
+   * `<rule>:<hash>` of the items (`notificationIntentId`): the same items emitted again (a retry, a
+   * re-emission after a crash) get the same id, so it can serve as the notification's idempotency key.
+   */
   id: string;
   rule: AlertRule;
   severity: Severity;
@@ -78,7 +83,7 @@ export interface Flip {
 
 export interface AlertState {
   version: 1;
-  /** Counter for intent ids. */
+  /** Intents emitted so far (ids are content-derived, see `NotificationIntent.id`). */
   seq: number;
   alerts: Record<string, AlertRecord>;
   /** Emitted and not yet confirmed (delivered or failed) intents, by id. */
@@ -167,6 +172,7 @@ export function step(previous: AlertState, conditions: readonly Condition[], now
 
   // Owed items, grouped per rule; an item in backoff (or in flight) waits for its nextAttemptAt.
   const groups = new Map<AlertRule, IntentItem[]>();
+  const identities = new Map<AlertRule, string[]>();
   for (const key of Object.keys(state.alerts).sort(byKey)) {
     const a = state.alerts[key] as AlertRecord;
     const kind = owedKind(a, now);
@@ -190,6 +196,12 @@ export function step(previous: AlertState, conditions: readonly Condition[], now
     const items = groups.get(a.rule) ?? [];
     items.push({ key, subject: a.subject, kind, episode: a.episode, detail: a.detail });
     groups.set(a.rule, items);
+    // The instant the item is about: the status change (start, resolve) or, for a reminder, the
+    // delivery it counts from. Stable while the item is retried; new for the next reminder.
+    const about = kind === "reminder" ? (a.lastNotifiedAt ?? a.since) : a.since;
+    const ids = identities.get(a.rule) ?? [];
+    ids.push(`${key}|${kind}|${a.episode}|${about}`);
+    identities.set(a.rule, ids);
   }
 
   // An item re-emitted now supersedes its copy in an older, unconfirmed intent.
@@ -205,7 +217,7 @@ export function step(previous: AlertState, conditions: readonly Condition[], now
     const items = groups.get(rule) as IntentItem[];
     state.seq += 1;
     const intent: NotificationIntent = {
-      id: `n${state.seq}`,
+      id: notificationIntentId(rule, identities.get(rule) as string[]),
       rule,
       severity: (state.alerts[(items[0] as IntentItem).key] as AlertRecord).severity,
       createdAt: now,

@@ -23,6 +23,8 @@ import {
   type Notification,
 } from "@svcmon/notify";
 import { alertInput, type FiringAlertJson, firingAlerts, readSnapshot } from "../api/evaluate.ts";
+import { keepUnreadDeadLetters } from "../queues/dead-letter-alerts.ts";
+import type { QueueHealth } from "../queues/queue-health.ts";
 import type { CollectorRegistry } from "../registry.ts";
 import type { DbHealth, RunStore } from "../run-store.ts";
 import type { AlertStateStore } from "./state-store.ts";
@@ -50,6 +52,11 @@ export interface AlertEngineDeps {
   log: AlertEngineLogger;
   /** Per-channel timeout of one delivery is the channel's own; this bounds tries per tick. Default 1. */
   attemptsPerTick?: number;
+  /**
+   * Queue health (`queueHealthReader(source)`) for the dead-letter rule; none when absent. A queue that
+   * cannot be read keeps its dead-letter alert as it was.
+   */
+  queues?: () => Promise<QueueHealth[]>;
 }
 
 export interface TickResult {
@@ -145,7 +152,21 @@ export class AlertEngine {
     } catch (err) {
       log.warn("alerts: disk usage unavailable", { error: String(err) });
     }
-    const conditions = evaluateConditions(alertInput(specs, snapshot, db, now), now, previous);
+    let queues: QueueHealth[] | null = [];
+    if (this.#d.queues !== undefined) {
+      try {
+        queues = await this.#d.queues();
+      } catch (err) {
+        queues = null;
+        log.warn("alerts: queue health unavailable", { error: String(err) });
+      }
+    }
+    const conditions = keepUnreadDeadLetters(
+      evaluateConditions(alertInput(specs, snapshot, db, now, queues), now, previous),
+      queues,
+      previous,
+      now,
+    );
     const result = step(previous, conditions, now);
     let state = result.state;
     // Saved before delivering: the leases and startEmitted survive a crash mid-delivery.

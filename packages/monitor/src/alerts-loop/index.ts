@@ -1,2 +1,3 @@
+export * from "./delivery-log-clickhouse.ts";
 export * from "./engine.ts";
 export * from "./state-store.ts";

@@ -6,13 +6,16 @@
 import { ApiError, invalid, onError, onNotFound, unauthorized } from "@relevance/http";
 import {
   type CollectorSpec,
+  type OwnCostReport,
   validateAccountUpdate,
   validateCollectorSpec,
   validateRunBatch,
 } from "@svcmon/core";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { ownCostForStatus } from "../cost/status.ts";
 import { PageSessions, registerSystemPage } from "../page/index.ts";
+import { type QueueHealth, queuesForStatus } from "../queues/queue-health.ts";
 import type { CollectorRegistry } from "../registry.ts";
 import {
   type CloudAccountRow,
@@ -54,6 +57,16 @@ export interface MonitorAppDeps {
   maxBodyBytes?: number;
   /** The firing alerts of the status body (the alert engine's stored state); none when absent. */
   alerts?: () => Promise<FiringAlertJson[]>;
+  /**
+   * Queue health (`queueHealthReader(source)`): the status body's `queues`. A queue that cannot be read
+   * is listed as `unreadable` and the status still answers 200. None when absent (`queues: []`).
+   */
+  queues?: () => Promise<QueueHealth[]>;
+  /**
+   * The service's own cost (`ClickHouseCostStore.ownCost`, docs/monitor-cost.md): the status body's
+   * `own_cost`. Absent: the body has no `own_cost`.
+   */
+  ownCost?: (now: number) => Promise<OwnCostReport>;
 }
 
 export const DEFAULT_STATUS_TIMEOUT_MS = 2000;
@@ -254,6 +267,9 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
 
   const status = async (c: Context) => {
     const now = deps.now();
+    // Read beside the database queries, under its own deadline: a slow queue never makes this a 503.
+    const queues = queuesForStatus(deps.queues, readMs);
+    const ownCost = ownCostForStatus(deps.ownCost, now, readMs);
     const body = await within(readMs, "the status queries", async () => {
       const specs = await registry.list();
       const since = now - streakWindowMs(specs);
@@ -285,7 +301,7 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
         alerts,
       };
     });
-    return c.json(body);
+    return c.json({ ...body, ...(await queues), ...(await ownCost) });
   };
   app.get("/api/system/status", status);
   app.get("/api/v1/system/status", status);

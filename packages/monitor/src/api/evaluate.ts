@@ -28,6 +28,8 @@ import {
   type RunRecord,
   UNSCANNED_WINDOW_HOURS,
 } from "@svcmon/core";
+import { deadLetterDepths } from "../queues/dead-letter-alerts.ts";
+import type { QueueHealth } from "../queues/queue-health.ts";
 import type {
   AccountLastSuccessRow,
   CloudAccountRow,
@@ -240,13 +242,16 @@ export function diskUsedRatio(db: DbHealth): number | null {
 
 /**
  * The input of `evaluateConditions` (docs/monitor-alerts.md), from the same snapshot and rules as the
- * status body. Dead-letter queues and role-assumption failures are not reported to the monitor yet.
+ * status body. Dead-letter depths come from `queues` (null: the queues could not be read; then no depth
+ * is known, and `keepUnreadDeadLetters` keeps firing dead-letter alerts as they were). Role-assumption
+ * failures are not reported to the monitor yet.
  */
 export function alertInput(
   specs: readonly CollectorSpec[],
   s: StoreSnapshot,
   db: DbHealth | null,
   now: number,
+  queues: readonly QueueHealth[] | null = [],
 ): AlertInput {
   const collectors = evaluateHealth(specs, s, now);
   const cov = evaluateCoverage(s.accounts, s.scans, now);
@@ -277,7 +282,7 @@ export function alertInput(
     streaks,
     accounts,
     unscanned: cov.unscanned,
-    dead_letter_queues: [],
+    dead_letter_queues: deadLetterDepths(queues),
     disk_used_ratio: db === null ? null : diskUsedRatio(db),
   };
 }

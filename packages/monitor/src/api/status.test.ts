@@ -89,6 +89,7 @@ describe("GET /api/system/status", () => {
         "analytics_db",
         "collectors",
         "generated_at",
+        "queues",
         "unscanned_accounts",
         "warnings",
       ].sort(),

@@ -30,11 +30,13 @@ dl.kv dt { color:var(--muted); } dl.kv dd { margin:0; overflow-wrap:anywhere; }
 table { border-collapse:collapse; background:#fff; min-width:320px; }
 th, td { text-align:left; padding:.35rem .75rem; border:1px solid var(--line); }
 tr.attention td { color:var(--bad); font-weight:600; background:#ffebe9; }
+tr.unreadable td { color:var(--warn); font-weight:600; background:#fff8c5; }
 .panel { background:#fff; border:1px solid var(--line); border-radius:6px; padding:.75rem; }
 .problem { background:#ffebe9; color:#82071e; border:1px solid var(--bad); border-radius:6px; padding:.5rem .75rem; margin:.5rem 0; font-weight:600; }
 .stale { opacity:.75; }
 .stale-note { color:var(--bad); font-weight:600; }
 svg.spark { display:block; margin-top:.35rem; }
+.cost-warning { background:#fff8c5; border:1px solid var(--warn); border-radius:6px; padding:.5rem .75rem; margin:.5rem 0; }
 .sr-only { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
 .skip { position:absolute; left:-999px; } .skip:focus { left:1rem; top:.5rem; background:#fff; padding:.25rem .5rem; }
 form.login { background:#fff; border:1px solid var(--line); border-radius:6px; padding:1rem; max-width:420px; }
@@ -79,6 +81,7 @@ export function systemPage(nonce: string): string {
 <section aria-labelledby="h-db"><h2 id="h-db">Analytics database</h2><div id="db" class="panel"></div></section>
 <section aria-labelledby="h-queues"><h2 id="h-queues">Message queues</h2><div id="queues" class="panel"></div></section>
 <section aria-labelledby="h-alerts"><h2 id="h-alerts">Firing alerts</h2><div id="alerts" class="panel"></div></section>
+<section aria-labelledby="h-cost" id="own-cost-section" hidden><h2 id="h-cost">Own cost</h2><div id="own-cost" class="panel"></div></section>
 </div>
 </main>
 <script nonce="${nonce}">${SCRIPT}</script>
@@ -169,6 +172,10 @@ function renderAccounts(st) {
 function renderDb(st) {
   const d = st.analytics_db || {};
   const src = d.source ? Object.entries(d.source).map(([k, v]) => k + ": " + v).join("; ") : "not stated";
+  const latencyBy = {
+    "system.query_log": "the server: queries finished in the last 15 min (system.query_log)",
+    "client-timings": "this monitor: the time its own recent queries took (no system.query_log)",
+  }[d.source && d.source.query_latency] || "not stated";
   document.getElementById("db").replaceChildren(kv([
     ["Disk used", num(d.disk_used_gb, " GB") + (d.disk_total_gb ? " of " + num(d.disk_total_gb, " GB") : "")],
     ["Service data", num(d.svc_disk_used_gb, " GB")],
@@ -176,6 +183,7 @@ function renderDb(st) {
     ["Query latency p95", num(d.query_p95_ms, " ms")],
     ["Query latency p99", num(d.query_p99_ms, " ms")],
     ["Latency samples", num(d.query_samples)],
+    ["Latency measured by", latencyBy],
     ["Active queries", num(d.active_queries)],
     ["Source", src],
   ]));
@@ -187,12 +195,32 @@ function renderGeneric(list, fields) {
     : String(item))));
 }
 
+// Queue status in words and colour (docs/monitor-page.md "Message queues"); dead letters are expected to be 0.
+const QUEUE_COLOUR = { ok: "green", dead_letters: "red", unreadable: "amber" };
+const QUEUE_WORDS = { ok: "OK", dead_letters: "Dead letters", unreadable: "Unreadable" };
+function queueDetail(x) {
+  if (x.status === "dead_letters") return " Needs attention: " + x.dead_letter_depth + " message(s) in the dead-letter queue (expected 0)";
+  if (x.status === "unreadable") return " " + (x.error || "unknown error");
+  return "";
+}
 function renderQueues(st) {
   const box = document.getElementById("queues");
-  if (!("queues" in st) || st.queues === null) { box.replaceChildren(h("p", {}, "No queue configured")); return; }
-  const q = st.queues;
-  if (Array.isArray(q)) box.replaceChildren(q.length ? renderGeneric(q, ["name", "depth", "dead_letter_depth", "dlq_depth", "status"]) : h("p", {}, "No queue configured"));
-  else box.replaceChildren(kv(Object.entries(q).map(([k, v]) => [k, typeof v === "object" ? JSON.stringify(v) : String(v)])));
+  const q = Array.isArray(st.queues) ? st.queues : [];
+  const parts = [];
+  if (st.queues_error) parts.push(h("p", { class: "err", id: "queues-error" }, "Queue health unavailable: " + st.queues_error));
+  if (q.length === 0) { box.replaceChildren(...parts, h("p", {}, "No queue configured")); return; }
+  const count = (v) => (v === null || v === undefined) ? "unknown" : String(v);
+  const rows = q.map((x) => h("tr", { class: x.status === "dead_letters" ? "attention" : x.status === "unreadable" ? "unreadable" : "", "data-queue": x.name },
+    h("th", { scope: "row" }, x.name),
+    h("td", {}, count(x.depth)),
+    h("td", {}, count(x.in_flight)),
+    h("td", {}, x.dead_letter_queue || (x.status === "unreadable" ? "unknown" : "none")),
+    h("td", {}, x.dead_letter_queue ? count(x.dead_letter_depth) : (x.status === "unreadable" ? "unknown" : "no dead-letter queue")),
+    h("td", {}, h("span", { class: "badge " + (QUEUE_COLOUR[x.status] || "amber") }, QUEUE_WORDS[x.status] || String(x.status)), queueDetail(x))));
+  parts.push(h("table", {}, h("caption", { class: "sr-only" }, "Message queues: depth and dead-letter queue depth (expected 0)"),
+    h("thead", {}, h("tr", {}, ["Queue", "Messages waiting", "In flight", "Dead-letter queue", "Dead letters", "Status"].map((t) => h("th", { scope: "col" }, t)))),
+    h("tbody", {}, rows)));
+  box.replaceChildren(...parts);
 }
 
 function renderAlerts(st) {
@@ -207,6 +235,58 @@ function renderAlerts(st) {
       x.since ? " (since " + fmtTime(x.since) + ")" : "", x.notified === false ? " · not yet notified" : "",
       x.message ? " · " + x.message : "");
   })));
+}
+
+// Own cost (docs/monitor-cost.md): shown only when the status body has own_cost.
+function money(v, cur) {
+  if (v === null || v === undefined) return "not available";
+  if (!cur) return String(v);
+  try { return new Intl.NumberFormat("en", { style: "currency", currency: cur, minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(v); }
+  catch (e) { return v.toFixed(2) + " " + cur; }
+}
+function costSparkline(daily, cur) {
+  const w = 240, hgt = 40, vals = daily.map((d) => d.cost), max = Math.max(0, ...vals) || 1, step = w / Math.max(1, vals.length);
+  const text = "Own cost per day over the last " + daily.length + " days: " + daily.map((d) => d.day + ": " + money(d.cost, cur)).join(", ");
+  const svg = s("svg", { class: "spark", id: "own-cost-spark", width: w, height: hgt, viewBox: "0 0 " + w + " " + hgt, role: "img", "aria-label": text });
+  const t = s("title", {}); t.textContent = text; svg.append(t);
+  vals.forEach((v, i) => {
+    const bh = v <= 0 ? 1 : Math.max(2, (v / max) * (hgt - 2));
+    svg.append(s("rect", { x: i * step + 1, y: hgt - bh, width: Math.max(1, step - 2), height: bh, fill: v <= 0 ? "#d1d9e0" : "#0969da" }));
+  });
+  return svg;
+}
+function renderOwnCost(st) {
+  const section = document.getElementById("own-cost-section");
+  if (!("own_cost" in st)) { section.hidden = true; return; }
+  section.hidden = false;
+  const box = document.getElementById("own-cost");
+  const c = st.own_cost;
+  if (!c) { box.replaceChildren(h("p", { class: "err" }, "Own cost unavailable: " + (st.own_cost_error || "unknown error"))); return; }
+  const cur = c.currency, out = c.outside_any_node || {};
+  const parts = [];
+  if (!c.as_of) parts.push(h("p", { class: "muted" }, "No cost report ingested yet."));
+  parts.push(kv([
+    ["Month to date", money(c.month_to_date, cur)],
+    ["Last 30 days", money(c.last_30_days_total, cur)],
+    ["Counted", "resources tagged svc:purpose=svc-infrastructure (node " + c.node + ")"],
+    ["Outside any node, last 30 days", money(out.last_30_days_total, out.currency || cur) +
+      ((out.by_reason || []).length ? " (" + out.by_reason.map((r) => r.reason + " " + money(r.last_30_days_total, out.currency || cur)).join(", ") + "): tax, fees and support belong to no node" : "")],
+    ["Cost data through", c.data_through || "none"],
+    ["Report ingested", fmtTime(c.as_of)],
+  ]));
+  for (const o of c.other_currencies || []) parts.push(h("p", { class: "muted" }, "Also " + money(o.month_to_date, o.currency) + " month to date in " + o.currency + " (not added)"));
+  if (c.daily && c.daily.length) {
+    parts.push(costSparkline(c.daily, cur),
+      h("p", { class: "muted", "aria-hidden": "true" }, "Per day, " + c.daily[0].day + " to " + c.daily[c.daily.length - 1].day));
+  }
+  const u = c.untagged_service_resources || [];
+  if (u.length) {
+    parts.push(h("div", { class: "cost-warning", id: "untagged-warning" },
+      h("strong", {}, "Warning: " + u.length + " resource(s) belong to the service but lack the tag svc:purpose=svc-infrastructure; their cost is not counted above."),
+      h("ul", {}, u.map((x) => h("li", {}, x.resource_id + " (account " + x.cloud_account_id + (x.cloud_region ? ", " + x.cloud_region : "") + "): " + x.reason +
+        (x.source === "inventory" ? " (seen by the collectors)" : " (seen in the cost report)"))))));
+  } else parts.push(h("p", { class: "muted" }, "Every resource that belongs to the service carries the tag."));
+  box.replaceChildren(...parts);
 }
 
 function problems(list) {
@@ -234,13 +314,15 @@ async function refresh() {
   if (fl.status === "fulfilled") lastFailures = fl.value;
   else issues.push("Failure history unavailable" + (lastFailures ? " (showing the last known)" : ""));
   if (last) {
-    renderCollectors(last, lastFailures); renderAccounts(last); renderDb(last); renderQueues(last); renderAlerts(last);
+    renderCollectors(last, lastFailures); renderAccounts(last); renderDb(last); renderQueues(last); renderAlerts(last); renderOwnCost(last);
   }
   problems(issues);
   document.getElementById("updated").textContent = lastAt
     ? "Updated " + lastAt.toLocaleTimeString() + (issues.length ? " (stale)" : "") + "; refreshes every 10 s"
     : "Not loaded yet";
   live.setAttribute("aria-busy", "false");
+  // Render marker (npm run bench times navigation → first render of fresh status data by it).
+  if (st.status === "fulfilled") document.body.dataset.loaded = lastAt.toISOString();
   timer = setTimeout(refresh, REFRESH_MS);
 }
 

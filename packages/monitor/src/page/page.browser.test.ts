@@ -2,14 +2,22 @@
  * `/system` in a real headless Chromium (playwright-core + Debian's chromium) against the monitor app
  * served by @hono/node-server over a real chDB store. Screenshot: packages/monitor/test-output/.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
+import { addDays, DEFAULT_HIERARCHY_RULES, monthStart, utcDay } from "@svcmon/core";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, hangingStore, MIN, makeApp, openTempStore, runAt, TOKEN, uuid } from "../api/test-support.ts";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
+import { ClickHouseCostStore } from "../cost/cost-store.ts";
+import { fileSource } from "../cost/cur-source.ts";
+import { type CurLine, writeCurFile } from "../cost/cur-writer.ts";
+import { combineQueueHealth, queueHealthReader } from "../queues/queue-health.ts";
+import { SqliteQueue } from "../queues/sqlite-queue.ts";
 
 const CHROMIUM = "/usr/lib/chromium/chromium";
 const SHOT = fileURLToPath(new URL("../../test-output/system-page.png", import.meta.url));
@@ -22,6 +30,25 @@ let faulty: ReturnType<typeof hangingStore>;
 let server: ReturnType<typeof serve>;
 let base: string;
 let browser: Browser;
+let queueDir: string;
+let queues: SqliteQueue[] = [];
+
+/** Real embedded queues: one with dead letters, one healthy, one whose file is closed (unreadable). */
+async function openQueues(): Promise<SqliteQueue[]> {
+  queueDir = mkdtempSync(join(tmpdir(), "svcmon-page-queues-"));
+  const open = (name: string) =>
+    SqliteQueue.open(join(queueDir, `${name}.sqlite`), {
+      name,
+      deadLetter: { name: `${name}-dlq`, maxReceives: 1 },
+    });
+  const [events, billing, audit] = [open("monitor-events"), open("billing"), open("audit")];
+  await events.send(['{"kind":"poison"}', "not json"]);
+  await events.receive({ max: 10, visibilityTimeoutMs: 0 });
+  await events.receive({ max: 10, visibilityTimeoutMs: 0 });
+  await billing.send(["a", "b", "c"]);
+  audit.close();
+  return [events, billing, audit];
+}
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
@@ -34,7 +61,12 @@ beforeAll(async () => {
   cleanup = t.cleanup;
   faulty = hangingStore(store);
   faulty.hang = false;
-  const app = makeApp({ store: faulty, statusTimeoutMs: 1500 });
+  queues = await openQueues();
+  const app = makeApp({
+    store: faulty,
+    statusTimeoutMs: 1500,
+    queues: queueHealthReader(combineQueueHealth(queues)),
+  });
   const runs = [
     // config_ec2: fresh and green.
     runAt(NOW - 5 * MIN, {
@@ -94,6 +126,8 @@ afterAll(async () => {
   await browser?.close();
   await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
   await cleanup?.();
+  for (const q of queues) q.close();
+  if (queueDir) rmSync(queueDir, { recursive: true, force: true });
 });
 
 async function login(page: Page, token: string): Promise<void> {
@@ -200,10 +234,50 @@ describe("/system in headless Chromium", () => {
       "Active queries",
       "Source",
       "client-timings",
+      "Latency measured by",
+      "this monitor: the time its own recent queries took",
     ]) {
       expect(db).toContain(w);
     }
-    expect(await page.locator("#queues").textContent()).toBe("No queue configured");
+    // Queues: depth, dead-letter depth, status in words and colour; dead letters and unreadable marked.
+    const queueRow = (name: string) => page.locator(`#queues tr[data-queue="${name}"]`);
+    const cells = (name: string) => queueRow(name).locator("th, td").allTextContents();
+    expect(await page.locator("#queues thead th").allTextContents()).toEqual([
+      "Queue",
+      "Messages waiting",
+      "In flight",
+      "Dead-letter queue",
+      "Dead letters",
+      "Status",
+    ]);
+    expect(await cells("monitor-events")).toEqual([
+      "monitor-events",
+      "0",
+      "0",
+      "monitor-events-dlq",
+      "2",
+      "Dead letters Needs attention: 2 message(s) in the dead-letter queue (expected 0)",
+    ]);
+    expect(await queueRow("monitor-events").getAttribute("class")).toBe("attention");
+    expect(await cells("billing")).toEqual(["billing", "3", "0", "billing-dlq", "0", "OK"]);
+    expect(await queueRow("monitor-events").locator(".badge").textContent()).toBe("Dead letters");
+    expect(await queueRow("billing").getAttribute("class")).toBe("");
+    const audit = await cells("audit");
+    expect(audit.slice(0, 5)).toEqual(["audit", "unknown", "unknown", "unknown", "unknown"]);
+    expect(audit[5]).toBe("Unreadable the queue's database is not open");
+    expect(await queueRow("audit").getAttribute("class")).toBe("unreadable");
+    const queueBadge = (name: string) =>
+      page.evaluate(
+        `getComputedStyle(document.querySelector('#queues tr[data-queue="${name}"] .badge')).backgroundColor`,
+      );
+    expect(await queueBadge("billing")).toBe("rgb(26, 127, 55)");
+    expect(await queueBadge("monitor-events")).toBe("rgb(207, 34, 46)");
+    expect(await queueBadge("audit")).toBe("rgb(154, 103, 0)");
+    expect(
+      await page.evaluate(
+        `getComputedStyle(document.querySelector('#queues tr.attention td')).backgroundColor`,
+      ),
+    ).toBe("rgb(255, 235, 233)");
     expect(await page.locator("#alerts").textContent()).toMatch(/^No alerts$|WARNING|CRITICAL/);
 
     // Keyboard: Tab reaches the skip link, then Refresh, then Log out, with a visible focus ring.
@@ -285,5 +359,96 @@ describe("/system in headless Chromium", () => {
       total: 0,
       latest_run: null,
     });
+  });
+});
+
+describe("/system own cost panel in headless Chromium", () => {
+  it("shows the service's own cost, a daily sparkline with its text, and the untagged-resource warning", async () => {
+    const today = utcDay(Date.now());
+    const dir = mkdtempSync(join(tmpdir(), "svcmon-page-cur-"));
+    const cost = ClickHouseCostStore.fromStore(store, { rules: DEFAULT_HIERARCHY_RULES });
+    // One cost report per billing period over the last 31 days: the service's database host at 3/day,
+    // an untagged queue of the service at 1/day, tax at 0.5/day.
+    const lines: CurLine[] = [];
+    for (let i = 31; i >= 0; i--) {
+      const d = addDays(today, -i);
+      const base = {
+        billing_period: monthStart(d),
+        payer_account_id: "999999999999",
+        usage_account_id: "333333333333",
+        line_item_type: "Usage",
+        usage_start: `${d}T00:00:00Z`,
+        product_code: "AmazonEC2",
+        currency: "USD",
+      };
+      lines.push(
+        { ...base, resource_id: "i-db", unblended_cost: 3, tags: { "svc:purpose": "svc-infrastructure" } },
+        { ...base, resource_id: "svcmon-dlq", product_code: "AWSQueueService", unblended_cost: 1 },
+        { ...base, resource_id: "", line_item_type: "Tax", unblended_cost: 0.5 },
+      );
+    }
+    for (const period of new Set(lines.map((l) => l.billing_period))) {
+      const path = join(dir, `cur-${period}.csv.gz`);
+      await writeCurFile(
+        store.client,
+        path,
+        "legacy-csv",
+        lines.filter((l) => l.billing_period === period),
+      );
+      await cost.ingest([fileSource(path)]);
+    }
+    const app = makeApp({ store, ownCost: (now) => cost.ownCost(now) });
+    const costServer = await new Promise<ReturnType<typeof serve>>((resolve) => {
+      const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+    });
+    const url = `http://127.0.0.1:${(costServer.address() as AddressInfo).port}`;
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await ctx.newPage();
+      const consoleErrors: string[] = [];
+      page.on("console", (m) => {
+        if (m.type() === "error") consoleErrors.push(m.text());
+      });
+      const notFound: string[] = [];
+      page.on("response", (r) => {
+        if (r.status() === 404) notFound.push(r.url());
+      });
+      await page.goto(`${url}/system`);
+      await page.getByLabel("Monitor token").fill(TOKEN);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await expect.poll(() => page.getByRole("heading", { name: "Own cost", level: 2 }).count()).toBe(1);
+      const panel = page.locator("#own-cost");
+      const text = (await panel.textContent()) ?? "";
+      const mtd = 3 * Number(today.slice(8, 10));
+      expect(text).toContain(`Month to date$${mtd.toFixed(2)}`);
+      expect(text).toContain("Last 30 days$90.00");
+      expect(text).toContain("Outside any node, last 30 days$15.00 (Tax $15.00)");
+      // The sparkline is an image whose text alternative lists every day.
+      const spark = page.locator("#own-cost-spark");
+      expect(await spark.getAttribute("role")).toBe("img");
+      const label = (await spark.getAttribute("aria-label")) ?? "";
+      expect(label).toMatch(/^Own cost per day over the last 30 days: /);
+      expect(label).toContain(`${addDays(today, -1)}: $3.00`);
+      expect(label.split(", ")).toHaveLength(30);
+      expect(await spark.locator("title").textContent()).toBe(label);
+      expect(await spark.locator("rect").count()).toBe(30);
+      // The service's queue without the tag is a warning, in words.
+      const warning = (await page.locator("#untagged-warning").textContent()) ?? "";
+      expect(warning).toContain(
+        "1 resource(s) belong to the service but lack the tag svc:purpose=svc-infrastructure",
+      );
+      expect(warning).toContain(
+        "svcmon-dlq (account 333333333333): id svcmon-dlq starts with svcmon- (seen in the cost report)",
+      );
+      // The browser's own /favicon.ico request is a console 404 that no page response reports.
+      expect({ consoleErrors: consoleErrors.filter((e) => !e.includes("404")), notFound }).toEqual({
+        consoleErrors: [],
+        notFound: [],
+      });
+    } finally {
+      await ctx.close();
+      await new Promise<void>((r) => costServer.close(() => r()));
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -19,6 +19,11 @@ export interface CollectorContext {
   signal: AbortSignal;
   /** The runtime's clock (epoch ms). */
   now(): number;
+  /**
+   * The run_id of the run record the runtime will write (the Scheduler always sets it), so rows the
+   * collector writes can name their run. Absent when a collector is called outside a scheduler.
+   */
+  run_id?: string;
 }
 
 /** What a collector reports. Throwing (or rejecting) means the run failed. */

@@ -32,6 +32,9 @@ export interface RuntimeLogEvent {
   run_id?: string;
 }
 
+/** The regions to scan in one account. */
+export type RegionSource = (account: CollectorAccount) => Promise<readonly string[]>;
+
 /** A collector gated on recent successes of others (seed 3.3). */
 export interface DependencyGateConfig {
   upstream: readonly string[];
@@ -48,7 +51,12 @@ export interface SchedulerOptions {
   store: RunStore;
   /** The monitored accounts; accounts whose `svc_status` is given and not `active` are skipped. */
   accounts: () => Promise<readonly CollectorAccount[]>;
-  regions: readonly string[];
+  /**
+   * The regions of every account, or a source asked per account at each tick (the regions enabled
+   * in that account, e.g. `describeRegionsSource` in ../aws/). A source that throws skips the
+   * account for that tick (logged).
+   */
+  regions: readonly string[] | RegionSource;
   /** Per run; the run is aborted and recorded `failed` when it takes longer. */
   timeoutMs: number;
   clock?: Clock;
@@ -233,7 +241,7 @@ export class Scheduler {
       this.#log({ level: "error", msg: `accounts unreadable: ${errorText(err)}`, collector: name });
       return [];
     }
-    const runs: Promise<RunOutcome>[] = [];
+    const runs: Promise<RunOutcome[]>[] = [];
     for (const account of accounts) {
       if (account.svc_status !== undefined && account.svc_status !== "active") {
         this.#log({
@@ -244,9 +252,29 @@ export class Scheduler {
         });
         continue;
       }
-      for (const region of this.#o.regions) runs.push(this.runOnce(collector, account, region));
+      runs.push(this.#runAccount(collector, account));
     }
-    return Promise.all(runs);
+    return (await Promise.all(runs)).flat();
+  }
+
+  async #runAccount(collector: Collector, account: CollectorAccount): Promise<RunOutcome[]> {
+    const source = this.#o.regions;
+    let regions: readonly string[];
+    if (typeof source !== "function") regions = source;
+    else {
+      try {
+        regions = await source(account);
+      } catch (err) {
+        this.#log({
+          level: "error",
+          msg: `regions unreadable: ${errorText(err)}`,
+          collector: collector.name,
+          account: account.account_id,
+        });
+        return [];
+      }
+    }
+    return Promise.all(regions.map((region) => this.runOnce(collector, account, region)));
   }
 
   #collector(c: Collector | string): Collector {
@@ -300,7 +328,7 @@ export class Scheduler {
       }
     }
     if (finished === null) {
-      finished = await this.#invoke(c, account, region, release);
+      finished = await this.#invoke(c, account, region, release, runId);
     } else {
       release(); // the collector was not called
     }
@@ -325,6 +353,7 @@ export class Scheduler {
     account: CollectorAccount,
     region: string,
     release: () => void,
+    runId: string,
   ): Promise<Finished> {
     const ac = new AbortController();
     const ctx: CollectorContext = {
@@ -332,6 +361,7 @@ export class Scheduler {
       region,
       signal: ac.signal,
       now: () => this.#clock.now(),
+      run_id: runId,
     };
     const work = Promise.resolve()
       .then(() => c.run(ctx))

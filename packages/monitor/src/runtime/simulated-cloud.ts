@@ -4,6 +4,10 @@
  * hierarchy_builder scanning it, and injectable faults per account/region. Real AWS collectors
  * implement the same `Collector` interface (docs/monitor-runtime.md).
  */
+import { RESOURCES_TABLE } from "../inventory/resource-row.ts";
+import { simulatedRows, withSimulatedTags } from "../inventory/simulated-tags.ts";
+import type { EventQueue } from "../queues/event-queue.ts";
+import { RESOURCE_EVENT_KIND, type ResourceEvent } from "../queues/resource-event.ts";
 import type { CollectorAccount as Account } from "./collector.ts";
 import {
   type Clock,
@@ -42,6 +46,8 @@ export interface RegionInventory {
   instances: Ec2Instance[];
   volumes: EbsVolume[];
   network: NetworkResource[];
+  /** Tags per resource id (inventory/simulated-tags.ts); {} for an untagged resource. */
+  tags: Record<string, Record<string, string>>;
 }
 
 export type Fault =
@@ -50,7 +56,13 @@ export type Fault =
   /** The API throttles: the run throws a ThrottlingException after `delayMs` (default 2000). */
   | { kind: "throttled"; delayMs?: number }
   /** Some pages cannot be read: the run reports `partial` over about half of the resources. */
-  | { kind: "partial" };
+  | { kind: "partial" }
+  /**
+   * The scan works, but each run also publishes `count` (default 1) malformed events onto the event
+   * queue, alternately `{"kind":"poison"}` and text that is not JSON: the ingest consumer refuses them
+   * and they end in the dead-letter queue.
+   */
+  | { kind: "poison"; count?: number };
 
 /** Where simulated collectors write their rows (the count becomes `rows_inserted`). */
 export interface RowSink {
@@ -108,11 +120,20 @@ export interface SimulatedCloudOptions {
   /** Simulated latency of every scan, ms. Default 0. */
   latencyMs?: number;
   sink?: RowSink;
+  /**
+   * When given, every collector run publishes one event per observed resource onto this queue
+   * (`events_produced` is then the number of messages the queue accepted).
+   */
+  events?: EventQueue;
+  /** Messages per send. Default 10 (SQS SendMessageBatch's limit). */
+  eventBatchSize?: number;
 }
 
 export class SimulatedCloud {
   readonly seed: number;
   readonly sink: RowSink;
+  readonly events: EventQueue | null;
+  readonly #eventBatchSize: number;
   readonly #clock: Clock;
   readonly #latencyMs: number;
   readonly #faults = new Map<string, Fault>();
@@ -123,6 +144,8 @@ export class SimulatedCloud {
     this.#clock = opts.clock ?? systemClock;
     this.#latencyMs = opts.latencyMs ?? 0;
     this.sink = opts.sink ?? new CountingSink();
+    this.events = opts.events ?? null;
+    this.#eventBatchSize = Math.max(1, Math.trunc(opts.eventBatchSize ?? 10));
   }
 
   /** The same (seed, account, region) always gives the same inventory. */
@@ -152,7 +175,8 @@ export class SimulatedCloud {
       const prefix = { vpc: "vpc", subnet: "subnet", security_group: "sg", nat_gateway: "nat" }[kind];
       return { resource_id: `${prefix}-${hex()}`, kind };
     });
-    const inv = { instances, volumes, network };
+    // Tags come from a PRNG stream of their own; the service's own resources join its home region.
+    const inv = withSimulatedTags(this.seed, accountId, region, { instances, volumes, network });
     this.#cache.set(key, inv);
     return inv;
   }
@@ -202,6 +226,46 @@ export class SimulatedCloud {
     }
     return { items: all };
   }
+
+  /**
+   * Publishes one `resource_observed` event per resource (plus the malformed events of a `poison`
+   * fault) in batches; resolves to the number of messages the queue accepted. Without a queue, to
+   * the number of resources (what `events_produced` meant before queues).
+   */
+  async publish(
+    ctx: CollectorContext,
+    collector: string,
+    resources: readonly { type: string; id: string; attributes: Record<string, unknown> }[],
+  ): Promise<number> {
+    const queue = this.events;
+    if (queue === null) return resources.length;
+    const observedAt = ctx.now();
+    const bodies = resources.map((r) => {
+      const event: ResourceEvent = {
+        kind: RESOURCE_EVENT_KIND,
+        collector,
+        account_id: ctx.account.account_id,
+        region: ctx.region,
+        resource_type: r.type,
+        resource_id: r.id,
+        observed_at: observedAt,
+        attributes: r.attributes,
+      };
+      return JSON.stringify(event);
+    });
+    const fault = this.faultFor(ctx.account.account_id, ctx.region);
+    if (fault?.kind === "poison") {
+      const n = Math.max(0, Math.trunc(fault.count ?? 1));
+      for (let i = 0; i < n; i++) {
+        bodies.push(i % 2 === 0 ? JSON.stringify({ kind: "poison" }) : `not json: ${collector} poison ${i}`);
+      }
+    }
+    let accepted = 0;
+    for (let i = 0; i < bodies.length; i += this.#eventBatchSize) {
+      accepted += await queue.send(bodies.slice(i, i + this.#eventBatchSize), ctx.signal);
+    }
+    return accepted;
+  }
 }
 
 function result(events: number, rows: number, partialError?: string): CollectorResult {
@@ -214,24 +278,54 @@ function base(ctx: CollectorContext): Record<string, unknown> {
   return { account_id: ctx.account.account_id, region: ctx.region, observed_at: ctx.now() };
 }
 
-/** The four default collectors over a simulated cloud. */
-export function simulatedCollectors(cloud: SimulatedCloud): Collector[] {
-  return [
+/**
+ * The four default collectors over a simulated cloud. With `hierarchyBuilder` (the real one over the
+ * resource store, hierarchy/builder.ts), that replaces the simulated hierarchy_builder.
+ */
+export function simulatedCollectors(
+  cloud: SimulatedCloud,
+  opts: { hierarchyBuilder?: Collector } = {},
+): Collector[] {
+  const collectors: Collector[] = [
     {
       name: "config_ec2",
       async run(ctx) {
         const { items, partialError } = await cloud.scan(ctx, "DescribeInstances", (i) => i.instances);
         // Terminated instances are seen (events) but not stored (rows).
-        const rows = items.filter((x) => x.state !== "terminated").map((x) => ({ ...base(ctx), ...x }));
-        return result(items.length, await cloud.sink.write("ec2_instances", rows), partialError);
+        const row = simulatedRows(ctx, "config_ec2");
+        const { tags } = cloud.inventory(ctx.account.account_id, ctx.region);
+        const rows = items
+          .filter((x) => x.state !== "terminated")
+          .map(({ instance_id, ...attrs }) => row("ec2_instance", instance_id, attrs, tags[instance_id]));
+        const written = await cloud.sink.write(RESOURCES_TABLE, rows);
+        const events = await cloud.publish(
+          ctx,
+          "config_ec2",
+          items.map(({ instance_id, ...attributes }) => ({
+            type: "ec2_instance",
+            id: instance_id,
+            attributes,
+          })),
+        );
+        return result(events, written, partialError);
       },
     },
     {
       name: "config_ebs",
       async run(ctx) {
         const { items, partialError } = await cloud.scan(ctx, "DescribeVolumes", (i) => i.volumes);
-        const rows = items.map((x) => ({ ...base(ctx), ...x }));
-        return result(items.length, await cloud.sink.write("ebs_volumes", rows), partialError);
+        const row = simulatedRows(ctx, "config_ebs");
+        const { tags } = cloud.inventory(ctx.account.account_id, ctx.region);
+        const rows = items.map(({ volume_id, ...attrs }) =>
+          row("ebs_volume", volume_id, attrs, tags[volume_id]),
+        );
+        const written = await cloud.sink.write(RESOURCES_TABLE, rows);
+        const events = await cloud.publish(
+          ctx,
+          "config_ebs",
+          items.map(({ volume_id, ...attributes }) => ({ type: "ebs_volume", id: volume_id, attributes })),
+        );
+        return result(events, written, partialError);
       },
     },
     {
@@ -242,8 +336,16 @@ export function simulatedCollectors(cloud: SimulatedCloud): Collector[] {
           "DescribeVpcs/Subnets/SecurityGroups",
           (i) => i.network,
         );
-        const rows = items.map((x) => ({ ...base(ctx), ...x }));
-        return result(items.length, await cloud.sink.write("network_resources", rows), partialError);
+        const row = simulatedRows(ctx, "config_network");
+        const { tags } = cloud.inventory(ctx.account.account_id, ctx.region);
+        const rows = items.map((x) => row(x.kind, x.resource_id, {}, tags[x.resource_id]));
+        const written = await cloud.sink.write(RESOURCES_TABLE, rows);
+        const events = await cloud.publish(
+          ctx,
+          "config_network",
+          items.map((x) => ({ type: x.kind, id: x.resource_id, attributes: {} })),
+        );
+        return result(events, written, partialError);
       },
     },
     {
@@ -263,8 +365,20 @@ export function simulatedCollectors(cloud: SimulatedCloud): Collector[] {
             node: `account/${ctx.account.account_id}/${ctx.region}/${id}`,
           })),
         ];
-        return result(items.length, await cloud.sink.write("hierarchy_nodes", nodes), partialError);
+        const written = await cloud.sink.write("hierarchy_nodes", nodes);
+        const events = await cloud.publish(
+          ctx,
+          "hierarchy_builder",
+          items.map((id) => ({
+            type: "hierarchy_node",
+            id,
+            attributes: { node: `account/${ctx.account.account_id}/${ctx.region}/${id}` },
+          })),
+        );
+        return result(events, written, partialError);
       },
     },
   ];
+  const builder = opts.hierarchyBuilder;
+  return builder === undefined ? collectors : collectors.map((c) => (c.name === builder.name ? builder : c));
 }

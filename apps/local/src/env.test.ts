@@ -1,0 +1,160 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { readConfig } from "./env.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "local-env-"));
+function file(name: string, content: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content));
+  return path;
+}
+
+function error(env: NodeJS.ProcessEnv): string {
+  const r = readConfig(env);
+  if (r.ok) throw new Error("expected readConfig to refuse");
+  return r.error;
+}
+
+function config(env: NodeJS.ProcessEnv) {
+  const r = readConfig(env);
+  if (!r.ok) throw new Error(r.error);
+  return r.config;
+}
+
+describe("readConfig", () => {
+  it("defaults: port 8787, demo and exporter on, generated tokens, no alert channel, 60 s alert interval", () => {
+    const c = config({});
+    expect(c).toMatchObject({
+      port: 8787,
+      host: "127.0.0.1",
+      demo: true,
+      exporter: true,
+      adminTokenGenerated: true,
+      monitorTokenGenerated: true,
+      alertChannels: [],
+      alertConfigFile: null,
+      alertIntervalMs: 60_000,
+    });
+    expect(c.adminToken.length).toBeGreaterThanOrEqual(16);
+  });
+
+  it.each<[NodeJS.ProcessEnv, string]>([
+    [{ PORT: "http" }, 'PORT must be a port number (0-65535), got "http"'],
+    [{ PORT: "65536" }, 'PORT must be a port number (0-65535), got "65536"'],
+    [{ DEMO: "yes" }, 'DEMO must be 0 or 1, got "yes"'],
+    [{ EXPORTER: "2" }, 'EXPORTER must be 0 or 1, got "2"'],
+    [{ ADMIN_TOKEN: "short" }, "ADMIN_TOKEN must be at least 16 characters"],
+    [{ MONITOR_TOKEN: "short" }, "MONITOR_TOKEN must be at least 16 characters"],
+    [{ ALERT_EVAL_INTERVAL_S: "0" }, 'ALERT_EVAL_INTERVAL_S must be a positive number, got "0"'],
+    [{ ALERT_WEBHOOK_URL: "not a url" }, "ALERT_WEBHOOK_URL: not a valid URL"],
+    [{ ALERT_WEBHOOK_URL: "ftp://x.test/" }, "ALERT_WEBHOOK_URL: must be an http or https URL"],
+  ])("refuses %o with one line naming the variable", (env, message) => {
+    expect(error(env)).toBe(message);
+  });
+
+  it("ALERT_WEBHOOK_URL alone is one webhook channel; ALERT_EVAL_INTERVAL_S is read in seconds", () => {
+    const c = config({ ALERT_WEBHOOK_URL: "https://hooks.example.test/a", ALERT_EVAL_INTERVAL_S: "2.5" });
+    expect(c.alertChannels).toEqual([
+      { type: "webhook", name: "alert-webhook-url", url: "https://hooks.example.test/a" },
+    ]);
+    expect(c.alertIntervalMs).toBe(2500);
+  });
+});
+
+describe("readConfig: ALERT_CONFIG", () => {
+  const channels = [
+    { type: "slack", name: "ops-slack", webhookUrl: { env: "SLACK_WEBHOOK_URL" } },
+    {
+      type: "smtp",
+      name: "ops-mail",
+      host: "smtp.example.test",
+      port: 587,
+      user: "svcmon",
+      password: { env: "SMTP_PASSWORD" },
+      from: "svcmon@example.test",
+      to: ["ops@example.test"],
+    },
+  ];
+  const secrets = { SLACK_WEBHOOK_URL: "https://hooks.slack.com/services/T/B/X", SMTP_PASSWORD: "s3cret" };
+
+  it("reads the file's channels (environment references resolved), then adds ALERT_WEBHOOK_URL", () => {
+    const path = file("ok.json", { channels });
+    const c = config({ ALERT_CONFIG: path, ALERT_WEBHOOK_URL: "https://hooks.example.test/a", ...secrets });
+    expect(c.alertConfigFile).toBe(path);
+    expect(c.alertChannels).toEqual([
+      { type: "slack", name: "ops-slack", webhookUrl: secrets.SLACK_WEBHOOK_URL },
+      {
+        type: "smtp",
+        name: "ops-mail",
+        host: "smtp.example.test",
+        port: 587,
+        secure: false,
+        user: "svcmon",
+        password: "s3cret",
+        from: "svcmon@example.test",
+        to: ["ops@example.test"],
+      },
+      { type: "webhook", name: "alert-webhook-url", url: "https://hooks.example.test/a" },
+    ]);
+  });
+
+  it("a relative path is resolved against the working directory; a blank value is unset", () => {
+    const path = file("relative.json", { channels: [] });
+    const rel = relative(process.cwd(), path);
+    expect(rel.startsWith("/")).toBe(false);
+    expect(config({ ALERT_CONFIG: rel }).alertConfigFile).toBe(path);
+    expect(config({ ALERT_CONFIG: "  " })).toMatchObject({ alertConfigFile: null, alertChannels: [] });
+  });
+
+  it("refuses a file it cannot read, naming the variable and the file", () => {
+    const missing = join(dir, "missing.json");
+    expect(error({ ALERT_CONFIG: missing })).toBe(`ALERT_CONFIG: cannot read ${missing}: no such file`);
+    const folder = join(dir, "a-folder");
+    mkdirSync(folder);
+    expect(error({ ALERT_CONFIG: folder })).toBe(`ALERT_CONFIG: cannot read ${folder}: is a directory`);
+  });
+
+  it("refuses invalid JSON", () => {
+    const path = file("broken.json", '{"channels": [');
+    expect(error({ ALERT_CONFIG: path })).toMatch(
+      new RegExp(`^ALERT_CONFIG ${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: not valid JSON: .+$`),
+    );
+  });
+
+  it("lists every validation error with its path, on one line", () => {
+    const path = file("invalid.json", {
+      channels: [
+        { type: "webhook", url: "https://ok.test/" },
+        { type: "webhook", url: "ftp://x" },
+        { type: "smtp", host: "h", port: 70000, from: "a@x.test", to: ["b@x.test"] },
+      ],
+    });
+    const line = error({ ALERT_CONFIG: path });
+    expect(line).toBe(
+      `ALERT_CONFIG ${path}: channels[1].url: must be an http or https URL; ` +
+        "channels[2].port: required: an integer from 1 to 65535",
+    );
+    expect(line).not.toContain("\n");
+    expect(error({ ALERT_CONFIG: file("no-channels.json", { chanels: [] }) })).toMatch(
+      /: channels: required: an array of channels$/,
+    );
+  });
+
+  it("refuses an environment reference to an unset variable, naming the variable", () => {
+    const path = file("secrets.json", { channels });
+    expect(error({ ALERT_CONFIG: path, SLACK_WEBHOOK_URL: secrets.SLACK_WEBHOOK_URL })).toBe(
+      `ALERT_CONFIG ${path}: channels[1].password: environment variable SMTP_PASSWORD is not set`,
+    );
+  });
+
+  it("refuses ALERT_WEBHOOK_URL clashing with a file channel's name", () => {
+    const path = file("clash.json", {
+      channels: [{ type: "webhook", name: "alert-webhook-url", url: "https://a.test/" }],
+    });
+    expect(error({ ALERT_CONFIG: path, ALERT_WEBHOOK_URL: "https://b.test/" })).toBe(
+      'ALERT_WEBHOOK_URL: a configured channel is already named "alert-webhook-url"',
+    );
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * `svcmon-collector-<name>`: one scheduled tick of one collector. An EventBridge rule invokes the
+ * function every expected interval; the function runs the collector over every active account ×
+ * region through the collector runtime (the same Scheduler as `npm start`: timeouts, the
+ * hierarchy_builder gate, exactly one run record per run) and ends when every record is written.
+ */
+import {
+  accountsFromStore,
+  ClickHouseCollectorRegistry,
+  type ClickHouseRunStore,
+  type Collector,
+  type RunOutcome,
+  type RunStore,
+  Scheduler,
+  type SchedulerOptions,
+} from "@svcmon/monitor";
+import { COLLECTORS_MODULE, lambdaCollectors } from "./collectors.ts";
+import { type CollectorSettings, clickHouseFromEnv, collectorFromEnv, orThrow } from "./config.ts";
+import { jsonLogger, type Logger } from "./log.ts";
+import { once, openStore } from "./store.ts";
+
+export interface CollectorHandlerDeps {
+  store: RunStore;
+  /** The collector registry (the runtime's port; not read by a single tick, which runs now). */
+  registry: SchedulerOptions["registry"];
+  collectors: readonly Collector[];
+  settings: CollectorSettings;
+  log: Logger;
+}
+
+export interface TickSummary {
+  collector: string;
+  /** Runs recorded, by status. */
+  succeeded: number;
+  failed: number;
+  partial: number;
+  /** The previous run of the same subject was still going (nothing recorded). */
+  skipped: number;
+  /** Runs whose record could not be written. */
+  lost: number;
+}
+
+export function summarize(collector: string, outcomes: readonly RunOutcome[]): TickSummary {
+  const s: TickSummary = { collector, succeeded: 0, failed: 0, partial: 0, skipped: 0, lost: 0 };
+  for (const o of outcomes) {
+    if (o.outcome === "recorded") s[o.record.status] += 1;
+    else s[o.outcome] += 1;
+  }
+  return s;
+}
+
+/**
+ * The tick as a function. It rejects (so the invocation counts as an error) when the collector is
+ * not in this build or a run record could not be written; failed runs themselves are recorded, not thrown.
+ */
+export function createCollectorHandler(deps: CollectorHandlerDeps): () => Promise<TickSummary> {
+  const { settings, log } = deps;
+  const name = settings.collector;
+  const collector = deps.collectors.find((c) => c.name === name);
+  return async () => {
+    if (collector === undefined) {
+      const available = deps.collectors.map((c) => c.name).join(", ");
+      throw new Error(
+        `collector ${name} is not in this build (${available === "" ? `no collectors are wired yet: ${COLLECTORS_MODULE}` : `available: ${available}`})`,
+      );
+    }
+    const runtime = new Scheduler({
+      collectors: [collector],
+      registry: deps.registry,
+      store: deps.store,
+      accounts: accountsFromStore(deps.store),
+      regions: settings.regions,
+      timeoutMs: settings.runTimeoutMs,
+      log: ({ level, msg, ...fields }) => {
+        if (level !== "debug") log[level](msg, fields);
+      },
+    });
+    const summary = summarize(name, await runtime.runCollector(name));
+    log.info("collector tick done", { ...summary });
+    if (summary.lost > 0) throw new Error(`${summary.lost} run record(s) of ${name} could not be written`);
+    return summary;
+  };
+}
+
+const deployed = once(async () => {
+  const env = process.env;
+  const settings = orThrow("svcmon-collector", collectorFromEnv(env));
+  const store: ClickHouseRunStore = openStore(orThrow("svcmon-collector", clickHouseFromEnv(env)));
+  await store.migrate();
+  const collectors = lambdaCollectors({
+    roleName: env.COLLECTOR_ROLE_NAME ?? "",
+    externalId: env.COLLECTOR_EXTERNAL_ID ?? "",
+    eventQueueUrl: env.EVENT_QUEUE_URL ?? "",
+  });
+  const log = jsonLogger(`svcmon-collector-${settings.collector}`);
+  return createCollectorHandler({
+    store,
+    registry: ClickHouseCollectorRegistry.fromStore(store),
+    collectors,
+    settings,
+    log,
+  });
+});
+
+/** The Lambda entry point (an EventBridge scheduled event; its content is not needed). */
+export const handler = async (): Promise<TickSummary> => (await deployed())();

@@ -1,0 +1,106 @@
+/**
+ * The functions' settings from their environment (the stacks in infra/ set them; secrets arrive as
+ * variables too, filled in from Secrets Manager before the first invocation). Parse, don't throw:
+ * every problem is reported with the variable at fault.
+ */
+import type { Issue, Result } from "@svcmon/core";
+
+export interface ClickHouseSettings {
+  url: string;
+  username: string;
+  password: string;
+  database: string;
+  /** Bound of every statement. */
+  timeoutMs: number;
+}
+
+export interface CollectorSettings {
+  /** The collector this function runs, e.g. `config_ec2`. */
+  collector: string;
+  /** Regions scanned in every active account. */
+  regions: string[];
+  /** Per run (one account and region); a run over it is recorded `failed`. */
+  runTimeoutMs: number;
+}
+
+export interface StatusSettings {
+  /** Bearer token of `/api/system/*` and the `/system` page login. */
+  token: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+const REGION = /^[a-z]{2}(-gov)?-[a-z]+-\d$/;
+const COLLECTOR = /^[a-z][a-z0-9_]{0,63}$/;
+export const MIN_TOKEN_LENGTH = 16;
+
+function required(env: Env, name: string, errors: Issue[]): string {
+  const v = env[name]?.trim() ?? "";
+  if (v === "") errors.push({ path: name, message: "is not set" });
+  return v;
+}
+
+function positiveInt(env: Env, name: string, fallback: number, errors: Issue[]): number {
+  const raw = env[name]?.trim() ?? "";
+  if (raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) errors.push({ path: name, message: "must be a positive integer" });
+  return n;
+}
+
+const done = <T>(errors: Issue[], value: T): Result<T> =>
+  errors.length > 0 ? { ok: false, errors } : { ok: true, value };
+
+export function clickHouseFromEnv(env: Env): Result<ClickHouseSettings> {
+  const errors: Issue[] = [];
+  const url = required(env, "CLICKHOUSE_URL", errors);
+  if (url !== "") {
+    let protocol = "";
+    try {
+      protocol = new URL(url).protocol;
+    } catch {
+      errors.push({ path: "CLICKHOUSE_URL", message: "is not a URL" });
+    }
+    if (protocol !== "" && protocol !== "https:" && protocol !== "http:") {
+      errors.push({ path: "CLICKHOUSE_URL", message: "must be an http(s) URL" });
+    }
+  }
+  const username = required(env, "CLICKHOUSE_USERNAME", errors);
+  const password = required(env, "CLICKHOUSE_PASSWORD", errors);
+  const database = env.CLICKHOUSE_DATABASE?.trim() || "default";
+  const timeoutMs = positiveInt(env, "CLICKHOUSE_TIMEOUT_MS", 5000, errors);
+  return done(errors, { url, username, password, database, timeoutMs });
+}
+
+export function collectorFromEnv(env: Env): Result<CollectorSettings> {
+  const errors: Issue[] = [];
+  const collector = required(env, "COLLECTOR", errors);
+  if (collector !== "" && !COLLECTOR.test(collector)) {
+    errors.push({ path: "COLLECTOR", message: "must be a collector name such as config_ec2" });
+  }
+  const raw = required(env, "COLLECTOR_REGIONS", errors);
+  const regions = raw.split(/[\s,]+/).filter((r) => r !== "");
+  if (raw !== "" && regions.length === 0)
+    errors.push({ path: "COLLECTOR_REGIONS", message: "lists no region" });
+  for (const r of regions) {
+    if (!REGION.test(r))
+      errors.push({ path: "COLLECTOR_REGIONS", message: `${JSON.stringify(r)} is not an AWS region` });
+  }
+  const runTimeoutMs = positiveInt(env, "RUN_TIMEOUT_MS", 600_000, errors);
+  return done(errors, { collector, regions: [...new Set(regions)], runTimeoutMs });
+}
+
+export function statusFromEnv(env: Env): Result<StatusSettings> {
+  const errors: Issue[] = [];
+  const token = required(env, "MONITOR_TOKEN", errors);
+  if (token !== "" && token.length < MIN_TOKEN_LENGTH) {
+    errors.push({ path: "MONITOR_TOKEN", message: `must be at least ${MIN_TOKEN_LENGTH} characters` });
+  }
+  return done(errors, { token });
+}
+
+/** The value, or an Error naming the component and every variable at fault (a cold start cannot go on). */
+export function orThrow<T>(component: string, result: Result<T>): T {
+  if (result.ok) return result.value;
+  throw new Error(`${component}: ${result.errors.map((e) => `${e.path} ${e.message}`).join("; ")}`);
+}

@@ -1,0 +1,22 @@
+/** One JSON object per line, as CloudWatch Logs Insights reads it: info and warn on stdout, errors on stderr. */
+export interface Logger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+type Write = (line: string) => void;
+
+export function jsonLogger(
+  component: string,
+  out: Write = (line) => process.stdout.write(line),
+  err: Write = (line) => process.stderr.write(line),
+): Logger {
+  const emit = (write: Write, level: string, message: string, fields?: Record<string, unknown>) =>
+    write(`${JSON.stringify({ time: new Date().toISOString(), level, component, message, ...fields })}\n`);
+  return {
+    info: (message, fields) => emit(out, "info", message, fields),
+    warn: (message, fields) => emit(out, "warn", message, fields),
+    error: (message, fields) => emit(err, "error", message, fields),
+  };
+}

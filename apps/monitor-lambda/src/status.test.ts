@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DEFAULT_COLLECTORS } from "@svcmon/core";
+import { type ClickHouseRunStore, openChdbRunStore } from "@svcmon/monitor";
+import type { APIGatewayProxyResult } from "aws-lambda";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createStatusHandler } from "./status.ts";
+import { functionUrlEvent, memoryLogger } from "./test-support.ts";
+
+const TOKEN = "status-token-0123456789";
+// Recent times: rows older than the 90-day TTL of svc.collector_runs are dropped on insert.
+const NOW = Math.floor(Date.now() / 1000) * 1000;
+const iso = (minutesAgo: number) => new Date(NOW - minutesAgo * 60_000).toISOString();
+const dir = mkdtempSync(join(tmpdir(), "monitor-lambda-status-"));
+let store: ClickHouseRunStore;
+let handler: ReturnType<typeof createStatusHandler>;
+
+beforeAll(async () => {
+  store = openChdbRunStore(join(dir, "chdb"));
+  await store.migrate();
+  handler = createStatusHandler({ store, token: TOKEN, log: memoryLogger(), now: () => NOW });
+});
+
+afterAll(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The status function behind its function URL, as Lambda invokes it. */
+async function call(
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown } = {},
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
+  const event = functionUrlEvent(method, path, {
+    headers,
+    ...(opts.body === undefined ? {} : { body: JSON.stringify(opts.body) }),
+  });
+  const res = (await handler(event as never, {} as never)) as APIGatewayProxyResult;
+  return { status: res.statusCode, json: JSON.parse(res.body) as Record<string, unknown> };
+}
+
+describe("svcmon-status through a Lambda function URL, on the embedded chDB store", () => {
+  it("answers the liveness probe without a token", async () => {
+    expect(await call("GET", "/healthz")).toEqual({ status: 200, json: { status: "ok" } });
+  });
+
+  it("refuses the status without the bearer token", async () => {
+    const res = await call("GET", "/api/system/status");
+    expect(res.status).toBe(401);
+    expect(res.json).toMatchObject({ error: { code: "unauthorized" } });
+  });
+
+  it("stores runs posted by external collectors and reports them in the status, with the stored alerts", async () => {
+    const posted = await call("POST", "/api/system/runs", {
+      token: TOKEN,
+      body: {
+        collector: "config_ec2",
+        cloud_account_id: "111111111111",
+        cloud_region: "eu-west-1",
+        started_at: iso(10),
+        completed_at: iso(9),
+        status: "succeeded",
+        events_produced: 5,
+        rows_inserted: 5,
+      },
+    });
+    expect(posted).toMatchObject({ status: 201, json: { received: 1, stored: 1 } });
+
+    const { status, json } = await call("GET", "/api/system/status", { token: TOKEN });
+    expect(status).toBe(200);
+    const collectors = json.collectors as {
+      name: string;
+      last_run: string | null;
+      minutes_ago: number | null;
+      health: string;
+    }[];
+    expect(collectors.map((c) => c.name)).toEqual(DEFAULT_COLLECTORS.map((c) => c.name));
+    expect(collectors.find((c) => c.name === "config_ec2")).toMatchObject({
+      last_run: iso(9),
+      minutes_ago: 9,
+      health: "green",
+    });
+    expect(json.alerts).toEqual([]);
+    expect(json.analytics_db).toHaveProperty("disk_used_gb");
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * `svcmon-status`: the monitor's HTTP app (status, freshness, accounts, ingest over HTTP, the
+ * `/system` page) behind a Lambda function URL, on ClickHouse over HTTP. See docs/deploy.md.
+ */
+import {
+  ClickHouseAlertStateStore,
+  ClickHouseCollectorRegistry,
+  type ClickHouseRunStore,
+} from "@svcmon/monitor";
+import { createMonitorApp, firingAlerts, type MonitorAppDeps } from "@svcmon/monitor/api";
+import type { Hono } from "hono";
+import { handle } from "hono/aws-lambda";
+import { clickHouseFromEnv, orThrow, statusFromEnv } from "./config.ts";
+import { jsonLogger, type Logger } from "./log.ts";
+import { once, openStore } from "./store.ts";
+
+export interface StatusDeps {
+  store: ClickHouseRunStore;
+  token: string;
+  log: Logger;
+  now: () => number;
+  queues?: MonitorAppDeps["queues"];
+}
+
+/** The monitor app on one store: its registry and the alert engine's stored state share the store's client. */
+export function createStatusApp(deps: StatusDeps): Hono {
+  const alertState = ClickHouseAlertStateStore.fromStore(deps.store);
+  return createMonitorApp({
+    store: deps.store,
+    registry: ClickHouseCollectorRegistry.fromStore(deps.store),
+    token: deps.token,
+    log: deps.log,
+    now: deps.now,
+    alerts: async () => firingAlerts(await alertState.load()),
+    ...(deps.queues === undefined ? {} : { queues: deps.queues }),
+  });
+}
+
+export const createStatusHandler = (deps: StatusDeps) => handle(createStatusApp(deps));
+
+type Handler = ReturnType<typeof createStatusHandler>;
+
+const deployed = once(async (): Promise<Handler> => {
+  const { token } = orThrow("svcmon-status", statusFromEnv(process.env));
+  const store = openStore(orThrow("svcmon-status", clickHouseFromEnv(process.env)));
+  await store.migrate();
+  return createStatusHandler({ store, token, log: jsonLogger("svcmon-status"), now: Date.now });
+});
+
+/** The Lambda entry point: built on the first invocation (migrations applied), then reused. */
+export const handler: Handler = async (event, context) => (await deployed())(event, context);

@@ -1,0 +1,345 @@
+/**
+ * The monitoring service of the cost-analytics platform on AWS (seed 001): one collector function
+ * per collector on an EventBridge schedule, the collectors' event queue with its dead-letter queue
+ * and the ingest consumer, the cost-and-usage report (CUR) bucket, the ClickHouse credentials and
+ * monitor token in Secrets Manager, and the status service behind a function URL. ClickHouse itself
+ * runs elsewhere (reached over HTTPS at ClickHouseUrl). Every resource is tagged
+ * `svc:purpose=svc-infrastructure` (tagging.ts, tags.test.ts).
+ */
+import { type CollectorSpec, DEFAULT_COLLECTORS } from "@svcmon/core";
+import {
+  Aws,
+  CfnCondition,
+  CfnOutput,
+  CfnParameter,
+  Duration,
+  Fn,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+} from "aws-cdk-lib";
+import * as events from "aws-cdk-lib/aws-events";
+import * as targets from "aws-cdk-lib/aws-events-targets";
+import * as iam from "aws-cdk-lib/aws-iam";
+import * as lambda from "aws-cdk-lib/aws-lambda";
+import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
+import * as logs from "aws-cdk-lib/aws-logs";
+import * as s3 from "aws-cdk-lib/aws-s3";
+import * as secretsmanager from "aws-cdk-lib/aws-secretsmanager";
+import * as sqs from "aws-cdk-lib/aws-sqs";
+import type { Construct } from "constructs";
+import { ServiceFunction } from "./service-function.ts";
+import { tagMonitoringService } from "./tagging.ts";
+
+/** Role the collectors assume in every monitored account (collector-role-stack.ts). */
+export const COLLECTOR_ROLE_NAME = "svcmon-collector";
+/** Execution roles of the collector functions: the monitored accounts' trust policy names this prefix. */
+export const COLLECTOR_EXECUTION_ROLE_PREFIX = "svcmon-collector-";
+
+export const EVENT_QUEUE_NAME = "svcmon-events";
+export const EVENT_DLQ_NAME = "svcmon-events-dlq";
+/** Receives of one message before SQS moves it to the dead-letter queue. */
+export const MAX_RECEIVE_COUNT = 5;
+export const INGEST_TIMEOUT_SECONDS = 60;
+
+const MINUTE_S = 60;
+/** Lambda's ceiling for one invocation. */
+const MAX_LAMBDA_S = 15 * MINUTE_S;
+/** Left after a run's timeout to write its records (3 attempts with backoff, each bounded). */
+const RECORD_MARGIN_S = 60;
+
+/**
+ * A collector's function timeout: below its interval (the next tick must not find it running) and
+ * within Lambda's 15 minutes; the run timeout leaves time to write the records.
+ */
+export function collectorTimeouts(spec: CollectorSpec): { functionS: number; runMs: number } {
+  const functionS = Math.min(MAX_LAMBDA_S, spec.expected_interval_minutes * MINUTE_S - MINUTE_S);
+  if (functionS <= RECORD_MARGIN_S) {
+    throw new Error(
+      `${spec.name}: an interval of ${spec.expected_interval_minutes} min is too short for a Lambda tick`,
+    );
+  }
+  return { functionS, runMs: (functionS - RECORD_MARGIN_S) * 1000 };
+}
+
+export interface MonitorStackProps extends StackProps {
+  /** Collectors and their schedules. Default: the registry defaults of @svcmon/core. */
+  collectors?: readonly CollectorSpec[];
+  /**
+   * IAM roles that read the cost reports from the bucket: the identity the ClickHouse server uses for
+   * `s3()` (packages/monitor/src/cost, "environment" credentials). None by default.
+   */
+  curReaderArns?: readonly string[];
+}
+
+export class MonitorStack extends Stack {
+  readonly eventQueue: sqs.Queue;
+  readonly deadLetterQueue: sqs.Queue;
+  readonly curBucket: s3.Bucket;
+  readonly status: ServiceFunction;
+  readonly ingest: ServiceFunction;
+  readonly collectors: Map<string, ServiceFunction> = new Map();
+
+  constructor(scope: Construct, id: string, props: MonitorStackProps = {}) {
+    super(scope, id, props);
+    tagMonitoringService(this);
+
+    const clickHouseUrl = new CfnParameter(this, "ClickHouseUrl", {
+      type: "String",
+      description:
+        "HTTPS endpoint of the analytics database (ClickHouse HTTP interface), e.g. https://ch.example:8443",
+      allowedPattern: "^https://[^\\s/]+(:\\d+)?/?$",
+      constraintDescription: "an https:// URL of the ClickHouse HTTP interface",
+    });
+    const regions = new CfnParameter(this, "MonitoredRegions", {
+      type: "String",
+      description:
+        "Regions every collector scans in each active account, comma-separated (e.g. us-east-1,eu-west-1)",
+      allowedPattern: "^[a-z]{2}(-gov)?-[a-z]+-\\d(,[a-z]{2}(-gov)?-[a-z]+-\\d)*$",
+      constraintDescription: "AWS regions separated by commas, no spaces",
+    });
+    const externalId = new CfnParameter(this, "CollectorExternalId", {
+      type: "String",
+      description: `External id the collectors present when assuming ${COLLECTOR_ROLE_NAME} in a monitored account`,
+      allowedPattern: "^[\\w+=,.@:/-]{2,1224}$",
+    });
+    const billingAccount = new CfnParameter(this, "BillingAccountId", {
+      type: "String",
+      default: "",
+      description:
+        "Account that defines the CUR / Data Exports export writing to the bucket; empty: this account",
+      allowedPattern: "^(\\d{12})?$",
+    });
+
+    // Secrets: generated at the first deploy; the ClickHouse user is then created with this password
+    // (or the secret is given the existing user's credentials), see docs/deploy.md.
+    const clickHouseSecret = new secretsmanager.Secret(this, "ClickHouseCredentials", {
+      secretName: "svcmon/clickhouse",
+      description: 'ClickHouse credentials of the monitoring service: {"username", "password"}',
+      generateSecretString: {
+        secretStringTemplate: JSON.stringify({ username: "svcmon" }),
+        generateStringKey: "password",
+        passwordLength: 40,
+        excludePunctuation: true,
+      },
+    });
+    const monitorToken = new secretsmanager.Secret(this, "MonitorToken", {
+      secretName: "svcmon/monitor-token",
+      description: "Bearer token of the monitor's /api/system/* routes and the /system page login",
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+    });
+    const clickHouseEnv = {
+      CLICKHOUSE_USERNAME: { secret: clickHouseSecret, jsonKey: "username" },
+      CLICKHOUSE_PASSWORD: { secret: clickHouseSecret, jsonKey: "password" },
+    };
+
+    this.deadLetterQueue = new sqs.Queue(this, "EventDeadLetterQueue", {
+      queueName: EVENT_DLQ_NAME,
+      retentionPeriod: Duration.days(14),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    this.eventQueue = new sqs.Queue(this, "EventQueue", {
+      queueName: EVENT_QUEUE_NAME,
+      retentionPeriod: Duration.days(4),
+      // AWS's advice for Lambda consumers: at least six times the function timeout.
+      visibilityTimeout: Duration.seconds(6 * INGEST_TIMEOUT_SECONDS),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
+    });
+
+    this.ingest = new ServiceFunction(this, "Ingest", {
+      functionName: "svcmon-ingest",
+      description: "Consumer of the collectors' event queue (svcmon-events)",
+      bundle: "monitor-ingest",
+      memorySize: 256,
+      timeout: Duration.seconds(INGEST_TIMEOUT_SECONDS),
+      environment: { CLICKHOUSE_URL: clickHouseUrl.valueAsString },
+      secretEnvironment: clickHouseEnv,
+      logRetention: logs.RetentionDays.ONE_MONTH,
+    });
+    this.ingest.function.addEventSource(
+      new SqsEventSource(this.eventQueue, {
+        batchSize: 10,
+        maxBatchingWindow: Duration.seconds(5),
+        reportBatchItemFailures: true,
+        // Bounds the load on ClickHouse (2 is the lowest SQS allows).
+        maxConcurrency: 2,
+      }),
+    );
+
+    this.status = new ServiceFunction(this, "Status", {
+      functionName: "svcmon-status",
+      description: "Status service: /api/system/*, /system page",
+      bundle: "monitor-status",
+      memorySize: 512,
+      timeout: Duration.seconds(30),
+      environment: {
+        CLICKHOUSE_URL: clickHouseUrl.valueAsString,
+        // Queue health of the status page (the dead-letter queue is found through the redrive policy).
+        MONITOR_SQS_QUEUE_URLS: this.eventQueue.queueUrl,
+      },
+      secretEnvironment: { ...clickHouseEnv, MONITOR_TOKEN: { secret: monitorToken } },
+      logRetention: logs.RetentionDays.ONE_MONTH,
+    });
+    this.status.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ["sqs:GetQueueAttributes", "sqs:GetQueueUrl"],
+        resources: [this.eventQueue.queueArn, this.deadLetterQueue.queueArn],
+      }),
+    );
+    // The app authenticates every /api/system/* route and the page itself (bearer token, session
+    // cookie), which a browser cannot do with SigV4: the URL is public, the app is not.
+    const statusUrl = this.status.function.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
+
+    for (const spec of props.collectors ?? DEFAULT_COLLECTORS)
+      this.addCollector(spec, {
+        clickHouseUrl: clickHouseUrl.valueAsString,
+        regions: regions.valueAsString,
+        externalId: externalId.valueAsString,
+        clickHouseEnv,
+      });
+
+    this.curBucket = this.createCurBucket(billingAccount);
+    const readers = (props.curReaderArns ?? []).map((arn) => new iam.ArnPrincipal(arn));
+    if (readers.length > 0) {
+      // What ClickHouse's s3() needs: list the report prefix (globs) and read the files.
+      this.curBucket.addToResourcePolicy(
+        new iam.PolicyStatement({
+          sid: "CurReadersList",
+          principals: readers,
+          actions: ["s3:ListBucket"],
+          resources: [this.curBucket.bucketArn],
+        }),
+      );
+      this.curBucket.addToResourcePolicy(
+        new iam.PolicyStatement({
+          sid: "CurReadersGet",
+          principals: readers,
+          actions: ["s3:GetObject"],
+          resources: [this.curBucket.arnForObjects("*")],
+        }),
+      );
+    }
+
+    new CfnOutput(this, "StatusUrl", {
+      value: statusUrl.url,
+      description: "Open <url>system and log in with the monitor token",
+    });
+    new CfnOutput(this, "EventQueueUrl", { value: this.eventQueue.queueUrl });
+    new CfnOutput(this, "EventDeadLetterQueueUrl", { value: this.deadLetterQueue.queueUrl });
+    new CfnOutput(this, "CurBucketName", { value: this.curBucket.bucketName });
+    new CfnOutput(this, "ClickHouseSecretArn", { value: clickHouseSecret.secretArn });
+    new CfnOutput(this, "MonitorTokenSecretArn", { value: monitorToken.secretArn });
+  }
+
+  private addCollector(
+    spec: CollectorSpec,
+    shared: {
+      clickHouseUrl: string;
+      regions: string;
+      externalId: string;
+      clickHouseEnv: Record<string, { secret: secretsmanager.ISecret; jsonKey: string }>;
+    },
+  ): void {
+    const { functionS, runMs } = collectorTimeouts(spec);
+    const id = spec.name.replace(/(^|_)([a-z])/g, (_, _sep: string, c: string) => c.toUpperCase());
+    const fn = new ServiceFunction(this, `Collector${id}`, {
+      functionName: `svcmon-collector-${spec.name}`,
+      description: `Collector ${spec.name}, every ${spec.expected_interval_minutes} min`,
+      bundle: "monitor-collector",
+      roleName: `${COLLECTOR_EXECUTION_ROLE_PREFIX}${spec.name}`,
+      memorySize: 512,
+      timeout: Duration.seconds(functionS),
+      environment: {
+        COLLECTOR: spec.name,
+        COLLECTOR_REGIONS: shared.regions,
+        RUN_TIMEOUT_MS: String(runMs),
+        COLLECTOR_ROLE_NAME: COLLECTOR_ROLE_NAME,
+        COLLECTOR_EXTERNAL_ID: shared.externalId,
+        EVENT_QUEUE_URL: this.eventQueue.queueUrl,
+        CLICKHOUSE_URL: shared.clickHouseUrl,
+      },
+      secretEnvironment: shared.clickHouseEnv,
+      logRetention: logs.RetentionDays.ONE_MONTH,
+      // One tick at a time: a tick that finds the previous one still running is dropped after a
+      // minute (the runtime's "run skipped"), and a failed tick is not retried (the next one comes).
+      reservedConcurrentExecutions: 1,
+      retryAttempts: 0,
+      maxEventAge: Duration.minutes(1),
+    });
+    // Monitored accounts are listed at run time (svc.cloud_accounts): the account is a wildcard, the
+    // role name is not, and each account's trust policy also demands the external id.
+    fn.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ["sts:AssumeRole"],
+        resources: [`arn:${Aws.PARTITION}:iam::*:role/${COLLECTOR_ROLE_NAME}`],
+      }),
+    );
+    this.eventQueue.grantSendMessages(fn.role);
+    new events.Rule(this, `Schedule${id}`, {
+      ruleName: `svcmon-collector-${spec.name}`,
+      description: `Runs ${spec.name} every ${spec.expected_interval_minutes} min`,
+      schedule: events.Schedule.rate(Duration.minutes(spec.expected_interval_minutes)),
+      targets: [
+        new targets.LambdaFunction(fn.function, { retryAttempts: 2, maxEventAge: Duration.minutes(5) }),
+      ],
+    });
+    this.collectors.set(spec.name, fn);
+  }
+
+  private createCurBucket(billingAccount: CfnParameter): s3.Bucket {
+    const bucket = new s3.Bucket(this, "CurBucket", {
+      bucketName: `svcmon-cur-${Aws.ACCOUNT_ID}-${Aws.REGION}`,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      enforceSSL: true,
+      versioned: false,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const ownAccount = new CfnCondition(this, "BillingAccountIsThisAccount", {
+      expression: Fn.conditionEquals(billingAccount.valueAsString, ""),
+    });
+    const source = Fn.conditionIf(
+      ownAccount.logicalId,
+      Aws.ACCOUNT_ID,
+      billingAccount.valueAsString,
+    ).toString();
+    // AWS documentation of both delivery services: the bucket policy they check before writing, limited
+    // to exports defined in the billing account (confused-deputy conditions).
+    const delivery = [
+      new iam.ServicePrincipal("billingreports.amazonaws.com"),
+      new iam.ServicePrincipal("bcm-data-exports.amazonaws.com"),
+    ];
+    const conditions = {
+      StringLike: {
+        "aws:SourceAccount": source,
+        "aws:SourceArn": [
+          `arn:${Aws.PARTITION}:cur:us-east-1:${source}:definition/*`,
+          `arn:${Aws.PARTITION}:bcm-data-exports:us-east-1:${source}:export/*`,
+        ],
+      },
+    };
+    bucket.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: "CurDeliveryReadBucket",
+        principals: delivery,
+        actions: ["s3:GetBucketAcl", "s3:GetBucketPolicy"],
+        resources: [bucket.bucketArn],
+        conditions,
+      }),
+    );
+    bucket.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: "CurDeliveryWriteReports",
+        principals: delivery,
+        actions: ["s3:PutObject"],
+        resources: [bucket.arnForObjects("*")],
+        conditions,
+      }),
+    );
+    return bucket;
+  }
+}

@@ -1,0 +1,158 @@
+import { createSettingsTableInput } from "@relevance/settings/dynamodb";
+import { Match } from "aws-cdk-lib/assertions";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { searchStackName } from "./build-app.ts";
+import { readSearchEnvironments, SEARCH_ENVIRONMENTS, type SearchEnvironment } from "./environments.ts";
+import { SECRET_ENV_MAP } from "./lambda/secret-env.ts";
+import { ADMIN_TABLE_ACTIONS, EXPORTER_MAPPING } from "./search-stack.ts";
+import {
+  type CfnResourceJson,
+  removeSynthesized,
+  type Synthesized,
+  statementsOf,
+  synthesize,
+  variablesOf,
+} from "./test-support.ts";
+
+afterAll(removeSynthesized);
+
+let synth: Synthesized;
+beforeAll(() => {
+  synth = synthesize();
+});
+
+const ofType = (resources: Record<string, CfnResourceJson>, type: string) =>
+  Object.entries(resources).filter(([, r]) => r.Type === type);
+
+describe.each(SEARCH_ENVIRONMENTS)("%s-EcomSearch", (env) => {
+  const name = searchStackName(env);
+  const json = () => synth.json(name);
+  const template = () => synth.template(name);
+
+  it("is deployed to the environment's region from relevance.environments.json", () => {
+    const expected = readSearchEnvironments().find((e) => e.name === env)?.awsRegion;
+    expect(synth.stack(name).region).toBe(expected);
+  });
+
+  it("holds the settings table as @relevance/settings defines it, with its stream, PITR and deletion protection", () => {
+    const input = createSettingsTableInput(`${env}-EcomIndexSettingsTable`);
+    template().hasResource("AWS::DynamoDB::Table", {
+      Properties: {
+        TableName: input.TableName,
+        KeySchema: input.KeySchema,
+        AttributeDefinitions: input.AttributeDefinitions,
+        BillingMode: input.BillingMode,
+        StreamSpecification: { StreamViewType: "NEW_AND_OLD_IMAGES" },
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        DeletionProtectionEnabled: true,
+      },
+      DeletionPolicy: "Retain",
+      UpdateReplacePolicy: "Retain",
+    });
+  });
+
+  it("feeds the table's stream to the exporter: bisect on error, bounded retries and age, parked changes in SQS", () => {
+    const mappings = ofType(json().Resources, "AWS::Lambda::EventSourceMapping");
+    expect(mappings).toHaveLength(1);
+    const [, mapping] = mappings[0] as [string, CfnResourceJson];
+    const p = mapping.Properties ?? {};
+    const table = ofType(json().Resources, "AWS::DynamoDB::Table")[0]?.[0];
+    const parked = ofType(json().Resources, "AWS::SQS::Queue")[0]?.[0];
+    expect(p.EventSourceArn).toEqual({ "Fn::GetAtt": [table, "StreamArn"] });
+    expect(p.BisectBatchOnFunctionError).toBe(true);
+    expect(p.FunctionResponseTypes).toEqual(["ReportBatchItemFailures"]);
+    expect(p.MaximumRetryAttempts).toBe(EXPORTER_MAPPING.retryAttempts);
+    expect(p.MaximumRetryAttempts as number).toBeGreaterThanOrEqual(0);
+    expect(p.MaximumRetryAttempts as number).toBeLessThanOrEqual(10);
+    expect(p.MaximumRecordAgeInSeconds).toBe(86_400);
+    expect(p.ParallelizationFactor).toBe(1);
+    expect(p.StartingPosition).toBe("TRIM_HORIZON");
+    expect(p.DestinationConfig).toEqual({ OnFailure: { Destination: { "Fn::GetAtt": [parked, "Arn"] } } });
+    template().hasResourceProperties("AWS::SQS::Queue", {
+      QueueName: `${env}-ecom_settings_exporter-parked`,
+      SqsManagedSseEnabled: true,
+    });
+  });
+
+  it("names the functions as the seed does and gives each its Cloudflare settings", () => {
+    template().hasResourceProperties("AWS::Lambda::Function", {
+      FunctionName: `${env}-ecom_settings_exporter`,
+      Runtime: "nodejs22.x",
+      Timeout: 300,
+      Environment: {
+        Variables: Match.objectLike({
+          CLOUDFLARE_ACCOUNT_ID: { Ref: "CloudflareAccountId" },
+          KV_NAMESPACE_ID: { Ref: "KvNamespaceId" },
+        }),
+      },
+    });
+    template().hasResourceProperties("AWS::Lambda::Function", {
+      FunctionName: `${env}-AdminInternalApi`,
+      Environment: { Variables: Match.objectLike({ ENV: env }) },
+    });
+  });
+
+  it("keeps every secret out of the template: functions name their secrets and read them at run time", () => {
+    const text = JSON.stringify(json());
+    expect(text).not.toContain("{{resolve:secretsmanager");
+    for (const [, fn] of ofType(json().Resources, "AWS::Lambda::Function")) {
+      const vars = variablesOf(fn);
+      expect(vars).not.toHaveProperty("CLOUDFLARE_API_TOKEN");
+      expect(vars).not.toHaveProperty("ADMIN_TOKEN");
+      expect(vars).toHaveProperty(SECRET_ENV_MAP);
+    }
+    expect(
+      ofType(json().Resources, "AWS::SecretsManager::Secret").map(([, s]) => s.Properties?.Name),
+    ).toEqual([
+      `${env}/ecom-search/cloudflare-kv-write-token`,
+      `${env}/ecom-search/cloudflare-kv-read-token`,
+      `${env}/ecom-search/admin-token`,
+    ]);
+  });
+
+  it("puts the admin function behind IAM authorization on every route", () => {
+    const routes = ofType(json().Resources, "AWS::ApiGatewayV2::Route");
+    expect(routes.length).toBeGreaterThan(0);
+    for (const [, route] of routes) expect(route.Properties?.AuthorizationType).toBe("AWS_IAM");
+    template().hasResourceProperties("AWS::ApiGatewayV2::Route", { RouteKey: "ANY /api/v1/admin/{proxy+}" });
+    template().hasResourceProperties("AWS::ApiGatewayV2::Stage", {
+      DefaultRouteSettings: { ThrottlingBurstLimit: 40, ThrottlingRateLimit: 20 },
+    });
+  });
+
+  it("grants the admin role exactly the table actions DynamoSettingsTable uses, on the table only", () => {
+    const admin = ofType(json().Resources, "AWS::IAM::Policy").find(([id]) => id.startsWith("AdminRole"));
+    const statements = statementsOf(admin?.[1]);
+    const table = ofType(json().Resources, "AWS::DynamoDB::Table")[0]?.[0];
+    const dynamo = statements.filter((s) => JSON.stringify(s.Action).includes("dynamodb:"));
+    expect(dynamo).toEqual([
+      { Action: ADMIN_TABLE_ACTIONS, Effect: "Allow", Resource: { "Fn::GetAtt": [table, "Arn"] } },
+    ]);
+  });
+
+  it("asks for the Cloudflare ids at deploy time while relevance.environments.json leaves them empty", () => {
+    const params = json().Parameters ?? {};
+    for (const p of ["CloudflareAccountId", "KvNamespaceId"]) {
+      expect(params[p]?.AllowedPattern).toBe("^[0-9a-f]{32}$");
+      expect(params[p]).not.toHaveProperty("Default");
+    }
+  });
+});
+
+describe("filled-in environments", () => {
+  it("take the ids of relevance.environments.json as the parameters' defaults; prod in its own store account", () => {
+    const shared = "a".repeat(32);
+    const prodAccount = "b".repeat(32);
+    const envs: SearchEnvironment[] = readSearchEnvironments().map((e, i) => ({
+      ...e,
+      kvNamespaceId: String(i).repeat(32),
+      storeAccountId: e.name === "prod" ? prodAccount : shared,
+    }));
+    const filled = synthesize({ searchEnvironments: envs });
+    expect(filled.json("prod-EcomSearch").Parameters?.CloudflareAccountId?.Default).toBe(prodAccount);
+    expect(filled.json("prod-EcomSearch").Parameters?.KvNamespaceId?.Default).toBe("3".repeat(32));
+    expect(filled.json("dev-EcomSearch").Parameters?.CloudflareAccountId?.Default).toBe(shared);
+    expect(filled.stack("prod-EcomSearch").terminationProtection).toBe(true);
+    expect(filled.stack("dev-EcomSearch").terminationProtection).toBe(false);
+  });
+});

@@ -1,0 +1,234 @@
+/**
+ * One environment of the search relevance system on AWS (seed 2.3, 4.1; docs/settings.md): the
+ * settings table with its stream, `{env}-ecom_settings_exporter` on that stream (copying settings to
+ * Workers KV), `{env}-AdminInternalApi` behind an IAM-authorized HTTP API, and the secrets they read.
+ * The Worker and its KV namespace are deployed with wrangler (apps/edge-worker/wrangler.toml).
+ */
+import { CfnOutput, CfnParameter, Duration, RemovalPolicy, Stack, type StackProps, Tags } from "aws-cdk-lib";
+import { AccessLogFormat } from "aws-cdk-lib/aws-apigateway";
+import * as apigwv2 from "aws-cdk-lib/aws-apigatewayv2";
+import { HttpIamAuthorizer } from "aws-cdk-lib/aws-apigatewayv2-authorizers";
+import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
+import * as dynamodb from "aws-cdk-lib/aws-dynamodb";
+import * as iam from "aws-cdk-lib/aws-iam";
+import * as lambda from "aws-cdk-lib/aws-lambda";
+import { SqsDlq } from "aws-cdk-lib/aws-lambda-event-sources";
+import * as logs from "aws-cdk-lib/aws-logs";
+import * as secretsmanager from "aws-cdk-lib/aws-secretsmanager";
+import * as sqs from "aws-cdk-lib/aws-sqs";
+import type { Construct } from "constructs";
+import type { SearchEnvironment } from "./environments.ts";
+import { ServiceFunction } from "./service-function.ts";
+
+export interface SearchStackProps extends StackProps {
+  environment: SearchEnvironment;
+}
+
+/** The admin function's table actions (DynamoSettingsTable: Get/Put/Update/Delete/Query, conditional writes). */
+export const ADMIN_TABLE_ACTIONS = [
+  "dynamodb:GetItem",
+  "dynamodb:PutItem",
+  "dynamodb:UpdateItem",
+  "dynamodb:DeleteItem",
+  "dynamodb:Query",
+];
+
+/** The exporter's stream reading, as the event source mapping needs it (the stream carries full images). */
+export const STREAM_READ_ACTIONS = [
+  "dynamodb:DescribeStream",
+  "dynamodb:GetRecords",
+  "dynamodb:GetShardIterator",
+];
+
+/** The exporter's event source mapping (apps/exporter-lambda/README.md, "Event source mapping"). */
+export const EXPORTER_MAPPING = {
+  batchSize: 100,
+  maxBatchingWindowSeconds: 1,
+  retryAttempts: 10,
+  maxRecordAgeSeconds: 86_400,
+  parallelizationFactor: 1,
+} as const;
+
+const CLOUDFLARE_ID_PATTERN = "^[0-9a-f]{32}$";
+
+export class SearchStack extends Stack {
+  readonly table: dynamodb.Table;
+  readonly exporter: ServiceFunction;
+  readonly admin: ServiceFunction;
+  readonly parked: sqs.Queue;
+  readonly api: apigwv2.HttpApi;
+
+  constructor(scope: Construct, id: string, props: SearchStackProps) {
+    super(scope, id, props);
+    const env = props.environment;
+    const name = env.name;
+    Tags.of(this).add("service", "ecom-search");
+    Tags.of(this).add("environment", name);
+
+    // Deployment values: taken from relevance.environments.json when filled in there, else asked for
+    // at deploy time (`--parameters`), so a template never carries an invented id.
+    const storeAccount = new CfnParameter(this, "CloudflareAccountId", {
+      type: "String",
+      description: `Cloudflare account that holds the ${name} KV namespace${name === "prod" ? " (prod has its own account)" : ""}`,
+      allowedPattern: CLOUDFLARE_ID_PATTERN,
+      constraintDescription: "a Cloudflare account id: 32 hex digits",
+      ...(env.storeAccountId === "" ? {} : { default: env.storeAccountId }),
+    });
+    const namespace = new CfnParameter(this, "KvNamespaceId", {
+      type: "String",
+      description: `Workers KV namespace of ${name} (npx wrangler kv namespace create KV --env ${name})`,
+      allowedPattern: CLOUDFLARE_ID_PATTERN,
+      constraintDescription: "a Workers KV namespace id: 32 hex digits",
+      ...(env.kvNamespaceId === "" ? {} : { default: env.kvNamespaceId }),
+    });
+
+    this.table = new dynamodb.Table(this, "SettingsTable", {
+      tableName: env.settingsTable,
+      partitionKey: { name: "pk", type: dynamodb.AttributeType.STRING },
+      sortKey: { name: "sk", type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      // ecom_settings_exporter needs both images: the new one to copy, the old one to delete.
+      stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const kvWriteToken = new secretsmanager.Secret(this, "CloudflareKvWriteToken", {
+      secretName: `${name}/ecom-search/cloudflare-kv-write-token`,
+      description: `Cloudflare API token of ${name}, Workers KV Storage: Edit on the store account (ecom_settings_exporter). Put the real token after the first deploy.`,
+    });
+    const kvReadToken = new secretsmanager.Secret(this, "CloudflareKvReadToken", {
+      secretName: `${name}/ecom-search/cloudflare-kv-read-token`,
+      description: `Cloudflare API token of ${name}, Workers KV Storage: Read on the store account (AdminInternalApi). Put the real token after the first deploy.`,
+    });
+    const adminToken = new secretsmanager.Secret(this, "AdminToken", {
+      secretName: `${name}/ecom-search/admin-token`,
+      description: `Bearer token of ${name}-AdminInternalApi (generated; rotate by putting a new value)`,
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+    });
+
+    // Changes the exporter could not copy after its retries: the Lambda form of a "parked" change.
+    this.parked = new sqs.Queue(this, "ExporterParked", {
+      queueName: `${name}-ecom_settings_exporter-parked`,
+      retentionPeriod: Duration.days(14),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+
+    const kvEnvironment = {
+      CLOUDFLARE_ACCOUNT_ID: storeAccount.valueAsString,
+      KV_NAMESPACE_ID: namespace.valueAsString,
+    };
+
+    this.exporter = new ServiceFunction(this, "Exporter", {
+      functionName: `${name}-ecom_settings_exporter`,
+      description: `ecom_settings_exporter (${name}): ${env.settingsTable} stream to Workers KV`,
+      bundle: "search-exporter",
+      memorySize: 256,
+      // A failing change can take about 5 × 10 s (Cloudflare timeout) plus backoff before the batch stops at it.
+      timeout: Duration.seconds(300),
+      environment: kvEnvironment,
+      secretEnvironment: { CLOUDFLARE_API_TOKEN: { secret: kvWriteToken } },
+    });
+    this.exporter.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: STREAM_READ_ACTIONS,
+        resources: [this.table.tableStreamArn as string],
+      }),
+    );
+    // ListStreams has no resource-level permission (IAM: resource "*"); the mapping lists the table's streams.
+    this.exporter.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ["dynamodb:ListStreams"], resources: ["*"] }),
+    );
+    const mapping = new lambda.EventSourceMapping(this, "ExporterStream", {
+      target: this.exporter.function,
+      eventSourceArn: this.table.tableStreamArn as string,
+      startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+      batchSize: EXPORTER_MAPPING.batchSize,
+      maxBatchingWindow: Duration.seconds(EXPORTER_MAPPING.maxBatchingWindowSeconds),
+      // Required: without it the handler's batchItemFailures are ignored and every failure retries the batch.
+      reportBatchItemFailures: true,
+      // An invocation that fails outright (timeout, crash) is split, so one record cannot hold a batch hostage.
+      bisectBatchOnError: true,
+      retryAttempts: EXPORTER_MAPPING.retryAttempts,
+      maxRecordAge: Duration.seconds(EXPORTER_MAPPING.maxRecordAgeSeconds),
+      parallelizationFactor: EXPORTER_MAPPING.parallelizationFactor,
+      onFailure: new SqsDlq(this.parked),
+    });
+    // The role's stream permissions must exist before Lambda validates the mapping.
+    mapping.node.addDependency(this.exporter.role);
+
+    this.admin = new ServiceFunction(this, "Admin", {
+      functionName: `${name}-AdminInternalApi`,
+      description: `${name}-AdminInternalApi: internal admin API (relevance trigger config)`,
+      bundle: "search-admin",
+      memorySize: 256,
+      timeout: Duration.seconds(15),
+      environment: { ENV: name, ...kvEnvironment },
+      secretEnvironment: {
+        ADMIN_TOKEN: { secret: adminToken },
+        CLOUDFLARE_API_TOKEN: { secret: kvReadToken },
+      },
+    });
+    this.admin.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ADMIN_TABLE_ACTIONS, resources: [this.table.tableArn] }),
+    );
+
+    const accessLogs = new logs.LogGroup(this, "AdminApiAccessLogs", {
+      logGroupName: `/aws/apigateway/${name}-AdminInternalApi`,
+      retention: logs.RetentionDays.THREE_MONTHS,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    // Internal: every route needs SigV4-signed requests from an IAM principal allowed execute-api:Invoke,
+    // in addition to the admin bearer token the function checks.
+    this.api = new apigwv2.HttpApi(this, "AdminApi", {
+      apiName: `${name}-AdminInternalApi`,
+      description: `${name}-AdminInternalApi (IAM-authorized)`,
+      createDefaultStage: false,
+      defaultAuthorizer: new HttpIamAuthorizer(),
+    });
+    this.api.addRoutes({
+      path: "/api/v1/admin/{proxy+}",
+      methods: [apigwv2.HttpMethod.ANY],
+      integration: new HttpLambdaIntegration("AdminIntegration", this.admin.function, {
+        payloadFormatVersion: apigwv2.PayloadFormatVersion.VERSION_2_0,
+      }),
+    });
+    const stage = new apigwv2.HttpStage(this, "AdminApiStage", {
+      httpApi: this.api,
+      stageName: "$default",
+      autoDeploy: true,
+      throttle: { rateLimit: 20, burstLimit: 40 },
+      accessLogSettings: {
+        destination: new apigwv2.LogGroupLogDestination(accessLogs),
+        // HTTP API variables (the default format names REST API ones); the caller is the IAM principal.
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: "$context.requestId",
+            requestTime: "$context.requestTime",
+            routeKey: "$context.routeKey",
+            path: "$context.path",
+            status: "$context.status",
+            responseLength: "$context.responseLength",
+            sourceIp: "$context.identity.sourceIp",
+            caller: "$context.identity.userArn",
+            integrationError: "$context.integrationErrorMessage",
+          }),
+        ),
+      },
+    });
+
+    new CfnOutput(this, "SettingsTableName", { value: this.table.tableName });
+    new CfnOutput(this, "SettingsTableStreamArn", { value: this.table.tableStreamArn as string });
+    new CfnOutput(this, "AdminApiUrl", { value: `${stage.url}api/v1/admin/` });
+    new CfnOutput(this, "AdminApiInvokeArn", {
+      description: "Grant execute-api:Invoke on this to the operators' role",
+      value: this.api.arnForExecuteApi("*", "/api/v1/admin/*"),
+    });
+    new CfnOutput(this, "ExporterParkedQueueUrl", { value: this.parked.queueUrl });
+    new CfnOutput(this, "KvWriteTokenSecretArn", { value: kvWriteToken.secretArn });
+    new CfnOutput(this, "KvReadTokenSecretArn", { value: kvReadToken.secretArn });
+    new CfnOutput(this, "AdminTokenSecretArn", { value: adminToken.secretArn });
+  }
+}

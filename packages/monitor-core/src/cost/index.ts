@@ -1,0 +1,5 @@
+export * from "./cur-columns.ts";
+export * from "./days.ts";
+export * from "./line-items.ts";
+export * from "./own-cost.ts";
+export * from "./report.ts";

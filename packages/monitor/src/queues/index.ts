@@ -1,0 +1,21 @@
+export * from "./dead-letter-alerts.ts";
+export * from "./event-queue.ts";
+export * from "./ingest-consumer.ts";
+export {
+  combineQueueHealth,
+  DEFAULT_QUEUE_READ_TIMEOUT_MS,
+  type QueueHealth,
+  type QueueHealthReaderOptions,
+  type QueueHealthSource,
+  type QueueStatus,
+  type QueueStatusJson,
+  type QueuesStatus,
+  queueHealthReader,
+  queueStatus,
+  queueStatusJson,
+  queuesForStatus,
+  unreadableQueue,
+} from "./queue-health.ts";
+export * from "./resource-event.ts";
+export * from "./sqlite-queue.ts";
+export * from "./sqs.ts";

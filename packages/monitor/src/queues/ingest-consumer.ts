@@ -1,0 +1,148 @@
+/**
+ * Drains the collectors' event queue: receives a batch, checks each message (`parseResourceEvent`),
+ * hands each valid event to the handler and acknowledges it once the handler resolved. A message that
+ * is malformed, or that the handler rejects, is not acknowledged: it comes back after the visibility
+ * timeout and, after `maxReceives` receives, the queue moves it to its dead-letter queue.
+ */
+import type { Clock } from "../runtime/collector.ts";
+import { systemClock } from "../runtime/collector.ts";
+import type { ConsumableQueue, ReceivedMessage } from "./event-queue.ts";
+import { parseResourceEvent, type ResourceEvent } from "./resource-event.ts";
+
+export type IngestLog = (
+  level: "info" | "warn" | "error",
+  message: string,
+  fields?: Record<string, unknown>,
+) => void;
+
+export interface IngestConsumerOptions {
+  queue: ConsumableQueue;
+  /** Stores one event; throwing (or rejecting) leaves the message on the queue. */
+  handle: (event: ResourceEvent) => Promise<void>;
+  /** Messages per receive. Default 10. */
+  batchSize?: number;
+  /** How long a received message stays hidden before it is retried. Default 30 s. */
+  visibilityTimeoutMs?: number;
+  /** Pause between polls of an empty queue (`start()`). Default 1 s. */
+  pollIntervalMs?: number;
+  clock?: Clock;
+  log?: IngestLog;
+}
+
+export interface IngestTotals {
+  received: number;
+  /** Handled and acknowledged. */
+  acked: number;
+  /** Malformed or refused by the handler; left for a retry (and, in the end, the dead-letter queue). */
+  rejected: number;
+}
+
+const zero = (): IngestTotals => ({ received: 0, acked: 0, rejected: 0 });
+
+function add(a: IngestTotals, b: IngestTotals): IngestTotals {
+  return { received: a.received + b.received, acked: a.acked + b.acked, rejected: a.rejected + b.rejected };
+}
+
+export class IngestConsumer {
+  readonly totals: IngestTotals = zero();
+  readonly #o: Required<Omit<IngestConsumerOptions, "log">> & { log: IngestLog };
+  #timer: unknown = null;
+  #running: Promise<IngestTotals> | null = null;
+  #stopped = true;
+
+  constructor(opts: IngestConsumerOptions) {
+    this.#o = {
+      batchSize: 10,
+      visibilityTimeoutMs: 30_000,
+      pollIntervalMs: 1000,
+      clock: systemClock,
+      log: () => {},
+      ...opts,
+    };
+  }
+
+  /** One receive and its messages. */
+  async drainOnce(): Promise<IngestTotals> {
+    const { queue, batchSize, visibilityTimeoutMs } = this.#o;
+    const messages = await queue.receive({ max: batchSize, visibilityTimeoutMs });
+    const t: IngestTotals = { received: messages.length, acked: 0, rejected: 0 };
+    const done: string[] = [];
+    for (const m of messages) {
+      if (await this.#handleOne(m)) done.push(m.receipt);
+      else t.rejected += 1;
+    }
+    t.acked = await queue.ack(done);
+    for (const k of ["received", "acked", "rejected"] as const) this.totals[k] += t[k];
+    return t;
+  }
+
+  /**
+   * Receives until a receive returns nothing, or acknowledges nothing (what is left is being retried:
+   * it waits for its visibility timeout). Concurrent calls share the drain in progress.
+   */
+  drain(): Promise<IngestTotals> {
+    if (this.#running !== null) return this.#running;
+    const p = (async () => {
+      let sum = zero();
+      for (;;) {
+        const t = await this.drainOnce();
+        sum = add(sum, t);
+        if (t.received === 0 || t.acked === 0) return sum;
+      }
+    })().finally(() => {
+      this.#running = null;
+    });
+    this.#running = p;
+    return p;
+  }
+
+  async #handleOne(m: ReceivedMessage): Promise<boolean> {
+    const parsed = parseResourceEvent(m.body);
+    if (!parsed.ok) {
+      this.#o.log("warn", "ingest: malformed event left for retry (dead-letter queue after max receives)", {
+        message_id: m.message_id,
+        receive_count: m.receive_count,
+        errors: parsed.errors.map((e) => `${e.path || "(body)"}: ${e.message}`),
+      });
+      return false;
+    }
+    try {
+      await this.#o.handle(parsed.value);
+      return true;
+    } catch (err) {
+      this.#o.log("warn", "ingest: handler refused an event; left for retry", {
+        message_id: m.message_id,
+        receive_count: m.receive_count,
+        error: String(err),
+      });
+      return false;
+    }
+  }
+
+  /** Drains now, then again every poll interval, until `stop()`. */
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#schedule(0);
+  }
+
+  #schedule(ms: number): void {
+    if (this.#stopped) return;
+    const { clock } = this.#o;
+    this.#timer = clock.setTimeout(() => {
+      this.#timer = null;
+      this.drain()
+        .catch((err: unknown) => this.#o.log("error", "ingest: drain failed", { error: String(err) }))
+        .finally(() => this.#schedule(this.#o.pollIntervalMs));
+    }, ms);
+    (this.#timer as { unref?: () => void } | null)?.unref?.();
+  }
+
+  /** Stops polling and waits for the drain in progress. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer !== null) this.#o.clock.clearTimeout(this.#timer);
+    this.#timer = null;
+    await this.#running?.catch(() => {});
+  }
+}

@@ -1,0 +1,246 @@
+/**
+ * Queue health from Amazon SQS (AWS SDK v3): for each configured queue URL, GetQueueAttributes
+ * (ApproximateNumberOfMessages, ApproximateNumberOfMessagesNotVisible, RedrivePolicy); the dead-letter
+ * queue is found through `RedrivePolicy.deadLetterTargetArn` (ARN → name and owner account →
+ * GetQueueUrl) and its depth is read the same way. Any failure (AccessDenied, a queue or dead-letter
+ * queue that does not exist, a timeout) becomes that queue's error entry; the other queues are still read.
+ */
+import { GetQueueAttributesCommand, GetQueueUrlCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { type Issue, isPlainObject, type Result } from "@svcmon/core";
+import { errorText, type QueueHealth, type QueueHealthSource, unreadableQueue } from "./queue-health.ts";
+
+export const SQS_SOURCE = "sqs";
+/** Per queue (its attributes, then its dead-letter queue's URL and attributes). */
+export const DEFAULT_SQS_TIMEOUT_MS = 1000;
+/** The environment variable listing the queue URLs of a deployment. */
+export const SQS_QUEUE_URLS_ENV = "MONITOR_SQS_QUEUE_URLS";
+
+export interface SqsQueueHealthOptions {
+  client: Pick<SQSClient, "send">;
+  /** Validated with `validateSqsQueueUrls`. */
+  queueUrls: readonly string[];
+  timeoutMs?: number;
+  now?: () => number;
+}
+
+export interface SqsArn {
+  partition: string;
+  region: string;
+  account: string;
+  name: string;
+}
+
+const QUEUE_NAME = /^[A-Za-z0-9_-]{1,80}$|^[A-Za-z0-9_-]{1,75}\.fifo$/;
+const ACCOUNT = /^\d{12}$/;
+
+/** `arn:aws:sqs:us-east-1:123456789012:events-dlq` → its parts; null when it is not an SQS queue ARN. */
+export function parseSqsArn(arn: string): SqsArn | null {
+  const parts = arn.split(":");
+  if (parts.length !== 6) return null;
+  const [prefix, partition, service, region, account, name] = parts as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  if (prefix !== "arn" || service !== "sqs" || partition === "" || region === "") return null;
+  if (!ACCOUNT.test(account) || !QUEUE_NAME.test(name)) return null;
+  return { partition, region, account, name };
+}
+
+/** The queue's name: the last segment of its URL (`https://sqs.<region>.amazonaws.com/<account>/<name>`). */
+export function sqsQueueName(url: string): string {
+  const segments = new URL(url).pathname.split("/").filter((s) => s !== "");
+  return segments.at(-1) ?? url;
+}
+
+/** A list of queue URLs, each `http(s)://host/<12-digit account>/<queue name>`, without duplicates. */
+export function validateSqsQueueUrls(input: unknown, path = ""): Result<string[]> {
+  if (!Array.isArray(input))
+    return { ok: false, errors: [{ path, message: "must be a list of queue URLs" }] };
+  const errors: Issue[] = [];
+  const seen = new Set<string>();
+  input.forEach((v, i) => {
+    const p = `${path}[${i}]`;
+    if (typeof v !== "string") {
+      errors.push({ path: p, message: "must be a queue URL (string)" });
+      return;
+    }
+    let url: URL;
+    try {
+      url = new URL(v);
+    } catch {
+      errors.push({ path: p, message: `is not a URL: ${JSON.stringify(v)}` });
+      return;
+    }
+    const segments = url.pathname.split("/").filter((s) => s !== "");
+    if (url.protocol !== "https:" && url.protocol !== "http:") {
+      errors.push({ path: p, message: "must be an http(s) URL" });
+    } else if (
+      segments.length !== 2 ||
+      !ACCOUNT.test(segments[0] as string) ||
+      !QUEUE_NAME.test(segments[1] as string)
+    ) {
+      errors.push({
+        path: p,
+        message: "must look like https://sqs.<region>.amazonaws.com/<12-digit account>/<queue name>",
+      });
+    } else if (seen.has(v)) {
+      errors.push({ path: p, message: "is listed twice" });
+    }
+    seen.add(v);
+  });
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: input as string[] };
+}
+
+/**
+ * `MONITOR_SQS_QUEUE_URLS`: queue URLs separated by commas or whitespace. Unset or empty: no SQS queue
+ * (an empty list). Errors name the variable and the position.
+ */
+export function sqsQueueUrlsFromEnv(env: Record<string, string | undefined>): Result<string[]> {
+  const raw = env[SQS_QUEUE_URLS_ENV]?.trim() ?? "";
+  if (raw === "") return { ok: true, value: [] };
+  return validateSqsQueueUrls(
+    raw.split(/[\s,]+/).filter((s) => s !== ""),
+    SQS_QUEUE_URLS_ENV,
+  );
+}
+
+function count(attrs: Record<string, string>, key: string): number {
+  const raw = attrs[key];
+  const n = raw === undefined ? Number.NaN : Number(raw);
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`${key} is missing or not a count (${JSON.stringify(raw)})`);
+  return n;
+}
+
+/** `RedrivePolicy` (a JSON text) → the dead-letter queue's ARN; throws with the reason when unusable. */
+export function deadLetterArn(redrivePolicy: string): SqsArn {
+  let policy: unknown;
+  try {
+    policy = JSON.parse(redrivePolicy);
+  } catch {
+    throw new Error("RedrivePolicy is not valid JSON");
+  }
+  const target = isPlainObject(policy) ? policy.deadLetterTargetArn : undefined;
+  if (typeof target !== "string") throw new Error("RedrivePolicy has no deadLetterTargetArn");
+  const arn = parseSqsArn(target);
+  if (arn === null) throw new Error(`RedrivePolicy.deadLetterTargetArn is not an SQS queue ARN: ${target}`);
+  return arn;
+}
+
+export class SqsQueueHealth implements QueueHealthSource {
+  readonly queues: readonly string[];
+  readonly #client: Pick<SQSClient, "send">;
+  readonly #urls: readonly string[];
+  readonly #timeoutMs: number;
+  readonly #now: () => number;
+  /** Dead-letter queue URL per ARN: GetQueueUrl once, again after the queue went missing. */
+  readonly #dlqUrls = new Map<string, string>();
+
+  constructor(opts: SqsQueueHealthOptions) {
+    const checked = validateSqsQueueUrls(opts.queueUrls, "queueUrls");
+    if (!checked.ok) {
+      throw new Error(`SqsQueueHealth: ${checked.errors.map((e) => `${e.path} ${e.message}`).join("; ")}`);
+    }
+    this.#client = opts.client;
+    this.#urls = checked.value;
+    this.queues = checked.value.map(sqsQueueName);
+    this.#timeoutMs = opts.timeoutMs ?? DEFAULT_SQS_TIMEOUT_MS;
+    this.#now = opts.now ?? Date.now;
+  }
+
+  read(signal?: AbortSignal): Promise<QueueHealth[]> {
+    return Promise.all(this.#urls.map((url) => this.#readOne(url, signal)));
+  }
+
+  async #attributes(url: string, names: string[], signal: AbortSignal): Promise<Record<string, string>> {
+    const out = await this.#client.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: url,
+        AttributeNames: names as GetQueueAttributesCommand["input"]["AttributeNames"],
+      }),
+      { abortSignal: signal },
+    );
+    return (out.Attributes ?? {}) as Record<string, string>;
+  }
+
+  async #dlqUrl(arn: SqsArn, signal: AbortSignal): Promise<string> {
+    const key = `${arn.partition}:${arn.region}:${arn.account}:${arn.name}`;
+    const cached = this.#dlqUrls.get(key);
+    if (cached !== undefined) return cached;
+    const out = await this.#client.send(
+      new GetQueueUrlCommand({ QueueName: arn.name, QueueOwnerAWSAccountId: arn.account }),
+      { abortSignal: signal },
+    );
+    if (out.QueueUrl === undefined) throw new Error(`GetQueueUrl returned no QueueUrl for ${arn.name}`);
+    this.#dlqUrls.set(key, out.QueueUrl);
+    return out.QueueUrl;
+  }
+
+  async #readOne(url: string, outer?: AbortSignal): Promise<QueueHealth> {
+    const name = sqsQueueName(url);
+    const readAt = this.#now();
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const signal = outer === undefined ? timeout : AbortSignal.any([outer, timeout]);
+    const why = (err: unknown): string => {
+      if (timeout.aborted) return `timeout: no answer within ${this.#timeoutMs} ms`;
+      if (outer?.aborted) return `aborted: ${errorText(outer.reason)}`;
+      return errorText(err);
+    };
+    if (signal.aborted) return unreadableQueue(name, SQS_SOURCE, readAt, why(signal.reason));
+
+    let depth: number;
+    let inFlight: number;
+    let redrive: string | undefined;
+    try {
+      const attrs = await this.#attributes(
+        url,
+        ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible", "RedrivePolicy"],
+        signal,
+      );
+      depth = count(attrs, "ApproximateNumberOfMessages");
+      inFlight = count(attrs, "ApproximateNumberOfMessagesNotVisible");
+      redrive = attrs.RedrivePolicy;
+    } catch (err) {
+      return unreadableQueue(name, SQS_SOURCE, readAt, why(err));
+    }
+    const entry: QueueHealth = {
+      name,
+      source: SQS_SOURCE,
+      read_at: readAt,
+      depth,
+      in_flight: inFlight,
+      dead_letter_queue: null,
+      dead_letter_depth: null,
+      error: null,
+    };
+    if (redrive === undefined || redrive === "") return entry;
+
+    let arn: SqsArn;
+    try {
+      arn = deadLetterArn(redrive);
+    } catch (err) {
+      return { ...entry, error: errorText(err) };
+    }
+    entry.dead_letter_queue = arn.name;
+    const key = `${arn.partition}:${arn.region}:${arn.account}:${arn.name}`;
+    try {
+      const dlqUrl = await this.#dlqUrl(arn, signal);
+      const attrs = await this.#attributes(
+        dlqUrl,
+        ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+        signal,
+      );
+      entry.dead_letter_depth =
+        count(attrs, "ApproximateNumberOfMessages") + count(attrs, "ApproximateNumberOfMessagesNotVisible");
+      return entry;
+    } catch (err) {
+      // A cached URL may point at a queue that was deleted (or re-created elsewhere): look it up again next time.
+      this.#dlqUrls.delete(key);
+      return { ...entry, error: `dead-letter queue ${arn.name}: ${why(err)}` };
+    }
+  }
+}
