@@ -63,6 +63,10 @@ describe("the Lambda bundles", () => {
       "monitor-ingest",
       "svcmon-ingest: CLICKHOUSE_URL is not set; CLICKHOUSE_USERNAME is not set; CLICKHOUSE_PASSWORD is not set",
     ],
+    [
+      "monitor-alerts",
+      "svcmon-alerts: CLICKHOUSE_URL is not set; CLICKHOUSE_USERNAME is not set; CLICKHOUSE_PASSWORD is not set",
+    ],
   ] as const)("%s loads without chDB's native engine and names its missing settings", (name, message) => {
     const r = invoke(name, { Records: [] });
     expect(r.exported).toBe("function");

@@ -19,6 +19,7 @@ export const BUNDLES = {
   "monitor-status": "monitor-status.ts",
   "monitor-collector": "monitor-collector.ts",
   "monitor-ingest": "monitor-ingest.ts",
+  "monitor-alerts": "monitor-alerts.ts",
 } as const;
 export type BundleName = keyof typeof BUNDLES;
 

@@ -4,6 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COLLECTOR_ROLE_STACK, MONITOR_STACK } from "./build-app.ts";
 import { COLLECTOR_READ_ACTIONS } from "./collector-role-stack.ts";
 import {
+  ALERT_CHANNELS_SECRET_NAME,
+  ALERTS_FUNCTION_NAME,
+  ALERTS_TIMEOUT_SECONDS,
   COLLECTOR_ROLE_NAME,
   collectorTimeouts,
   EVENT_DLQ_NAME,
@@ -113,6 +116,66 @@ describe("the event queue", () => {
     template().hasResourceProperties("AWS::Lambda::Function", {
       FunctionName: "svcmon-ingest",
       Timeout: INGEST_TIMEOUT_SECONDS,
+    });
+  });
+});
+
+describe("the alert engine", () => {
+  it("runs one tick a minute, one at a time, within the minute", () => {
+    template().hasResourceProperties("AWS::Events::Rule", {
+      Name: ALERTS_FUNCTION_NAME,
+      ScheduleExpression: "rate(1 minute)",
+      State: "ENABLED",
+      Targets: [Match.objectLike({ Arn: { "Fn::GetAtt": [fnId(ALERTS_FUNCTION_NAME), "Arn"] } })],
+    });
+    expect(ALERTS_TIMEOUT_SECONDS).toBeLessThan(60);
+    template().hasResourceProperties("AWS::Lambda::Function", {
+      FunctionName: ALERTS_FUNCTION_NAME,
+      Timeout: ALERTS_TIMEOUT_SECONDS,
+      ReservedConcurrentExecutions: 1,
+    });
+    template().hasResourceProperties("AWS::Lambda::EventInvokeConfig", {
+      FunctionName: { Ref: fnId(ALERTS_FUNCTION_NAME) },
+      MaximumRetryAttempts: 0,
+    });
+  });
+
+  it("keeps its state in ClickHouse and reads the channels config and the queues it alerts on", () => {
+    const queue = logicalIdOf("AWS::SQS::Queue", (r) => r.Properties?.QueueName === EVENT_QUEUE_NAME);
+    const secret = logicalIdOf(
+      "AWS::SecretsManager::Secret",
+      (r) => r.Properties?.Name === ALERT_CHANNELS_SECRET_NAME,
+    );
+    template().hasResourceProperties("AWS::Lambda::Function", {
+      FunctionName: ALERTS_FUNCTION_NAME,
+      Environment: {
+        Variables: Match.objectLike({
+          CLICKHOUSE_URL: { Ref: "ClickHouseUrl" },
+          MONITOR_SQS_QUEUE_URLS: { Ref: queue },
+          ALERT_WEBHOOK_URL: { Ref: "AlertWebhookUrl" },
+        }),
+      },
+    });
+    const env = resources()[fnId(ALERTS_FUNCTION_NAME)]?.Properties?.Environment as
+      | { Variables: Record<string, unknown> }
+      | undefined;
+    const secretMap = JSON.stringify(env?.Variables.SECRET_ENV_MAP);
+    expect(secretMap).toContain('\\"ALERT_CONFIG_JSON\\":{\\"secretId\\":\\"');
+    expect(secretMap).toContain(secret);
+    const policy = ofType("AWS::IAM::Policy").find(([id]) => id.startsWith("AlertsRole"))?.[1];
+    const statements = statementsOf(policy);
+    const sqs = statements.filter((s) => JSON.stringify(s.Action).includes("sqs:"));
+    expect(sqs.map((s) => s.Action)).toEqual([["sqs:GetQueueAttributes", "sqs:GetQueueUrl"]]);
+    const reads = statements.filter((s) =>
+      JSON.stringify(s.Action).includes("secretsmanager:GetSecretValue"),
+    );
+    expect(JSON.stringify(reads)).toContain(secret);
+  });
+
+  it("starts with an empty channel list and no secret value in the template", () => {
+    template().hasResourceProperties("AWS::SecretsManager::Secret", {
+      Name: ALERT_CHANNELS_SECRET_NAME,
+      SecretString: JSON.stringify({ channels: [] }),
     });
   });
 });

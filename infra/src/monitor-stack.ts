@@ -1,8 +1,9 @@
 /**
  * The monitoring service of the cost-analytics platform on AWS (seed 001): one collector function
  * per collector on an EventBridge schedule, the collectors' event queue with its dead-letter queue
- * and the ingest consumer, the cost-and-usage report (CUR) bucket, the ClickHouse credentials and
- * monitor token in Secrets Manager, and the status service behind a function URL. ClickHouse itself
+ * and the ingest consumer, the alert engine on a one-minute schedule, the cost-and-usage report (CUR)
+ * bucket, the ClickHouse credentials, monitor token and alert channels in Secrets Manager, and the
+ * status service behind a function URL. ClickHouse itself
  * runs elsewhere (reached over HTTPS at ClickHouseUrl). Every resource is tagged
  * `svc:purpose=svc-infrastructure` (tagging.ts, tags.test.ts).
  */
@@ -15,6 +16,7 @@ import {
   Duration,
   Fn,
   RemovalPolicy,
+  SecretValue,
   Stack,
   type StackProps,
 } from "aws-cdk-lib";
@@ -41,6 +43,12 @@ export const EVENT_DLQ_NAME = "svcmon-events-dlq";
 /** Receives of one message before SQS moves it to the dead-letter queue. */
 export const MAX_RECEIVE_COUNT = 5;
 export const INGEST_TIMEOUT_SECONDS = 60;
+export const ALERTS_FUNCTION_NAME = "svcmon-alerts";
+/** Every minute (seed §6); a tick ends before the next one starts. */
+export const ALERTS_INTERVAL_MINUTES = 1;
+export const ALERTS_TIMEOUT_SECONDS = 50;
+/** The alert channels config (`{"channels": [...]}`, docs/notifications.md), read by svcmon-alerts. */
+export const ALERT_CHANNELS_SECRET_NAME = "svcmon/alert-channels";
 
 const MINUTE_S = 60;
 /** Lambda's ceiling for one invocation. */
@@ -78,6 +86,7 @@ export class MonitorStack extends Stack {
   readonly curBucket: s3.Bucket;
   readonly status: ServiceFunction;
   readonly ingest: ServiceFunction;
+  readonly alerts: ServiceFunction;
   readonly collectors: Map<string, ServiceFunction> = new Map();
 
   constructor(scope: Construct, id: string, props: MonitorStackProps = {}) {
@@ -103,6 +112,15 @@ export class MonitorStack extends Stack {
       description: `External id the collectors present when assuming ${COLLECTOR_ROLE_NAME} in a monitored account`,
       allowedPattern: "^[\\w+=,.@:/-]{2,1224}$",
     });
+    const alertWebhookUrl = new CfnParameter(this, "AlertWebhookUrl", {
+      type: "String",
+      default: "",
+      description:
+        `Optional webhook receiving alerts as JSON (ALERT_WEBHOOK_URL), besides the channels of ${ALERT_CHANNELS_SECRET_NAME}; ` +
+        "a URL that is itself a secret (Slack) belongs in that secret instead",
+      allowedPattern: "^(https?://\\S+)?$",
+      constraintDescription: "empty, or an http(s) URL",
+    });
     const billingAccount = new CfnParameter(this, "BillingAccountId", {
       type: "String",
       default: "",
@@ -127,6 +145,13 @@ export class MonitorStack extends Stack {
       secretName: "svcmon/monitor-token",
       description: "Bearer token of the monitor's /api/system/* routes and the /system page login",
       generateSecretString: { passwordLength: 48, excludePunctuation: true },
+    });
+    // Not generated: an empty channel list until the operators put theirs (docs/deploy.md); the
+    // initial value holds no secret.
+    const alertChannels = new secretsmanager.Secret(this, "AlertChannels", {
+      secretName: ALERT_CHANNELS_SECRET_NAME,
+      description: 'Alert channels of the monitoring service: {"channels": [...]} (webhook, Slack, SMTP)',
+      secretStringValue: SecretValue.unsafePlainText(JSON.stringify({ channels: [] })),
     });
     const clickHouseEnv = {
       CLICKHOUSE_USERNAME: { secret: clickHouseSecret, jsonKey: "username" },
@@ -183,15 +208,43 @@ export class MonitorStack extends Stack {
       secretEnvironment: { ...clickHouseEnv, MONITOR_TOKEN: { secret: monitorToken } },
       logRetention: logs.RetentionDays.ONE_MONTH,
     });
-    this.status.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ["sqs:GetQueueAttributes", "sqs:GetQueueUrl"],
-        resources: [this.eventQueue.queueArn, this.deadLetterQueue.queueArn],
-      }),
-    );
+    this.grantQueueHealth(this.status);
     // The app authenticates every /api/system/* route and the page itself (bearer token, session
     // cookie), which a browser cannot do with SigV4: the URL is public, the app is not.
     const statusUrl = this.status.function.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
+
+    this.alerts = new ServiceFunction(this, "Alerts", {
+      functionName: ALERTS_FUNCTION_NAME,
+      description: `Alert engine: one evaluation and delivery round every ${ALERTS_INTERVAL_MINUTES} min`,
+      bundle: "monitor-alerts",
+      memorySize: 256,
+      timeout: Duration.seconds(ALERTS_TIMEOUT_SECONDS),
+      environment: {
+        CLICKHOUSE_URL: clickHouseUrl.valueAsString,
+        // The dead-letter alert reads the queues as the status page does.
+        MONITOR_SQS_QUEUE_URLS: this.eventQueue.queueUrl,
+        ALERT_WEBHOOK_URL: alertWebhookUrl.valueAsString,
+      },
+      secretEnvironment: { ...clickHouseEnv, ALERT_CONFIG_JSON: { secret: alertChannels } },
+      logRetention: logs.RetentionDays.ONE_MONTH,
+      // One tick at a time (the state is read, stepped and saved by one tick); a tick that finds the
+      // previous one running is dropped, and the next minute's tick comes anyway.
+      reservedConcurrentExecutions: 1,
+      retryAttempts: 0,
+      maxEventAge: Duration.minutes(1),
+    });
+    this.grantQueueHealth(this.alerts);
+    new events.Rule(this, "AlertsSchedule", {
+      ruleName: ALERTS_FUNCTION_NAME,
+      description: `Runs the alert engine every ${ALERTS_INTERVAL_MINUTES} min`,
+      schedule: events.Schedule.rate(Duration.minutes(ALERTS_INTERVAL_MINUTES)),
+      targets: [
+        new targets.LambdaFunction(this.alerts.function, {
+          retryAttempts: 0,
+          maxEventAge: Duration.minutes(1),
+        }),
+      ],
+    });
 
     for (const spec of props.collectors ?? DEFAULT_COLLECTORS)
       this.addCollector(spec, {
@@ -232,6 +285,20 @@ export class MonitorStack extends Stack {
     new CfnOutput(this, "CurBucketName", { value: this.curBucket.bucketName });
     new CfnOutput(this, "ClickHouseSecretArn", { value: clickHouseSecret.secretArn });
     new CfnOutput(this, "MonitorTokenSecretArn", { value: monitorToken.secretArn });
+    new CfnOutput(this, "AlertChannelsSecretArn", { value: alertChannels.secretArn });
+  }
+
+  /**
+   * Queue health (status body, dead-letter alert): the attributes of the event queue and of its
+   * dead-letter queue, whose URL is looked up from the ARN in the redrive policy.
+   */
+  private grantQueueHealth(fn: ServiceFunction): void {
+    fn.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ["sqs:GetQueueAttributes", "sqs:GetQueueUrl"],
+        resources: [this.eventQueue.queueArn, this.deadLetterQueue.queueArn],
+      }),
+    );
   }
 
   private addCollector(

@@ -3,8 +3,17 @@
 // freshness endpoints and run ingest measured through the real HTTP app in-process; one alert
 // evaluation tick (AlertEngine, state in svc.alert_state, a webhook to a local receiver); and the
 // /system page served over real HTTP and rendered in headless Chromium. Targets are reported, never
-// asserted. BENCH_MONITOR_DAYS shortens the history (for a quick try).
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// asserted. BENCH_MONITOR_DAYS shortens the history (for a quick try); BENCH_MONITOR_ROUNDS repeats
+// the timed reads (status, freshness, alert ticks, page) on the same store.
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -56,6 +65,7 @@ const WARMUPS = 3;
 const BATCHES = 50;
 const BATCH = 1000;
 const TICKS = 10;
+const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_MONITOR_ROUNDS ?? 1)));
 const PAGE_WARMUPS = 3;
 const PAGE_RUNS = 20;
 const PAGE_TARGET_MS = 500;
@@ -192,6 +202,188 @@ const quietLog: MonitorApiLogger = {
   },
 };
 
+const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux: /proc CPU times are in hundredths of a second
+
+/** Busy CPU time of the whole machine (ms), from /proc/stat: user, nice, system, irq, softirq. */
+function machineBusyMs(): number | null {
+  try {
+    const f = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "").trim().split(/\s+/).map(Number);
+    const busy = (f[1] ?? 0) + (f[2] ?? 0) + (f[3] ?? 0) + (f[6] ?? 0) + (f[7] ?? 0);
+    return Number.isFinite(busy) ? busy * CLOCK_TICK_MS : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU time (ms) of this process (every thread, chDB's too) and its descendants (Chromium), live or
+ * reaped (cutime/cstime), from /proc/<pid>/stat.
+ */
+function ownTreeCpuMs(): number {
+  const procs = new Map<number, { ppid: number; ms: number }>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, "utf8");
+    } catch {
+      continue; // exited meanwhile
+    }
+    // Fields after "comm)": state ppid … utime(14) stime(15) cutime(16) cstime(17).
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    procs.set(Number(name), { ppid: Number(f[1]), ms: ticks * CLOCK_TICK_MS });
+  }
+  let total = 0;
+  const queue = [process.pid];
+  while (queue.length > 0) {
+    const pid = queue.pop() as number;
+    total += procs.get(pid)?.ms ?? 0;
+    for (const [child, p] of procs) if (p.ppid === pid) queue.push(child);
+  }
+  return total;
+}
+
+/** How busy the machine was during a phase, in cores: this benchmark (with Chromium) and everything else. */
+interface CpuShare {
+  seconds: number;
+  ownCores: number;
+  /** Other processes on the machine (other engineers' tests); null without /proc/stat. */
+  otherCores: number | null;
+  loadAverage1m: number;
+}
+
+function cpuMeter(): () => CpuShare {
+  const t0 = performance.now();
+  const machine0 = machineBusyMs();
+  const own0 = ownTreeCpuMs();
+  return () => {
+    const seconds = (performance.now() - t0) / 1000;
+    const own = (ownTreeCpuMs() - own0) / 1000 / seconds;
+    const machine1 = machineBusyMs();
+    const other =
+      machine0 === null || machine1 === null
+        ? null
+        : Math.max(0, (machine1 - machine0) / 1000 / seconds - own);
+    return { seconds, ownCores: own, otherCores: other, loadAverage1m: os.loadavg()[0] as number };
+  };
+}
+
+const cores = (c: CpuShare | null) => (c?.otherCores == null ? "?" : c.otherCores.toFixed(2));
+
+/** One round of the timed reads: status and freshness, alert ticks, the page. */
+interface Round {
+  statusMs: number[];
+  freshnessMs: number[];
+  tickMs: number[];
+  page: PageRun[] | null;
+  cpu: { reads: CpuShare; ticks: CpuShare; page: CpuShare | null };
+  /**
+   * chDB's own background merges (after the bulk load and ingest) use this process's CPU, so the
+   * CPU shares above cannot show them: merges running and active parts when reads and page began.
+   */
+  engine: { reads: EngineBusy; page: EngineBusy };
+}
+
+interface EngineBusy {
+  merges: number;
+  activeParts: number;
+}
+
+/** Mean share of the CPU other processes took during a round's timed phases. */
+function othersDuring(r: Round): number {
+  const shares = [r.cpu.reads, r.cpu.ticks, r.cpu.page].filter((c): c is CpuShare => c !== null);
+  return shares.reduce((sum, c) => sum + (c.otherCores ?? 0), 0) / shares.length;
+}
+
+/**
+ * /system over real HTTP (@hono/node-server) and headless Chromium: one login through the page's
+ * token form, then PAGE_WARMUPS + PAGE_RUNS navigations of the same tab to /system, each waiting
+ * for the painted mark. Server time of each request is taken around the app's fetch.
+ */
+async function measurePage(pageApp: { fetch: (req: Request) => Response | Promise<Response> }): Promise<{
+  runs: PageRun[];
+  chromium: string;
+  cpu: CpuShare;
+}> {
+  const meter = cpuMeter();
+  const served: { path: string; ms: number }[] = [];
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve(
+      {
+        // Until the app's Response exists: its bodies are built strings, so that is the server's work.
+        fetch: async (req: Request) => {
+          const t0 = performance.now();
+          const res = await pageApp.fetch(req);
+          served.push({ path: new URL(req.url).pathname, ms: performance.now() - t0 });
+          return res;
+        },
+        port: 0,
+        hostname: "127.0.0.1",
+      },
+      () => resolve(s),
+    );
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+  const runs: PageRun[] = [];
+  try {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await ctx.addInitScript(RENDER_PROBE);
+    const page = await ctx.newPage();
+    await page.goto(`${base}/system/login`);
+    await page.getByLabel("Monitor token").fill(TOKEN);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${base}/system`);
+    if ((await ctx.cookies()).length !== 1) throw new Error("the /system login set no session cookie");
+    const serverMs = (path: string) =>
+      served.filter((r) => r.path === path).reduce((sum, r) => sum + r.ms, 0);
+    for (let i = 0; i < PAGE_WARMUPS + PAGE_RUNS; i++) {
+      served.length = 0;
+      const t0 = performance.now();
+      await page.goto(`${base}/system`, { waitUntil: "commit" });
+      // A function, not a string: the page's CSP forbids eval, and a function runs through CDP.
+      await page.waitForFunction(
+        () => (globalThis as { __bench?: { painted?: number } }).__bench?.painted !== undefined,
+        undefined,
+        { timeout: 30_000 },
+      );
+      const wallMs = performance.now() - t0;
+      if (new URL(page.url()).pathname !== "/system") throw new Error(`navigation ended at ${page.url()}`);
+      const inPage = (await page.evaluate(READ_TIMINGS)) as Omit<
+        PageRun,
+        "wallMs" | "serverHtmlMs" | "serverStatusMs" | "serverFailuresMs"
+      >;
+      if (i < PAGE_WARMUPS) continue;
+      runs.push({
+        wallMs,
+        ...inPage,
+        serverHtmlMs: serverMs("/system"),
+        serverStatusMs: serverMs("/api/system/status"),
+        serverFailuresMs: serverMs("/api/system/collectors/failures"),
+      });
+    }
+    // Read before closing: renderers orphaned by the browser's exit are reaped by init, not counted here.
+    const cpu = meter();
+    await ctx.close();
+    return { runs, chromium: browser.version(), cpu };
+  } finally {
+    await browser.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
 async function main(): Promise<void> {
   let peakRss = process.memoryUsage().rss;
   const sampler = setInterval(() => {
@@ -211,12 +403,10 @@ async function main(): Promise<void> {
   };
 
   // 2. Bulk load inside the engine; the materialized view is fed by these inserts as by any other.
-  // The machine's 1-minute load average before each phase (this process counts too: about 1 while
-  // chDB works). Other work on a 2-vCPU machine shows up here, so noisy numbers can be told apart.
-  const loadAvg: Record<string, number> = { start: os.loadavg()[0] as number };
   const nowMs = Date.now();
   const baseSec = Math.floor(nowMs / 1000) - 600; // the last runs complete before "now"
   console.log(`loading ${ROWS.toLocaleString("en")} rows (${DAYS} days) in ${CHUNKS} statements…`);
+  const loadCpu = cpuMeter();
   const loadStarted = performance.now();
   const per = Math.ceil(ROWS / CHUNKS);
   for (let from = 0; from < ROWS; from += per) {
@@ -227,6 +417,7 @@ async function main(): Promise<void> {
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
   }
   const loadSeconds = (performance.now() - loadStarted) / 1000;
+  const loadShare = loadCpu();
   const stored = await scalar("SELECT count() FROM svc.collector_runs");
   const mvRows = await scalar("SELECT count() FROM svc.collector_latest");
   const mvKeys = await scalar(
@@ -282,53 +473,54 @@ async function main(): Promise<void> {
     }
     return ms.sort((a, b) => a - b);
   };
-  loadAvg.reads = os.loadavg()[0] as number;
-  const statusMs = await timeGets("/api/system/status");
-  const freshnessMs = await timeGets("/api/system/freshness");
 
-  // 4. Ingest through the API: sequential batches of 1,000 fresh records.
+  // 4. Ingest through the API: sequential batches of 1,000 fresh records (once, in round 1).
   let ingested = 0;
+  let ingestSeconds = 0;
+  let ingestShare: CpuShare | null = null;
   const batchMs: number[] = [];
-  const ingestStarted = performance.now();
-  for (let b = 0; b < BATCHES; b++) {
-    const at = Date.now();
-    const records = Array.from({ length: BATCH }, (_, i) => {
-      const s = (b * BATCH + i) % SERIES;
-      const done = at - 1000 + (i % 1000);
-      return {
-        run_id: crypto.randomUUID(),
-        collector: COLLECTORS[s % COLLECTORS.length],
-        cloud_account_id: account(Math.floor(s / COLLECTORS.length) % ACCOUNTS),
-        cloud_region: REGIONS[Math.floor(s / (COLLECTORS.length * ACCOUNTS))],
-        started_at: new Date(done - 30_000).toISOString(),
-        completed_at: new Date(done).toISOString(),
-        status: i % 50 === 0 ? "failed" : "succeeded",
-        events_produced: i,
-        rows_inserted: i % 100,
-        ...(i % 50 === 0 ? { error: "AccessDenied: bench" } : {}),
-      };
-    });
-    const body = JSON.stringify(records);
-    const t0 = performance.now();
-    const res = await app.request("/api/system/runs", {
-      method: "POST",
-      headers: { ...auth, "content-type": "application/json" },
-      body,
-    });
-    const reply = (await res.json()) as { stored?: number };
-    batchMs.push(performance.now() - t0);
-    if (res.status !== 201)
-      throw new Error(`POST /api/system/runs answered ${res.status}: ${JSON.stringify(reply)}`);
-    ingested += reply.stored ?? 0;
-  }
-  const ingestSeconds = (performance.now() - ingestStarted) / 1000;
-  const ingestRate = ingested / ingestSeconds;
-  batchMs.sort((a, b) => a - b);
+  const ingest = async (): Promise<void> => {
+    const cpu = cpuMeter();
+    const ingestStarted = performance.now();
+    for (let b = 0; b < BATCHES; b++) {
+      const at = Date.now();
+      const records = Array.from({ length: BATCH }, (_, i) => {
+        const s = (b * BATCH + i) % SERIES;
+        const done = at - 1000 + (i % 1000);
+        return {
+          run_id: crypto.randomUUID(),
+          collector: COLLECTORS[s % COLLECTORS.length],
+          cloud_account_id: account(Math.floor(s / COLLECTORS.length) % ACCOUNTS),
+          cloud_region: REGIONS[Math.floor(s / (COLLECTORS.length * ACCOUNTS))],
+          started_at: new Date(done - 30_000).toISOString(),
+          completed_at: new Date(done).toISOString(),
+          status: i % 50 === 0 ? "failed" : "succeeded",
+          events_produced: i,
+          rows_inserted: i % 100,
+          ...(i % 50 === 0 ? { error: "AccessDenied: bench" } : {}),
+        };
+      });
+      const body = JSON.stringify(records);
+      const t0 = performance.now();
+      const res = await app.request("/api/system/runs", {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body,
+      });
+      const reply = (await res.json()) as { stored?: number };
+      batchMs.push(performance.now() - t0);
+      if (res.status !== 201)
+        throw new Error(`POST /api/system/runs answered ${res.status}: ${JSON.stringify(reply)}`);
+      ingested += reply.stored ?? 0;
+    }
+    ingestSeconds = (performance.now() - ingestStarted) / 1000;
+    batchMs.sort((a, b) => a - b);
+    ingestShare = cpu();
+  };
 
   // 5. Alert evaluation: the engine of `npm start` on the same store, state in svc.alert_state, one
-  // webhook channel POSTing to a local receiver that answers at once. The first tick creates the
-  // state (and may raise and notify alerts), so it is reported on its own.
-  loadAvg.alertTicks = os.loadavg()[0] as number;
+  // webhook channel POSTing to a local receiver that answers at once. The very first tick creates
+  // the state (and may raise and notify alerts), so it is reported on its own.
   const receiver = await startWebhookReceiver();
   const engine = new AlertEngine({
     store,
@@ -351,115 +543,96 @@ async function main(): Promise<void> {
     failedDeliveries += r.failed.length;
     return t;
   };
-  const firstTickMs = await timeTick();
-  const firstTick = { flips, delivered, failed: failedDeliveries };
-  const tickMs: number[] = [];
-  for (let i = 0; i < TICKS; i++) tickMs.push(await timeTick());
-  tickMs.sort((a, b) => a - b);
-  const firing = await engine.firingAlerts();
-  const firingBySeverity: Record<string, number> = {};
-  for (const a of firing) firingBySeverity[a.severity] = (firingBySeverity[a.severity] ?? 0) + 1;
-  await receiver.close();
+  let firstTickMs = 0;
+  let firstTick = { flips: 0, delivered: 0, failed: 0 };
 
-  // 6. /system served over real HTTP (@hono/node-server) by the app `npm start` builds (firing
-  // alerts from the engine above) and rendered in headless Chromium. One login through the page's
-  // token form; then every run navigates the same tab to /system and waits for the painted mark.
-  loadAvg.page = os.loadavg()[0] as number;
-  const pageRuns: PageRun[] = [];
+  // 6. /system, served by the app `npm start` builds (firing alerts from the engine above).
+  const pageApp = createMonitorApp({
+    store,
+    registry,
+    token: TOKEN,
+    log: quietLog,
+    now: () => Date.now(),
+    alerts: () => engine.firingAlerts(),
+  });
+  const pageSkipped = existsSync(CHROMIUM)
+    ? null
+    : `Chromium is missing at ${CHROMIUM} (apt-get install -y chromium)`;
+  if (pageSkipped !== null) console.log(`page: skipped: ${pageSkipped}`);
   let chromiumVersion: string | null = null;
-  let pageSkipped: string | null = null;
-  if (!existsSync(CHROMIUM)) {
-    pageSkipped = `Chromium is missing at ${CHROMIUM} (apt-get install -y chromium)`;
-    console.log(`page: skipped: ${pageSkipped}`);
-  } else {
-    const served: { path: string; ms: number }[] = [];
-    const pageApp = createMonitorApp({
-      store,
-      registry,
-      token: TOKEN,
-      log: quietLog,
-      now: () => Date.now(),
-      alerts: () => engine.firingAlerts(),
-    });
-    const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-      const s = serve(
-        {
-          // Server time of each request: until the app's Response exists (bodies are built strings).
-          fetch: async (req: Request) => {
-            const t0 = performance.now();
-            const res = await pageApp.fetch(req);
-            served.push({ path: new URL(req.url).pathname, ms: performance.now() - t0 });
-            return res;
-          },
-          port: 0,
-          hostname: "127.0.0.1",
-        },
-        () => resolve(s),
+
+  // Rounds: 1 by default; BENCH_MONITOR_ROUNDS repeats the timed reads on the same store, so a
+  // run disturbed by other work on the machine can be told apart (and re-done without reloading).
+  const rounds: Round[] = [];
+  const engineBusy = async (): Promise<EngineBusy> => ({
+    merges: await scalar("SELECT count() FROM system.merges"),
+    activeParts: await scalar("SELECT count() FROM system.parts WHERE database = 'svc' AND active"),
+  });
+  for (let r = 0; r < ROUNDS; r++) {
+    const readsEngine = await engineBusy();
+    const readsCpu = cpuMeter();
+    const statusMs = await timeGets("/api/system/status");
+    const freshnessMs = await timeGets("/api/system/freshness");
+    const reads = readsCpu();
+    if (r === 0) await ingest();
+    const ticksCpu = cpuMeter();
+    if (r === 0) {
+      firstTickMs = await timeTick();
+      firstTick = { flips, delivered, failed: failedDeliveries };
+    }
+    const tickMs: number[] = [];
+    for (let i = 0; i < TICKS; i++) tickMs.push(await timeTick());
+    tickMs.sort((a, b) => a - b);
+    const ticks = ticksCpu();
+    let page: PageRun[] | null = null;
+    let pageCpu: CpuShare | null = null;
+    const pageEngine = await engineBusy();
+    if (pageSkipped === null) {
+      const measured = await measurePage(pageApp);
+      pageCpu = measured.cpu;
+      page = measured.runs;
+      chromiumVersion = measured.chromium;
+    }
+    const round: Round = {
+      statusMs,
+      freshnessMs,
+      tickMs,
+      page,
+      cpu: { reads, ticks, page: pageCpu },
+      engine: { reads: readsEngine, page: pageEngine },
+    };
+    rounds.push(round);
+    if (ROUNDS > 1) {
+      const p95 = (xs: number[] | null) => (xs === null ? "-" : percentile(xs, 95).toFixed(0));
+      const painted = page === null ? null : page.map((x) => x.paintedMs).sort((a, b) => a - b);
+      console.log(
+        `round ${r + 1}: others' CPU ${cores(reads)} / ${cores(ticks)} / ${cores(pageCpu)} cores, ` +
+          `chDB merges ${readsEngine.merges} / ${pageEngine.merges}; p95 ms: ` +
+          `status ${p95(statusMs)}, tick ${p95(tickMs)}, page ${p95(painted)}`,
       );
-    });
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
-    try {
-      chromiumVersion = browser.version();
-      const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-      await ctx.addInitScript(RENDER_PROBE);
-      const page = await ctx.newPage();
-      await page.goto(`${base}/system/login`);
-      await page.getByLabel("Monitor token").fill(TOKEN);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.waitForURL(`${base}/system`);
-      if ((await ctx.cookies()).length !== 1) throw new Error("the /system login set no session cookie");
-      const serverMs = (path: string) =>
-        served.filter((r) => r.path === path).reduce((sum, r) => sum + r.ms, 0);
-      for (let i = 0; i < PAGE_WARMUPS + PAGE_RUNS; i++) {
-        served.length = 0;
-        const t0 = performance.now();
-        await page.goto(`${base}/system`, { waitUntil: "commit" });
-        // A function, not a string: the page's CSP forbids eval, and a function runs through CDP.
-        await page.waitForFunction(
-          () => (globalThis as { __bench?: { painted?: number } }).__bench?.painted !== undefined,
-          undefined,
-          { timeout: 30_000 },
-        );
-        const wallMs = performance.now() - t0;
-        if (new URL(page.url()).pathname !== "/system") throw new Error(`navigation ended at ${page.url()}`);
-        const inPage = (await page.evaluate(READ_TIMINGS)) as Omit<
-          PageRun,
-          "wallMs" | "serverHtmlMs" | "serverStatusMs" | "serverFailuresMs"
-        >;
-        if (i >= PAGE_WARMUPS) {
-          pageRuns.push({
-            wallMs,
-            ...inPage,
-            serverHtmlMs: serverMs("/system"),
-            serverStatusMs: serverMs("/api/system/status"),
-            serverFailuresMs: serverMs("/api/system/collectors/failures"),
-          });
-        }
-      }
-      await ctx.close();
-    } finally {
-      await browser.close();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   }
-  const pageSeries = (pick: (r: PageRun) => number) => pageRuns.map(pick).sort((a, b) => a - b);
-  const paintedMs = pageSeries((r) => r.paintedMs);
+  const firing = await engine.firingAlerts();
+  const firingBySeverity: Record<string, number> = {};
+  const firingByRule: Record<string, number> = {};
+  for (const a of firing) {
+    firingBySeverity[a.severity] = (firingBySeverity[a.severity] ?? 0) + 1;
+    firingByRule[a.rule] = (firingByRule[a.rule] ?? 0) + 1;
+  }
+  await receiver.close();
+
+  // The table shows the round during which other processes took the least CPU (round 1 of 1 by default).
+  let chosen = 0;
+  for (let r = 1; r < rounds.length; r++) {
+    if (othersDuring(rounds[r] as Round) < othersDuring(rounds[chosen] as Round)) chosen = r;
+  }
+  const round = rounds[chosen] as Round;
+  const { statusMs, freshnessMs, tickMs } = round;
+  const pageRuns = round.page ?? [];
+  const ingestRate = ingested / ingestSeconds;
 
   // 7. Memory.
   clearInterval(sampler);
-  loadAvg.end = os.loadavg()[0] as number;
   const endRss = process.memoryUsage().rss;
   peakRss = Math.max(peakRss, endRss);
   const maxRss = resourceUsage().maxRSS * 1024; // kilobytes → bytes
@@ -472,6 +645,8 @@ async function main(): Promise<void> {
   const fP95 = percentile(freshnessMs, 95);
   const ms = (xs: number[]) =>
     `${percentile(xs, 50).toFixed(1)} / ${percentile(xs, 95).toFixed(1)} / ${(xs.at(-1) as number).toFixed(1)} ms`;
+  const pageSeries = (pick: (r: PageRun) => number) => pageRuns.map(pick).sort((a, b) => a - b);
+  const paintedMs = pageSeries((r) => r.paintedMs);
   const pageP95 = paintedMs.length > 0 ? percentile(paintedMs, 95) : null;
   const tickP95 = percentile(tickMs, 95);
   const pageRows: [string, string, string, string][] =
@@ -535,15 +710,20 @@ async function main(): Promise<void> {
       "-",
     ],
   ];
+  const cpus = os.cpus().length;
   console.log(`\nmonitor benchmark — ${new Date().toISOString()}`);
   console.log(
-    `${os.cpus()[0]?.model} (${os.cpus().length} CPUs), Node ${process.version}; chDB in-process, app.request; ` +
+    `${os.cpus()[0]?.model} (${cpus} CPUs), Node ${process.version}; chDB in-process, app.request; ` +
       `/system over @hono/node-server in headless Chromium ${chromiumVersion ?? "(not run)"}`,
   );
   console.log(
-    `1-min load average before load / reads / alert ticks / page / at end: ${Object.values(loadAvg)
-      .map((x) => x.toFixed(2))
-      .join(" / ")}\n`,
+    `CPU taken by other processes (cores of ${cpus}) during load / reads / ingest / alert ticks / page: ` +
+      `${cores(loadShare)} / ${cores(round.cpu.reads)} / ${cores(ingestShare)} / ${cores(round.cpu.ticks)} / ` +
+      `${cores(round.cpu.page)}${rounds.length > 1 ? ` (table: round ${chosen + 1} of ${rounds.length}, the quietest)` : ""}`,
+  );
+  console.log(
+    `chDB background merges running when reads / page began: ${round.engine.reads.merges} / ${round.engine.page.merges} ` +
+      `(active parts ${round.engine.reads.activeParts} / ${round.engine.page.activeParts})\n`,
   );
   console.log(
     `stored ${stored.toLocaleString("en")} rows, ${(diskBytes / MIB).toFixed(0)} MiB on disk, ${parts} active parts; ` +
@@ -565,6 +745,22 @@ async function main(): Promise<void> {
     min: xs[0],
     max: xs.at(-1),
   });
+  const pageJson = (runs: PageRun[]) => {
+    const series = (pick: (r: PageRun) => number) => stats(runs.map(pick).sort((a, b) => a - b));
+    return {
+      paintedMs: series((r) => r.paintedMs),
+      renderedMs: series((r) => r.renderedMs),
+      wallMs: series((r) => r.wallMs),
+      htmlResponseEndMs: series((r) => r.htmlResponseEndMs),
+      statusResponseEndMs: series((r) => r.statusResponseEndMs),
+      failuresResponseEndMs: series((r) => r.failuresResponseEndMs),
+      serverMs: {
+        html: series((r) => r.serverHtmlMs),
+        status: series((r) => r.serverStatusMs),
+        failures: series((r) => r.serverFailuresMs),
+      },
+    };
+  };
   writeFileSync(
     file,
     `${JSON.stringify(
@@ -572,11 +768,10 @@ async function main(): Promise<void> {
         date: new Date().toISOString(),
         machine: {
           cpu: os.cpus()[0]?.model,
-          cpus: os.cpus().length,
+          cpus,
           os: `${os.type()} ${os.release()} ${os.arch()}`,
           node: process.version,
           memoryBytes: os.totalmem(),
-          loadAverage1m: loadAvg,
         },
         dataset: {
           days: DAYS,
@@ -589,7 +784,13 @@ async function main(): Promise<void> {
           mvKeys,
           mvMatches: mvMatches === 1,
         },
-        load: { seconds: loadSeconds, rowsPerSecond: ROWS / loadSeconds, statements: CHUNKS },
+        load: {
+          seconds: loadSeconds,
+          rowsPerSecond: ROWS / loadSeconds,
+          statements: CHUNKS,
+          cpu: loadShare,
+        },
+        round: chosen + 1,
         statusMs: stats(statusMs),
         freshnessMs: stats(freshnessMs),
         ingest: {
@@ -599,6 +800,7 @@ async function main(): Promise<void> {
           seconds: ingestSeconds,
           recordsPerSecond: ingestRate,
           batchMs: stats(batchMs),
+          cpu: ingestShare,
         },
         alertTick: {
           firstMs: firstTickMs,
@@ -609,27 +811,22 @@ async function main(): Promise<void> {
           failed: failedDeliveries,
           firing: firing.length,
           firingBySeverity,
+          firingByRule,
           webhookReceivedByKind: receiver.byKind,
         },
         page:
           pageSkipped !== null
             ? { skipped: pageSkipped }
-            : {
-                chromium: chromiumVersion,
-                warmups: PAGE_WARMUPS,
-                runs: PAGE_RUNS,
-                paintedMs: stats(paintedMs),
-                renderedMs: stats(pageSeries((r) => r.renderedMs)),
-                wallMs: stats(pageSeries((r) => r.wallMs)),
-                htmlResponseEndMs: stats(pageSeries((r) => r.htmlResponseEndMs)),
-                statusResponseEndMs: stats(pageSeries((r) => r.statusResponseEndMs)),
-                failuresResponseEndMs: stats(pageSeries((r) => r.failuresResponseEndMs)),
-                serverMs: {
-                  html: stats(pageSeries((r) => r.serverHtmlMs)),
-                  status: stats(pageSeries((r) => r.serverStatusMs)),
-                  failures: stats(pageSeries((r) => r.serverFailuresMs)),
-                },
-              },
+            : { chromium: chromiumVersion, warmups: PAGE_WARMUPS, runs: PAGE_RUNS, ...pageJson(pageRuns) },
+        rounds: rounds.map((r, i) => ({
+          round: i + 1,
+          cpu: r.cpu,
+          engine: r.engine,
+          statusMs: stats(r.statusMs),
+          freshnessMs: stats(r.freshnessMs),
+          tickMs: stats(r.tickMs),
+          page: r.page === null ? null : pageJson(r.page),
+        })),
         memory: { peakRssSampledBytes: peakRss, endRssBytes: endRss, maxRssBytes: maxRss },
         targets: {
           statusP95Ms: 200,

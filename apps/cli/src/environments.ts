@@ -33,6 +33,8 @@ export interface Environment {
   table: SettingsTable;
   adminBaseUrl: string;
   adminToken: string | undefined;
+  /** Cloud: the admin API is IAM-authorized, requests are SigV4-signed for this region. Local: null. */
+  adminSigning: { region: string } | null;
   searchBaseUrl: string;
   close(): void;
 }
@@ -90,7 +92,8 @@ export function validateEnvironments(
  * DATA_DIR (default ./.data), its APIs at http://127.0.0.1:$PORT (default 8787), ADMIN_TOKEN.
  * Cloud environments use Workers KV through the Cloudflare REST API (CLOUDFLARE_API_TOKEN; the
  * store account from CLOUDFLARE_ACCOUNT_ID or the file) and DynamoDB through the AWS default
- * credential chain. Returns one clear line when something is missing.
+ * credential chain; their admin API is IAM-authorized, so admin calls are SigV4-signed with the same
+ * chain (procedures/admin-auth.ts). Returns one clear line when something is missing.
  */
 export function resolveEnvironment(
   name: string,
@@ -127,6 +130,7 @@ export function resolveEnvironment(
       table: new SqliteSettingsTable(settingsDb),
       adminBaseUrl: base,
       adminToken: env.ADMIN_TOKEN || undefined,
+      adminSigning: null,
       searchBaseUrl: base,
       close() {
         settingsDb.close();
@@ -166,6 +170,7 @@ export function resolveEnvironment(
     table: new DynamoSettingsTable({ client, tableName: config.settingsTable }),
     adminBaseUrl: config.adminBaseUrl.replace(/\/+$/, ""),
     adminToken: env.ADMIN_TOKEN || undefined,
+    adminSigning: { region: config.awsRegion },
     searchBaseUrl: config.searchBaseUrl.replace(/\/+$/, ""),
     close() {
       client.destroy();

@@ -20,6 +20,7 @@ import {
   ClickHouseCostStore,
   ClickHouseDeliveryLog,
   ClickHouseHierarchyStore,
+  ClickHouseResourceEventSink,
   ClickHouseResourceSink,
   type ClickHouseRunStore,
   CountingSink,
@@ -129,17 +130,19 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
       if (!known.has(account.account_id))
         await runStore.upsertAccount({ ...account, updated_at: Date.now() });
     }
-    // Resource rows (with their tags) go to svc.resources; other tables (the simulated
-    // hierarchy_builder's nodes, ingested events) are only counted.
+    // Resource rows (with their tags) go to svc.resources; other tables of the simulated collectors
+    // are only counted.
     const cloud = new SimulatedCloud({
       events: eventQueue,
       sink: ClickHouseResourceSink.fromStore(runStore, { fallback: new CountingSink() }),
     });
-    // Drains the event queue into the demo's row sink; refused events go to the dead-letter queue.
+    // Drains the event queue into svc.resource_events (an event delivered again is stored once);
+    // refused events go to the dead-letter queue.
+    const resourceEvents = ClickHouseResourceEventSink.fromStore(runStore);
     ingest = new IngestConsumer({
       queue: eventQueue,
       handle: async (event) => {
-        await cloud.sink.write("resource_events", [{ ...event }]);
+        await resourceEvents.append([event]);
       },
       log: (level, msg, fields) => log[level](msg, { component: "ingest", ...fields }),
     });

@@ -9,13 +9,21 @@ import {
   ClickHouseCollectorRegistry,
   type ClickHouseRunStore,
   type Collector,
+  hierarchyRulesFromEnv,
+  type RegionSource,
   type RunOutcome,
   type RunStore,
   Scheduler,
   type SchedulerOptions,
 } from "@svcmon/monitor";
-import { COLLECTORS_MODULE, lambdaCollectors } from "./collectors.ts";
-import { type CollectorSettings, clickHouseFromEnv, collectorFromEnv, orThrow } from "./config.ts";
+import { awsClients, COLLECTORS_MODULE, lambdaCollectors } from "./collectors.ts";
+import {
+  type CollectorSettings,
+  clickHouseFromEnv,
+  collectorFromEnv,
+  collectorWiringFromEnv,
+  orThrow,
+} from "./config.ts";
 import { jsonLogger, type Logger } from "./log.ts";
 import { once, openStore } from "./store.ts";
 
@@ -25,6 +33,10 @@ export interface CollectorHandlerDeps {
   registry: SchedulerOptions["registry"];
   collectors: readonly Collector[];
   settings: CollectorSettings;
+  /** The regions of each account; default: `settings.regions` for every account. */
+  regions?: RegionSource;
+  /** Awaited after the tick, before the invocation ends (work the collectors left running). */
+  settled?: () => Promise<void>;
   log: Logger;
 }
 
@@ -69,13 +81,15 @@ export function createCollectorHandler(deps: CollectorHandlerDeps): () => Promis
       registry: deps.registry,
       store: deps.store,
       accounts: accountsFromStore(deps.store),
-      regions: settings.regions,
+      regions: deps.regions ?? settings.regions,
       timeoutMs: settings.runTimeoutMs,
       log: ({ level, msg, ...fields }) => {
         if (level !== "debug") log[level](msg, fields);
       },
     });
     const summary = summarize(name, await runtime.runCollector(name));
+    // Lambda freezes the environment once the handler returns: background work would stall there.
+    await deps.settled?.();
     log.info("collector tick done", { ...summary });
     if (summary.lost > 0) throw new Error(`${summary.lost} run record(s) of ${name} could not be written`);
     return summary;
@@ -85,19 +99,27 @@ export function createCollectorHandler(deps: CollectorHandlerDeps): () => Promis
 const deployed = once(async () => {
   const env = process.env;
   const settings = orThrow("svcmon-collector", collectorFromEnv(env));
+  const wiring = orThrow("svcmon-collector", collectorWiringFromEnv(env));
   const store: ClickHouseRunStore = openStore(orThrow("svcmon-collector", clickHouseFromEnv(env)));
   await store.migrate();
-  const collectors = lambdaCollectors({
-    roleName: env.COLLECTOR_ROLE_NAME ?? "",
-    externalId: env.COLLECTOR_EXTERNAL_ID ?? "",
-    eventQueueUrl: env.EVENT_QUEUE_URL ?? "",
-  });
   const log = jsonLogger(`svcmon-collector-${settings.collector}`);
+  const wired = lambdaCollectors({
+    store,
+    wiring,
+    regions: settings.regions,
+    hierarchyRules: await hierarchyRulesFromEnv(env),
+    ...awsClients(),
+    log: ({ level, msg, ...fields }) => {
+      if (level !== "debug") log[level](msg, fields);
+    },
+  });
   return createCollectorHandler({
     store,
     registry: ClickHouseCollectorRegistry.fromStore(store),
-    collectors,
+    collectors: wired.collectors,
     settings,
+    regions: wired.regions,
+    settled: wired.settled,
     log,
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { clickHouseFromEnv, collectorFromEnv, orThrow, statusFromEnv } from "./config.ts";
+import {
+  alertsFromEnv,
+  clickHouseFromEnv,
+  collectorFromEnv,
+  collectorWiringFromEnv,
+  orThrow,
+  statusFromEnv,
+} from "./config.ts";
 
 describe("clickHouseFromEnv", () => {
   it("reads the URL, credentials and defaults", () => {
@@ -56,6 +63,35 @@ describe("collectorFromEnv", () => {
   });
 });
 
+describe("collectorWiringFromEnv", () => {
+  it("reads the collector role, its external id and the event queue, naming every one missing or wrong", () => {
+    expect(
+      collectorWiringFromEnv({
+        COLLECTOR_ROLE_NAME: "svcmon-collector",
+        COLLECTOR_EXTERNAL_ID: "ext-1",
+        EVENT_QUEUE_URL: "https://sqs.eu-west-1.amazonaws.com/999999999999/svcmon-events",
+      }),
+    ).toEqual({
+      ok: true,
+      value: {
+        roleName: "svcmon-collector",
+        externalId: "ext-1",
+        eventQueueUrl: "https://sqs.eu-west-1.amazonaws.com/999999999999/svcmon-events",
+      },
+    });
+    expect(
+      collectorWiringFromEnv({ COLLECTOR_ROLE_NAME: "no spaces", EVENT_QUEUE_URL: "svcmon-events" }),
+    ).toEqual({
+      ok: false,
+      errors: [
+        { path: "COLLECTOR_ROLE_NAME", message: "must be an IAM role name" },
+        { path: "COLLECTOR_EXTERNAL_ID", message: "is not set" },
+        { path: "EVENT_QUEUE_URL", message: "must be an https:// SQS queue URL" },
+      ],
+    });
+  });
+});
+
 describe("statusFromEnv and orThrow", () => {
   it("wants a token of at least 16 characters, and says so with the component's name", () => {
     expect(statusFromEnv({ MONITOR_TOKEN: "0123456789abcdef" })).toEqual({
@@ -64,6 +100,55 @@ describe("statusFromEnv and orThrow", () => {
     });
     expect(() => orThrow("svcmon-status", statusFromEnv({ MONITOR_TOKEN: "short" }))).toThrow(
       "svcmon-status: MONITOR_TOKEN must be at least 16 characters",
+    );
+  });
+});
+
+describe("alertsFromEnv", () => {
+  it("reads the channels config of ALERT_CONFIG_JSON, resolving env references, then ALERT_WEBHOOK_URL", () => {
+    const config = {
+      channels: [
+        { type: "slack", name: "ops", webhookUrl: { env: "SLACK_URL" } },
+        { type: "webhook", name: "pager", url: "https://pager.example/hook" },
+      ],
+    };
+    expect(
+      alertsFromEnv({
+        ALERT_CONFIG_JSON: JSON.stringify(config),
+        SLACK_URL: "https://hooks.slack.example/T0/B0/x",
+        ALERT_WEBHOOK_URL: "https://alerts.example/in",
+      }),
+    ).toEqual({
+      ok: true,
+      value: {
+        channels: [
+          { type: "slack", name: "ops", webhookUrl: "https://hooks.slack.example/T0/B0/x" },
+          { type: "webhook", name: "pager", url: "https://pager.example/hook" },
+          { type: "webhook", name: "alert-webhook-url", url: "https://alerts.example/in" },
+        ],
+      },
+    });
+  });
+
+  it("has no channel when neither is set (alerts are stored, not notified)", () => {
+    expect(alertsFromEnv({ ALERT_CONFIG_JSON: " " })).toEqual({ ok: true, value: { channels: [] } });
+  });
+
+  it("names the variable and the field at fault", () => {
+    expect(alertsFromEnv({ ALERT_CONFIG_JSON: "{" })).toMatchObject({
+      ok: false,
+      errors: [{ path: "ALERT_CONFIG_JSON", message: expect.stringMatching(/^not valid JSON/) }],
+    });
+    expect(
+      alertsFromEnv({
+        ALERT_CONFIG_JSON: JSON.stringify({ channels: [{ type: "webhook", url: "ftp://x" }] }),
+      }),
+    ).toEqual({
+      ok: false,
+      errors: [{ path: "ALERT_CONFIG_JSON.channels[0].url", message: "must be an http or https URL" }],
+    });
+    expect(() => orThrow("svcmon-alerts", alertsFromEnv({ ALERT_WEBHOOK_URL: "mailto:x@y" }))).toThrow(
+      "svcmon-alerts: ALERT_WEBHOOK_URL must be an http or https URL",
     );
   });
 });

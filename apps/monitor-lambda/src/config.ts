@@ -4,6 +4,7 @@
  * every problem is reported with the variable at fault.
  */
 import type { Issue, Result } from "@svcmon/core";
+import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@svcmon/notify";
 
 export interface ClickHouseSettings {
   url: string;
@@ -21,6 +22,16 @@ export interface CollectorSettings {
   regions: string[];
   /** Per run (one account and region); a run over it is recorded `failed`. */
   runTimeoutMs: number;
+}
+
+/** What the AWS collectors of a collector function need (docs/deploy.md, svcmon-CollectorRole). */
+export interface CollectorWiring {
+  /** Role the collectors assume in each monitored account. */
+  roleName: string;
+  /** External id of that role's trust policy. */
+  externalId: string;
+  /** The event queue (SQS URL) collectors publish resource events to. */
+  eventQueueUrl: string;
 }
 
 export interface StatusSettings {
@@ -90,6 +101,20 @@ export function collectorFromEnv(env: Env): Result<CollectorSettings> {
   return done(errors, { collector, regions: [...new Set(regions)], runTimeoutMs });
 }
 
+const ROLE_NAME = /^[\w+=,.@-]{1,64}$/;
+
+export function collectorWiringFromEnv(env: Env): Result<CollectorWiring> {
+  const errors: Issue[] = [];
+  const roleName = required(env, "COLLECTOR_ROLE_NAME", errors);
+  if (roleName !== "" && !ROLE_NAME.test(roleName))
+    errors.push({ path: "COLLECTOR_ROLE_NAME", message: "must be an IAM role name" });
+  const externalId = required(env, "COLLECTOR_EXTERNAL_ID", errors);
+  const eventQueueUrl = required(env, "EVENT_QUEUE_URL", errors);
+  if (eventQueueUrl !== "" && !/^https:\/\/\S+$/.test(eventQueueUrl))
+    errors.push({ path: "EVENT_QUEUE_URL", message: "must be an https:// SQS queue URL" });
+  return done(errors, { roleName, externalId, eventQueueUrl });
+}
+
 export function statusFromEnv(env: Env): Result<StatusSettings> {
   const errors: Issue[] = [];
   const token = required(env, "MONITOR_TOKEN", errors);
@@ -97,6 +122,39 @@ export function statusFromEnv(env: Env): Result<StatusSettings> {
     errors.push({ path: "MONITOR_TOKEN", message: `must be at least ${MIN_TOKEN_LENGTH} characters` });
   }
   return done(errors, { token });
+}
+
+/** Where the alerts function's channels config arrives (from the secret svcmon/alert-channels). */
+export const ALERT_CONFIG_JSON = "ALERT_CONFIG_JSON";
+
+export interface AlertsSettings {
+  /** ALERT_CONFIG_JSON's channels, then the ALERT_WEBHOOK_URL shortcut; may be empty. */
+  channels: ChannelConfig[];
+}
+
+/**
+ * The alert channels: ALERT_CONFIG_JSON (the text of a channels config `{"channels": [...]}`, as the
+ * ALERT_CONFIG file of npm start; `{"env": "NAME"}` references resolve against the environment), then
+ * ALERT_WEBHOOK_URL. Unset or blank: no channel from it. Problems name the variable and the field.
+ */
+export function alertsFromEnv(env: Env): Result<AlertsSettings> {
+  const text = env[ALERT_CONFIG_JSON]?.trim() ?? "";
+  let fromConfig: ChannelConfig[] = [];
+  if (text !== "") {
+    const parsed = parseChannelsConfig(text, env);
+    if (!parsed.ok) {
+      return {
+        ok: false,
+        errors: parsed.errors.map((e) => ({
+          path: e.path === "" ? ALERT_CONFIG_JSON : `${ALERT_CONFIG_JSON}.${e.path}`,
+          message: e.message,
+        })),
+      };
+    }
+    fromConfig = parsed.value.channels;
+  }
+  const channels = channelsFromEnv(env, fromConfig);
+  return channels.ok ? { ok: true, value: { channels: channels.value } } : channels;
 }
 
 /** The value, or an Error naming the component and every variable at fault (a cold start cannot go on). */

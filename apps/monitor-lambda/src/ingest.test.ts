@@ -1,14 +1,23 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
+  ClickHouseResourceEventSink,
+  type ClickHouseRunStore,
+  openChdbRunStore,
   openHttpRunStore,
   parseResourceEvent,
   RESOURCE_EVENT_KIND,
   type ResourceEvent,
   RunStoreUnavailable,
 } from "@svcmon/monitor";
-import { describe, expect, it } from "vitest";
-import { EVENT_INGEST_MODULE, eventIngest } from "./event-ingest.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventIngest } from "./event-ingest.ts";
 import { createIngestHandler } from "./ingest.ts";
 import { memoryLogger, sqsEvent, sqsRecord } from "./test-support.ts";
+
+// Recent: svc.resource_events keeps 30 days.
+const OBSERVED = Math.floor(Date.now() / 1000) * 1000 - 5 * 60_000;
 
 const event = (resource_id: string): ResourceEvent => ({
   kind: RESOURCE_EVENT_KIND,
@@ -17,40 +26,47 @@ const event = (resource_id: string): ResourceEvent => ({
   region: "eu-west-1",
   resource_type: "ec2_instance",
   resource_id,
-  observed_at: 1_738_324_800_000,
+  observed_at: OBSERVED,
   attributes: { instance_type: "t3.micro" },
 });
 
-/** The consumer's handler as a recording double: it keeps what it was handed, or refuses on demand. */
+/**
+ * The store as a recording double: all or nothing per call, like the real one; it refuses any call
+ * holding an event `refuse` names.
+ */
 function recording(refuse: (e: ResourceEvent) => Error | null = () => null) {
   const stored: ResourceEvent[] = [];
+  const calls: number[] = [];
   return {
     stored,
-    handle: async (e: ResourceEvent) => {
-      const error = refuse(e);
-      if (error !== null) throw error;
-      stored.push(e);
+    calls,
+    store: async (events: readonly ResourceEvent[]) => {
+      calls.push(events.length);
+      for (const e of events) {
+        const error = refuse(e);
+        if (error !== null) throw error;
+      }
+      stored.push(...events);
+      return { stored: events.length, duplicates: 0 };
     },
   };
 }
 
 describe("svcmon-ingest on SQS events", () => {
-  it("hands every valid event to the handler and reports only the messages it could not handle", async () => {
-    const sink = recording((e) => (e.resource_id === "i-refused" ? new Error("constraint violated") : null));
+  it("stores the valid events in one call and reports only the malformed messages", async () => {
+    const sink = recording();
     const log = memoryLogger();
-    const handler = createIngestHandler({ parse: parseResourceEvent, handle: sink.handle, log });
+    const handler = createIngestHandler({ parse: parseResourceEvent, store: sink.store, log });
     const res = await handler(
       sqsEvent(
         sqsRecord("m1", JSON.stringify(event("i-1"))),
         sqsRecord("m2", "not json", 3),
         sqsRecord("m3", JSON.stringify({ kind: RESOURCE_EVENT_KIND, collector: "config_ec2" })),
-        sqsRecord("m4", JSON.stringify(event("i-refused"))),
-        sqsRecord("m5", JSON.stringify(event("i-2"))),
+        sqsRecord("m4", JSON.stringify(event("i-2"))),
       ),
     );
-    expect(res).toEqual({
-      batchItemFailures: [{ itemIdentifier: "m2" }, { itemIdentifier: "m3" }, { itemIdentifier: "m4" }],
-    });
+    expect(res).toEqual({ batchItemFailures: [{ itemIdentifier: "m2" }, { itemIdentifier: "m3" }] });
+    expect(sink.calls).toEqual([2]);
     expect(sink.stored.map((e) => e.resource_id)).toEqual(["i-1", "i-2"]);
     const malformed = log.lines.find((l) => l.fields?.message_id === "m2");
     expect(malformed).toMatchObject({
@@ -62,15 +78,36 @@ describe("svcmon-ingest on SQS events", () => {
     );
     expect(log.lines.at(-1)).toMatchObject({
       message: "ingest batch done",
-      fields: { received: 5, handled: 2, refused: 3 },
+      fields: { received: 4, handled: 2, duplicates: 0, refused: 2 },
     });
   });
 
-  it("stops calling the handler once the database is unreachable, and returns the rest of the batch", async () => {
+  it("when the store refuses the batch, stores the events one by one and returns only those it refuses", async () => {
+    const sink = recording((e) => (e.resource_id === "i-refused" ? new Error("constraint violated") : null));
+    const log = memoryLogger();
+    const handler = createIngestHandler({ parse: parseResourceEvent, store: sink.store, log });
+    const res = await handler(
+      sqsEvent(
+        sqsRecord("m1", JSON.stringify(event("i-1"))),
+        sqsRecord("m2", "not json"),
+        sqsRecord("m3", JSON.stringify(event("i-refused"))),
+        sqsRecord("m4", JSON.stringify(event("i-2"))),
+      ),
+    );
+    expect(res).toEqual({ batchItemFailures: [{ itemIdentifier: "m2" }, { itemIdentifier: "m3" }] });
+    expect(sink.calls).toEqual([3, 1, 1, 1]);
+    expect(sink.stored.map((e) => e.resource_id)).toEqual(["i-1", "i-2"]);
+    expect(log.lines.find((l) => l.fields?.message_id === "m3")).toMatchObject({
+      message: "ingest: store refused an event; left for retry",
+      fields: { error: "constraint violated" },
+    });
+  });
+
+  it("returns the whole batch after one call when the database is unreachable", async () => {
     let calls = 0;
     const handler = createIngestHandler({
       parse: parseResourceEvent,
-      handle: async () => {
+      store: async () => {
         calls += 1;
         throw new RunStoreUnavailable("analytics database unavailable during insert: ECONNREFUSED");
       },
@@ -83,22 +120,91 @@ describe("svcmon-ingest on SQS events", () => {
     expect(calls).toBe(1);
   });
 
-  it("answers an empty batch with no failures", async () => {
+  it("stops trying events one by one once the database becomes unreachable", async () => {
+    let calls = 0;
     const handler = createIngestHandler({
       parse: parseResourceEvent,
-      handle: recording().handle,
+      store: async () => {
+        calls += 1;
+        throw calls === 1
+          ? new Error("one event refused")
+          : new RunStoreUnavailable("analytics database did not answer (timeout)");
+      },
+      log: memoryLogger(),
+    });
+    const res = await handler(
+      sqsEvent(...["a", "b", "c"].map((id) => sqsRecord(id, JSON.stringify(event(`i-${id}`))))),
+    );
+    expect(res.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(["a", "b", "c"]);
+    expect(calls).toBe(2);
+  });
+
+  it("answers an empty batch with no failures, without calling the store", async () => {
+    const sink = recording();
+    const handler = createIngestHandler({
+      parse: parseResourceEvent,
+      store: sink.store,
       log: memoryLogger(),
     });
     expect(await handler(sqsEvent())).toEqual({ batchItemFailures: [] });
+    expect(sink.calls).toEqual([]);
   });
 });
 
-describe("the deployed event handling", () => {
-  it("parses the collectors' ResourceEvent and refuses to store it until the store handler is wired", async () => {
-    // A store over HTTP that is never called (nothing connects until a query).
-    const { parse, handle } = eventIngest(openHttpRunStore({ url: "http://127.0.0.1:9" }));
-    const parsed = parse(JSON.stringify(event("i-9")));
-    expect(parsed).toEqual({ ok: true, value: event("i-9") });
-    await expect(handle(event("i-9"))).rejects.toThrow(EVENT_INGEST_MODULE);
+describe("the deployed event handling: svc.resource_events on the embedded chDB store", () => {
+  const dir = mkdtempSync(join(tmpdir(), "monitor-lambda-ingest-"));
+  let store: ClickHouseRunStore;
+
+  beforeAll(async () => {
+    store = openChdbRunStore(join(dir, "chdb"));
+    await store.migrate();
+  });
+  afterAll(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("stores a batch's events, and acknowledges a redelivered batch without storing it again", async () => {
+    const sink = ClickHouseResourceEventSink.fromStore(store);
+    const log = memoryLogger();
+    const handler = createIngestHandler({ ...eventIngest(sink), log });
+    const batch = sqsEvent(
+      sqsRecord("m1", JSON.stringify(event("i-1"))),
+      sqsRecord(
+        "m2",
+        JSON.stringify({ ...event("i-2"), arn: "arn:aws:ec2:eu-west-1:111111111111:instance/i-2" }),
+      ),
+      sqsRecord("m3", "{"),
+    );
+    expect(await handler(batch)).toEqual({ batchItemFailures: [{ itemIdentifier: "m3" }] });
+    // The same messages again, as SQS delivers them after a lost acknowledgement.
+    expect(await handler(batch)).toEqual({ batchItemFailures: [{ itemIdentifier: "m3" }] });
+    expect(log.lines.filter((l) => l.message === "ingest batch done").map((l) => l.fields)).toEqual([
+      { received: 3, handled: 2, duplicates: 0, refused: 1 },
+      { received: 3, handled: 2, duplicates: 2, refused: 1 },
+    ]);
+    const stored = await sink.list();
+    expect(stored.map((e) => e.resource_id)).toEqual(["i-1", "i-2"]);
+    const rs = await store.client.query({
+      query: "SELECT count() AS n FROM svc.resource_events",
+      format: "JSONEachRow",
+    });
+    expect((await rs.json<{ n: unknown }>()).map((r) => Number(r.n))).toEqual([2]);
+  });
+
+  it("leaves every message on the queue when ClickHouse cannot be reached", async () => {
+    const unreachable = openHttpRunStore({ url: "http://127.0.0.1:9", timeoutMs: 2000 });
+    try {
+      const handler = createIngestHandler({
+        ...eventIngest(ClickHouseResourceEventSink.fromStore(unreachable)),
+        log: memoryLogger(),
+      });
+      const res = await handler(
+        sqsEvent(sqsRecord("a", JSON.stringify(event("i-a"))), sqsRecord("b", JSON.stringify(event("i-b")))),
+      );
+      expect(res.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(["a", "b"]);
+    } finally {
+      await unreachable.close();
+    }
   });
 });

@@ -1,65 +1,115 @@
 /**
  * `svcmon-ingest`: the consumer of the collectors' event queue on Lambda. The SQS event source
- * mapping delivers a batch; each message is parsed and handed to the consumer's handler, which
- * writes it to the analytics database. The answer lists the messages that were not handled
- * (ReportBatchItemFailures): SQS keeps only those, makes them visible again after the visibility
- * timeout and, after the redrive policy's maxReceiveCount, moves them to the dead-letter queue,
- * the same path the embedded IngestConsumer takes.
+ * mapping delivers a batch; the valid events are stored in one write (svc.resource_events), and the
+ * answer lists the messages that were not stored (ReportBatchItemFailures): SQS keeps only those,
+ * makes them visible again after the visibility timeout and, after the redrive policy's
+ * maxReceiveCount, moves them to the dead-letter queue, the same path the embedded IngestConsumer
+ * takes. The store skips events it already holds, so a message delivered again is harmless.
  */
 import type { Result } from "@svcmon/core";
-import { RunStoreUnavailable } from "@svcmon/monitor";
+import { ClickHouseResourceEventSink, RunStoreUnavailable } from "@svcmon/monitor";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { clickHouseFromEnv, orThrow } from "./config.ts";
 import { eventIngest } from "./event-ingest.ts";
 import { jsonLogger, type Logger } from "./log.ts";
 import { once, openStore } from "./store.ts";
 
+export interface StoreOutcome {
+  stored: number;
+  /** Already stored (a redelivery): nothing written. */
+  duplicates: number;
+}
+
 export interface IngestDeps<E> {
   /** A message body to an event; invalid bodies are refused with every problem. */
   parse: (body: string) => Result<E>;
-  /** Stores one event; rejecting leaves the message on the queue. */
-  handle: (event: E) => Promise<void>;
+  /** Stores events, all or nothing; rejecting leaves their messages on the queue. */
+  store: (events: readonly E[]) => Promise<StoreOutcome>;
   log: Logger;
 }
 
 export type IngestHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
 
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The batch handler. The valid events go to the store in one call; when the store refuses that call
+ * for a reason other than an unreachable database (one event it will not take), each event is tried
+ * on its own, so only the events at fault stay on the queue. Once the database is unreachable the rest
+ * of the batch is returned at once: each try would wait out the same timeout.
+ */
 export function createIngestHandler<E>(deps: IngestDeps<E>): IngestHandler {
   const { log } = deps;
   return async (event) => {
     const failures: { itemIdentifier: string }[] = [];
-    let unavailable: string | null = null;
-    let handled = 0;
+    const valid: { messageId: string; where: Record<string, unknown>; event: E }[] = [];
     for (const record of event.Records) {
       const where = {
         message_id: record.messageId,
         receive_count: Number(record.attributes?.ApproximateReceiveCount ?? 0),
       };
-      // Once the database is unreachable the rest of the batch would wait out the same timeout.
-      if (unavailable !== null) {
-        failures.push({ itemIdentifier: record.messageId });
-        continue;
-      }
       const parsed = deps.parse(record.body);
-      if (!parsed.ok) {
-        log.warn("ingest: malformed event left for retry (dead-letter queue after max receives)", {
-          ...where,
-          errors: parsed.errors.map((e) => `${e.path || "(body)"}: ${e.message}`),
-        });
-        failures.push({ itemIdentifier: record.messageId });
+      if (parsed.ok) {
+        valid.push({ messageId: record.messageId, where, event: parsed.value });
         continue;
       }
+      log.warn("ingest: malformed event left for retry (dead-letter queue after max receives)", {
+        ...where,
+        errors: parsed.errors.map((e) => `${e.path || "(body)"}: ${e.message}`),
+      });
+      failures.push({ itemIdentifier: record.messageId });
+    }
+
+    let handled = 0;
+    let duplicates = 0;
+    const count = (o: StoreOutcome, n: number) => {
+      handled += n;
+      duplicates += o.duplicates;
+    };
+    if (valid.length > 0) {
       try {
-        await deps.handle(parsed.value);
-        handled += 1;
+        count(await deps.store(valid.map((v) => v.event)), valid.length);
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        if (error instanceof RunStoreUnavailable) unavailable = message;
-        log.warn("ingest: handler refused an event; left for retry", { ...where, error: message });
-        failures.push({ itemIdentifier: record.messageId });
+        if (error instanceof RunStoreUnavailable) {
+          log.warn("ingest: analytics database unavailable; batch left for retry", {
+            events: valid.length,
+            error: error.message,
+          });
+          for (const v of valid) failures.push({ itemIdentifier: v.messageId });
+        } else {
+          log.warn("ingest: batch refused; storing its events one by one", {
+            events: valid.length,
+            error: messageOf(error),
+          });
+          let unavailable = false;
+          for (const v of valid) {
+            if (unavailable) {
+              failures.push({ itemIdentifier: v.messageId });
+              continue;
+            }
+            try {
+              count(await deps.store([v.event]), 1);
+            } catch (one) {
+              unavailable = one instanceof RunStoreUnavailable;
+              log.warn("ingest: store refused an event; left for retry", {
+                ...v.where,
+                error: messageOf(one),
+              });
+              failures.push({ itemIdentifier: v.messageId });
+            }
+          }
+        }
       }
     }
-    log.info("ingest batch done", { received: event.Records.length, handled, refused: failures.length });
+    log.info("ingest batch done", {
+      received: event.Records.length,
+      handled,
+      duplicates,
+      refused: failures.length,
+    });
+    // In the batch's order, as the log lines above.
+    const order = new Map(event.Records.map((r, i) => [r.messageId, i]));
+    failures.sort((a, b) => (order.get(a.itemIdentifier) ?? 0) - (order.get(b.itemIdentifier) ?? 0));
     return { batchItemFailures: failures };
   };
 }
@@ -67,7 +117,10 @@ export function createIngestHandler<E>(deps: IngestDeps<E>): IngestHandler {
 const deployed = once(async (): Promise<IngestHandler> => {
   const store = openStore(orThrow("svcmon-ingest", clickHouseFromEnv(process.env)));
   await store.migrate();
-  return createIngestHandler({ ...eventIngest(store), log: jsonLogger("svcmon-ingest") });
+  return createIngestHandler({
+    ...eventIngest(ClickHouseResourceEventSink.fromStore(store)),
+    log: jsonLogger("svcmon-ingest"),
+  });
 });
 
 /** The Lambda entry point (SQS event source mapping with ReportBatchItemFailures). */

@@ -1,10 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SQSClient } from "@aws-sdk/client-sqs";
 import { DEFAULT_COLLECTORS } from "@svcmon/core";
 import { type ClickHouseRunStore, openChdbRunStore } from "@svcmon/monitor";
 import type { APIGatewayProxyResult } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DOUBLE_REGION, SqsDouble } from "../../../packages/monitor/src/queues/test-support/sqs-double.ts";
+import { queueHealthFromEnv, sqsQueueHealth } from "./queues.ts";
 import { createStatusHandler } from "./status.ts";
 import { functionUrlEvent, memoryLogger } from "./test-support.ts";
 
@@ -31,7 +34,7 @@ afterAll(async () => {
 async function call(
   method: string,
   path: string,
-  opts: { token?: string; body?: unknown } = {},
+  opts: { token?: string; body?: unknown; via?: typeof handler } = {},
 ): Promise<{ status: number; json: Record<string, unknown> }> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
@@ -39,7 +42,7 @@ async function call(
     headers,
     ...(opts.body === undefined ? {} : { body: JSON.stringify(opts.body) }),
   });
-  const res = (await handler(event as never, {} as never)) as APIGatewayProxyResult;
+  const res = (await (opts.via ?? handler)(event as never, {} as never)) as APIGatewayProxyResult;
   return { status: res.statusCode, json: JSON.parse(res.body) as Record<string, unknown> };
 }
 
@@ -86,5 +89,56 @@ describe("svcmon-status through a Lambda function URL, on the embedded chDB stor
     });
     expect(json.alerts).toEqual([]);
     expect(json.analytics_db).toHaveProperty("disk_used_gb");
+  });
+});
+
+describe("svcmon-status queue health from SQS (against a local double of SQS)", () => {
+  let sqs: SqsDouble;
+  let client: SQSClient;
+  beforeAll(async () => {
+    sqs = await SqsDouble.start();
+    client = new SQSClient({
+      region: DOUBLE_REGION,
+      endpoint: sqs.endpoint,
+      maxAttempts: 1,
+      credentials: { accessKeyId: "AKIDLOCALDOUBLE", secretAccessKey: "local-double-secret" },
+    });
+  });
+  afterAll(async () => {
+    client.destroy();
+    await sqs.close();
+  });
+
+  it("reports the event queue and its dead-letter queue in the status body", async () => {
+    sqs.addQueue({ name: "svcmon-events-dlq", visible: 2, inFlight: 1 });
+    const url = sqs.addQueue({
+      name: "svcmon-events",
+      visible: 7,
+      inFlight: 3,
+      redrivePolicy: { deadLetterTargetArn: sqs.arn("svcmon-events-dlq"), maxReceiveCount: 5 },
+    });
+    const queues = sqsQueueHealth([url], client);
+    const via = createStatusHandler({ store, token: TOKEN, log: memoryLogger(), now: () => NOW, queues });
+    const { status, json } = await call("GET", "/api/system/status", { token: TOKEN, via });
+    expect(status).toBe(200);
+    expect(json.queues).toEqual([
+      expect.objectContaining({
+        name: "svcmon-events",
+        depth: 7,
+        in_flight: 3,
+        dead_letter_queue: "svcmon-events-dlq",
+        dead_letter_depth: 3,
+        status: "dead_letters",
+        source: "sqs",
+        error: null,
+      }),
+    ]);
+  });
+
+  it("reads MONITOR_SQS_QUEUE_URLS: none set, none read; a bad URL stops the cold start naming the variable", () => {
+    expect(queueHealthFromEnv("svcmon-status", {})).toBeUndefined();
+    expect(() => queueHealthFromEnv("svcmon-status", { MONITOR_SQS_QUEUE_URLS: "not-a-url" })).toThrow(
+      /^svcmon-status: MONITOR_SQS_QUEUE_URLS/,
+    );
   });
 });

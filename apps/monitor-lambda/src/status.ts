@@ -1,6 +1,7 @@
 /**
  * `svcmon-status`: the monitor's HTTP app (status, freshness, accounts, ingest over HTTP, the
- * `/system` page) behind a Lambda function URL, on ClickHouse over HTTP. See docs/deploy.md.
+ * `/system` page) behind a Lambda function URL, on ClickHouse over HTTP, with the health of the event
+ * queue and its dead-letter queue from SQS (MONITOR_SQS_QUEUE_URLS). See docs/deploy.md.
  */
 import {
   ClickHouseAlertStateStore,
@@ -12,6 +13,7 @@ import type { Hono } from "hono";
 import { handle } from "hono/aws-lambda";
 import { clickHouseFromEnv, orThrow, statusFromEnv } from "./config.ts";
 import { jsonLogger, type Logger } from "./log.ts";
+import { queueHealthFromEnv } from "./queues.ts";
 import { once, openStore } from "./store.ts";
 
 export interface StatusDeps {
@@ -42,9 +44,16 @@ type Handler = ReturnType<typeof createStatusHandler>;
 
 const deployed = once(async (): Promise<Handler> => {
   const { token } = orThrow("svcmon-status", statusFromEnv(process.env));
+  const queues = queueHealthFromEnv("svcmon-status", process.env);
   const store = openStore(orThrow("svcmon-status", clickHouseFromEnv(process.env)));
   await store.migrate();
-  return createStatusHandler({ store, token, log: jsonLogger("svcmon-status"), now: Date.now });
+  return createStatusHandler({
+    store,
+    token,
+    log: jsonLogger("svcmon-status"),
+    now: Date.now,
+    ...(queues === undefined ? {} : { queues }),
+  });
 });
 
 /** The Lambda entry point: built on the first invocation (migrations applied), then reused. */

@@ -302,4 +302,31 @@ ENGINE = ReplacingMergeTree(ingested_at)
 ORDER BY (billing_period, payer_account_id)`,
     ],
   },
+  {
+    version: 9,
+    name: "create_resource_events",
+    statements: [
+      // The ingest consumer's log of the collectors' events (docs/monitor-tables.md). Queues deliver at
+      // least once: the key ends with the event's content id, so a duplicate that got past the
+      // consumer's check collapses on merge (reads use FINAL). Partitioned by the observation, which
+      // duplicates share, so they always meet in one partition.
+      `CREATE TABLE IF NOT EXISTS svc.resource_events
+(
+    event_id String,
+    kind LowCardinality(String),
+    collector LowCardinality(String),
+    account_id String,
+    region LowCardinality(String),
+    resource_type LowCardinality(String),
+    resource_id String,
+    observed_at DateTime64(3, 'UTC'),
+    attributes String DEFAULT '{}',
+    received_at DateTime64(3, 'UTC')
+)
+ENGINE = ReplacingMergeTree
+PARTITION BY toYYYYMM(observed_at)
+ORDER BY (account_id, region, resource_type, resource_id, observed_at, event_id)
+TTL toDateTime(received_at) + INTERVAL 30 DAY`,
+    ],
+  },
 ];

@@ -2,6 +2,7 @@
 // and the search API (docs/search.md). Every failure is one line naming the API and what to do.
 import { type Issue, isPlainObject, type RelevanceTriggerConfig } from "@relevance/core";
 import { UserError } from "../io.ts";
+import type { AdminAuth } from "./admin-auth.ts";
 
 const TIMEOUT_MS = 15_000;
 
@@ -44,14 +45,17 @@ export interface ConfigState {
 
 export type PutOutcome = { ok: true; version: number; warnings: string[] } | { ok: false; conflict: string };
 
-/** `{env}-AdminInternalApi`: GET and PUT of `relevance-trigger-config`, with `Authorization: Bearer`. */
+/**
+ * `{env}-AdminInternalApi`: GET and PUT of `relevance-trigger-config`, authenticated by `auth` (SigV4
+ * and `X-Admin-Token` behind the cloud environments' IAM-authorized gateway, the bearer token locally).
+ */
 export class AdminApi {
   private readonly baseUrl: string;
-  private readonly token: string;
+  private readonly auth: AdminAuth;
 
-  constructor(baseUrl: string, token: string) {
+  constructor(baseUrl: string, auth: AdminAuth) {
     this.baseUrl = baseUrl;
-    this.token = token;
+    this.auth = auth;
   }
 
   private url(account: string, index: string): string {
@@ -59,6 +63,14 @@ export class AdminApi {
   }
 
   private fail(status: number, body: unknown, account: string, index: string): never {
+    if (status === 403 && this.auth.kind === "sigv4") {
+      // API Gateway's own refusal (`{"message": …}`), before the function runs.
+      const why = isPlainObject(body) && typeof body.message === "string" ? body.message : errorLine(body);
+      throw new UserError(
+        `the API gateway refused the signed request (403: ${why}): the AWS identity needs execute-api:Invoke ` +
+          "on the stack's AdminApiInvokeArn, and awsRegion in the environments file must be the API's region",
+      );
+    }
     if (status === 401 || status === 403)
       throw new UserError(`the admin API refused ADMIN_TOKEN (${status}): set the token of this environment`);
     if (status === 404) throw new UserError(`${account}/${index}: ${errorLine(body)} (admin API, 404)`);
@@ -66,8 +78,9 @@ export class AdminApi {
   }
 
   async get(account: string, index: string): Promise<ConfigState> {
-    const res = await request("admin API", this.url(account, index), {
-      headers: { authorization: `Bearer ${this.token}` },
+    const url = this.url(account, index);
+    const res = await request("admin API", url, {
+      headers: await this.auth.headers({ method: "GET", url, headers: {} }),
     });
     const body = await readBody(res);
     if (res.status !== 200 || !isPlainObject(body) || typeof body.version !== "number")
@@ -88,21 +101,20 @@ export class AdminApi {
     config: RelevanceTriggerConfig | null,
     version: number,
   ): Promise<PutOutcome> {
-    const res = await request("admin API", this.url(account, index), {
+    const url = this.url(account, index);
+    const body = JSON.stringify({ relevanceTriggerConfig: config });
+    const headers = { "content-type": "application/json", "if-match": `"${version}"` };
+    const res = await request("admin API", url, {
       method: "PUT",
-      headers: {
-        authorization: `Bearer ${this.token}`,
-        "content-type": "application/json",
-        "if-match": `"${version}"`,
-      },
-      body: JSON.stringify({ relevanceTriggerConfig: config }),
+      headers: await this.auth.headers({ method: "PUT", url, headers, body }),
+      body,
     });
-    const body = await readBody(res);
-    if (res.status === 409) return { ok: false, conflict: errorLine(body) };
-    if (res.status !== 200 || !isPlainObject(body) || typeof body.version !== "number")
-      this.fail(res.status, body, account, index);
-    const warnings = Array.isArray(body.warnings) ? body.warnings.map(String) : [];
-    return { ok: true, version: body.version, warnings };
+    const answer = await readBody(res);
+    if (res.status === 409) return { ok: false, conflict: errorLine(answer) };
+    if (res.status !== 200 || !isPlainObject(answer) || typeof answer.version !== "number")
+      this.fail(res.status, answer, account, index);
+    const warnings = Array.isArray(answer.warnings) ? answer.warnings.map(String) : [];
+    return { ok: true, version: answer.version, warnings };
   }
 }
 

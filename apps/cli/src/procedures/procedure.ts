@@ -13,6 +13,7 @@ import {
   validateEnvironments,
 } from "../environments.ts";
 import { type Io, UserError } from "../io.ts";
+import { adminAuthFor } from "./admin-auth.ts";
 import { AdminApi } from "./http.ts";
 import { Report } from "./report.ts";
 
@@ -107,7 +108,7 @@ export async function runProcedure<P>(
     io,
     report,
     now,
-    admin: () => new AdminApi(env.adminBaseUrl, adminToken ?? ""),
+    admin: () => new AdminApi(env.adminBaseUrl, adminAuthFor(env.adminSigning, adminToken ?? "")),
     defaultTimeoutS: env.name === "local" ? 10 : 90,
   };
   const frame = { command: procedure.name, env: envName as EnvironmentName };

@@ -1,3 +1,4 @@
+export * from "./clickhouse-resource-event-sink.ts";
 export * from "./dead-letter-alerts.ts";
 export * from "./event-queue.ts";
 export * from "./ingest-consumer.ts";
@@ -17,5 +18,6 @@ export {
   unreadableQueue,
 } from "./queue-health.ts";
 export * from "./resource-event.ts";
+export * from "./resource-event-store.ts";
 export * from "./sqlite-queue.ts";
 export * from "./sqs.ts";

@@ -1,0 +1,147 @@
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { ClickHouseAlertStateStore, type ClickHouseRunStore, openChdbRunStore } from "@svcmon/monitor";
+import { firingAlerts } from "@svcmon/monitor/api";
+import { webhookChannel } from "@svcmon/notify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DOUBLE_REGION, SqsDouble } from "../../../packages/monitor/src/queues/test-support/sqs-double.ts";
+import {
+  type HttpReceiverDouble,
+  startHttpReceiverDouble,
+} from "../../../packages/notify/src/test-doubles.ts";
+import { createAlertsHandler } from "./alerts.ts";
+import { sqsQueueHealth } from "./queues.ts";
+import { memoryLogger } from "./test-support.ts";
+
+// Real chDB on this file's temp folder, a real webhook channel posting to a local HTTP receiver, queue
+// health read through the AWS SDK from a local double of SQS. The tests run in order on one database,
+// as consecutive invocations of the function would.
+const MIN = 60_000;
+const NOW = Math.floor(Date.now() / MIN) * MIN;
+const dir = mkdtempSync(join(tmpdir(), "monitor-lambda-alerts-"));
+let store: ClickHouseRunStore;
+let receiver: HttpReceiverDouble;
+let sqs: SqsDouble;
+let client: SQSClient;
+let queueUrl: string;
+
+function setQueues(deadLetters: number): void {
+  sqs.addQueue({ name: "svcmon-events-dlq", visible: deadLetters, inFlight: 0 });
+  queueUrl = sqs.addQueue({
+    name: "svcmon-events",
+    visible: 0,
+    inFlight: 0,
+    redrivePolicy: { deadLetterTargetArn: sqs.arn("svcmon-events-dlq"), maxReceiveCount: 5 },
+  });
+}
+
+async function run(collector: string, at: number): Promise<void> {
+  await store.insertRuns([
+    {
+      run_id: randomUUID(),
+      collector,
+      cloud_account_id: "111111111111",
+      cloud_region: "eu-west-1",
+      started_at: at - 2000,
+      completed_at: at,
+      status: "succeeded",
+      events_produced: 1,
+      rows_inserted: 1,
+      error: "",
+      duration_ms: 2000,
+    },
+  ]);
+}
+
+beforeAll(async () => {
+  store = openChdbRunStore(join(dir, "chdb"), { timeoutMs: 10_000 });
+  await store.migrate();
+  receiver = await startHttpReceiverDouble();
+  sqs = await SqsDouble.start();
+  client = new SQSClient({
+    region: DOUBLE_REGION,
+    endpoint: sqs.endpoint,
+    maxAttempts: 1,
+    credentials: { accessKeyId: "AKIDLOCALDOUBLE", secretAccessKey: "local-double-secret" },
+  });
+  await store.upsertAccount({
+    account_id: "111111111111",
+    account_name: "prod",
+    svc_status: "active",
+    updated_at: NOW - 60 * MIN,
+  });
+  for (const c of ["config_ec2", "config_ebs", "hierarchy_builder"]) await run(c, NOW - 5 * MIN);
+  // config_network last succeeded three hours ago: past its 60-minute freshness threshold.
+  await run("config_network", NOW - 180 * MIN);
+  setQueues(2);
+});
+
+afterAll(async () => {
+  client.destroy();
+  await sqs.close();
+  await receiver.close();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A new execution environment: a handler built from scratch on the same database. */
+const invocation = (channels = [webhookChannel({ url: receiver.url("/hook") })], now = NOW) =>
+  createAlertsHandler({
+    store,
+    channels,
+    log: memoryLogger(),
+    now: () => now,
+    queues: sqsQueueHealth([queueUrl], client),
+  });
+
+// biome-ignore lint/suspicious/noExplicitAny: webhook bodies are read loosely
+const notified = (): any[] => receiver.received.map((r) => r.body);
+
+describe("svcmon-alerts: one AlertEngine tick per invocation, state in ClickHouse", () => {
+  it("notifies a stale collector and the non-empty dead-letter queue, and stores the state and every attempt", async () => {
+    const summary = await invocation()();
+    expect(summary.failed).toBe(0);
+    expect(summary.delivered).toBeGreaterThanOrEqual(2);
+    const firing = notified().filter((b) => b.kind === "firing");
+    expect(firing).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ rule: "collector_stale", subject: "config_network", source: "monitor" }),
+        expect.objectContaining({ rule: "dead_letter_queue", subject: "svcmon-events-dlq" }),
+      ]),
+    );
+    const stored = firingAlerts(await ClickHouseAlertStateStore.fromStore(store).load());
+    expect(stored.map((a) => `${a.rule}:${a.subject}`)).toEqual(
+      expect.arrayContaining(["collector_stale:config_network", "dead_letter_queue:svcmon-events-dlq"]),
+    );
+    const rs = await store.client.query({
+      query: "SELECT count() AS n, countIf(ok) AS ok FROM svc.notification_attempts",
+      format: "JSONEachRow",
+    });
+    const [attempts] = await rs.json<{ n: unknown; ok: unknown }>();
+    expect(Number(attempts?.n)).toBe(summary.delivered);
+    expect(Number(attempts?.ok)).toBe(summary.delivered);
+  });
+
+  it("the next invocation, in a new execution environment, does not notify again", async () => {
+    const before = receiver.received.length;
+    expect(await invocation(undefined, NOW + MIN)()).toEqual({ flips: 0, delivered: 0, failed: 0 });
+    expect(receiver.received.length).toBe(before);
+  });
+
+  it("without a channel the resolutions are stored, nothing is sent, and the tick says what was not delivered", async () => {
+    await run("config_network", NOW + MIN);
+    setQueues(0);
+    const before = receiver.received.length;
+    const summary = await invocation([], NOW + 2 * MIN)();
+    expect(summary.flips).toBeGreaterThanOrEqual(2);
+    expect(summary.delivered).toBe(0);
+    expect(summary.failed).toBeGreaterThan(0);
+    expect(receiver.received.length).toBe(before);
+    const stored = firingAlerts(await ClickHouseAlertStateStore.fromStore(store).load());
+    expect(stored.map((a) => a.subject)).not.toContain("config_network");
+    expect(stored.map((a) => a.subject)).not.toContain("svcmon-events-dlq");
+  });
+});
