@@ -9,7 +9,6 @@ import {
   ClickHouseCollectorRegistry,
   type ClickHouseRunStore,
   type Collector,
-  hierarchyRulesFromEnv,
   type RegionSource,
   type RunOutcome,
   type RunStore,
@@ -24,6 +23,7 @@ import {
   collectorWiringFromEnv,
   orThrow,
 } from "./config.ts";
+import { hierarchyRulesFromLambdaEnv } from "./hierarchy-rules-env.ts";
 import { jsonLogger, type Logger } from "./log.ts";
 import { once, openStore } from "./store.ts";
 
@@ -100,6 +100,8 @@ const deployed = once(async () => {
   const env = process.env;
   const settings = orThrow("svcmon-collector", collectorFromEnv(env));
   const wiring = orThrow("svcmon-collector", collectorWiringFromEnv(env));
+  // hierarchy_builder's rules: HIERARCHY_RULES_JSON (set by the stack), else the built-in ones.
+  const hierarchyRules = orThrow("svcmon-collector", hierarchyRulesFromLambdaEnv(env));
   const store: ClickHouseRunStore = openStore(orThrow("svcmon-collector", clickHouseFromEnv(env)));
   await store.migrate();
   const log = jsonLogger(`svcmon-collector-${settings.collector}`);
@@ -107,7 +109,7 @@ const deployed = once(async () => {
     store,
     wiring,
     regions: settings.regions,
-    hierarchyRules: await hierarchyRulesFromEnv(env),
+    hierarchyRules,
     ...awsClients(),
     log: ({ level, msg, ...fields }) => {
       if (level !== "debug") log[level](msg, fields);

@@ -270,7 +270,7 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
     // Read beside the database queries, under its own deadline: a slow queue never makes this a 503.
     const queues = queuesForStatus(deps.queues, readMs);
     const ownCost = ownCostForStatus(deps.ownCost, now, readMs);
-    const body = await within(readMs, "the status queries", async () => {
+    const read = within(readMs, "the status queries", async () => {
       const specs = await registry.list();
       const since = now - streakWindowMs(specs);
       const [latest, successes, streaks, accounts, scans] = await Promise.all([
@@ -301,6 +301,26 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
         alerts,
       };
     });
+    let body: Awaited<typeof read>;
+    try {
+      body = await read;
+    } catch (err) {
+      const unavailable =
+        err instanceof RunStoreUnavailable || (err instanceof ApiError && err.status === 503);
+      if (!unavailable) throw err;
+      // The parts that do not live in the database (queues) still answer; the database is marked.
+      const message = err instanceof Error ? err.message : String(err);
+      log.warn("analytics database unavailable", { path: c.req.path, error: message });
+      return c.json(
+        {
+          error: { code: "analytics_db_unavailable", message },
+          analytics_db: { status: "unreachable", error: message },
+          generated_at: iso(now),
+          ...(await queues),
+        },
+        503,
+      );
+    }
     return c.json({ ...body, ...(await queues), ...(await ownCost) });
   };
   app.get("/api/system/status", status);

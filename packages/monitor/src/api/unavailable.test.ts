@@ -1,6 +1,11 @@
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ClickHouseRunStore, openHttpRunStore } from "../clickhouse-run-store.ts";
+import { queueHealthReader } from "../queues/queue-health.ts";
+import { SqliteQueue } from "../queues/sqlite-queue.ts";
 import { type RunStore, RunStoreQueryError, RunStoreValidationError } from "../run-store.ts";
 import { call, hangingStore, MIN, makeApp, memoryLog, openTempStore, runAt } from "./test-support.ts";
 
@@ -30,6 +35,14 @@ async function closedPort(): Promise<number> {
 }
 
 const UNAVAILABLE = { error: { code: "analytics_db_unavailable", message: expect.any(String) } };
+/** The status routes' 503 also carries what does not live in the database (queues), DB marked. */
+const STATUS_UNAVAILABLE = {
+  ...UNAVAILABLE,
+  analytics_db: { status: "unreachable", error: expect.any(String) },
+  generated_at: expect.any(String),
+  queues: [],
+};
+const unavailableBody = (path: string) => (path.endsWith("/status") ? STATUS_UNAVAILABLE : UNAVAILABLE);
 
 describe("analytics database unreachable or slow", () => {
   it("a closed port: 503 analytics_db_unavailable within the bound; /healthz stays 200", async () => {
@@ -45,7 +58,7 @@ describe("analytics database unreachable or slow", () => {
         const t0 = Date.now();
         const r = await call(app, "GET", path);
         expect(Date.now() - t0).toBeLessThan(2000 + 500);
-        expect(r).toEqual({ status: 503, body: UNAVAILABLE });
+        expect(r).toEqual({ status: 503, body: unavailableBody(path) });
       }
       const post = await call(app, "POST", "/api/system/runs", { body: runAt(NOW) });
       expect(post).toEqual({ status: 503, body: UNAVAILABLE });
@@ -69,12 +82,43 @@ describe("analytics database unreachable or slow", () => {
       const t0 = Date.now();
       const r = await call(app, method, path, body === undefined ? {} : { body });
       const took = Date.now() - t0;
-      expect(r).toEqual({ status: 503, body: UNAVAILABLE });
+      expect(r).toEqual({ status: 503, body: unavailableBody(path) });
       expect(took).toBeGreaterThanOrEqual(250);
       expect(took).toBeLessThan(300 + 500);
     }
     slow.hang = false;
     expect((await call(app, "GET", "/api/system/status")).status).toBe(200);
+  });
+
+  it("status during an outage still reports the queues (a real embedded queue), the database marked unreachable", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svcmon-unavail-queue-"));
+    const q = SqliteQueue.open(join(dir, "events.sqlite"), {
+      name: "events",
+      deadLetter: { name: "events-dlq", maxReceives: 1 },
+    });
+    try {
+      await q.send(["a", "b"]);
+      const slow = hangingStore(store);
+      const app = makeApp({
+        store: slow,
+        now: () => NOW,
+        statusTimeoutMs: 300,
+        queues: queueHealthReader(q),
+      });
+      const r = await call(app, "GET", "/api/system/status");
+      expect(r.status).toBe(503);
+      expect(r.body).toMatchObject({
+        error: { code: "analytics_db_unavailable" },
+        analytics_db: { status: "unreachable" },
+        queues: [
+          { name: "events", depth: 2, dead_letter_queue: "events-dlq", dead_letter_depth: 0, status: "ok" },
+        ],
+      });
+      expect(r.body).not.toHaveProperty("collectors");
+    } finally {
+      q.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("the default bound is 2000 ms", async () => {

@@ -189,6 +189,13 @@ function renderDb(st) {
   ]));
 }
 
+function renderDbDown(message) {
+  const box = document.getElementById("db");
+  const old = document.getElementById("db-down");
+  if (old) old.remove();
+  box.prepend(h("p", { class: "err", id: "db-down" }, h("span", { class: "badge red" }, "Unreachable"), " " + message + (last ? " (figures below are from " + lastAt.toLocaleTimeString() + ")" : "")));
+}
+
 function renderGeneric(list, fields) {
   return h("ul", {}, list.map((item) => h("li", {}, typeof item === "object" && item !== null
     ? fields.filter((f) => item[f] !== undefined && item[f] !== null).map((f) => f + ": " + item[f]).join(" · ") || JSON.stringify(item)
@@ -298,7 +305,7 @@ async function getJson(path) {
   const r = await fetch(path, { credentials: "same-origin", headers: { accept: "application/json" }, cache: "no-store" });
   if (r.status === 401) { location.assign("/system/login"); throw new Error("signed out"); }
   let body = null; try { body = await r.json(); } catch (e) {}
-  if (!r.ok) { const e = new Error((body && body.error && body.error.message) || ("HTTP " + r.status)); e.status = r.status; e.code = body && body.error && body.error.code; throw e; }
+  if (!r.ok) { const e = new Error((body && body.error && body.error.message) || ("HTTP " + r.status)); e.status = r.status; e.code = body && body.error && body.error.code; e.body = body; throw e; }
   return body;
 }
 
@@ -316,6 +323,10 @@ async function refresh() {
   if (last) {
     renderCollectors(last, lastFailures); renderAccounts(last); renderDb(last); renderQueues(last); renderAlerts(last); renderOwnCost(last);
   }
+  // A 503 still carries what does not live in the database: fresh queue health, the database marked.
+  const partial = st.status === "rejected" && st.reason.body && Array.isArray(st.reason.body.queues) ? st.reason.body : null;
+  if (partial) renderQueues(partial);
+  if (st.status === "rejected" && (st.reason.status === 503 || st.reason.code === "analytics_db_unavailable")) renderDbDown(st.reason.message);
   problems(issues);
   document.getElementById("updated").textContent = lastAt
     ? "Updated " + lastAt.toLocaleTimeString() + (issues.length ? " (stale)" : "") + "; refreshes every 10 s"

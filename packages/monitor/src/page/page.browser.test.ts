@@ -299,15 +299,19 @@ describe("/system in headless Chromium", () => {
     await page.screenshot({ path: SHOT, fullPage: true });
     expect(existsSync(SHOT)).toBe(true);
 
-    // A status failure keeps the last data and says what failed.
+    // A status failure keeps the last data and says what failed; queue health (not in the database)
+    // stays live: a message sent during the outage shows up, and the database is marked unreachable.
     faulty.hang = true;
     try {
+      await (queues[1] as SqliteQueue).send(["d"]);
       await page.getByRole("button", { name: "Refresh now" }).click();
       await expect
         .poll(() => page.locator("#problems").textContent(), { timeout: 10_000 })
         .toContain("Analytics database unreachable: showing the last data");
       expect(await page.locator("#collectors article").count()).toBe(4);
       expect(await page.locator("#updated").textContent()).toContain("(stale)");
+      expect(await page.locator("#db-down").textContent()).toContain("Unreachable");
+      expect(await page.locator('#queues tr[data-queue="billing"] td').first().textContent()).toBe("4");
     } finally {
       faulty.hang = false;
     }
