@@ -5,6 +5,7 @@
  * on the service's own resources, a few of which deliberately lack it.
  */
 import type { CollectorContext } from "../runtime/collector.ts";
+import { hash32, prng } from "../runtime/seeded-random.ts";
 import type { EbsVolume, Ec2Instance, NetworkResource } from "../runtime/simulated-cloud.ts";
 import { resourceArn } from "./arn.ts";
 import type { ResourceRow } from "./resource-row.ts";
@@ -44,28 +45,6 @@ const COST_CENTERS: Readonly<Record<string, string>> = {
   platform: "cc-400",
   checkout: "cc-500",
 };
-
-/** FNV-1a: stable 32-bit seed from text. */
-function hash32(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-/** mulberry32. A stream of its own, so tagging does not change the simulated inventory itself. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const svc = (name: string, team = "platform"): Tags => ({
   Name: name,

@@ -17,6 +17,7 @@ import {
   sleep,
   systemClock,
 } from "./collector.ts";
+import { hash32, prng } from "./seeded-random.ts";
 
 export const DEMO_ACCOUNTS: readonly Required<Account>[] = [
   { account_id: "111111111111", account_name: "demo-production", svc_status: "active" },
@@ -76,28 +77,6 @@ export class CountingSink implements RowSink {
     this.counts.set(table, (this.counts.get(table) ?? 0) + rows.length);
     return rows.length;
   }
-}
-
-/** FNV-1a: stable 32-bit seed from text. */
-function hash32(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-/** mulberry32: small deterministic PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const INSTANCE_TYPES = ["t3.micro", "t3.large", "m6i.xlarge", "c6g.2xlarge", "r6i.large"];
