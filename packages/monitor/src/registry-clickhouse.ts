@@ -3,11 +3,12 @@
  * (constructor argument, DEFAULT_COLLECTORS by default) are overlaid by stored overrides (the latest
  * `updated_at` per name, via argMax); stored collectors that are not configured are listed after them.
  */
-import { type ClickHouseClient, ClickHouseError } from "@clickhouse/client";
+import type { ClickHouseClient } from "@clickhouse/client";
 import { type CollectorSpec, DEFAULT_COLLECTORS, validateCollectorSpec } from "@svcmon/core";
 import type { ClickHouseRunStore } from "./clickhouse-run-store.ts";
+import { chCall } from "./inventory/ch-call.ts";
 import type { CollectorRegistry } from "./registry.ts";
-import { RunStoreQueryError, RunStoreUnavailable, RunStoreValidationError } from "./run-store.ts";
+import { RunStoreValidationError } from "./run-store.ts";
 
 export interface ClickHouseCollectorRegistryOptions {
   /** Configured collectors (before overrides). Default: DEFAULT_COLLECTORS. */
@@ -46,35 +47,8 @@ export class ClickHouseCollectorRegistry implements CollectorRegistry {
     return new ClickHouseCollectorRegistry(store.client, { ...opts, timeoutMs: store.timeoutMs });
   }
 
-  async #call<T>(op: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const ac = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        ac.abort();
-        reject(
-          new RunStoreUnavailable(`analytics database did not answer ${op} within ${this.#timeoutMs} ms`),
-        );
-      }, this.#timeoutMs);
-    });
-    const work = fn(ac.signal);
-    work.catch(() => {});
-    try {
-      return await Promise.race([work, deadline]);
-    } catch (err) {
-      if (err instanceof RunStoreUnavailable) throw err;
-      const code = (err as { code?: unknown } | null)?.code;
-      if (err instanceof ClickHouseError || (typeof code === "string" && /^\d+$/.test(code))) {
-        throw new RunStoreQueryError(`analytics database rejected ${op}: ${(err as Error).message}`, {
-          cause: err,
-        });
-      }
-      throw new RunStoreUnavailable(`analytics database unavailable during ${op}: ${String(err)}`, {
-        cause: err,
-      });
-    } finally {
-      clearTimeout(timer);
-    }
+  #call<T>(op: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    return chCall(op, this.#timeoutMs, fn);
   }
 
   async #stored(name?: string): Promise<CollectorSpec[]> {
