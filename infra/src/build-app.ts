@@ -11,6 +11,7 @@
 import { App, type AppProps, type Environment, LegacyStackSynthesizer } from "aws-cdk-lib";
 import { CollectorRoleStack } from "./collector-role-stack.ts";
 import { readSearchEnvironments, type SearchEnvironment } from "./environments.ts";
+import { hierarchyRulesFromContext } from "./hierarchy-rules-context.ts";
 import { MonitorStack } from "./monitor-stack.ts";
 import { SearchStack } from "./search-stack.ts";
 
@@ -80,6 +81,8 @@ export function buildApp(options: BuildAppOptions = {}): App {
     env: environment(app, MONITOR_STACK, region),
     terminationProtection: true,
     curReaderArns: curReaders(app),
+    // `-c svcmon-Monitor:hierarchyRules=<rules.json>`; without it the functions use the built-in rules.
+    hierarchyRules: hierarchyRulesFromContext(app, `${MONITOR_STACK}:hierarchyRules`),
   });
   new CollectorRoleStack(app, COLLECTOR_ROLE_STACK, {
     stackName: COLLECTOR_ROLE_STACK,

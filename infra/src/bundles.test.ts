@@ -12,8 +12,12 @@ import { BUNDLES, type BundleName, bundleDir, removeBundles } from "./bundles.ts
 
 afterAll(removeBundles);
 
-/** Imports the bundle in a fresh Node process without AWS or CDK settings and calls its handler once. */
-function invoke(name: BundleName, event: unknown): { exported: string; error: string } {
+/** Imports the bundle in a fresh Node process without AWS or CDK settings (only `extra`) and calls its handler once. */
+function invoke(
+  name: BundleName,
+  event: unknown,
+  extra: Record<string, string> = {},
+): { exported: string; error: string } {
   const file = pathToFileURL(join(bundleDir(name), "index.mjs")).href;
   const script = `
     const m = await import(${JSON.stringify(file)});
@@ -21,7 +25,7 @@ function invoke(name: BundleName, event: unknown): { exported: string; error: st
     try { await m.handler(${JSON.stringify(event)}, {}); } catch (e) { error = String(e && e.message || e); }
     process.stdout.write(JSON.stringify({ exported: typeof m.handler, error }));
   `;
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? "" };
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? "", ...extra };
   const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
     env,
     encoding: "utf8",
@@ -67,10 +71,29 @@ describe("the Lambda bundles", () => {
       "monitor-alerts",
       "svcmon-alerts: CLICKHOUSE_URL is not set; CLICKHOUSE_USERNAME is not set; CLICKHOUSE_PASSWORD is not set",
     ],
+    ["monitor-cur-ingest", "svcmon-cur-ingest: CUR_BUCKET is not set; AWS_REGION is not set"],
   ] as const)("%s loads without chDB's native engine and names its missing settings", (name, message) => {
     const r = invoke(name, { Records: [] });
     expect(r.exported).toBe("function");
     expect(r.error).toBe(message);
     expect(readFileSync(join(bundleDir(name), "index.mjs"), "utf8")).not.toMatch(/\.node["']\)/);
+  });
+
+  it("monitor-collector stops on bad HIERARCHY_RULES_JSON with one line naming the field, before reaching ClickHouse", () => {
+    const r = invoke(
+      "monitor-collector",
+      {},
+      {
+        COLLECTOR: "hierarchy_builder",
+        COLLECTOR_REGIONS: "us-east-1",
+        COLLECTOR_ROLE_NAME: "svcmon-collector",
+        COLLECTOR_EXTERNAL_ID: "ext-0123456789",
+        EVENT_QUEUE_URL: "https://sqs.us-east-1.amazonaws.com/123456789012/svcmon-events",
+        HIERARCHY_RULES_JSON: JSON.stringify({ rules: [{ tag: "team", node: "unassigned/{value}" }] }),
+      },
+    );
+    expect(r.error).toBe(
+      "svcmon-collector: HIERARCHY_RULES_JSON.rules[0].node must not start with unassigned: that node is reserved (resources no rule places)",
+    );
   });
 });

@@ -20,6 +20,7 @@ export const BUNDLES = {
   "monitor-collector": "monitor-collector.ts",
   "monitor-ingest": "monitor-ingest.ts",
   "monitor-alerts": "monitor-alerts.ts",
+  "monitor-cur-ingest": "monitor-cur-ingest.ts",
 } as const;
 export type BundleName = keyof typeof BUNDLES;
 

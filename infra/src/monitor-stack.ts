@@ -2,12 +2,13 @@
  * The monitoring service of the cost-analytics platform on AWS (seed 001): one collector function
  * per collector on an EventBridge schedule, the collectors' event queue with its dead-letter queue
  * and the ingest consumer, the alert engine on a one-minute schedule, the cost-and-usage report (CUR)
- * bucket, the ClickHouse credentials, monitor token and alert channels in Secrets Manager, and the
+ * bucket and the ingest of its deliveries (svcmon-cur-ingest, on the manifests' "Object Created"
+ * events), the ClickHouse credentials, monitor token and alert channels in Secrets Manager, and the
  * status service behind a function URL. ClickHouse itself
  * runs elsewhere (reached over HTTPS at ClickHouseUrl). Every resource is tagged
  * `svc:purpose=svc-infrastructure` (tagging.ts, tags.test.ts).
  */
-import { type CollectorSpec, DEFAULT_COLLECTORS } from "@svcmon/core";
+import { type CollectorSpec, DEFAULT_COLLECTORS, type HierarchyRules } from "@svcmon/core";
 import {
   Aws,
   CfnCondition,
@@ -24,6 +25,7 @@ import * as events from "aws-cdk-lib/aws-events";
 import * as targets from "aws-cdk-lib/aws-events-targets";
 import * as iam from "aws-cdk-lib/aws-iam";
 import * as lambda from "aws-cdk-lib/aws-lambda";
+import * as destinations from "aws-cdk-lib/aws-lambda-destinations";
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import * as logs from "aws-cdk-lib/aws-logs";
 import * as s3 from "aws-cdk-lib/aws-s3";
@@ -49,6 +51,18 @@ export const ALERTS_INTERVAL_MINUTES = 1;
 export const ALERTS_TIMEOUT_SECONDS = 50;
 /** The alert channels config (`{"channels": [...]}`, docs/notifications.md), read by svcmon-alerts. */
 export const ALERT_CHANNELS_SECRET_NAME = "svcmon/alert-channels";
+/** Ingests a cost report delivery when its manifest is written (docs/monitor-cost.md). */
+export const CUR_INGEST_FUNCTION_NAME = "svcmon-cur-ingest";
+/** Deliveries whose ingest failed after Lambda's retries (and events EventBridge could not deliver). */
+export const CUR_INGEST_DLQ_NAME = "svcmon-cur-ingest-dlq";
+/** Lambda's ceiling: ClickHouse reads a month's report, checks it and swaps it in within one invocation. */
+export const CUR_INGEST_TIMEOUT_SECONDS = 900;
+/** Bound of each ClickHouse statement of an ingest (the report read is the long one), within the timeout. */
+export const CUR_INGEST_STATEMENT_TIMEOUT_MS = 600_000;
+/** Every delivery manifest, legacy CUR and CUR 2.0, ends so (AWS Data Exports user guide). */
+export const CUR_MANIFEST_SUFFIX = "-Manifest.json";
+/** Lambda allows 4 KB of environment variables per function; the rules must leave room for the rest. */
+export const MAX_HIERARCHY_RULES_JSON_BYTES = 2048;
 
 const MINUTE_S = 60;
 /** Lambda's ceiling for one invocation. */
@@ -78,6 +92,11 @@ export interface MonitorStackProps extends StackProps {
    * `s3()` (packages/monitor/src/cost, "environment" credentials). None by default.
    */
   curReaderArns?: readonly string[];
+  /**
+   * Resource hierarchy rules of hierarchy_builder and svcmon-cur-ingest (HIERARCHY_RULES_JSON), already
+   * validated (build-app.ts reads them from a file). Default: the built-in rules.
+   */
+  hierarchyRules?: HierarchyRules;
 }
 
 export class MonitorStack extends Stack {
@@ -87,6 +106,8 @@ export class MonitorStack extends Stack {
   readonly status: ServiceFunction;
   readonly ingest: ServiceFunction;
   readonly alerts: ServiceFunction;
+  readonly curIngest: ServiceFunction;
+  readonly curIngestDeadLetterQueue: sqs.Queue;
   readonly collectors: Map<string, ServiceFunction> = new Map();
 
   constructor(scope: Construct, id: string, props: MonitorStackProps = {}) {
@@ -128,6 +149,16 @@ export class MonitorStack extends Stack {
         "Account that defines the CUR / Data Exports export writing to the bucket; empty: this account",
       allowedPattern: "^(\\d{12})?$",
     });
+
+    const curNamedCollection = new CfnParameter(this, "CurS3NamedCollection", {
+      type: "String",
+      default: "",
+      description:
+        "ClickHouse named collection holding S3 keys for reading the CUR bucket; empty: the server's own credentials (an IAM role)",
+      allowedPattern: "^([A-Za-z_][A-Za-z0-9_]*)?$",
+      constraintDescription: "empty, or a ClickHouse identifier",
+    });
+    const rulesEnv = hierarchyRulesEnv(props.hierarchyRules);
 
     // Secrets: generated at the first deploy; the ClickHouse user is then created with this password
     // (or the secret is given the existing user's credentials), see docs/deploy.md.
@@ -252,9 +283,22 @@ export class MonitorStack extends Stack {
         regions: regions.valueAsString,
         externalId: externalId.valueAsString,
         clickHouseEnv,
+        rulesEnv,
       });
 
     this.curBucket = this.createCurBucket(billingAccount);
+    this.curIngestDeadLetterQueue = new sqs.Queue(this, "CurIngestDeadLetterQueue", {
+      queueName: CUR_INGEST_DLQ_NAME,
+      retentionPeriod: Duration.days(14),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    this.curIngest = this.addCurIngest({
+      clickHouseUrl: clickHouseUrl.valueAsString,
+      clickHouseEnv,
+      namedCollection: curNamedCollection.valueAsString,
+      rulesEnv,
+    });
     const readers = (props.curReaderArns ?? []).map((arn) => new iam.ArnPrincipal(arn));
     if (readers.length > 0) {
       // What ClickHouse's s3() needs: list the report prefix (globs) and read the files.
@@ -283,6 +327,7 @@ export class MonitorStack extends Stack {
     new CfnOutput(this, "EventQueueUrl", { value: this.eventQueue.queueUrl });
     new CfnOutput(this, "EventDeadLetterQueueUrl", { value: this.deadLetterQueue.queueUrl });
     new CfnOutput(this, "CurBucketName", { value: this.curBucket.bucketName });
+    new CfnOutput(this, "CurIngestDeadLetterQueueUrl", { value: this.curIngestDeadLetterQueue.queueUrl });
     new CfnOutput(this, "ClickHouseSecretArn", { value: clickHouseSecret.secretArn });
     new CfnOutput(this, "MonitorTokenSecretArn", { value: monitorToken.secretArn });
     new CfnOutput(this, "AlertChannelsSecretArn", { value: alertChannels.secretArn });
@@ -308,6 +353,7 @@ export class MonitorStack extends Stack {
       regions: string;
       externalId: string;
       clickHouseEnv: Record<string, { secret: secretsmanager.ISecret; jsonKey: string }>;
+      rulesEnv: Record<string, string>;
     },
   ): void {
     const { functionS, runMs } = collectorTimeouts(spec);
@@ -327,6 +373,8 @@ export class MonitorStack extends Stack {
         COLLECTOR_EXTERNAL_ID: shared.externalId,
         EVENT_QUEUE_URL: this.eventQueue.queueUrl,
         CLICKHOUSE_URL: shared.clickHouseUrl,
+        // Every collector function is the same build; hierarchy_builder's is the one that places resources.
+        ...shared.rulesEnv,
       },
       secretEnvironment: shared.clickHouseEnv,
       logRetention: logs.RetentionDays.ONE_MONTH,
@@ -356,6 +404,73 @@ export class MonitorStack extends Stack {
     this.collectors.set(spec.name, fn);
   }
 
+  /**
+   * svcmon-cur-ingest: invoked (asynchronously) by an EventBridge rule on the CUR bucket's "Object
+   * Created" events whose key ends in -Manifest.json, i.e. when a delivery is complete. One ingest at
+   * a time (reserved concurrency 1: two deliveries never swap partitions concurrently; the others wait
+   * in Lambda's event queue). A failed ingest is retried twice, then the event goes to the dead-letter
+   * queue with the error, as does an event EventBridge could not deliver.
+   */
+  private addCurIngest(shared: {
+    clickHouseUrl: string;
+    clickHouseEnv: Record<string, { secret: secretsmanager.ISecret; jsonKey: string }>;
+    namedCollection: string;
+    rulesEnv: Record<string, string>;
+  }): ServiceFunction {
+    const dlq = this.curIngestDeadLetterQueue;
+    const fn = new ServiceFunction(this, "CurIngest", {
+      functionName: CUR_INGEST_FUNCTION_NAME,
+      description: "Ingests a cost report delivery into ClickHouse when its manifest is written",
+      bundle: "monitor-cur-ingest",
+      memorySize: 256,
+      timeout: Duration.seconds(CUR_INGEST_TIMEOUT_SECONDS),
+      environment: {
+        CLICKHOUSE_URL: shared.clickHouseUrl,
+        CUR_BUCKET: this.curBucket.bucketName,
+        CUR_S3_NAMED_COLLECTION: shared.namedCollection,
+        CUR_INGEST_TIMEOUT_MS: String(CUR_INGEST_STATEMENT_TIMEOUT_MS),
+        ...shared.rulesEnv,
+      },
+      secretEnvironment: shared.clickHouseEnv,
+      logRetention: logs.RetentionDays.THREE_MONTHS,
+      reservedConcurrentExecutions: 1,
+    });
+    // Throttled events (an ingest is running) wait in Lambda's queue up to maxEventAge; retries are
+    // for failures (ClickHouse away, a data file not there yet).
+    fn.function.configureAsyncInvoke({
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(6),
+      onFailure: new destinations.SqsDestination(dlq),
+    });
+    // The function reads manifests only; ClickHouse reads the data files with its own identity.
+    fn.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ["s3:GetObject"],
+        resources: [this.curBucket.arnForObjects(`*${CUR_MANIFEST_SUFFIX}`)],
+      }),
+    );
+    new events.Rule(this, "CurDelivered", {
+      ruleName: CUR_INGEST_FUNCTION_NAME,
+      description: "A cost report delivery is complete: its manifest was written to the CUR bucket",
+      eventPattern: {
+        source: ["aws.s3"],
+        detailType: ["Object Created"],
+        detail: {
+          bucket: { name: [this.curBucket.bucketName] },
+          object: { key: events.Match.suffix(CUR_MANIFEST_SUFFIX) },
+        },
+      },
+      targets: [
+        new targets.LambdaFunction(fn.function, {
+          deadLetterQueue: dlq,
+          retryAttempts: 24,
+          maxEventAge: Duration.hours(24),
+        }),
+      ],
+    });
+    return fn;
+  }
+
   private createCurBucket(billingAccount: CfnParameter): s3.Bucket {
     const bucket = new s3.Bucket(this, "CurBucket", {
       bucketName: `svcmon-cur-${Aws.ACCOUNT_ID}-${Aws.REGION}`,
@@ -366,6 +481,12 @@ export class MonitorStack extends Stack {
       versioned: false,
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    // Object events to EventBridge (the ingest trigger). Set on the L1 bucket: the L2 option
+    // (eventBridgeEnabled) goes through a custom resource whose provider function would log to an
+    // untagged log group, while CloudFormation sets this natively.
+    (bucket.node.defaultChild as s3.CfnBucket).notificationConfiguration = {
+      eventBridgeConfiguration: { eventBridgeEnabled: true },
+    };
     const ownAccount = new CfnCondition(this, "BillingAccountIsThisAccount", {
       expression: Fn.conditionEquals(billingAccount.valueAsString, ""),
     });
@@ -409,4 +530,17 @@ export class MonitorStack extends Stack {
     );
     return bucket;
   }
+}
+
+/** HIERARCHY_RULES_JSON for the functions that place resources or cost lines; none means the built-in rules. */
+function hierarchyRulesEnv(rules: HierarchyRules | undefined): Record<string, string> {
+  if (rules === undefined) return {};
+  const json = JSON.stringify(rules);
+  const bytes = Buffer.byteLength(json, "utf8");
+  if (bytes > MAX_HIERARCHY_RULES_JSON_BYTES) {
+    throw new Error(
+      `hierarchy rules are ${bytes} bytes as JSON; at most ${MAX_HIERARCHY_RULES_JSON_BYTES} fit in a function's environment`,
+    );
+  }
+  return { HIERARCHY_RULES_JSON: json };
 }

@@ -126,8 +126,8 @@ describe("what CDK's tag aspect cannot reach", () => {
   it("schedules are EventBridge rules, which carry the tag (EventBridge Scheduler schedules cannot)", () => {
     expect(ofType("AWS::Scheduler::Schedule")).toEqual([]);
     const rules = ofType("AWS::Events::Rule");
-    // One per collector, and the alert engine's.
-    expect(rules.length).toBe(DEFAULT_COLLECTORS.length + 1);
+    // One per collector, the alert engine's, and the CUR delivery trigger (an event pattern, no schedule).
+    expect(rules.length).toBe(DEFAULT_COLLECTORS.length + 2);
     for (const [, rule] of rules)
       expect(tagValue(rule.Properties?.Tags, SVC_PURPOSE_KEY)).toBe(SVC_PURPOSE_VALUE);
   });

@@ -10,7 +10,7 @@
  *   with `dataFiles` (`s3://bucket/key` URIs), `billingPeriod`, `columns`, `executionId`; AWS writes it
  *   only after every data file is in S3.
  */
-import { at, isPlainObject, type Issue, type Result } from "@svcmon/core";
+import { at, type Issue, isPlainObject, type Result } from "@svcmon/core";
 import { curFormatOf } from "@svcmon/monitor";
 
 export interface S3Location {
@@ -124,7 +124,10 @@ function checkKey(
   }
   const actual = format.format === "Parquet" ? "parquet" : format.compression === "gzip" ? "csv.gz" : "csv";
   if (expected !== null && actual !== expected) {
-    errors.push({ path, message: `${key}: a .${actual} file in a delivery whose compression is ${expected}` });
+    errors.push({
+      path,
+      message: `${key}: a .${actual} file in a delivery whose compression is ${expected}`,
+    });
     return false;
   }
   if (GLOB.test(key)) {
@@ -232,7 +235,9 @@ export function validateCurManifest(input: unknown, where: { bucket: string }): 
     });
   }
   const files =
-    legacy !== cur2 ? fileList(input, legacy ? "reportKeys" : "dataFiles", where.bucket, expected, errors) : [];
+    legacy !== cur2
+      ? fileList(input, legacy ? "reportKeys" : "dataFiles", where.bucket, expected, errors)
+      : [];
   const deliveryId = optionalString(input, legacy ? "assemblyId" : "executionId", errors);
   if (errors.length > 0 || period === null) return { ok: false, errors };
   return {
