@@ -2,8 +2,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { DEFAULT_COLLECTORS } from "@svcmon/core";
-import { type ClickHouseRunStore, openChdbRunStore } from "@svcmon/monitor";
+import { DEFAULT_COLLECTORS, DEFAULT_HIERARCHY_RULES } from "@svcmon/core";
+import {
+  ClickHouseCostStore,
+  type ClickHouseRunStore,
+  fileSource,
+  openChdbRunStore,
+  writeCurFile,
+} from "@svcmon/monitor";
 import type { APIGatewayProxyResult } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DOUBLE_REGION, SqsDouble } from "../../../packages/monitor/src/queues/test-support/sqs-double.ts";
@@ -89,6 +95,49 @@ describe("svcmon-status through a Lambda function URL, on the embedded chDB stor
     });
     expect(json.alerts).toEqual([]);
     expect(json.analytics_db).toHaveProperty("disk_used_gb");
+  });
+});
+
+describe("svcmon-status own cost", () => {
+  it("reports the svc-infrastructure node's cost ingested from a CUR report into the same store", async () => {
+    // Yesterday (a complete day, so inside "last 30 days"), one billing period.
+    const d = new Date(NOW - 86_400_000).toISOString().slice(0, 10);
+    const path = join(dir, "cur", "report-00001.csv.gz");
+    await writeCurFile(store.client, path, "legacy-csv", [
+      ...["svcmon-status", "svcmon-ingest"].map((fn) => ({
+        billing_period: `${d.slice(0, 8)}01`,
+        payer_account_id: "999999999999",
+        usage_account_id: "111111111111",
+        line_item_type: "Usage",
+        usage_start: `${d}T00:00:00Z`,
+        product_code: "AWSLambda",
+        resource_id: `arn:aws:lambda:eu-west-1:111111111111:function:${fn}`,
+        unblended_cost: 1.5,
+        currency: "USD",
+        tags: { "svc:purpose": "svc-infrastructure" },
+      })),
+      {
+        billing_period: `${d.slice(0, 8)}01`,
+        payer_account_id: "999999999999",
+        usage_account_id: "111111111111",
+        line_item_type: "Usage",
+        usage_start: `${d}T00:00:00Z`,
+        product_code: "AmazonEC2",
+        resource_id: "i-0123456789abcdef0",
+        unblended_cost: 40,
+        currency: "USD",
+        tags: { team: "search" },
+      },
+    ]);
+    const cost = ClickHouseCostStore.fromStore(store, { rules: DEFAULT_HIERARCHY_RULES });
+    await cost.ingest([fileSource(path)]);
+
+    const { status, json } = await call("GET", "/api/system/status", { token: TOKEN });
+    expect(status).toBe(200);
+    const own = json.own_cost as { node: string; currency: string; last_30_days_total: number };
+    expect(own).toMatchObject({ node: "svc-infrastructure", currency: "USD" });
+    // The team-tagged EC2 line belongs to another node: only the two Lambda lines are the service's.
+    expect(own.last_30_days_total).toBeCloseTo(3, 6);
   });
 });
 

@@ -3,15 +3,19 @@
  * `/system` page) behind a Lambda function URL, on ClickHouse over HTTP, with the health of the event
  * queue and its dead-letter queue from SQS (MONITOR_SQS_QUEUE_URLS). See docs/deploy.md.
  */
+
+import { DEFAULT_HIERARCHY_RULES, type HierarchyRules } from "@svcmon/core";
 import {
   ClickHouseAlertStateStore,
   ClickHouseCollectorRegistry,
+  ClickHouseCostStore,
   type ClickHouseRunStore,
 } from "@svcmon/monitor";
 import { createMonitorApp, firingAlerts, type MonitorAppDeps } from "@svcmon/monitor/api";
 import type { Hono } from "hono";
 import { handle } from "hono/aws-lambda";
 import { clickHouseFromEnv, orThrow, statusFromEnv } from "./config.ts";
+import { hierarchyRulesFromLambdaEnv } from "./hierarchy-rules-env.ts";
 import { jsonLogger, type Logger } from "./log.ts";
 import { queueHealthFromEnv } from "./queues.ts";
 import { once, openStore } from "./store.ts";
@@ -22,11 +26,15 @@ export interface StatusDeps {
   log: Logger;
   now: () => number;
   queues?: MonitorAppDeps["queues"];
+  /** Hierarchy rules of the cost store (HIERARCHY_RULES_JSON); default: the built-in rules. */
+  rules?: HierarchyRules;
 }
 
 /** The monitor app on one store: its registry and the alert engine's stored state share the store's client. */
 export function createStatusApp(deps: StatusDeps): Hono {
   const alertState = ClickHouseAlertStateStore.fromStore(deps.store);
+  // The cost tables are filled by svcmon-cur-ingest; here only the svc-infrastructure node is read.
+  const cost = ClickHouseCostStore.fromStore(deps.store, { rules: deps.rules ?? DEFAULT_HIERARCHY_RULES });
   return createMonitorApp({
     store: deps.store,
     registry: ClickHouseCollectorRegistry.fromStore(deps.store),
@@ -35,6 +43,7 @@ export function createStatusApp(deps: StatusDeps): Hono {
     now: deps.now,
     alerts: async () => firingAlerts(await alertState.load()),
     ...(deps.queues === undefined ? {} : { queues: deps.queues }),
+    ownCost: (now) => cost.ownCost(now),
   });
 }
 
@@ -45,6 +54,7 @@ type Handler = ReturnType<typeof createStatusHandler>;
 const deployed = once(async (): Promise<Handler> => {
   const { token } = orThrow("svcmon-status", statusFromEnv(process.env));
   const queues = queueHealthFromEnv("svcmon-status", process.env);
+  const rules = orThrow("svcmon-status", hierarchyRulesFromLambdaEnv(process.env));
   const store = openStore(orThrow("svcmon-status", clickHouseFromEnv(process.env)));
   await store.migrate();
   return createStatusHandler({
@@ -52,6 +62,7 @@ const deployed = once(async (): Promise<Handler> => {
     token,
     log: jsonLogger("svcmon-status"),
     now: Date.now,
+    rules,
     ...(queues === undefined ? {} : { queues }),
   });
 });
