@@ -125,6 +125,33 @@ describe("the CUR delivery trigger", () => {
     expect(JSON.stringify(secrets)).toContain("ClickHouseCredentials");
   });
 
+  it("a failed ingest is watched: svcmon-status and svcmon-alerts, and no other function, read the dead-letter queue", () => {
+    const watching = Object.values(resources())
+      .filter((r) => r.Type === "AWS::Lambda::Function")
+      .filter((r) => variablesOf(r).MONITOR_SQS_DEAD_LETTER_QUEUE_URLS !== undefined);
+    expect(watching.map((r) => r.Properties?.FunctionName).sort()).toEqual([
+      "svcmon-alerts",
+      "svcmon-status",
+    ]);
+    for (const r of watching) {
+      expect(variablesOf(r).MONITOR_SQS_DEAD_LETTER_QUEUE_URLS).toEqual({ Ref: dlqId() });
+    }
+    // Read access only (no receive, delete or send), on that queue only.
+    const grants = Object.entries(resources())
+      .filter(([, r]) => r.Type === "AWS::IAM::Policy")
+      .flatMap(([id, r]) => statementsOf(r).map((st) => [id, st] as const))
+      .filter(([, st]) => JSON.stringify(st.Resource).includes(dlqId()));
+    expect(
+      grants.map(([id, st]) => [id.replace(/RoleDefaultPolicy.*$/, ""), st.Action, st.Resource]),
+    ).toEqual(
+      expect.arrayContaining([
+        ["Status", "sqs:GetQueueAttributes", { "Fn::GetAtt": [dlqId(), "Arn"] }],
+        ["Alerts", "sqs:GetQueueAttributes", { "Fn::GetAtt": [dlqId(), "Arn"] }],
+      ]),
+    );
+    expect(grants.filter(([id]) => /^(Status|Alerts)Role/.test(id))).toHaveLength(2);
+  });
+
   it("takes the ClickHouse named collection as an optional stack parameter", () => {
     expect(synth.json(MONITOR_STACK).Parameters?.CurS3NamedCollection).toMatchObject({
       Type: "String",

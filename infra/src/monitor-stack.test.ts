@@ -8,6 +8,7 @@ import {
   ALERTS_FUNCTION_NAME,
   ALERTS_TIMEOUT_SECONDS,
   COLLECTOR_ROLE_NAME,
+  CUR_INGEST_DLQ_NAME,
   collectorTimeouts,
   EVENT_DLQ_NAME,
   EVENT_QUEUE_NAME,
@@ -39,6 +40,22 @@ const logicalIdOf = (type: string, match: (r: CfnResourceJson) => boolean) => {
 };
 const fnId = (name: string) =>
   logicalIdOf("AWS::Lambda::Function", (r) => r.Properties?.FunctionName === name);
+const queueId = (name: string) => logicalIdOf("AWS::SQS::Queue", (r) => r.Properties?.QueueName === name);
+/**
+ * What the status and alerts roles may do with SQS: read the event queue and find and read its
+ * dead-letter queue; read the CUR ingest's failure queue, whose URL they are given.
+ */
+const queueHealthGrants = () => {
+  const arn = (name: string) => ({ "Fn::GetAtt": [queueId(name), "Arn"] });
+  return [
+    {
+      Action: ["sqs:GetQueueAttributes", "sqs:GetQueueUrl"],
+      Effect: "Allow",
+      Resource: [arn(EVENT_QUEUE_NAME), arn(EVENT_DLQ_NAME)],
+    },
+    { Action: "sqs:GetQueueAttributes", Effect: "Allow", Resource: arn(CUR_INGEST_DLQ_NAME) },
+  ];
+};
 
 describe("collectors", () => {
   it.each(DEFAULT_COLLECTORS.map((c) => [c.name, c] as const))(
@@ -141,7 +158,7 @@ describe("the alert engine", () => {
   });
 
   it("keeps its state in ClickHouse and reads the channels config and the queues it alerts on", () => {
-    const queue = logicalIdOf("AWS::SQS::Queue", (r) => r.Properties?.QueueName === EVENT_QUEUE_NAME);
+    const queue = queueId(EVENT_QUEUE_NAME);
     const secret = logicalIdOf(
       "AWS::SecretsManager::Secret",
       (r) => r.Properties?.Name === ALERT_CHANNELS_SECRET_NAME,
@@ -152,6 +169,7 @@ describe("the alert engine", () => {
         Variables: Match.objectLike({
           CLICKHOUSE_URL: { Ref: "ClickHouseUrl" },
           MONITOR_SQS_QUEUE_URLS: { Ref: queue },
+          MONITOR_SQS_DEAD_LETTER_QUEUE_URLS: { Ref: queueId(CUR_INGEST_DLQ_NAME) },
           ALERT_WEBHOOK_URL: { Ref: "AlertWebhookUrl" },
         }),
       },
@@ -165,7 +183,7 @@ describe("the alert engine", () => {
     const policy = ofType("AWS::IAM::Policy").find(([id]) => id.startsWith("AlertsRole"))?.[1];
     const statements = statementsOf(policy);
     const sqs = statements.filter((s) => JSON.stringify(s.Action).includes("sqs:"));
-    expect(sqs.map((s) => s.Action)).toEqual([["sqs:GetQueueAttributes", "sqs:GetQueueUrl"]]);
+    expect(sqs).toEqual(queueHealthGrants());
     const reads = statements.filter((s) =>
       JSON.stringify(s.Action).includes("secretsmanager:GetSecretValue"),
     );
@@ -233,12 +251,23 @@ describe("secrets and the status service", () => {
     });
   });
 
-  it("lets the status service read queue health of both queues and nothing else of SQS", () => {
+  it("reads the event queue through its redrive policy and the CUR ingest's failure queue directly", () => {
+    template().hasResourceProperties("AWS::Lambda::Function", {
+      FunctionName: "svcmon-status",
+      Environment: {
+        Variables: Match.objectLike({
+          MONITOR_SQS_QUEUE_URLS: { Ref: queueId(EVENT_QUEUE_NAME) },
+          MONITOR_SQS_DEAD_LETTER_QUEUE_URLS: { Ref: queueId(CUR_INGEST_DLQ_NAME) },
+        }),
+      },
+    });
+  });
+
+  it("lets the status service read queue health of those three queues and nothing else of SQS", () => {
     const policy = ofType("AWS::IAM::Policy").find(([id]) => id.startsWith("StatusRole"))?.[1];
     const statements = statementsOf(policy);
     const sqs = statements.filter((s) => JSON.stringify(s.Action).includes("sqs:"));
-    expect(sqs).toHaveLength(1);
-    expect(sqs[0]?.Action).toEqual(["sqs:GetQueueAttributes", "sqs:GetQueueUrl"]);
+    expect(sqs).toEqual(queueHealthGrants());
   });
 });
 

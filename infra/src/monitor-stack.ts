@@ -293,6 +293,9 @@ export class MonitorStack extends Stack {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
+    // A failed cost ingestion is a dead letter: /system and the dead-letter alert read this queue itself
+    // (it is a Lambda on-failure destination, so no RedrivePolicy leads to it).
+    this.watchFailureQueue(this.curIngestDeadLetterQueue, [this.status, this.alerts]);
     this.curIngest = this.addCurIngest({
       clickHouseUrl: clickHouseUrl.valueAsString,
       clickHouseEnv,
@@ -344,6 +347,19 @@ export class MonitorStack extends Stack {
         resources: [this.eventQueue.queueArn, this.deadLetterQueue.queueArn],
       }),
     );
+  }
+
+  /**
+   * Queue health of a failure queue watched directly (MONITOR_SQS_DEAD_LETTER_QUEUE_URLS): the function
+   * is given its URL, so reading its attributes is all it needs.
+   */
+  private watchFailureQueue(queue: sqs.Queue, fns: readonly ServiceFunction[]): void {
+    for (const fn of fns) {
+      fn.function.addEnvironment("MONITOR_SQS_DEAD_LETTER_QUEUE_URLS", queue.queueUrl);
+      fn.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ["sqs:GetQueueAttributes"], resources: [queue.queueArn] }),
+      );
+    }
   }
 
   private addCollector(

@@ -13,7 +13,7 @@ import {
   startHttpReceiverDouble,
 } from "../../../packages/notify/src/test-doubles.ts";
 import { createAlertsHandler } from "./alerts.ts";
-import { sqsQueueHealth } from "./queues.ts";
+import { queueHealthFromEnv, sqsQueueHealth } from "./queues.ts";
 import { memoryLogger } from "./test-support.ts";
 
 // Real chDB on this file's temp folder, a real webhook channel posting to a local HTTP receiver, queue
@@ -143,5 +143,37 @@ describe("svcmon-alerts: one AlertEngine tick per invocation, state in ClickHous
     const stored = firingAlerts(await ClickHouseAlertStateStore.fromStore(store).load());
     expect(stored.map((a) => a.subject)).not.toContain("config_network");
     expect(stored.map((a) => a.subject)).not.toContain("svcmon-events-dlq");
+  });
+
+  it("a failed CUR ingestion (svcmon-cur-ingest-dlq in MONITOR_SQS_DEAD_LETTER_QUEUE_URLS) raises the dead-letter alert under that queue's name", async () => {
+    const failures = sqs.addQueue({ name: "svcmon-cur-ingest-dlq", visible: 1, inFlight: 0 });
+    const queues = queueHealthFromEnv(
+      "svcmon-alerts",
+      { MONITOR_SQS_QUEUE_URLS: queueUrl, MONITOR_SQS_DEAD_LETTER_QUEUE_URLS: failures },
+      client,
+    );
+    const before = receiver.received.length;
+    const summary = await createAlertsHandler({
+      store,
+      channels: [webhookChannel({ url: receiver.url("/hook") })],
+      log: memoryLogger(),
+      now: () => NOW + 3 * MIN,
+      queues,
+    })();
+    expect(summary.failed).toBe(0);
+    // The resolution the previous (channel-less) tick could not deliver goes out in the same group.
+    const items = notified()
+      .slice(before)
+      .filter((b) => b.rule === "dead_letter_queue" && b.severity === "critical")
+      .flatMap((b) => b.details.items);
+    expect(items).toContainEqual(
+      expect.objectContaining({
+        kind: "firing",
+        subject: "svcmon-cur-ingest-dlq",
+        detail: "dead-letter queue svcmon-cur-ingest-dlq holds 1 message(s)",
+      }),
+    );
+    const stored = firingAlerts(await ClickHouseAlertStateStore.fromStore(store).load());
+    expect(stored.map((a) => `${a.rule}:${a.subject}`)).toContain("dead_letter_queue:svcmon-cur-ingest-dlq");
   });
 });

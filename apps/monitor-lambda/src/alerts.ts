@@ -1,7 +1,7 @@
 /**
  * `svcmon-alerts`: the alert engine on Lambda. An EventBridge rule invokes the function every minute
  * and each invocation is one `AlertEngine.tick()`: read what the status endpoint reads (runs, disk,
- * the event queue's dead-letter queue), step the alert state machine, save the state
+ * the event queue's dead-letter queue, svcmon-cur-ingest-dlq), step the alert state machine, save the state
  * (svc.alert_state), deliver what is owed through the channels and record every attempt
  * (svc.notification_attempts). All state is in ClickHouse, so an execution environment Lambda
  * recycles loses nothing and does not notify again; reserved concurrency 1 keeps ticks from

@@ -184,10 +184,62 @@ describe("svcmon-status queue health from SQS (against a local double of SQS)", 
     ]);
   });
 
-  it("reads MONITOR_SQS_QUEUE_URLS: none set, none read; a bad URL stops the cold start naming the variable", () => {
-    expect(queueHealthFromEnv("svcmon-status", {})).toBeUndefined();
-    expect(() => queueHealthFromEnv("svcmon-status", { MONITOR_SQS_QUEUE_URLS: "not-a-url" })).toThrow(
-      /^svcmon-status: MONITOR_SQS_QUEUE_URLS/,
+  it("reports a failed CUR ingestion: svcmon-cur-ingest-dlq of MONITOR_SQS_DEAD_LETTER_QUEUE_URLS is dead_letters, after the event queue", async () => {
+    sqs.addQueue({ name: "svcmon-events-dlq", visible: 0, inFlight: 0 });
+    const events = sqs.addQueue({
+      name: "svcmon-events",
+      visible: 0,
+      inFlight: 0,
+      redrivePolicy: { deadLetterTargetArn: sqs.arn("svcmon-events-dlq"), maxReceiveCount: 5 },
+    });
+    const failures = sqs.addQueue({ name: "svcmon-cur-ingest-dlq", visible: 1, inFlight: 0 });
+    const queues = queueHealthFromEnv(
+      "svcmon-status",
+      { MONITOR_SQS_QUEUE_URLS: events, MONITOR_SQS_DEAD_LETTER_QUEUE_URLS: failures },
+      client,
+    );
+    const via = createStatusHandler({ store, token: TOKEN, log: memoryLogger(), now: () => NOW, queues });
+    const { status, json } = await call("GET", "/api/system/status", { token: TOKEN, via });
+    expect(status).toBe(200);
+    expect(json.queues).toEqual([
+      expect.objectContaining({
+        name: "svcmon-events",
+        dead_letter_queue: "svcmon-events-dlq",
+        status: "ok",
+      }),
+      expect.objectContaining({
+        name: "svcmon-cur-ingest-dlq",
+        depth: 1,
+        in_flight: 0,
+        dead_letter_queue: "svcmon-cur-ingest-dlq",
+        dead_letter_depth: 1,
+        status: "dead_letters",
+        source: "sqs",
+        error: null,
+      }),
+    ]);
+  });
+
+  it("reads MONITOR_SQS_QUEUE_URLS and MONITOR_SQS_DEAD_LETTER_QUEUE_URLS: none set, none read; a bad URL stops the cold start naming the variable", () => {
+    expect(queueHealthFromEnv("svcmon-status", {}, client)).toBeUndefined();
+    expect(() =>
+      queueHealthFromEnv("svcmon-status", { MONITOR_SQS_QUEUE_URLS: "not-a-url" }, client),
+    ).toThrow(/^svcmon-status: MONITOR_SQS_QUEUE_URLS\[0\]/);
+    const dlq = "https://sqs.eu-west-1.amazonaws.com/123456789012/svcmon-cur-ingest-dlq";
+    expect(
+      queueHealthFromEnv("svcmon-status", { MONITOR_SQS_DEAD_LETTER_QUEUE_URLS: dlq }, client),
+    ).toBeTypeOf("function");
+    expect(() =>
+      queueHealthFromEnv("svcmon-status", { MONITOR_SQS_DEAD_LETTER_QUEUE_URLS: "not-a-url" }, client),
+    ).toThrow(/^svcmon-status: MONITOR_SQS_DEAD_LETTER_QUEUE_URLS\[0\] is not a URL/);
+    expect(() =>
+      queueHealthFromEnv(
+        "svcmon-status",
+        { MONITOR_SQS_QUEUE_URLS: dlq, MONITOR_SQS_DEAD_LETTER_QUEUE_URLS: dlq },
+        client,
+      ),
+    ).toThrow(
+      /^svcmon-status: MONITOR_SQS_DEAD_LETTER_QUEUE_URLS\[0\] is also listed in MONITOR_SQS_QUEUE_URLS/,
     );
   });
 });

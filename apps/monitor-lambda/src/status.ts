@@ -1,7 +1,8 @@
 /**
  * `svcmon-status`: the monitor's HTTP app (status, freshness, accounts, ingest over HTTP, the
  * `/system` page) behind a Lambda function URL, on ClickHouse over HTTP, with the health of the event
- * queue and its dead-letter queue from SQS (MONITOR_SQS_QUEUE_URLS). See docs/deploy.md.
+ * queue and its dead-letter queue from SQS (MONITOR_SQS_QUEUE_URLS), and of the failure queues
+ * watched directly (MONITOR_SQS_DEAD_LETTER_QUEUE_URLS: svcmon-cur-ingest-dlq). See docs/deploy.md.
  */
 
 import { DEFAULT_HIERARCHY_RULES, type HierarchyRules } from "@svcmon/core";

@@ -126,6 +126,42 @@ describe("the dead-letter alert over rounds (rules + state machine)", () => {
     expect(r2.flips).toEqual([expect.objectContaining({ key: KEY, to: "resolved" })]);
   });
 
+  it("a failure queue (its own dead-letter queue, SqsQueueHealth deadLetterQueueUrls) raises, holds and resolves the alert under its name", () => {
+    const FAILURES = alertKey("dead_letter_queue", "svcmon-cur-ingest-dlq");
+    // The entry SqsQueueHealth makes for a listed failure queue (sqs.test.ts reads it from the double).
+    const failures = (visible: number, inFlight: number): QueueHealth =>
+      q({
+        name: "svcmon-cur-ingest-dlq",
+        source: "sqs",
+        depth: visible,
+        in_flight: inFlight,
+        dead_letter_queue: "svcmon-cur-ingest-dlq",
+        dead_letter_depth: visible + inFlight,
+      });
+    expect(round(emptyState(), [q(), failures(0, 0)], NOW).flips).toEqual([]);
+    const r1 = round(emptyState(), [q(), failures(1, 1)], NOW);
+    expect(r1.flips).toEqual([
+      expect.objectContaining({
+        key: FAILURES,
+        rule: "dead_letter_queue",
+        subject: "svcmon-cur-ingest-dlq",
+        to: "firing",
+        severity: "critical",
+      }),
+    ]);
+    expect(r1.state.alerts[FAILURES]?.detail).toBe(
+      "dead-letter queue svcmon-cur-ingest-dlq holds 2 message(s)",
+    );
+    // Unreadable (the adapter's error entry): kept firing, as any dead-letter queue.
+    const r2 = round(r1.state, [q(), unreadable("svcmon-cur-ingest-dlq")], NOW + 60_000);
+    expect(r2.flips).toEqual([]);
+    expect(r2.state.alerts[FAILURES]?.status).toBe("firing");
+    // Replayed and deleted: resolves.
+    expect(round(r2.state, [q(), failures(0, 0)], NOW + 120_000).flips).toEqual([
+      expect.objectContaining({ key: FAILURES, to: "resolved" }),
+    ]);
+  });
+
   it("keeps the rules' order (sorted by key) and adds nothing the rules already hold", () => {
     const previous = round(emptyState(), [q({ dead_letter_depth: 1 })], NOW).state;
     const other: Condition = {

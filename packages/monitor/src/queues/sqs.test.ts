@@ -6,8 +6,11 @@ import {
   deadLetterArn,
   parseSqsArn,
   SqsQueueHealth,
+  sqsDeadLetterQueueUrlsFromEnv,
+  sqsQueueListsFromEnv,
   sqsQueueName,
   sqsQueueUrlsFromEnv,
+  validateSqsQueueLists,
   validateSqsQueueUrls,
 } from "./sqs.ts";
 import { DOUBLE_REGION, SqsDouble } from "./test-support/sqs-double.ts";
@@ -250,6 +253,131 @@ describe("SqsQueueHealth against a local double of SQS", () => {
   });
 });
 
+describe("failure queues (deadLetterQueueUrls) against a local double of SQS", () => {
+  let d: SqsDouble;
+  let c: SQSClient;
+  beforeAll(async () => {
+    d = await SqsDouble.start();
+    c = client(d);
+  });
+  afterAll(async () => {
+    c.destroy();
+    await d.close();
+  });
+  afterEach(() => {
+    d.requests.length = 0;
+  });
+
+  const only = async (url: string, timeoutMs?: number): Promise<QueueHealth> => {
+    const [q] = await new SqsQueueHealth({
+      client: c,
+      queueUrls: [],
+      deadLetterQueueUrls: [url],
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    }).read();
+    return q as QueueHealth;
+  };
+
+  it("an empty failure queue is ok, and is its own dead-letter queue at depth 0", async () => {
+    const q = await only(d.addQueue({ name: "ingest-failures-empty", visible: 0, inFlight: 0 }));
+    expect(q).toEqual({
+      name: "ingest-failures-empty",
+      source: "sqs",
+      read_at: expect.any(Number),
+      depth: 0,
+      in_flight: 0,
+      dead_letter_queue: "ingest-failures-empty",
+      dead_letter_depth: 0,
+      error: null,
+    });
+    expect(queueStatus(q)).toBe("ok");
+  });
+
+  it("a failure queue holding 2 messages is dead_letters with dead-letter depth 2, read with one call", async () => {
+    const url = d.addQueue({ name: "ingest-failures", visible: 2, inFlight: 0 });
+    const q = await only(url);
+    expect(q).toMatchObject({
+      depth: 2,
+      in_flight: 0,
+      dead_letter_queue: "ingest-failures",
+      dead_letter_depth: 2,
+      error: null,
+    });
+    expect(queueStatus(q)).toBe("dead_letters");
+    // No RedrivePolicy asked for and no dead-letter queue looked up: the queue is the dead-letter queue.
+    expect(d.requests.map((r) => [r.target, r.body])).toEqual([
+      [
+        "AmazonSQS.GetQueueAttributes",
+        {
+          QueueUrl: url,
+          AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+        },
+      ],
+    ]);
+  });
+
+  it("messages in flight (being replayed) still count as dead letters", async () => {
+    const q = await only(d.addQueue({ name: "ingest-failures-replaying", visible: 1, inFlight: 1 }));
+    expect(q).toMatchObject({ depth: 1, in_flight: 1, dead_letter_depth: 2 });
+  });
+
+  it("a failure queue that does not exist is unreadable, naming QueueDoesNotExist", async () => {
+    const q = await only(d.queueUrl("failures-never-created"));
+    expect(q).toMatchObject({
+      name: "failures-never-created",
+      depth: null,
+      dead_letter_queue: null,
+      dead_letter_depth: null,
+      error: "QueueDoesNotExist: The specified queue does not exist.",
+    });
+    expect(queueStatus(q)).toBe("unreadable");
+  });
+
+  it("a failure queue that never answers times out into an error entry", async () => {
+    const url = d.addQueue({ name: "failures-hang", visible: 1, inFlight: 0 });
+    d.setFault("failures-hang", "hang");
+    try {
+      expect(await only(url, 300)).toMatchObject({
+        name: "failures-hang",
+        dead_letter_depth: null,
+        error: "timeout: no answer within 300 ms",
+      });
+    } finally {
+      d.setFault("failures-hang", null);
+    }
+  });
+
+  it("comes after the redrive-policy queues, in configuration order; one unreadable queue spoils no other", async () => {
+    d.addQueue({ name: "mixed-dlq", visible: 0, inFlight: 0 });
+    const events = d.addQueue({
+      name: "mixed",
+      visible: 4,
+      inFlight: 0,
+      redrivePolicy: { deadLetterTargetArn: d.arn("mixed-dlq"), maxReceiveCount: 5 },
+    });
+    const failures = d.addQueue({ name: "mixed-failures", visible: 3, inFlight: 0 });
+    const denied = d.addQueue({ name: "mixed-denied", visible: 1, inFlight: 0 });
+    d.setFault("mixed-denied", "access_denied");
+    try {
+      const source = new SqsQueueHealth({
+        client: c,
+        queueUrls: [events],
+        deadLetterQueueUrls: [denied, failures],
+      });
+      expect(source.queues).toEqual(["mixed", "mixed-denied", "mixed-failures"]);
+      const got = await source.read();
+      expect(got.map((q) => [q.name, queueStatus(q), q.dead_letter_queue, q.dead_letter_depth])).toEqual([
+        ["mixed", "ok", "mixed-dlq", 0],
+        ["mixed-denied", "unreadable", null, null],
+        ["mixed-failures", "dead_letters", "mixed-failures", 3],
+      ]);
+      expect(got[1]?.error).toMatch(/^AccessDenied: /);
+    } finally {
+      d.setFault("mixed-denied", null);
+    }
+  });
+});
+
 describe("SQS configuration and ARNs", () => {
   it("parses queue ARNs and refuses anything else", () => {
     expect(parseSqsArn("arn:aws:sqs:eu-west-1:123456789012:events-dlq")).toEqual({
@@ -321,6 +449,57 @@ describe("SQS configuration and ARNs", () => {
     });
     const bad = sqsQueueUrlsFromEnv({ MONITOR_SQS_QUEUE_URLS: "https://sqs.eu-west-1.amazonaws.com/a" });
     expect(bad.ok ? null : bad.errors[0]?.path).toBe("MONITOR_SQS_QUEUE_URLS[0]");
+  });
+
+  it("validates the failure queue list like the queue list and refuses a URL in both, naming the entry", () => {
+    const a = "https://sqs.eu-west-1.amazonaws.com/123456789012/a";
+    const f = "https://sqs.eu-west-1.amazonaws.com/123456789012/f";
+    expect(validateSqsQueueLists([a], [f])).toEqual({
+      ok: true,
+      value: { queueUrls: [a], deadLetterQueueUrls: [f] },
+    });
+    const bad = validateSqsQueueLists([a], [f, "nope", a, f]);
+    expect(bad.ok ? [] : bad.errors).toEqual([
+      { path: "deadLetterQueueUrls[1]", message: 'is not a URL: "nope"' },
+      { path: "deadLetterQueueUrls[3]", message: "is listed twice" },
+      {
+        path: "deadLetterQueueUrls[2]",
+        message:
+          "is also listed in queueUrls (list a queue with a RedrivePolicy there, a dead-letter queue here)",
+      },
+    ]);
+    expect(validateSqsQueueLists([a], "f").ok).toBe(false);
+    expect(
+      () => new SqsQueueHealth({ client: new SQSClient({}), queueUrls: [a], deadLetterQueueUrls: [a] }),
+    ).toThrow(/^SqsQueueHealth: deadLetterQueueUrls\[0\] is also listed in queueUrls/);
+  });
+
+  it("MONITOR_SQS_DEAD_LETTER_QUEUE_URLS: same format; errors name the variable, also for a URL in both variables", () => {
+    const a = "https://sqs.eu-west-1.amazonaws.com/123456789012/a";
+    const f = "https://sqs.eu-west-1.amazonaws.com/123456789012/f";
+    expect(sqsDeadLetterQueueUrlsFromEnv({})).toEqual({ ok: true, value: [] });
+    expect(sqsDeadLetterQueueUrlsFromEnv({ MONITOR_SQS_DEAD_LETTER_QUEUE_URLS: ` ${f} ` })).toEqual({
+      ok: true,
+      value: [f],
+    });
+    const bad = sqsDeadLetterQueueUrlsFromEnv({ MONITOR_SQS_DEAD_LETTER_QUEUE_URLS: `${f},x` });
+    expect(bad.ok ? null : bad.errors[0]?.path).toBe("MONITOR_SQS_DEAD_LETTER_QUEUE_URLS[1]");
+
+    expect(sqsQueueListsFromEnv({})).toEqual({ ok: true, value: { queueUrls: [], deadLetterQueueUrls: [] } });
+    expect(
+      sqsQueueListsFromEnv({ MONITOR_SQS_QUEUE_URLS: a, MONITOR_SQS_DEAD_LETTER_QUEUE_URLS: f }),
+    ).toEqual({ ok: true, value: { queueUrls: [a], deadLetterQueueUrls: [f] } });
+    const both = sqsQueueListsFromEnv({
+      MONITOR_SQS_QUEUE_URLS: a,
+      MONITOR_SQS_DEAD_LETTER_QUEUE_URLS: `${f} ${a}`,
+    });
+    expect(both.ok ? [] : both.errors).toEqual([
+      {
+        path: "MONITOR_SQS_DEAD_LETTER_QUEUE_URLS[1]",
+        message:
+          "is also listed in MONITOR_SQS_QUEUE_URLS (list a queue with a RedrivePolicy there, a dead-letter queue here)",
+      },
+    ]);
   });
 
   it("the adapter refuses an invalid URL list at construction", () => {

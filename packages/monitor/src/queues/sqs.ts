@@ -2,8 +2,11 @@
  * Queue health from Amazon SQS (AWS SDK v3): for each configured queue URL, GetQueueAttributes
  * (ApproximateNumberOfMessages, ApproximateNumberOfMessagesNotVisible, RedrivePolicy); the dead-letter
  * queue is found through `RedrivePolicy.deadLetterTargetArn` (ARN → name and owner account →
- * GetQueueUrl) and its depth is read the same way. Any failure (AccessDenied, a queue or dead-letter
- * queue that does not exist, a timeout) becomes that queue's error entry; the other queues are still read.
+ * GetQueueUrl) and its depth is read the same way. Queues that are themselves dead-letter or failure
+ * queues (a Lambda on-failure destination, an EventBridge target's dead-letter queue: nothing redrives
+ * into them, so no RedrivePolicy finds them) are listed apart and read for their own depth, which is
+ * their dead-letter depth. Any failure (AccessDenied, a queue or dead-letter queue that does not exist,
+ * a timeout) becomes that queue's error entry; the other queues are still read.
  */
 import { GetQueueAttributesCommand, GetQueueUrlCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { type Issue, isPlainObject, type Result } from "@svcmon/core";
@@ -14,13 +17,26 @@ export const SQS_SOURCE = "sqs";
 export const DEFAULT_SQS_TIMEOUT_MS = 1000;
 /** The environment variable listing the queue URLs of a deployment. */
 export const SQS_QUEUE_URLS_ENV = "MONITOR_SQS_QUEUE_URLS";
+/** The environment variable listing the dead-letter (failure) queues a deployment watches directly. */
+export const SQS_DEAD_LETTER_QUEUE_URLS_ENV = "MONITOR_SQS_DEAD_LETTER_QUEUE_URLS";
 
 export interface SqsQueueHealthOptions {
   client: Pick<SQSClient, "send">;
-  /** Validated with `validateSqsQueueUrls`. */
+  /** Queues read with their dead-letter queue (found through `RedrivePolicy`). */
   queueUrls: readonly string[];
+  /**
+   * Queues that are dead-letter or failure queues themselves. Each is an entry whose
+   * `dead_letter_queue` is its own name and whose `dead_letter_depth` is what it holds (visible + in
+   * flight), so it raises the dead-letter alert. Both lists are validated with `validateSqsQueueLists`.
+   */
+  deadLetterQueueUrls?: readonly string[];
   timeoutMs?: number;
   now?: () => number;
+}
+
+export interface SqsQueueLists {
+  queueUrls: string[];
+  deadLetterQueueUrls: string[];
 }
 
 export interface SqsArn {
@@ -96,15 +112,68 @@ export function validateSqsQueueUrls(input: unknown, path = ""): Result<string[]
 }
 
 /**
+ * Both lists of `SqsQueueHealthOptions`, each validated with `validateSqsQueueUrls`, and no URL in
+ * both: a queue is either read with its dead-letter queue or is a dead-letter queue itself.
+ */
+export function validateSqsQueueLists(
+  queueUrls: unknown,
+  deadLetterQueueUrls: unknown,
+  paths: { queueUrls: string; deadLetterQueueUrls: string } = {
+    queueUrls: "queueUrls",
+    deadLetterQueueUrls: "deadLetterQueueUrls",
+  },
+): Result<SqsQueueLists> {
+  const queues = validateSqsQueueUrls(queueUrls, paths.queueUrls);
+  const deadLetters = validateSqsQueueUrls(deadLetterQueueUrls, paths.deadLetterQueueUrls);
+  const errors = [...(queues.ok ? [] : queues.errors), ...(deadLetters.ok ? [] : deadLetters.errors)];
+  if (Array.isArray(queueUrls) && Array.isArray(deadLetterQueueUrls)) {
+    const faulty = new Set(errors.map((e) => e.path));
+    deadLetterQueueUrls.forEach((v, i) => {
+      const p = `${paths.deadLetterQueueUrls}[${i}]`;
+      if (faulty.has(p) || !queueUrls.includes(v)) return;
+      errors.push({
+        path: p,
+        message: `is also listed in ${paths.queueUrls} (list a queue with a RedrivePolicy there, a dead-letter queue here)`,
+      });
+    });
+  }
+  if (errors.length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    value: { queueUrls: queueUrls as string[], deadLetterQueueUrls: deadLetterQueueUrls as string[] },
+  };
+}
+
+/** A variable's entries, separated by commas or whitespace; unset or empty: none. */
+function envList(env: Record<string, string | undefined>, name: string): string[] {
+  return (env[name] ?? "").split(/[\s,]+/).filter((s) => s !== "");
+}
+
+/**
  * `MONITOR_SQS_QUEUE_URLS`: queue URLs separated by commas or whitespace. Unset or empty: no SQS queue
  * (an empty list). Errors name the variable and the position.
  */
 export function sqsQueueUrlsFromEnv(env: Record<string, string | undefined>): Result<string[]> {
-  const raw = env[SQS_QUEUE_URLS_ENV]?.trim() ?? "";
-  if (raw === "") return { ok: true, value: [] };
-  return validateSqsQueueUrls(
-    raw.split(/[\s,]+/).filter((s) => s !== ""),
-    SQS_QUEUE_URLS_ENV,
+  return validateSqsQueueUrls(envList(env, SQS_QUEUE_URLS_ENV), SQS_QUEUE_URLS_ENV);
+}
+
+/**
+ * `MONITOR_SQS_DEAD_LETTER_QUEUE_URLS`: URLs of dead-letter (failure) queues watched directly, in the
+ * format of `MONITOR_SQS_QUEUE_URLS`. Unset or empty: none.
+ */
+export function sqsDeadLetterQueueUrlsFromEnv(env: Record<string, string | undefined>): Result<string[]> {
+  return validateSqsQueueUrls(envList(env, SQS_DEAD_LETTER_QUEUE_URLS_ENV), SQS_DEAD_LETTER_QUEUE_URLS_ENV);
+}
+
+/**
+ * Both variables, as `SqsQueueHealthOptions` takes them: errors name the variable and the position,
+ * including a URL listed in both.
+ */
+export function sqsQueueListsFromEnv(env: Record<string, string | undefined>): Result<SqsQueueLists> {
+  return validateSqsQueueLists(
+    envList(env, SQS_QUEUE_URLS_ENV),
+    envList(env, SQS_DEAD_LETTER_QUEUE_URLS_ENV),
+    { queueUrls: SQS_QUEUE_URLS_ENV, deadLetterQueueUrls: SQS_DEAD_LETTER_QUEUE_URLS_ENV },
   );
 }
 
@@ -135,25 +204,42 @@ export class SqsQueueHealth implements QueueHealthSource {
   readonly queues: readonly string[];
   readonly #client: Pick<SQSClient, "send">;
   readonly #urls: readonly string[];
+  readonly #deadLetterUrls: readonly string[];
   readonly #timeoutMs: number;
   readonly #now: () => number;
   /** Dead-letter queue URL per ARN: GetQueueUrl once, again after the queue went missing. */
   readonly #dlqUrls = new Map<string, string>();
 
   constructor(opts: SqsQueueHealthOptions) {
-    const checked = validateSqsQueueUrls(opts.queueUrls, "queueUrls");
+    const checked = validateSqsQueueLists(opts.queueUrls, opts.deadLetterQueueUrls ?? []);
     if (!checked.ok) {
       throw new Error(`SqsQueueHealth: ${checked.errors.map((e) => `${e.path} ${e.message}`).join("; ")}`);
     }
     this.#client = opts.client;
-    this.#urls = checked.value;
-    this.queues = checked.value.map(sqsQueueName);
+    this.#urls = checked.value.queueUrls;
+    this.#deadLetterUrls = checked.value.deadLetterQueueUrls;
+    this.queues = [...this.#urls, ...this.#deadLetterUrls].map(sqsQueueName);
     this.#timeoutMs = opts.timeoutMs ?? DEFAULT_SQS_TIMEOUT_MS;
     this.#now = opts.now ?? Date.now;
   }
 
   read(signal?: AbortSignal): Promise<QueueHealth[]> {
-    return Promise.all(this.#urls.map((url) => this.#readOne(url, signal)));
+    return Promise.all([
+      ...this.#urls.map((url) => this.#readOne(url, signal)),
+      ...this.#deadLetterUrls.map((url) => this.#readDeadLetterQueue(url, signal)),
+    ]);
+  }
+
+  /** The signal of one queue's reads (the caller's, bounded by `timeoutMs`) and the error text of a failure. */
+  #bound(outer?: AbortSignal): { signal: AbortSignal; why: (err: unknown) => string } {
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const signal = outer === undefined ? timeout : AbortSignal.any([outer, timeout]);
+    const why = (err: unknown): string => {
+      if (timeout.aborted) return `timeout: no answer within ${this.#timeoutMs} ms`;
+      if (outer?.aborted) return `aborted: ${errorText(outer.reason)}`;
+      return errorText(err);
+    };
+    return { signal, why };
   }
 
   async #attributes(url: string, names: string[], signal: AbortSignal): Promise<Record<string, string>> {
@@ -183,13 +269,7 @@ export class SqsQueueHealth implements QueueHealthSource {
   async #readOne(url: string, outer?: AbortSignal): Promise<QueueHealth> {
     const name = sqsQueueName(url);
     const readAt = this.#now();
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
-    const signal = outer === undefined ? timeout : AbortSignal.any([outer, timeout]);
-    const why = (err: unknown): string => {
-      if (timeout.aborted) return `timeout: no answer within ${this.#timeoutMs} ms`;
-      if (outer?.aborted) return `aborted: ${errorText(outer.reason)}`;
-      return errorText(err);
-    };
+    const { signal, why } = this.#bound(outer);
     if (signal.aborted) return unreadableQueue(name, SQS_SOURCE, readAt, why(signal.reason));
 
     let depth: number;
@@ -241,6 +321,38 @@ export class SqsQueueHealth implements QueueHealthSource {
       // A cached URL may point at a queue that was deleted (or re-created elsewhere): look it up again next time.
       this.#dlqUrls.delete(key);
       return { ...entry, error: `dead-letter queue ${arn.name}: ${why(err)}` };
+    }
+  }
+
+  /**
+   * A dead-letter (failure) queue listed as such: everything it holds, visible or in flight, is a
+   * dead letter. Unreadable: an error entry like any queue's (its dead-letter depth is unknown).
+   */
+  async #readDeadLetterQueue(url: string, outer?: AbortSignal): Promise<QueueHealth> {
+    const name = sqsQueueName(url);
+    const readAt = this.#now();
+    const { signal, why } = this.#bound(outer);
+    if (signal.aborted) return unreadableQueue(name, SQS_SOURCE, readAt, why(signal.reason));
+    try {
+      const attrs = await this.#attributes(
+        url,
+        ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+        signal,
+      );
+      const depth = count(attrs, "ApproximateNumberOfMessages");
+      const inFlight = count(attrs, "ApproximateNumberOfMessagesNotVisible");
+      return {
+        name,
+        source: SQS_SOURCE,
+        read_at: readAt,
+        depth,
+        in_flight: inFlight,
+        dead_letter_queue: name,
+        dead_letter_depth: depth + inFlight,
+        error: null,
+      };
+    } catch (err) {
+      return unreadableQueue(name, SQS_SOURCE, readAt, why(err));
     }
   }
 }
