@@ -5,11 +5,11 @@
 import {
   type ClickHouseClient,
   type ClickHouseClientConfigOptions,
-  ClickHouseError,
   ClickHouseLogLevel,
   createClient,
 } from "@clickhouse/client";
 import { createChdbConnection } from "chdb/connection";
+import { chCall, msToCh } from "./clickhouse-call.ts";
 import { MIGRATIONS, MIGRATIONS_BOOTSTRAP, type Migration } from "./migrations.ts";
 import {
   type AccountLastSuccessRow,
@@ -24,9 +24,7 @@ import {
   type LatestRunRow,
   type RunStatus,
   type RunStore,
-  RunStoreError,
   RunStoreQueryError,
-  RunStoreUnavailable,
   validateAccount,
   validateRun,
 } from "./run-store.ts";
@@ -43,23 +41,6 @@ export interface ClickHouseRunStoreOptions {
 const DAY_MS = 86_400_000;
 /** Window of the server-side query latency percentiles (system.query_log). */
 export const QUERY_LOG_WINDOW_MINUTES = 15;
-const NETWORK_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EPIPE",
-  "ECONNABORTED",
-]);
-
-/** Epoch ms → DateTime64(3) text input: unix seconds with a 3-digit fraction (no timezone ambiguity). */
-function msToCh(ms: number): string {
-  const s = Math.floor(ms / 1000);
-  return `${s}.${String(ms - s * 1000).padStart(3, "0")}`;
-}
 
 /** Int64/UInt64 come back as strings over HTTP (quoted 64-bit) and as numbers from chDB. */
 function num(v: unknown): number {
@@ -75,29 +56,6 @@ function percentile(sorted: number[], p: number): number | null {
   if (sorted.length === 0) return null;
   const idx = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
   return sorted[Math.max(0, idx)] ?? null;
-}
-
-function toUnavailable(op: string, err: unknown): RunStoreError {
-  if (err instanceof RunStoreError) return err;
-  // The server (or chDB) answered with an exception: ClickHouseError carries its numeric code.
-  // (Duck-typed too: @clickhouse/client-common may be a second copy of the class.)
-  const errCode = (err as { code?: unknown } | null)?.code;
-  const answered =
-    err instanceof ClickHouseError ||
-    (err instanceof Error && typeof errCode === "string" && /^\d+$/.test(errCode));
-  if (answered) {
-    return new RunStoreQueryError(`analytics database rejected ${op}: ${(err as Error).message}`, {
-      cause: err,
-    });
-  }
-  const e = err as { code?: unknown; name?: unknown; message?: unknown } | null;
-  const code = typeof e?.code === "string" ? e.code : "";
-  const detail = NETWORK_CODES.has(code)
-    ? code
-    : typeof e?.message === "string" && e.message
-      ? e.message
-      : String(e?.name ?? err);
-  return new RunStoreUnavailable(`analytics database unavailable during ${op}: ${detail}`, { cause: err });
 }
 
 export class ClickHouseRunStore implements RunStore {
@@ -125,32 +83,12 @@ export class ClickHouseRunStore implements RunStore {
     return this.#client;
   }
 
-  /** Runs one database call with a hard deadline; maps every failure to a RunStoreError. */
+  /** Runs one database call with a hard deadline (chCall); `timed` calls feed the latency samples. */
   async #call<T>(op: string, fn: (signal: AbortSignal) => Promise<T>, timed = false): Promise<T> {
-    const ac = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        ac.abort();
-        reject(
-          new RunStoreUnavailable(
-            `analytics database did not answer ${op} within ${this.#timeoutMs} ms (timeout)`,
-          ),
-        );
-      }, this.#timeoutMs);
-    });
     const started = performance.now();
-    const work = fn(ac.signal);
-    work.catch(() => {}); // settled later than the deadline: already reported
-    try {
-      const out = await Promise.race([work, deadline]);
-      if (timed) this.#recordLatency(performance.now() - started);
-      return out;
-    } catch (err) {
-      throw toUnavailable(op, err);
-    } finally {
-      clearTimeout(timer);
-    }
+    const out = await chCall(op, this.#timeoutMs, fn);
+    if (timed) this.#recordLatency(performance.now() - started);
+    return out;
   }
 
   #recordLatency(ms: number): void {

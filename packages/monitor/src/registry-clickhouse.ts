@@ -5,8 +5,8 @@
  */
 import type { ClickHouseClient } from "@clickhouse/client";
 import { type CollectorSpec, DEFAULT_COLLECTORS, validateCollectorSpec } from "@svcmon/core";
+import { chCall, msToCh } from "./clickhouse-call.ts";
 import type { ClickHouseRunStore } from "./clickhouse-run-store.ts";
-import { chCall } from "./inventory/ch-call.ts";
 import type { CollectorRegistry } from "./registry.ts";
 import { RunStoreValidationError } from "./run-store.ts";
 
@@ -17,11 +17,6 @@ export interface ClickHouseCollectorRegistryOptions {
   timeoutMs?: number;
   /** Clock for `updated_at`. Default Date.now. */
   now?: () => number;
-}
-
-function msToCh(ms: number): string {
-  const s = Math.floor(ms / 1000);
-  return `${s}.${String(ms - s * 1000).padStart(3, "0")}`;
 }
 
 export class ClickHouseCollectorRegistry implements CollectorRegistry {

@@ -6,14 +6,10 @@
  */
 import type { ClickHouseClient } from "@clickhouse/client";
 import type { DeliveryAttempt, DeliveryLog } from "@svcmon/notify";
+import { msToCh } from "../clickhouse-call.ts";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
 
 const U32_MAX = 0xffff_ffff;
-
-function msToCh(ms: number): string {
-  const s = Math.floor(ms / 1000);
-  return `${s}.${String(ms - s * 1000).padStart(3, "0")}`;
-}
 
 /** UInt64/Int64 come back quoted over HTTP and as numbers from chDB. */
 const num = (v: unknown): number => (typeof v === "number" ? v : Number(v));

@@ -5,6 +5,7 @@
  */
 import type { ClickHouseClient } from "@clickhouse/client";
 import { type AlertState, emptyState } from "@svcmon/core";
+import { msToCh } from "../clickhouse-call.ts";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
 
 export const ALERT_STATE_KEY = "monitor";
@@ -14,11 +15,6 @@ export interface AlertStateStore {
   load(): Promise<AlertState>;
   /** Replaces the stored state; a later save always wins over an earlier one. */
   save(state: AlertState): Promise<void>;
-}
-
-function msToCh(ms: number): string {
-  const s = Math.floor(ms / 1000);
-  return `${s}.${String(ms - s * 1000).padStart(3, "0")}`;
 }
 
 function isState(v: unknown): v is AlertState {

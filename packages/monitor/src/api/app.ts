@@ -30,7 +30,7 @@ import {
   evaluateHealth,
   type FiringAlertJson,
   iso,
-  streakWindowMs,
+  readSnapshot,
   warnings,
 } from "./evaluate.ts";
 
@@ -272,14 +272,7 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
     const ownCost = ownCostForStatus(deps.ownCost, now, readMs);
     const read = within(readMs, "the status queries", async () => {
       const specs = await registry.list();
-      const since = now - streakWindowMs(specs);
-      const [latest, successes, streaks, accounts, scans] = await Promise.all([
-        store.latestRunPerCollector(),
-        store.lastSuccessPerCollector(),
-        store.consecutiveFailuresPerCollectorAccountRegion(since),
-        store.accountsLatest(),
-        store.lastSucceededRunPerAccount(0),
-      ]);
+      const { latest, successes, streaks, accounts, scans } = await readSnapshot(store, specs, now);
       // After the queries above, so their own timings are among the latency samples.
       const db = await store.dbHealth();
       const alerts = deps.alerts === undefined ? [] : await deps.alerts();

@@ -1,6 +1,6 @@
 /** Statements and reads of the cost store, each under a deadline with the run store's error mapping. */
 import type { ClickHouseClient, ClickHouseSettings } from "@clickhouse/client";
-import { chCall } from "../inventory/ch-call.ts";
+import { chCall } from "../clickhouse-call.ts";
 
 export class CostDb {
   readonly client: ClickHouseClient;

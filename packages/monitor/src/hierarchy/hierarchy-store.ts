@@ -5,8 +5,8 @@
  * account and region counts, so a resource the latest build did not see is gone from the hierarchy.
  */
 import type { ClickHouseClient } from "@clickhouse/client";
+import { chCall, msToCh } from "../clickhouse-call.ts";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
-import { chCall, msToCh } from "../inventory/ch-call.ts";
 import type { ResourceRow } from "../inventory/resource-row.ts";
 import { resourcesLatest } from "../inventory/resources-latest.ts";
 

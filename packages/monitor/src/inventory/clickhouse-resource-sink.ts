@@ -3,10 +3,10 @@
  * `svc.resources` (migration 7); any other table goes to the fallback sink when one is given.
  */
 import type { ClickHouseClient } from "@clickhouse/client";
+import { chCall, msToCh } from "../clickhouse-call.ts";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
 import { RunStoreValidationError } from "../run-store.ts";
 import type { RowSink } from "../runtime/simulated-cloud.ts";
-import { chCall, msToCh } from "./ch-call.ts";
 import { RESOURCES_TABLE, type ResourceRow, validateResourceRow } from "./resource-row.ts";
 
 export interface ClickHouseResourceSinkOptions {

@@ -4,7 +4,7 @@
  * duplicates that ReplacingMergeTree has not merged yet.
  */
 import type { ClickHouseClient } from "@clickhouse/client";
-import { chCall } from "./ch-call.ts";
+import { chCall } from "../clickhouse-call.ts";
 import type { ResourceRow } from "./resource-row.ts";
 
 export interface ResourcesLatestQuery {

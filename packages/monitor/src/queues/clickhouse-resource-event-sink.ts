@@ -6,8 +6,8 @@
  * such a pair and `list` reads with FINAL: a reader never sees an event twice.
  */
 import type { ClickHouseClient } from "@clickhouse/client";
+import { chCall, msToCh } from "../clickhouse-call.ts";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
-import { chCall, msToCh } from "../inventory/ch-call.ts";
 import { RESOURCE_EVENT_KIND, type ResourceEvent } from "./resource-event.ts";
 import {
   type AppendResult,
