@@ -7,6 +7,9 @@
  * recycles loses nothing and does not notify again; reserved concurrency 1 keeps ticks from
  * overlapping. A failed delivery is retried at a later tick, when its backoff is due.
  */
+
+import type { Logger } from "@relevance/settings";
+import { jsonLogger } from "@relevance/settings/json-logger";
 import {
   AlertEngine,
   ClickHouseAlertStateStore,
@@ -16,7 +19,6 @@ import {
 } from "@svcmon/monitor";
 import { type Channel, createChannels } from "@svcmon/notify";
 import { alertsFromEnv, clickHouseFromEnv, orThrow } from "./config.ts";
-import { jsonLogger, type Logger } from "./log.ts";
 import { type QueueHealthRead, queueHealthFromEnv } from "./queues.ts";
 import { once, openStore } from "./store.ts";
 

@@ -4,6 +4,9 @@
  * region through the collector runtime (the same Scheduler as `npm start`: timeouts, the
  * hierarchy_builder gate, exactly one run record per run) and ends when every record is written.
  */
+
+import type { Logger } from "@relevance/settings";
+import { jsonLogger } from "@relevance/settings/json-logger";
 import {
   accountsFromStore,
   ClickHouseCollectorRegistry,
@@ -24,7 +27,6 @@ import {
   orThrow,
 } from "./config.ts";
 import { hierarchyRulesFromLambdaEnv } from "./hierarchy-rules-env.ts";
-import { jsonLogger, type Logger } from "./log.ts";
 import { once, openStore } from "./store.ts";
 
 export interface CollectorHandlerDeps {

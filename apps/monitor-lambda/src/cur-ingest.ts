@@ -11,6 +11,8 @@
  * failure destination (svcmon-cur-ingest-dlq). Reserved concurrency 1 keeps deliveries in sequence.
  */
 import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import type { Logger } from "@relevance/settings";
+import { jsonLogger } from "@relevance/settings/json-logger";
 import type { Issue, Result } from "@svcmon/core";
 import {
   ClickHouseCostStore,
@@ -30,7 +32,6 @@ import {
   s3ObjectUrl,
 } from "./cur-manifest.ts";
 import { hierarchyRulesFromLambdaEnv } from "./hierarchy-rules-env.ts";
-import { jsonLogger, type Logger } from "./log.ts";
 import { once, openStore } from "./store.ts";
 
 export interface CurIngestSettings {

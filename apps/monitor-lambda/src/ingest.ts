@@ -6,12 +6,14 @@
  * maxReceiveCount, moves them to the dead-letter queue, the same path the embedded IngestConsumer
  * takes. The store skips events it already holds, so a message delivered again is harmless.
  */
+
+import type { Logger } from "@relevance/settings";
+import { jsonLogger } from "@relevance/settings/json-logger";
 import type { Result } from "@svcmon/core";
 import { ClickHouseResourceEventSink, RunStoreUnavailable } from "@svcmon/monitor";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { clickHouseFromEnv, orThrow } from "./config.ts";
 import { eventIngest } from "./event-ingest.ts";
-import { jsonLogger, type Logger } from "./log.ts";
 import { once, openStore } from "./store.ts";
 
 export interface StoreOutcome {

@@ -5,6 +5,8 @@
  * watched directly (MONITOR_SQS_DEAD_LETTER_QUEUE_URLS: svcmon-cur-ingest-dlq). See docs/deploy.md.
  */
 
+import type { Logger } from "@relevance/settings";
+import { jsonLogger } from "@relevance/settings/json-logger";
 import { DEFAULT_HIERARCHY_RULES, type HierarchyRules } from "@svcmon/core";
 import {
   ClickHouseAlertStateStore,
@@ -17,7 +19,6 @@ import type { Hono } from "hono";
 import { handle } from "hono/aws-lambda";
 import { clickHouseFromEnv, orThrow, statusFromEnv } from "./config.ts";
 import { hierarchyRulesFromLambdaEnv } from "./hierarchy-rules-env.ts";
-import { jsonLogger, type Logger } from "./log.ts";
 import { queueHealthFromEnv } from "./queues.ts";
 import { once, openStore } from "./store.ts";
 
