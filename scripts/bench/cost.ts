@@ -17,6 +17,7 @@ import {
   monthStart,
   utcDay,
 } from "../../packages/monitor-core/src/index.ts";
+import { missedTargets, percentile, printMissed, printTargetTable } from "./report.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const LINES = Number(process.env.BENCH_COST_LINES ?? 1_000_000);
@@ -28,11 +29,6 @@ const PAYER = "999999999999";
 const QUERIES = 50;
 const WARMUPS = 5;
 const MIB = 1024 * 1024;
-
-function percentile(sorted: readonly number[], p: number): number {
-  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
-  return sorted[rank - 1] as number;
-}
 
 /** The month's first day `k` months before `day`'s month. */
 function monthsBack(day: string, k: number): string {
@@ -282,12 +278,9 @@ async function main(): Promise<void> {
     `report files written by ClickHouse in ${gen.seconds.toFixed(1)} s; current month stored ${stored.toLocaleString("en")} lines; ` +
       `own cost: ${report.currency} ${report.month_to_date} month to date; svc tables ${mib(diskBytes)} on disk\n`,
   );
-  console.log(`${"operation".padEnd(52)}${"value".padStart(30)}${"target".padStart(14)}  result`);
-  for (const [name, value, target, status] of rows) {
-    console.log(`${name.padEnd(52)}${value.padStart(30)}${target.padStart(14)}  ${status}`);
-  }
-  const missed = rows.filter((r) => r[3] === "MISSED").map((r) => r[0]);
-  if (missed.length > 0) console.log(`\nMISSED ${missed.length} target(s): ${missed.join("; ")}`);
+  printTargetTable(rows, [52, 30, 14]);
+  const missed = missedTargets(rows);
+  printMissed(missed);
 
   const file = join(ROOT, "bench-results", "cost.json");
   mkdirSync(join(ROOT, "bench-results"), { recursive: true });

@@ -21,7 +21,6 @@ import { join } from "node:path";
 import { resourceUsage } from "node:process";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
-import { chromium } from "playwright-core";
 import { createMonitorApp, type MonitorApiLogger } from "../../packages/monitor/src/api/index.ts";
 import { InMemoryCollectorRegistry } from "../../packages/monitor/src/api/test-support.ts";
 import {
@@ -30,7 +29,9 @@ import {
   memoryDeliveryLog,
   openChdbRunStore,
 } from "../../packages/monitor/src/index.ts";
+import { CHROMIUM, launchChromium } from "../../packages/monitor/src/page/test-support.ts";
 import { webhookChannel } from "../../packages/notify/src/index.ts";
+import { missedTargets, percentile, printMissed, printTargetTable } from "./report.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const TOKEN = "bench-monitor-token-0123456789";
@@ -70,13 +71,7 @@ const PAGE_WARMUPS = 3;
 const PAGE_RUNS = 20;
 const PAGE_TARGET_MS = 500;
 const TICK_TARGET_MS = 1000;
-const CHROMIUM = "/usr/lib/chromium/chromium";
 const MIB = 1024 * 1024;
-
-function percentile(sorted: readonly number[], p: number): number {
-  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
-  return sorted[rank - 1] as number;
-}
 
 const account = (i: number) => String(100_000_000_000 + i);
 
@@ -325,18 +320,7 @@ async function measurePage(pageApp: { fetch: (req: Request) => Response | Promis
     );
   });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  const browser = await launchChromium();
   const runs: PageRun[] = [];
   try {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -729,12 +713,9 @@ async function main(): Promise<void> {
     `stored ${stored.toLocaleString("en")} rows, ${(diskBytes / MIB).toFixed(0)} MiB on disk, ${parts} active parts; ` +
       `collector_latest ${mvRows} rows for ${mvKeys} keys, matches base table: ${mvMatches === 1}\n`,
   );
-  console.log(`${"operation".padEnd(40)}${"value".padStart(28)}${"target".padStart(14)}  result`);
-  for (const [name, value, target, status] of rows) {
-    console.log(`${name.padEnd(40)}${value.padStart(28)}${target.padStart(14)}  ${status}`);
-  }
-  const missed = rows.filter((r) => r[3] === "MISSED").map((r) => r[0]);
-  if (missed.length > 0) console.log(`\nMISSED ${missed.length} target(s): ${missed.join("; ")}`);
+  printTargetTable(rows, [40, 28, 14]);
+  const missed = missedTargets(rows);
+  printMissed(missed);
 
   const file = join(ROOT, "bench-results", "monitor.json");
   mkdirSync(join(ROOT, "bench-results"), { recursive: true });

@@ -15,6 +15,7 @@ import {
   withinTolerance,
 } from "../../packages/relevance-core/src/index.ts";
 import { mulberry32 } from "../../packages/relevance-core/src/test-support/prng.ts";
+import { percentile } from "./report.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const FIXTURES = `${ROOT}packages/relevance-core/fixtures/xgboost/`;
@@ -38,11 +39,6 @@ interface Stats {
   samples: number;
   /** Operations per sample: each sample is the mean of this many back-to-back calls. */
   opsPerSample: number;
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
-  return sorted[rank - 1] as number;
 }
 
 /**

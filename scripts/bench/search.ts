@@ -11,15 +11,12 @@ import { buildArtifact, importXgboost, modelKey } from "../../packages/relevance
 import { mulberry32 } from "../../packages/relevance-core/src/test-support/prng.ts";
 import { RelevanceScorer } from "../../packages/search/src/index.ts";
 import { openDatabase, SqliteKv } from "../../packages/settings/src/sqlite/index.ts";
+import { percentile, printTargetTable } from "./report.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
-function percentile(sorted: readonly number[], p: number): number {
-  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
-  return sorted[rank - 1] as number;
-}
 const median = (xs: number[]) =>
   percentile(
     [...xs].sort((a, b) => a - b),
@@ -305,8 +302,7 @@ async function main(): Promise<void> {
   console.log(
     `${os.cpus()[0]?.model} (${os.cpus().length} CPUs), Node ${process.version}; npm start's stack in a child process, 10,000 products, loopback HTTP\n`,
   );
-  for (const [name, value, target, status] of rows)
-    console.log(`${name.padEnd(52)}${value.padStart(24)}${target.padStart(10)}  ${status}`);
+  printTargetTable(rows, [52, 24, 10], { header: false });
   mkdirSync(join(ROOT, "bench-results"), { recursive: true });
   const file = join(ROOT, "bench-results", "search.json");
   writeFileSync(

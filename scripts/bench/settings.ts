@@ -7,15 +7,11 @@ import { fileURLToPath } from "node:url";
 import { configFrom } from "../../apps/local/src/env.ts";
 import { startStack } from "../../apps/local/src/stack.ts";
 import type { Logger } from "../../packages/settings/src/index.ts";
+import { percentile, printTargetTable } from "./report.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" };
-
-function percentile(sorted: readonly number[], p: number): number {
-  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
-  return sorted[rank - 1] as number;
-}
 
 /** Resolves when the exporter reports the copy under `key` written; the stack logs every export. */
 class ExportWatcher implements Logger {
@@ -124,10 +120,7 @@ async function main(): Promise<void> {
   console.log(
     `${os.cpus()[0]?.model} (${os.cpus().length} CPUs), Node ${process.version}; embedded stack over loopback HTTP\n`,
   );
-  console.log(`${"operation".padEnd(42)}${"value".padStart(12)}${"target".padStart(10)}  result`);
-  for (const [name, value, target, status] of rows) {
-    console.log(`${name.padEnd(42)}${value.padStart(12)}${target.padStart(10)}  ${status}`);
-  }
+  printTargetTable(rows, [42, 12, 10]);
   const file = join(ROOT, "bench-results", "settings.json");
   mkdirSync(join(ROOT, "bench-results"), { recursive: true });
   writeFileSync(

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { addDays, DEFAULT_HIERARCHY_RULES, monthStart, utcDay } from "@svcmon/core";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, hangingStore, MIN, makeApp, openTempStore, runAt, TOKEN, uuid } from "../api/test-support.ts";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
@@ -18,8 +18,8 @@ import { fileSource } from "../cost/cur-source.ts";
 import { type CurLine, writeCurFile } from "../cost/cur-writer.ts";
 import { combineQueueHealth, queueHealthReader } from "../queues/queue-health.ts";
 import { SqliteQueue } from "../queues/sqlite-queue.ts";
+import { CHROMIUM, launchChromium } from "./test-support.ts";
 
-const CHROMIUM = "/usr/lib/chromium/chromium";
 const SHOT = fileURLToPath(new URL("../../test-output/system-page.png", import.meta.url));
 const DAY = 24 * 60 * MIN;
 const NOW = Date.now();
@@ -108,18 +108,7 @@ beforeAll(async () => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
   });
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
