@@ -8,7 +8,7 @@ import { UserError } from "../io.ts";
 import { recordFor } from "./config.ts";
 import { scoredSearch } from "./http.ts";
 import { describeArtifact, uploadArtifact } from "./model.ts";
-import type { Flags, Procedure, ProcedureContext } from "./procedure.ts";
+import type { Procedure, ProcedureContext } from "./procedure.ts";
 import {
   accountRecords,
   GRACE_MS,
@@ -21,24 +21,8 @@ import {
   versionPrefix,
   versionsSeen,
 } from "./records.ts";
-import {
-  accountFlag,
-  apiKeyFlag,
-  type CheckedArtifact,
-  indexFlag,
-  modelIdFlag,
-  readArtifactFile,
-  timeoutFlag,
-} from "./validate.ts";
-import { confirmServing } from "./verify.ts";
-
-interface Common {
-  account: string;
-  index: string;
-  apiKey: string;
-  query: string;
-  timeoutS: number | undefined;
-}
+import { type CheckedArtifact, modelIdFlag, readArtifactFile } from "./validate.ts";
+import { confirmServing, type ServingCheckInput, servingCheckInput } from "./verify.ts";
 
 const COMMON_FLAGS: FlagSpec = {
   account: { type: "string", required: true, help: "system account id" },
@@ -55,23 +39,13 @@ const COMMON_FLAGS: FlagSpec = {
   },
 };
 
-function common(flags: Flags): Common {
-  return {
-    account: accountFlag(flags),
-    index: indexFlag(flags),
-    apiKey: apiKeyFlag(flags),
-    query: (flags.query as string | undefined) ?? "",
-    timeoutS: timeoutFlag(flags),
-  };
-}
-
 interface Switched {
   name: string;
   before: RelevanceTriggerConfig;
 }
 
 /** The index record (not an alias) and its valid current config. */
-async function indexAndConfig(ctx: ProcedureContext, c: Common, what: string) {
+async function indexAndConfig(ctx: ProcedureContext, c: ServingCheckInput, what: string) {
   const record = await recordFor(ctx, c);
   if (isAlias(record))
     throw new UserError(
@@ -95,7 +69,7 @@ function recordsNaming(records: readonly TableItem[], index: string, modelId: st
 }
 
 /** A search that answers at all (key, index, search API) before anything changes. */
-async function preflight(ctx: ProcedureContext, c: Common): Promise<void> {
+async function preflight(ctx: ProcedureContext, c: ServingCheckInput): Promise<void> {
   const answer = await scoredSearch(ctx.env.searchBaseUrl, c.index, c.apiKey, c.query);
   if (answer.status !== 200)
     throw new UserError(
@@ -180,7 +154,7 @@ async function switchBack(ctx: ProcedureContext, account: string, switched: Swit
  */
 async function switchAndConfirm(
   ctx: ProcedureContext,
-  c: Common,
+  c: ServingCheckInput,
   names: readonly string[],
   from: string,
   to: string,
@@ -213,7 +187,7 @@ async function switchAndConfirm(
   throw new UserError(`not confirmed: ${failure}. ${undone}; ${kept}. Fix the cause, then retry: ${retry}`);
 }
 
-export const rollout: Procedure<Common & { path: string; artifact: CheckedArtifact }> = {
+export const rollout: Procedure<ServingCheckInput & { path: string; artifact: CheckedArtifact }> = {
   name: "rollout",
   summary:
     "the update procedure: upload the next version, switch the index and its aliases, confirm it serves",
@@ -225,7 +199,7 @@ export const rollout: Procedure<Common & { path: string; artifact: CheckedArtifa
   },
   needsAdmin: true,
   async prepare(flags, io) {
-    const c = common(flags);
+    const c = servingCheckInput(flags);
     const path = flags.file as string;
     const artifact = await readArtifactFile(io, path);
     const a = artifact.loaded.artifact;
@@ -290,7 +264,7 @@ export const rollout: Procedure<Common & { path: string; artifact: CheckedArtifa
   },
 };
 
-export const rollback: Procedure<Common & { to: string }> = {
+export const rollback: Procedure<ServingCheckInput & { to: string }> = {
   name: "rollback",
   summary:
     "switch the index and its aliases back to an older version whose key still exists; confirm it serves",
@@ -302,7 +276,7 @@ export const rollback: Procedure<Common & { to: string }> = {
   },
   needsAdmin: true,
   async prepare(flags) {
-    const c = common(flags);
+    const c = servingCheckInput(flags);
     const to = modelIdFlag(flags, "to");
     if (to.account !== c.account || to.index !== c.index)
       throw new UserError(`--to ${to.id} is not a model of ${c.account}/${c.index}`);

@@ -10,7 +10,7 @@ import {
 import { indexSk, settingsCopyKey } from "@relevance/settings";
 import { UserError } from "../io.ts";
 import { type SearchAnswer, scoredSearch } from "./http.ts";
-import type { Procedure, ProcedureContext } from "./procedure.ts";
+import type { Flags, Procedure, ProcedureContext } from "./procedure.ts";
 import { accountFlag, apiKeyFlag, indexFlag, timeoutFlag } from "./validate.ts";
 
 const POLL_MS = 500;
@@ -125,7 +125,21 @@ export async function confirmServing(ctx: ProcedureContext, check: ServingCheck)
   return { index, modelId, score: last.score as number, copyKey };
 }
 
-export const verify: Procedure<Omit<ServingCheck, "timeoutS"> & { timeoutS: number | undefined }> = {
+/** A serving check as given on the command line: the timeout falls back to the environment's default. */
+export type ServingCheckInput = Omit<ServingCheck, "timeoutS"> & { timeoutS: number | undefined };
+
+/** The flags every command that confirms what serves takes: --account, --index, --api-key, --query, --timeout. */
+export function servingCheckInput(flags: Flags): ServingCheckInput {
+  return {
+    account: accountFlag(flags),
+    index: indexFlag(flags),
+    apiKey: apiKeyFlag(flags),
+    query: (flags.query as string | undefined) ?? "",
+    timeoutS: timeoutFlag(flags),
+  };
+}
+
+export const verify: Procedure<ServingCheckInput> = {
   name: "verify",
   summary: "verify propagation: the KV copy carries the config, then a scored search names the serving model",
   usage: "relevance verify --env E --account A --index I --api-key K [--query Q] [--timeout S] [--json]",
@@ -138,13 +152,7 @@ export const verify: Procedure<Omit<ServingCheck, "timeoutS"> & { timeoutS: numb
   },
   needsAdmin: false,
   async prepare(flags) {
-    return {
-      account: accountFlag(flags),
-      index: indexFlag(flags),
-      apiKey: apiKeyFlag(flags),
-      query: (flags.query as string | undefined) ?? "",
-      timeoutS: timeoutFlag(flags),
-    };
+    return servingCheckInput(flags);
   },
   async run(ctx, input) {
     const timeoutS = input.timeoutS ?? ctx.defaultTimeoutS;
