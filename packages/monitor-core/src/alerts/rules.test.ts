@@ -148,3 +148,41 @@ describe("disk hysteresis (fires above 80 %, resolves below 75 %)", () => {
     expect(seen).toEqual(statuses);
   });
 });
+
+describe("dead-letter depth unknown (dead_letter_unread): neither raises nor resolves", () => {
+  type Round = Pick<AlertInput, "dead_letter_queues" | "dead_letter_unread">;
+  const read = (depth: number): Round => ({ dead_letter_queues: [{ queue: "q-dlq", depth }] });
+  const unread: Round = { dead_letter_queues: [], dead_letter_unread: "q: AccessDenied" };
+  it.each<[string, Round[], ("firing" | "resolved" | "none")[]]>([
+    [
+      "held while unread, resolved by a read at 0",
+      [read(2), unread, read(0)],
+      ["firing", "firing", "resolved"],
+    ],
+    ["an unread round raises nothing", [unread, read(1)], ["none", "firing"]],
+    [
+      "without a reason, a queue gone from the reads resolves",
+      [read(1), { dead_letter_queues: [] }],
+      ["firing", "resolved"],
+    ],
+  ])("%s", (_name, rounds, statuses) => {
+    let state = emptyState();
+    const seen: string[] = [];
+    rounds.forEach((r, i) => {
+      const now = NOW + i * 60_000;
+      state = step(state, evaluateConditions(input(r), now, state), now).state;
+      seen.push(state.alerts["dead_letter_queue|q-dlq"]?.status ?? "none");
+    });
+    expect(seen).toEqual(statuses);
+  });
+
+  it("the held condition says why the depth is unknown", () => {
+    const state = step(emptyState(), evaluateConditions(input(read(3)), NOW, emptyState()), NOW).state;
+    const [held] = evaluateConditions(input(unread), NOW + 60_000, state);
+    expect(held).toMatchObject({
+      key: "dead_letter_queue|q-dlq",
+      severity: "critical",
+      detail: "dead-letter queue q-dlq: depth unknown (q: AccessDenied); last read held messages",
+    });
+  });
+});

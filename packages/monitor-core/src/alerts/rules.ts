@@ -28,8 +28,14 @@ export interface AlertInput {
   role_assumption_failing?: readonly string[];
   /** `coverage(...).unscanned`. */
   unscanned: readonly UnscannedAccount[];
-  /** Dead-letter queue depth per queue. */
+  /** Known dead-letter queue depths, one per dead-letter queue. */
   dead_letter_queues: readonly { queue: string; depth: number }[];
+  /**
+   * Why some dead-letter depths are unknown this round (a queue or the whole read failed); null or
+   * absent when every configured queue was read. An unknown depth neither raises nor resolves: a
+   * dead-letter alert firing in `previous` whose queue is not in `dead_letter_queues` keeps firing.
+   */
+  dead_letter_unread?: string | null;
   /** Used / total disk of the analytics DB, 0..1; null when unknown (keeps the previous status). */
   disk_used_ratio: number | null;
 }
@@ -88,6 +94,19 @@ export function evaluateConditions(input: AlertInput, now: EpochMs, previous?: A
   for (const q of input.dead_letter_queues) {
     if (q.depth > 0)
       add("dead_letter_queue", q.queue, `dead-letter queue ${q.queue} holds ${q.depth} message(s)`);
+  }
+  const unread = input.dead_letter_unread ?? null;
+  if (unread !== null && previous !== undefined) {
+    const known = new Set(input.dead_letter_queues.map((q) => q.queue));
+    for (const a of Object.values(previous.alerts)) {
+      if (a.rule !== "dead_letter_queue" || a.status !== "firing" || known.has(a.subject)) continue;
+      add(
+        "dead_letter_queue",
+        a.subject,
+        `dead-letter queue ${a.subject}: depth unknown (${unread}); last read held messages`,
+        a.muted,
+      );
+    }
   }
 
   const diskKey = alertKey("disk_high", DISK_SUBJECT);

@@ -23,7 +23,6 @@ import {
   type Notification,
 } from "@svcmon/notify";
 import { alertInput, type FiringAlertJson, firingAlerts, readSnapshot } from "../api/evaluate.ts";
-import { keepUnreadDeadLetters } from "../queues/dead-letter-alerts.ts";
 import type { QueueHealth } from "../queues/queue-health.ts";
 import type { CollectorRegistry } from "../registry.ts";
 import type { DbHealth, RunStore } from "../run-store.ts";
@@ -161,12 +160,7 @@ export class AlertEngine {
         log.warn("alerts: queue health unavailable", { error: String(err) });
       }
     }
-    const conditions = keepUnreadDeadLetters(
-      evaluateConditions(alertInput(specs, snapshot, db, now, queues), now, previous),
-      queues,
-      previous,
-      now,
-    );
+    const conditions = evaluateConditions(alertInput(specs, snapshot, db, now, queues), now, previous);
     const result = step(previous, conditions, now);
     let state = result.state;
     // Saved before delivering: the leases and startEmitted survive a crash mid-delivery.

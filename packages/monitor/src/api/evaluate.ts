@@ -28,7 +28,7 @@ import {
   type RunRecord,
   UNSCANNED_WINDOW_HOURS,
 } from "@svcmon/core";
-import { deadLetterDepths } from "../queues/dead-letter-alerts.ts";
+import { deadLetterDepths, deadLetterUnread } from "../queues/dead-letter-alerts.ts";
 import type { QueueHealth } from "../queues/queue-health.ts";
 import type {
   AccountLastSuccessRow,
@@ -243,7 +243,7 @@ export function diskUsedRatio(db: DbHealth): number | null {
 /**
  * The input of `evaluateConditions` (docs/monitor-alerts.md), from the same snapshot and rules as the
  * status body. Dead-letter depths come from `queues` (null: the queues could not be read; then no depth
- * is known, and `keepUnreadDeadLetters` keeps firing dead-letter alerts as they were). Role-assumption
+ * is known, and the rules keep firing dead-letter alerts as they were). Role-assumption
  * failures are not reported to the monitor yet.
  */
 export function alertInput(
@@ -283,6 +283,7 @@ export function alertInput(
     accounts,
     unscanned: cov.unscanned,
     dead_letter_queues: deadLetterDepths(queues),
+    dead_letter_unread: deadLetterUnread(queues),
     disk_used_ratio: db === null ? null : diskUsedRatio(db),
   };
 }

@@ -2,13 +2,12 @@ import {
   type AlertInput,
   type AlertState,
   alertKey,
-  type Condition,
   emptyState,
   evaluateConditions,
   step,
 } from "@svcmon/core";
 import { describe, expect, it } from "vitest";
-import { deadLetterDepths, keepUnreadDeadLetters } from "./dead-letter-alerts.ts";
+import { deadLetterDepths, deadLetterUnread } from "./dead-letter-alerts.ts";
 import type { QueueHealth } from "./queue-health.ts";
 
 const NOW = Date.UTC(2025, 3, 1, 10, 0, 0);
@@ -43,14 +42,14 @@ function input(queues: readonly QueueHealth[] | null): AlertInput {
     accounts: [],
     unscanned: [],
     dead_letter_queues: deadLetterDepths(queues),
+    dead_letter_unread: deadLetterUnread(queues),
     disk_used_ratio: null,
   };
 }
 
 /** One evaluation round as the engine runs it. */
 function round(state: AlertState, queues: readonly QueueHealth[] | null, now: number) {
-  const conditions = keepUnreadDeadLetters(evaluateConditions(input(queues), now, state), queues, state, now);
-  return step(state, conditions, now);
+  return step(state, evaluateConditions(input(queues), now, state), now);
 }
 
 describe("deadLetterDepths", () => {
@@ -164,18 +163,16 @@ describe("the dead-letter alert over rounds (rules + state machine)", () => {
 
   it("keeps the rules' order (sorted by key) and adds nothing the rules already hold", () => {
     const previous = round(emptyState(), [q({ dead_letter_depth: 1 })], NOW).state;
-    const other: Condition = {
-      key: "disk_high|analytics_db",
-      rule: "disk_high",
-      subject: "analytics_db",
-      severity: "warning",
-      detail: "x",
-      muted: false,
-      at: NOW,
-    };
-    const kept = keepUnreadDeadLetters([other], [unreadable()], previous, NOW);
+    // The disk fires beside the held dead-letter alert: both come back once, sorted by key.
+    const kept = evaluateConditions({ ...input([unreadable()]), disk_used_ratio: 0.9 }, NOW, previous);
     expect(kept.map((c) => c.key)).toEqual([KEY, "disk_high|analytics_db"]);
-    const already = keepUnreadDeadLetters(kept, [unreadable()], previous, NOW);
+    // Read holding messages while another queue is unreadable: one condition, from the read.
+    const already = evaluateConditions(
+      { ...input([q({ dead_letter_depth: 2 }), unreadable("other")]), disk_used_ratio: 0.9 },
+      NOW,
+      previous,
+    );
     expect(already.map((c) => c.key)).toEqual([KEY, "disk_high|analytics_db"]);
+    expect(already[0]?.detail).toBe("dead-letter queue events-dlq holds 2 message(s)");
   });
 });
