@@ -3,6 +3,7 @@
  * the status route's bound: the status answers even when the cost tables do not.
  */
 import type { OwnCostReport } from "@svcmon/core";
+import { settleWithin } from "../settle-within.ts";
 
 export interface OwnCostStatus {
   own_cost?: OwnCostReport | null;
@@ -16,23 +17,13 @@ export async function ownCostForStatus(
   timeoutMs: number,
 ): Promise<OwnCostStatus> {
   if (read === undefined) return {};
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), timeoutMs);
-  });
-  try {
-    const work = read(now);
-    work.catch(() => {});
-    const got = await Promise.race([work, deadline]);
-    if (got === "timeout")
-      return { own_cost: null, own_cost_error: `own cost did not answer within ${timeoutMs} ms` };
-    return { own_cost: got };
-  } catch (err) {
-    return {
-      own_cost: null,
-      own_cost_error: `own cost could not be read: ${err instanceof Error ? err.message : String(err)}`,
-    };
-  } finally {
-    clearTimeout(timer);
-  }
+  const r = await settleWithin(timeoutMs, () => read(now));
+  if (r.status === "ok") return { own_cost: r.value };
+  if (r.status === "timeout")
+    return { own_cost: null, own_cost_error: `own cost did not answer within ${timeoutMs} ms` };
+  const err = r.error;
+  return {
+    own_cost: null,
+    own_cost_error: `own cost could not be read: ${err instanceof Error ? err.message : String(err)}`,
+  };
 }

@@ -4,6 +4,7 @@
  * source safe to call from a request (bounded in time, never rejecting). Adapters: SQS (`sqs.ts`) and
  * the embedded SQLite queue (`sqlite-queue.ts`); both run `queue-health.contract.ts`.
  */
+import { settleWithin } from "../settle-within.ts";
 
 export interface QueueHealth {
   /** The queue's name (SQS: the last segment of its URL). */
@@ -128,25 +129,10 @@ export function queueHealthReader(
   const now = opts.now ?? Date.now;
   const sourceName = opts.source ?? "queue-health";
   return async () => {
-    const ac = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => resolve("timeout"), timeoutMs);
-    });
-    const work = source.read(ac.signal);
-    work.catch(() => {});
-    try {
-      const first = await Promise.race([work, deadline]);
-      if (first !== "timeout") return first;
-      ac.abort(new Error(`no answer within ${timeoutMs} ms`));
-      return source.queues.map((q) =>
-        unreadableQueue(q, sourceName, now(), `timeout: no answer within ${timeoutMs} ms`),
-      );
-    } catch (err) {
-      return source.queues.map((q) => unreadableQueue(q, sourceName, now(), errorText(err)));
-    } finally {
-      clearTimeout(timer);
-    }
+    const r = await settleWithin(timeoutMs, (signal) => source.read(signal));
+    if (r.status === "ok") return r.value;
+    const why = r.status === "timeout" ? `timeout: no answer within ${timeoutMs} ms` : errorText(r.error);
+    return source.queues.map((q) => unreadableQueue(q, sourceName, now(), why));
   };
 }
 
@@ -166,20 +152,9 @@ export async function queuesForStatus(
   timeoutMs: number,
 ): Promise<QueuesStatus> {
   if (read === undefined) return { queues: [] };
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), timeoutMs);
-  });
-  try {
-    const work = read();
-    work.catch(() => {});
-    const got = await Promise.race([work, deadline]);
-    if (got === "timeout")
-      return { queues: [], queues_error: `queue health did not answer within ${timeoutMs} ms` };
-    return { queues: got.map(queueStatusJson) };
-  } catch (err) {
-    return { queues: [], queues_error: `queue health could not be read: ${errorText(err)}` };
-  } finally {
-    clearTimeout(timer);
-  }
+  const r = await settleWithin(timeoutMs, () => read());
+  if (r.status === "ok") return { queues: r.value.map(queueStatusJson) };
+  if (r.status === "timeout")
+    return { queues: [], queues_error: `queue health did not answer within ${timeoutMs} ms` };
+  return { queues: [], queues_error: `queue health could not be read: ${errorText(r.error)}` };
 }
