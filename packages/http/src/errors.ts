@@ -14,13 +14,22 @@ export class ApiError extends Error {
   readonly status: ContentfulStatusCode;
   readonly code: string;
   readonly details: Issue[] | undefined;
+  /** Response headers that belong to this answer (`Retry-After` of a 429, say). */
+  readonly headers: Readonly<Record<string, string>> | undefined;
 
-  constructor(status: ContentfulStatusCode, code: string, message: string, details?: Issue[]) {
+  constructor(
+    status: ContentfulStatusCode,
+    code: string,
+    message: string,
+    details?: Issue[],
+    headers?: Record<string, string>,
+  ) {
     super(message);
     this.name = "ApiError";
     this.status = status;
     this.code = code;
     this.details = details;
+    this.headers = headers;
   }
 
   body(): ErrorBody {
@@ -46,6 +55,7 @@ const GENERIC: Partial<Record<number, [string, string]>> = {
   400: ["bad_request", "bad request"],
   401: ["unauthorized", "unauthorized"],
   404: ["not_found", "not found"],
+  405: ["method_not_allowed", "method not allowed"],
   413: ["payload_too_large", "the request body is too large"],
 };
 
@@ -55,7 +65,10 @@ const GENERIC: Partial<Record<number, [string, string]>> = {
  */
 export function onError(log: Logger): ErrorHandler {
   return (err, c) => {
-    if (err instanceof ApiError) return c.json(err.body(), err.status);
+    if (err instanceof ApiError) {
+      for (const [name, value] of Object.entries(err.headers ?? {})) c.header(name, value);
+      return c.json(err.body(), err.status);
+    }
     if (err instanceof HTTPException) {
       const known = GENERIC[err.status];
       if (known !== undefined) return c.json({ error: { code: known[0], message: known[1] } }, err.status);

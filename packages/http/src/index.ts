@@ -1,0 +1,5 @@
+export * from "./body-limit.ts";
+export * from "./errors.ts";
+export * from "./fallback.ts";
+export * from "./json-guards.ts";
+export * from "./throttle.ts";

@@ -1,0 +1,137 @@
+import type { Context } from "hono";
+import { ApiError } from "./errors.ts";
+
+export interface AuthThrottleOptions {
+  /** Failed attempts one client address may make per window before it is refused. Default 20. */
+  maxFailuresPerAddress?: number;
+  /** Failed attempts per credential prefix per window (a guessed key's shown prefix). Default 50. */
+  maxFailuresPerPrefix?: number;
+  /** The window, in milliseconds. Default 60 s. */
+  windowMs?: number;
+  /** Keys remembered at most; the oldest is forgotten first, so memory stays bounded. Default 10,000. */
+  maxKeys?: number;
+  /** Characters of a presented credential that name its prefix. Default 8. */
+  prefixLength?: number;
+  now?: () => number;
+}
+
+interface Window {
+  start: number;
+  failures: number;
+}
+
+/**
+ * Failed authentication, counted per client address and per credential prefix in a fixed window.
+ * Once either count reaches its budget, requests from that address (or with that prefix) are refused
+ * with 429 and `Retry-After` until the window ends, before any credential is verified. Clients that
+ * authenticate correctly never add to a count, so they are slowed only when they share an address
+ * or a key prefix with someone guessing. Memory is bounded by `maxKeys` (oldest evicted first).
+ */
+export class AuthThrottle {
+  readonly #perAddress: number;
+  readonly #perPrefix: number;
+  readonly #windowMs: number;
+  readonly #maxKeys: number;
+  readonly #prefixLength: number;
+  readonly #now: () => number;
+  readonly #windows = new Map<string, Window>();
+
+  constructor(options: AuthThrottleOptions = {}) {
+    this.#perAddress = options.maxFailuresPerAddress ?? 20;
+    this.#perPrefix = options.maxFailuresPerPrefix ?? 50;
+    this.#windowMs = options.windowMs ?? 60_000;
+    this.#maxKeys = options.maxKeys ?? 10_000;
+    this.#prefixLength = options.prefixLength ?? 8;
+    this.#now = options.now ?? Date.now;
+  }
+
+  #keys(address: string, credential: string | undefined): Array<[string, number]> {
+    const keys: Array<[string, number]> = [[`a:${address}`, this.#perAddress]];
+    if (credential !== undefined && credential.length > 0) {
+      keys.push([`p:${credential.slice(0, this.#prefixLength)}`, this.#perPrefix]);
+    }
+    return keys;
+  }
+
+  #current(key: string, now: number): Window | undefined {
+    const w = this.#windows.get(key);
+    if (w !== undefined && now - w.start >= this.#windowMs) {
+      this.#windows.delete(key);
+      return undefined;
+    }
+    return w;
+  }
+
+  /** Seconds until this client may try again; 0 when it may try now. */
+  retryAfterSeconds(address: string, credential: string | undefined): number {
+    const now = this.#now();
+    let wait = 0;
+    for (const [key, budget] of this.#keys(address, credential)) {
+      const w = this.#current(key, now);
+      if (w !== undefined && w.failures >= budget) {
+        wait = Math.max(wait, Math.ceil((w.start + this.#windowMs - now) / 1000));
+      }
+    }
+    return wait;
+  }
+
+  /** Throws the 429 when this address or credential prefix is over its budget. */
+  check(address: string, credential: string | undefined): void {
+    const wait = this.retryAfterSeconds(address, credential);
+    if (wait > 0) throw tooManyFailures(wait);
+  }
+
+  /** Counts one failed attempt against the address and the credential's prefix. */
+  failed(address: string, credential: string | undefined): void {
+    const now = this.#now();
+    for (const [key] of this.#keys(address, credential)) {
+      const w = this.#current(key, now);
+      if (w === undefined) {
+        if (this.#windows.size >= this.#maxKeys) {
+          const oldest = this.#windows.keys().next().value;
+          if (oldest !== undefined) this.#windows.delete(oldest);
+        }
+        this.#windows.set(key, { start: now, failures: 1 });
+      } else {
+        w.failures++;
+      }
+    }
+  }
+
+  /** Keys remembered now (for tests of the memory bound). */
+  get size(): number {
+    return this.#windows.size;
+  }
+}
+
+export function tooManyFailures(retryAfterS: number): ApiError {
+  return new ApiError(
+    429,
+    "too_many_requests",
+    `too many failed authentication attempts from this client; retry after ${retryAfterS} s`,
+    undefined,
+    { "Retry-After": String(retryAfterS) },
+  );
+}
+
+/** How an entry point tells the client's address (its runtime's connection info, or a trusted proxy's header). */
+export type ClientAddress = (c: Context) => string;
+
+/**
+ * The address Cloudflare and most runtimes put in headers they set themselves; `unknown` otherwise.
+ * Entry points with real connection info (Node, Lambda) pass their own `ClientAddress`.
+ */
+export const headerClientAddress: ClientAddress = (c) =>
+  c.req.header("cf-connecting-ip") ?? c.req.header("x-real-ip") ?? "unknown";
+
+/**
+ * The first address of `X-Forwarded-For`, for a service behind a proxy that sets it (`TRUST_PROXY=1`);
+ * otherwise the connection's own address from `direct`.
+ */
+export function forwardedClientAddress(direct: ClientAddress, trustProxy: boolean): ClientAddress {
+  if (!trustProxy) return direct;
+  return (c) => {
+    const first = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
+    return first !== undefined && first !== "" ? first.slice(0, 64) : direct(c);
+  };
+}
