@@ -2,4 +2,5 @@ export * from "./body-limit.ts";
 export * from "./errors.ts";
 export * from "./fallback.ts";
 export * from "./json-guards.ts";
+export * from "./limits.ts";
 export * from "./throttle.ts";
