@@ -23,6 +23,12 @@ export interface LocalConfig {
   alertConfigFile: string | null;
   /** ALERT_EVAL_INTERVAL_S in milliseconds. */
   alertIntervalMs: number;
+  /**
+   * TRUST_PROXY=1: the stack runs behind a proxy that sets `X-Forwarded-For` and `X-Forwarded-Proto`
+   * (TLS terminated there), so those headers name the client and the scheme. Off by default: a
+   * client could otherwise pick its own address and dodge the failed-login throttle.
+   */
+  trustProxy: boolean;
 }
 
 export type ConfigResult = { ok: true; config: LocalConfig } | { ok: false; error: string };
@@ -44,6 +50,8 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
   if (typeof demo === "string") return { ok: false, error: demo };
   const exporter = flag("EXPORTER", true);
   if (typeof exporter === "string") return { ok: false, error: exporter };
+  const trustProxy = flag("TRUST_PROXY", false);
+  if (typeof trustProxy === "string") return { ok: false, error: trustProxy };
   const token = env.ADMIN_TOKEN === "" ? undefined : env.ADMIN_TOKEN;
   if (token !== undefined && token.length < 16)
     return { ok: false, error: "ADMIN_TOKEN must be at least 16 characters" };
@@ -74,6 +82,7 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
       alertChannels: alerts.channels,
       alertConfigFile: alerts.file,
       alertIntervalMs,
+      trustProxy,
     },
   };
 }

@@ -1,8 +1,11 @@
+import { ownerOnlyUmask } from "./data-dir.ts";
 import { seedDemo } from "./demo.ts";
 import { readConfig } from "./env.ts";
 import { stdoutLogger } from "./logger.ts";
 import { startStack } from "./stack.ts";
 
+// Before anything opens a file: DATA_DIR holds tokens and key hashes (docs/limits.md, "Files").
+ownerOnlyUmask();
 const log = stdoutLogger("local");
 const parsed = readConfig(process.env);
 if (!parsed.ok) {

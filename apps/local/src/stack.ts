@@ -39,7 +39,9 @@ import {
 } from "@svcmon/monitor";
 import { createMonitorApp } from "@svcmon/monitor/api";
 import { createChannels } from "@svcmon/notify";
+import { onError, routeFallback } from "@relevance/http";
 import { Hono } from "hono";
+import { secureDataDir } from "./data-dir.ts";
 import type { LocalConfig } from "./env.ts";
 
 export interface Stack {
@@ -67,6 +69,14 @@ export interface Stack {
  * (the same Hono app as the Worker, over the embedded engine and the SQLite KV) on one port.
  */
 export async function startStack(config: LocalConfig, log: Logger): Promise<Stack> {
+  const tightened = secureDataDir(config.dataDir);
+  if (tightened.count > 0) {
+    log.warn("DATA_DIR was readable by other users; tightened it to owner-only (folders 0700, files 0600)", {
+      dataDir: config.dataDir,
+      paths: tightened.count,
+      examples: tightened.examples,
+    });
+  }
   const settingsDb = openDatabase(join(config.dataDir, "settings.db"));
   const kvDb = openDatabase(join(config.dataDir, "kv.db"));
   const table = new SqliteSettingsTable(settingsDb);
@@ -223,6 +233,8 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
     });
 
   const app = new Hono();
+  app.onError(onError(log));
+  app.notFound(routeFallback(app));
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.route(
     "/",

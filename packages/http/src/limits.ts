@@ -18,3 +18,39 @@ export interface LimitRow {
   /** The environment variable that changes it, when there is one. */
   env?: string;
 }
+
+/** Bounds every HTTP surface shares (the failed-authentication throttle and JSON nesting). */
+export const HTTP_LIMITS: readonly LimitRow[] = [
+  {
+    area: "every route",
+    field: "JSON nesting",
+    limit: 32,
+    unit: "levels",
+    status: 422,
+    note: "objects and arrays nested deeper than this are refused before validation",
+  },
+  {
+    area: "every route",
+    field: 'keys "__proto__", "constructor", "prototype"',
+    limit: 0,
+    unit: "items",
+    status: 422,
+    note: "refused anywhere in a JSON body (maps of synonyms, documents, configs), never dropped silently",
+  },
+  {
+    area: "authentication",
+    field: "failed attempts per client address",
+    limit: 20,
+    unit: "per minute",
+    status: 429,
+    note: "admin token, API key, monitor token and /system login; `Retry-After` says when to retry; correct credentials from other addresses are not slowed",
+  },
+  {
+    area: "authentication",
+    field: "failed attempts per credential prefix (first 8 characters)",
+    limit: 50,
+    unit: "per minute",
+    status: 429,
+    note: "stops guessing the rest of a key whose prefix is known (keys are shown as `rk_rW9X…`)",
+  },
+];
