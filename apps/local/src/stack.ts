@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type ServerType, serve } from "@hono/node-server";
 import { createApiApp } from "@relevance/admin";
+import { onError, routeFallback } from "@relevance/http";
 import { createSearchApp } from "@relevance/search";
 import { EmbeddedRetrieval, SqliteIndexSnapshotStore } from "@relevance/search/embedded";
 import { ChangeTailer, type Logger } from "@relevance/settings";
@@ -39,7 +40,6 @@ import {
 } from "@svcmon/monitor";
 import { createMonitorApp } from "@svcmon/monitor/api";
 import { createChannels } from "@svcmon/notify";
-import { onError, routeFallback } from "@relevance/http";
 import { Hono } from "hono";
 import { secureDataDir } from "./data-dir.ts";
 import type { LocalConfig } from "./env.ts";
