@@ -35,10 +35,27 @@ describe("AuthThrottle", () => {
     expect(t.retryAfterSeconds("10.0.2.1", "rk_ZyXwVqqqq")).toBe(0);
   });
 
+  it("verdict: a credential that worked before the block keeps working from that address", () => {
+    const t = new AuthThrottle({ maxFailuresPerAddress: 3, now: () => 0 });
+    t.verdict("10.0.0.1", "the-right-token", true);
+    for (let i = 0; i < 2; i++) {
+      expect(() => t.verdict("10.0.0.1", `wrong-${i}-xxxxxxxx`, false)).not.toThrow();
+    }
+    expect(() => t.verdict("10.0.0.1", "wrong-3-xxxxxxxx", false)).toThrow(/too many failed/);
+    // The attacker's correct guess during the block is refused like a wrong one ...
+    expect(() => t.verdict("10.0.0.1", "a-guess-that-is-right", true)).toThrow(/too many failed/);
+    // ... while the client that had already authenticated from there is not slowed.
+    expect(() => t.verdict("10.0.0.1", "the-right-token", true)).not.toThrow();
+    expect(() => t.verdict("10.0.0.9", "another-right-token", true)).not.toThrow();
+  });
+
   it("remembers at most maxKeys keys", () => {
     const t = new AuthThrottle({ maxKeys: 100, now: () => 0 });
-    for (let i = 0; i < 10_000; i++) t.failed(`addr-${i}`, `cred-${i}-xxxxxxxx`);
-    expect(t.size).toBeLessThanOrEqual(100);
+    for (let i = 0; i < 10_000; i++) {
+      t.failed(`addr-${i}`, `cred-${i}-xxxxxxxx`);
+      t.verdict(`good-${i}`, `cred-${i}`, true);
+    }
+    expect(t.size).toBeLessThanOrEqual(200);
   });
 
   it("answers 429 with Retry-After through the error handler", async () => {

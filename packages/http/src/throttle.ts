@@ -22,10 +22,12 @@ interface Window {
 
 /**
  * Failed authentication, counted per client address and per credential prefix in a fixed window.
- * Once either count reaches its budget, requests from that address (or with that prefix) are refused
- * with 429 and `Retry-After` until the window ends, before any credential is verified. Clients that
- * authenticate correctly never add to a count, so they are slowed only when they share an address
- * or a key prefix with someone guessing. Memory is bounded by `maxKeys` (oldest evicted first).
+ * Once either count reaches its budget, that address (or prefix) is refused with 429 and
+ * `Retry-After` until the window ends, whether or not the credential it presents is right, so an
+ * attacker learns nothing from further guesses. Clients that authenticate correctly are not slowed:
+ * a credential that succeeded from an address before the block keeps working from that address
+ * (`verdict`), and correct credentials never add to a count. Memory is bounded by `maxKeys`
+ * (oldest forgotten first).
  */
 export class AuthThrottle {
   readonly #perAddress: number;
@@ -35,6 +37,8 @@ export class AuthThrottle {
   readonly #prefixLength: number;
   readonly #now: () => number;
   readonly #windows = new Map<string, Window>();
+  /** `address + NUL + credential` pairs that authenticated, so a block does not lock them out. */
+  readonly #knownGood = new Map<string, number>();
 
   constructor(options: AuthThrottleOptions = {}) {
     this.#perAddress = options.maxFailuresPerAddress ?? 20;
@@ -75,7 +79,10 @@ export class AuthThrottle {
     return wait;
   }
 
-  /** Throws the 429 when this address or credential prefix is over its budget. */
+  /**
+   * Throws the 429 when this address or credential prefix is over its budget, before any credential
+   * is verified. Prefer `verdict` where a correct credential must never be slowed.
+   */
   check(address: string, credential: string | undefined): void {
     const wait = this.retryAfterSeconds(address, credential);
     if (wait > 0) throw tooManyFailures(wait);
@@ -98,9 +105,32 @@ export class AuthThrottle {
     }
   }
 
+  /**
+   * The throttle's decision after the credential was checked: returns when the request may go on
+   * (the caller answers 401 itself for an invalid credential under budget), throws the 429 when the
+   * address or prefix is blocked, unless this exact credential already succeeded from this address.
+   */
+  verdict(address: string, credential: string | undefined, valid: boolean): void {
+    const pair = `${address}\u0000${credential ?? ""}`;
+    if (valid) {
+      const wait = this.retryAfterSeconds(address, credential);
+      if (wait > 0 && !this.#knownGood.has(pair)) throw tooManyFailures(wait);
+      this.#knownGood.delete(pair);
+      if (this.#knownGood.size >= this.#maxKeys) {
+        const oldest = this.#knownGood.keys().next().value;
+        if (oldest !== undefined) this.#knownGood.delete(oldest);
+      }
+      this.#knownGood.set(pair, this.#now());
+      return;
+    }
+    this.failed(address, credential);
+    const wait = this.retryAfterSeconds(address, credential);
+    if (wait > 0) throw tooManyFailures(wait);
+  }
+
   /** Keys remembered now (for tests of the memory bound). */
   get size(): number {
-    return this.#windows.size;
+    return this.#windows.size + this.#knownGood.size;
   }
 }
 
