@@ -1,0 +1,322 @@
+// The catalogue itself. Limits come from the packages that enforce them (their LimitRow tables), so
+// each case sits just beyond the documented bound; the findings of the hostile-input issue are
+// replayed as measured (one 100 KB word, 100,000 words, a filter 5,000 parentheses deep, ...).
+
+import { SEARCH_LIMITS } from "@relevance/search";
+import { MONITOR_LIMITS } from "@svcmon/core";
+import type { HostileCase, HostileContext, HostileRequest } from "./catalogue.ts";
+import { limitOf, streamedBody } from "./catalogue.ts";
+
+const S = (field: string, unit: Parameters<typeof limitOf>[3], status?: Parameters<typeof limitOf>[4]) =>
+  limitOf(SEARCH_LIMITS, "search", field, unit, status);
+const M = (field: string, unit: Parameters<typeof limitOf>[3]) =>
+  limitOf(MONITOR_LIMITS, "monitor", field, unit);
+const MiB = 1024 * 1024;
+const both = ["node", "worker"] as const;
+const node = ["node"] as const;
+
+const searchPath = (ctx: HostileContext) => `/api/v1/indexes/${ctx.index}/search`;
+const searchHeaders = (ctx: HostileContext) => ({
+  "content-type": "application/json",
+  "x-api-key": ctx.apiKey,
+});
+const search =
+  (body: unknown) =>
+  (ctx: HostileContext): HostileRequest[] => [
+    { method: "POST", path: searchPath(ctx), headers: searchHeaders(ctx), body: JSON.stringify(body) },
+  ];
+const searchRaw =
+  (body: string | (() => ReadableStream<Uint8Array>)) =>
+  (ctx: HostileContext): HostileRequest[] => [
+    { method: "POST", path: searchPath(ctx), headers: searchHeaders(ctx), body },
+  ];
+const invalid = (path: string | RegExp) => ({ status: 422, code: "validation_failed", path });
+const tooLarge = { status: 413, code: "payload_too_large", path: "body" };
+const throttled = { status: 429, code: "too_many_requests", header: "retry-after" };
+/** More failed attempts than any per-address budget allows. */
+const GUESSES = 25;
+
+const monitorHeaders = (ctx: HostileContext) => ({
+  "content-type": "application/json",
+  authorization: `Bearer ${ctx.monitorToken}`,
+});
+const run = (patch: Record<string, unknown> = {}) => ({
+  collector: "hostile_job",
+  cloud_account_id: "111111111111",
+  cloud_region: "eu-west-1",
+  started_at: "2026-01-01T00:00:00.000Z",
+  completed_at: "2026-01-01T00:00:01.000Z",
+  status: "succeeded",
+  events_produced: 1,
+  rows_inserted: 1,
+  ...patch,
+});
+const runs =
+  (body: unknown) =>
+  (ctx: HostileContext): HostileRequest[] => [
+    { method: "POST", path: "/api/system/runs", headers: monitorHeaders(ctx), body: JSON.stringify(body) },
+  ];
+
+/** Search: the proxy on Node and in the Worker. */
+const SEARCH_CASES: HostileCase[] = [
+  {
+    id: "search-one-100kb-word",
+    proves: "finding: a search with one 100 KB word (was 10 GB RSS and 13 s)",
+    surfaces: both,
+    requests: search({ q: "a".repeat(100 * 1024) }),
+    expect: invalid("q"),
+  },
+  {
+    id: "search-100000-words",
+    proves: "finding: a search with 100,000 words (was 35 s frozen)",
+    surfaces: both,
+    requests: search({ q: "ab ".repeat(100_000) }),
+    expect: invalid("q"),
+  },
+  {
+    id: "search-q-over-limit",
+    proves: "limit: search q characters",
+    surfaces: both,
+    requests: search({ q: "x".repeat(S("q", "characters", 422) + 1) }),
+    expect: invalid("q"),
+  },
+  {
+    id: "search-long-words-within-limit",
+    proves: "limit: words used and longest expanded word (answered, matched exactly, cheap)",
+    surfaces: both,
+    requests: search({
+      // More words than are used, each longer than any word that is expanded, within the q limit.
+      q: Array.from(
+        { length: S("q", "words") + 4 },
+        (_, i) => `${String.fromCharCode(97 + i)}${"z".repeat(S("q", "characters", 0) + 1)}`,
+      )
+        .join(" ")
+        .slice(0, S("q", "characters", 422)),
+    }),
+    expect: { status: 200 },
+  },
+  {
+    id: "search-limit-over-range",
+    proves: "limit: search limit",
+    surfaces: both,
+    requests: search({ q: "chair", limit: S("limit", "items") + 1 }),
+    expect: invalid("limit"),
+  },
+  {
+    id: "search-offset-over-range",
+    proves: "limit: search offset",
+    surfaces: both,
+    requests: search({ q: "chair", offset: S("offset", "items") + 1 }),
+    expect: invalid("offset"),
+  },
+  {
+    id: "search-filter-5000-deep",
+    proves: "finding: a filter nested 5,000 parentheses deep (was 500)",
+    surfaces: both,
+    requests: search({ q: "chair", filter: `${"(".repeat(5000)}price > 1${")".repeat(5000)}` }),
+    expect: invalid("filter"),
+  },
+  {
+    id: "search-filter-depth",
+    proves: "limit: search filter nesting",
+    surfaces: both,
+    requests: search({
+      q: "chair",
+      filter: `${"(".repeat(S("filter", "levels") + 1)}price > 1${")".repeat(S("filter", "levels") + 1)}`,
+    }),
+    expect: invalid("filter"),
+  },
+  {
+    id: "search-filter-not-chain",
+    proves: "limit: search filter nesting (chained NOT)",
+    surfaces: both,
+    requests: search({ q: "chair", filter: `${"NOT ".repeat(S("filter", "levels") + 1)}price > 1` }),
+    expect: invalid("filter"),
+  },
+  {
+    id: "search-filter-over-length",
+    proves: "limit: search filter characters",
+    surfaces: both,
+    requests: search({
+      q: "chair",
+      filter: "price > 1 OR ".repeat(S("filter", "characters")).slice(0, S("filter", "characters") + 1),
+    }),
+    expect: invalid("filter"),
+  },
+  {
+    id: "search-body-declared-too-large",
+    proves: "limit: search body (Content-Length)",
+    surfaces: both,
+    requests: searchRaw(JSON.stringify({ q: "chair", pad: "x".repeat(2 * MiB) })),
+    expect: tooLarge,
+  },
+  {
+    id: "search-body-chunked-too-large",
+    proves: "limit: search body (chunked, counted while reading)",
+    surfaces: both,
+    requests: searchRaw(streamedBody(64 * MiB, '{"q":"')),
+    expect: tooLarge,
+  },
+  {
+    id: "search-proto-key",
+    proves: "limit: keys named __proto__ in a search body",
+    surfaces: both,
+    requests: searchRaw('{"q":"chair","__proto__":{"limit":5}}'),
+    expect: invalid("__proto__"),
+  },
+  {
+    id: "search-deep-json",
+    proves: "limit: JSON nesting of a search body",
+    surfaces: both,
+    requests: searchRaw(`{"q":"chair","filter":${"[".repeat(10_000)}${"]".repeat(10_000)}}`),
+    expect: { status: 422, code: "validation_failed" },
+  },
+  {
+    id: "search-not-json",
+    proves: "a body that is not JSON",
+    surfaces: both,
+    requests: searchRaw('{"q": "chair"'),
+    expect: { status: 400, code: "invalid_json" },
+  },
+];
+
+/** Routes nobody serves, and methods a route does not take. */
+const ROUTE_CASES: HostileCase[] = [
+  {
+    id: "unknown-route",
+    proves: "finding: unknown routes answered plain-text 404 on Node",
+    surfaces: both,
+    requests: () => [{ method: "GET", path: "/api/v1/no-such-route", headers: {} }],
+    expect: { status: 404, code: "not_found" },
+  },
+  {
+    id: "wrong-method-search",
+    proves: "wrong method on the search route: JSON 405 with Allow",
+    surfaces: both,
+    requests: (ctx) => [{ method: "GET", path: searchPath(ctx), headers: { "x-api-key": ctx.apiKey } }],
+    expect: { status: 405, code: "method_not_allowed", header: "allow" },
+  },
+  {
+    id: "wrong-method-monitor",
+    proves: "wrong method on a monitor route: JSON 405",
+    surfaces: node,
+    requests: (ctx) => [{ method: "DELETE", path: "/api/system/status", headers: monitorHeaders(ctx) }],
+    expect: { status: 405, code: "method_not_allowed", header: "allow" },
+  },
+];
+
+/** The monitor's ingest API (Node; on AWS the same app runs in the status Lambda). */
+const MONITOR_CASES: HostileCase[] = [
+  {
+    id: "monitor-batch-too-big",
+    proves: "limit: run records per POST",
+    surfaces: node,
+    requests: runs(Array.from({ length: M("body", "items") + 1 }, () => run())),
+    expect: { status: 422, code: "validation_failed" },
+  },
+  {
+    id: "monitor-collector-name",
+    proves: "limit: collector name",
+    surfaces: node,
+    requests: runs([run({ collector: "c".repeat(M("collector", "characters") + 1) })]),
+    expect: invalid(/collector$/),
+  },
+  {
+    id: "monitor-account-id",
+    proves: "limit: cloud account id",
+    surfaces: node,
+    requests: runs([run({ cloud_account_id: "1".repeat(M("cloud_account_id", "characters") + 1) })]),
+    expect: invalid(/cloud_account_id$/),
+  },
+  {
+    id: "monitor-region",
+    proves: "limit: cloud region",
+    surfaces: node,
+    requests: runs([run({ cloud_region: "r".repeat(M("cloud_region", "characters") + 1) })]),
+    expect: invalid(/cloud_region$/),
+  },
+  {
+    id: "monitor-error-text",
+    proves: "limit: a run's error text",
+    surfaces: node,
+    requests: runs([run({ status: "failed", error: "e".repeat(M("error", "characters") + 1) })]),
+    expect: invalid(/error$/),
+  },
+  {
+    id: "monitor-proto-key",
+    proves: "limit: keys named __proto__ in a run record",
+    surfaces: node,
+    requests: (ctx) => [
+      {
+        method: "POST",
+        path: "/api/system/runs",
+        headers: monitorHeaders(ctx),
+        body: `[${JSON.stringify(run()).slice(0, -1)},"__proto__":{"status":"succeeded"}}]`,
+      },
+    ],
+    expect: invalid(/__proto__$/),
+  },
+  {
+    id: "monitor-body-too-large",
+    proves: "limit: monitor body",
+    surfaces: node,
+    requests: (ctx) => [
+      {
+        method: "POST",
+        path: "/api/system/runs",
+        headers: monitorHeaders(ctx),
+        body: streamedBody(64 * MiB, "["),
+      },
+    ],
+    expect: tooLarge,
+  },
+];
+
+/** Guessing credentials: last, since they leave this client's address blocked for a minute. */
+const THROTTLE_CASES: HostileCase[] = [
+  {
+    id: "search-wrong-api-keys",
+    proves: "finding: wrong API keys guessed at 1,550 a second, never slowed",
+    surfaces: both,
+    requests: (ctx) =>
+      Array.from({ length: GUESSES }, (_, i) => ({
+        method: "POST",
+        path: searchPath(ctx),
+        headers: { "content-type": "application/json", "x-api-key": `rk_guess${i}_${"x".repeat(30)}` },
+        body: JSON.stringify({ q: "chair" }),
+      })),
+    expect: throttled,
+  },
+  {
+    id: "monitor-wrong-bearer-tokens",
+    proves: "finding: wrong monitor bearer tokens, never slowed",
+    surfaces: node,
+    requests: () =>
+      Array.from({ length: GUESSES }, (_, i) => ({
+        method: "GET",
+        path: "/api/system/status",
+        headers: { authorization: `Bearer guess-${i}-${"y".repeat(30)}` },
+      })),
+    expect: throttled,
+  },
+  {
+    id: "system-page-wrong-passwords",
+    proves: "finding: wrong /system page passwords, never slowed",
+    surfaces: node,
+    requests: () =>
+      Array.from({ length: GUESSES }, (_, i) => ({
+        method: "POST",
+        path: "/system/login",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: `token=guess-${i}-${"z".repeat(30)}`,
+      })),
+    expect: { status: 429, header: "retry-after" },
+  },
+];
+
+export const HOSTILE_CASES: readonly HostileCase[] = [
+  ...SEARCH_CASES,
+  ...ROUTE_CASES,
+  ...MONITOR_CASES,
+  ...THROTTLE_CASES,
+];

@@ -1,0 +1,5 @@
+export * from "./cases.ts";
+export * from "./catalogue.ts";
+export * from "./limits-table.ts";
+export * from "./send.ts";
+export * from "./all-limits.ts";

@@ -1,0 +1,16 @@
+import { HTTP_LIMITS, type LimitRow } from "@relevance/http";
+
+/** One table in Markdown, grouped by area in the order given; the docs check compares it with docs/limits.md. */
+export function renderLimitsTable(rows: readonly LimitRow[]): string {
+  const out = ["| area | field | limit | beyond it | set with |", "| --- | --- | --- | --- | --- |"];
+  for (const r of rows) {
+    const limit = `${r.limit.toLocaleString("en-US")} ${r.unit}`;
+    const status = r.status === 0 ? "" : `\`${r.status}\``;
+    const beyond = [status, r.note ?? ""].filter((s) => s !== "").join(": ");
+    const env = r.env === undefined ? "" : `\`${r.env}\``;
+    out.push(`| ${r.area} | ${r.field.replaceAll("|", "\\|")} | ${limit} | ${beyond} | ${env} |`);
+  }
+  return out.join("\n");
+}
+
+export { HTTP_LIMITS };
