@@ -48,7 +48,7 @@ export const AUTH_WINDOW_MS = 60_000;
 export const MAX_CREDENTIAL_CHARS = 1024;
 
 /** The limits table rows of the monitor (docs/limits.md). */
-export const MONITOR_LIMITS: readonly LimitRow[] = [
+export const MONITOR_LIMITS: LimitRow[] = [
   {
     area: "monitor",
     field: "body",
