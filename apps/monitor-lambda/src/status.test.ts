@@ -243,3 +243,54 @@ describe("svcmon-status queue health from SQS (against a local double of SQS)", 
     );
   });
 });
+
+describe("svcmon-status refuses unknown routes, wrong methods and guessing", () => {
+  /** A request from `sourceIp` as Lambda reports it; `headers` as the caller sent them. */
+  async function from(
+    via: typeof handler,
+    sourceIp: string,
+    method: string,
+    path: string,
+    headers: Record<string, string> = {},
+  ): Promise<APIGatewayProxyResult> {
+    const event = functionUrlEvent(method, path, { headers });
+    event.requestContext.http.sourceIp = sourceIp;
+    return (await via(event as never, {} as never)) as APIGatewayProxyResult;
+  }
+
+  it("a wrong method is a JSON 405 with Allow; an unknown path a JSON 404", async () => {
+    const res = await from(handler, "203.0.113.7", "DELETE", "/healthz");
+    expect(res.statusCode).toBe(405);
+    expect(res.headers?.allow).toBe("GET, HEAD");
+    expect(JSON.parse(res.body)).toMatchObject({ error: { code: "method_not_allowed" } });
+    const put = await from(handler, "203.0.113.7", "GET", "/api/system/runs", {
+      authorization: `Bearer ${TOKEN}`,
+    });
+    expect(put.statusCode).toBe(405);
+    expect(put.headers?.allow).toBe("POST");
+    const missing = await from(handler, "203.0.113.7", "GET", "/no/such/route");
+    expect(missing.statusCode).toBe(404);
+    expect(JSON.parse(missing.body)).toEqual({ error: { code: "not_found", message: "no such route" } });
+  });
+
+  it("wrong tokens from one sourceIp end in 429 with Retry-After; a made-up X-Forwarded-For does not escape it; another caller is not slowed", async () => {
+    const own = createStatusHandler({ store, token: TOKEN, log: memoryLogger(), now: () => NOW });
+    for (let i = 0; i < 20; i++) {
+      const r = await from(own, "198.51.100.66", "GET", "/api/system/collectors", {
+        authorization: `Bearer wrong-${i}-guess`,
+        "x-forwarded-for": `10.0.0.${i}`,
+      });
+      expect(r.statusCode).toBe(401);
+    }
+    const refused = await from(own, "198.51.100.66", "GET", "/api/system/collectors", {
+      authorization: `Bearer ${TOKEN}`,
+      "x-forwarded-for": "10.0.0.99",
+    });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers?.["retry-after"]).toBe("60");
+    const other = await from(own, "203.0.113.80", "GET", "/api/system/collectors", {
+      authorization: `Bearer ${TOKEN}`,
+    });
+    expect(other.statusCode).toBe(200);
+  });
+});

@@ -5,6 +5,7 @@
  * watched directly (MONITOR_SQS_DEAD_LETTER_QUEUE_URLS: svcmon-cur-ingest-dlq). See docs/deploy.md.
  */
 
+import type { AuthThrottle, ClientAddress } from "@relevance/http";
 import type { Logger } from "@relevance/settings";
 import { jsonLogger } from "@relevance/settings/json-logger";
 import { DEFAULT_HIERARCHY_RULES, type HierarchyRules } from "@svcmon/core";
@@ -30,7 +31,27 @@ export interface StatusDeps {
   queues?: MonitorAppDeps["queues"];
   /** Hierarchy rules of the cost store (HIERARCHY_RULES_JSON); default: the built-in rules. */
   rules?: HierarchyRules;
+  /**
+   * A proxy (CloudFront, say) in front of the function URL sets X-Forwarded-For and X-Forwarded-Proto
+   * (TRUST_PROXY=1). Default false: the caller is the event's `sourceIp`.
+   */
+  trustProxy?: boolean;
+  /** The failed-authentication throttle; default the app's own (per warm instance). */
+  authThrottle?: AuthThrottle;
 }
+
+/**
+ * The caller's address as Lambda saw the connection: `requestContext.http.sourceIp` of a function URL
+ * or HTTP API event, `requestContext.identity.sourceIp` of a REST API event. Never a request header,
+ * which any caller can set.
+ */
+export const lambdaClientAddress: ClientAddress = (c) => {
+  const rc = (c.env as { requestContext?: Record<string, unknown> } | undefined)?.requestContext;
+  const http = rc?.http as { sourceIp?: unknown } | undefined;
+  const identity = rc?.identity as { sourceIp?: unknown } | undefined;
+  const ip = http?.sourceIp ?? identity?.sourceIp;
+  return typeof ip === "string" && ip !== "" ? ip : "unknown";
+};
 
 /** The monitor app on one store: its registry and the alert engine's stored state share the store's client. */
 export function createStatusApp(deps: StatusDeps): Hono {
@@ -46,6 +67,9 @@ export function createStatusApp(deps: StatusDeps): Hono {
     alerts: async () => firingAlerts(await alertState.load()),
     ...(deps.queues === undefined ? {} : { queues: deps.queues }),
     ownCost: (now) => cost.ownCost(now),
+    clientAddress: lambdaClientAddress,
+    ...(deps.trustProxy === undefined ? {} : { trustProxy: deps.trustProxy }),
+    ...(deps.authThrottle === undefined ? {} : { authThrottle: deps.authThrottle }),
   });
 }
 

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { validateRunRecord } from "@svcmon/core";
+import { MAX_RUN_ERROR_CHARS, validateRunRecord } from "@svcmon/core";
 import { type ClickHouseRunStore, type CollectorRunRow, openChdbRunStore } from "@svcmon/monitor";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseArgs, Tail, UsageError } from "./svcmon.ts";
@@ -200,6 +200,80 @@ describe("svcmon run through the monitor API", () => {
   });
 });
 
+describe("svcmon run keeps to the monitor's bounds", () => {
+  /** A monitor double that keeps every body it is sent and answers `status` (a redirect: `location`). */
+  async function monitorDouble(status = 201, location = "") {
+    const bodies: string[] = [];
+    const srv = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => {
+        body += c.toString();
+      });
+      req.on("end", () => {
+        bodies.push(body);
+        res
+          .writeHead(status, location === "" ? { "content-type": "application/json" } : { location })
+          .end("{}");
+      });
+    });
+    await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+    return {
+      bodies,
+      url: `http://127.0.0.1:${(srv.address() as { port: number }).port}`,
+      close: () => new Promise<void>((r) => srv.close(() => r())),
+    };
+  }
+
+  it("an error text longer than the limit is cut to its last 4096 characters, not refused", async () => {
+    const monitor = await monitorDouble();
+    try {
+      const missing = `/nonexistent/${"x".repeat(5000)}`;
+      const r = await svcmon([
+        ...subject("job_long_error"),
+        "--url",
+        monitor.url,
+        "--token",
+        "t",
+        "--",
+        missing,
+      ]);
+      expect(r.stderr).not.toContain("NOT recorded");
+      const body = JSON.parse(monitor.bodies[0] ?? "{}") as Record<string, unknown>;
+      expect((body.error as string).length).toBe(MAX_RUN_ERROR_CHARS);
+      expect(validateRunRecord(body).ok).toBe(true);
+    } finally {
+      await monitor.close();
+    }
+  });
+
+  it("a monitor URL answering with a redirect is not followed; the run is reported NOT recorded", async () => {
+    const elsewhere = await monitorDouble();
+    const redirecting = await monitorDouble(307, `${elsewhere.url}/api/system/runs`);
+    try {
+      const r = await svcmon([
+        ...subject("job_redirect"),
+        "--url",
+        redirecting.url,
+        "--token",
+        "t",
+        "--",
+        NODE,
+        "-e",
+        "",
+      ]);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toMatch(
+        /NOT recorded: .*HTTP 307: the monitor answered with a redirect, which is not followed/,
+      );
+      expect(redirecting.bodies).toHaveLength(1);
+      expect(elsewhere.bodies).toEqual([]);
+    } finally {
+      await redirecting.close();
+      await elsewhere.close();
+    }
+  });
+});
+
 describe("parseArgs", () => {
   const env = { MONITOR_TOKEN: "t" };
   const bad = (argv: string[], msg: RegExp, e: Record<string, string> = env) => {
@@ -245,6 +319,24 @@ describe("parseArgs", () => {
     bad([...base, "--url", "ftp://x", "--", "ls"], /http or https/);
     bad([...base, "--url", "nope", "--", "ls"], /not a URL/);
     bad([...base, "--data-dir", "/d", "--token", "t", "--", "ls"], /do not combine/);
+  });
+  it("refuses a collector, account or region the monitor would refuse, naming the flag and the limit", () => {
+    const run = (collector: string, account: string, region: string) => [
+      "run",
+      "--collector",
+      collector,
+      "--account",
+      account,
+      "--region",
+      region,
+      "--",
+      "ls",
+    ];
+    bad(run("c".repeat(65), "1", "r"), /^--collector must be at most 64 characters$/);
+    bad(run("config ec2", "1", "r"), /^--collector must be letters, digits/);
+    bad(run("c", "1".repeat(129), "r"), /^--account must be at most 128 characters$/);
+    bad(run("c", "1", "eu west"), /^--region must be letters, digits/);
+    expect(parseArgs(run("c".repeat(64), "1".repeat(128), "r".repeat(64)), env).collector).toHaveLength(64);
   });
   it("Tail keeps the last bytes and drops a character cut in half", () => {
     const t = new Tail(5);

@@ -8,12 +8,15 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { constants } from "node:os";
+import { keepLastChars, MAX_RUN_ERROR_CHARS, validateRunRecord } from "@svcmon/core";
 
 export const USAGE = `usage: svcmon run --collector NAME --account ID --region REGION [--url URL] [--token TOKEN | env MONITOR_TOKEN] [--data-dir DIR] -- COMMAND [ARGS...]
 
 Runs COMMAND as one run of collector NAME for cloud account ID in REGION and records one run record:
   exit 0 -> succeeded, exit 3 -> partial, anything else (or a signal) -> failed
-  error  -> the last 2 KB of the command's stderr
+  error  -> the last 2 KB of the command's stderr (at most 4096 characters)
+NAME: 1-64 letters, digits, '.', '_' or '-'; ID: 1-128 letters, digits, '.', '_', ':' or '-';
+REGION: 1-64 letters, digits, '_' or '-' (the monitor's own bounds, checked before COMMAND runs)
 Records through the monitor API (POST {url}/api/system/runs, default url http://127.0.0.1:$PORT, PORT
 default 8787, bearer token from --token or MONITOR_TOKEN), or with --data-dir directly into the chDB
 data folder DIR (the monitor must not be running on it). Exits with the command's exit code;
@@ -74,6 +77,11 @@ export function parseArgs(
   for (const required of ["--collector", "--account", "--region"]) {
     if (!flags.has(required)) throw new UsageError(`missing ${required}`);
   }
+  checkSubject(
+    flags.get("--collector") as string,
+    flags.get("--account") as string,
+    flags.get("--region") as string,
+  );
   const command = rest[i + 1];
   if (i >= rest.length || command === undefined) {
     throw new UsageError("missing command: put it after `--` (svcmon run ... -- COMMAND [ARGS...])");
@@ -108,6 +116,34 @@ export function parseArgs(
     args: rest.slice(i + 2),
     target,
   };
+}
+
+const FLAG_OF: Record<string, string> = {
+  collector: "--collector",
+  cloud_account_id: "--account",
+  cloud_region: "--region",
+};
+
+/**
+ * The monitor's own bounds on collector, account and region (validateRunRecord), checked before the
+ * command runs: a run the monitor would refuse is not worth running and then losing.
+ */
+function checkSubject(collector: string, account: string, region: string): void {
+  const at = Date.UTC(2025, 0, 1);
+  const trial = validateRunRecord({
+    collector,
+    cloud_account_id: account,
+    cloud_region: region,
+    started_at: at,
+    completed_at: at,
+    status: "succeeded",
+    events_produced: 0,
+    rows_inserted: 0,
+  });
+  if (trial.ok) return;
+  const [first] = trial.errors;
+  if (first === undefined) return;
+  throw new UsageError(`${FLAG_OF[first.path] ?? first.path} ${first.message}`);
 }
 
 export interface RunRecordOut {
@@ -205,9 +241,16 @@ async function postRun(url: string, token: string, record: RunRecordOut): Promis
         method: "POST",
         headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
         body,
+        // A redirect would carry the token elsewhere: it is an error, not followed.
+        redirect: "manual",
         signal: AbortSignal.timeout(10_000),
       });
       if (res.ok) return;
+      if (res.status >= 300 && res.status <= 399) {
+        await res.body?.cancel().catch(() => undefined);
+        last = `HTTP ${res.status}: the monitor answered with a redirect, which is not followed`;
+        break;
+      }
       const text = (await res.text()).slice(0, 500);
       last = `HTTP ${res.status}${text ? `: ${text}` : ""}`;
       if (res.status < 500 && res.status !== 429) break;
@@ -262,7 +305,8 @@ export async function main(
     status: child.status,
     events_produced: 0,
     rows_inserted: 0,
-    error: child.error,
+    // The monitor refuses a longer error text; its end says what went wrong.
+    error: keepLastChars(child.error, MAX_RUN_ERROR_CHARS),
     duration_ms: completedAt - startedAt,
   };
   try {

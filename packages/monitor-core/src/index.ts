@@ -6,6 +6,7 @@ export * from "./failures.ts";
 export * from "./freshness.ts";
 export * from "./health.ts";
 export * from "./hierarchy/index.ts";
+export * from "./limits.ts";
 export * from "./records.ts";
 export * from "./result.ts";
 export * from "./validate.ts";

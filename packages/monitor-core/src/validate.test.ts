@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
 import {
+  MAX_ACCOUNT_ID_CHARS,
+  MAX_ACCOUNT_NAME_CHARS,
+  MAX_COLLECTOR_NAME_CHARS,
+  MAX_REGION_CHARS,
+  MAX_REGISTRY_MINUTES,
+  MAX_RUN_BATCH,
+  MAX_RUN_ERROR_CHARS,
+  MONITOR_LIMITS,
+} from "./limits.ts";
+import {
+  charCount,
+  keepLastChars,
   parseTimestamp,
   validateAccountUpdate,
   validateCollectorSpec,
@@ -259,5 +271,116 @@ describe("parseTimestamp", () => {
     expect(parseTimestamp("1970-01-01T00:00:00Z")).toEqual({ ok: true, ms: 0 });
     expect(parseTimestamp("2299-12-31T23:59:59.999Z").ok).toBe(true);
     expect(parseTimestamp("2023-02-29T00:00:00Z").ok).toBe(false);
+  });
+});
+
+describe("input bounds (limits.ts): over a bound is an error naming the field and the limit", () => {
+  const long = (n: number, ch = "a") => ch.repeat(n);
+
+  it.each<[string, Record<string, unknown>, string, string]>([
+    ["collector of 65 characters", { collector: long(65) }, "collector", "at most 64 characters"],
+    ["collector with a space", { collector: "config ec2" }, "collector", "letters, digits"],
+    ["collector with a slash", { collector: "../etc" }, "collector", "letters, digits"],
+    ["account id of 129 characters", { cloud_account_id: long(129, "1") }, "cloud_account_id", "at most 128"],
+    ["account id with a newline", { cloud_account_id: "1111\n2222" }, "cloud_account_id", "letters, digits"],
+    ["region of 65 characters", { cloud_region: long(65) }, "cloud_region", "at most 64 characters"],
+    ["region with a dot", { cloud_region: "us.east" }, "cloud_region", "letters, digits, '_' or '-'"],
+    ["error of 4097 characters", { error: long(4097) }, "error", "at most 4096 characters"],
+  ])("%s", (_name, patch, path, message) => {
+    const r = validateRunRecord({ ...good, ...patch });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors).toContainEqual({ path, message: expect.stringContaining(message) });
+  });
+
+  it("accepts every field exactly at its bound, counting characters, not UTF-16 units", () => {
+    const r = validateRunRecord({
+      ...good,
+      collector: `c${long(MAX_COLLECTOR_NAME_CHARS - 1, "_")}`,
+      cloud_account_id: `ocid1.tenancy.oc1..${long(MAX_ACCOUNT_ID_CHARS - 19)}`,
+      cloud_region: long(MAX_REGION_CHARS),
+      // 4096 astral characters are 8192 UTF-16 units.
+      error: long(MAX_RUN_ERROR_CHARS, "😀"),
+    });
+    expect(r.ok, JSON.stringify(!r.ok && r.errors)).toBe(true);
+  });
+
+  it(`refuses a batch of more than ${MAX_RUN_BATCH} records before looking at any of them`, () => {
+    const batch = Array.from({ length: MAX_RUN_BATCH + 1 }, () => "not a record");
+    expect(validateRunBatch(batch)).toEqual({
+      ok: false,
+      errors: [
+        { path: "", message: `must hold at most ${MAX_RUN_BATCH} run records (got ${MAX_RUN_BATCH + 1})` },
+      ],
+    });
+    expect(validateRunBatch(Array.from({ length: MAX_RUN_BATCH }, () => good)).ok).toBe(true);
+  });
+
+  it("bounds the account name and refuses control characters in it; the account id has the run's bounds", () => {
+    const base = { account_id: "111111111111", svc_status: "active" };
+    expect(validateAccountUpdate({ ...base, account_name: long(MAX_ACCOUNT_NAME_CHARS) }).ok).toBe(true);
+    expect(validateAccountUpdate({ ...base, account_name: long(MAX_ACCOUNT_NAME_CHARS + 1) })).toEqual({
+      ok: false,
+      errors: [{ path: "account_name", message: "must be at most 256 characters" }],
+    });
+    expect(validateAccountUpdate({ ...base, account_name: "prod\u001b[31m" })).toEqual({
+      ok: false,
+      errors: [{ path: "account_name", message: "must not contain control characters" }],
+    });
+    expect(validateAccountUpdate({ ...base, account_id: "a b", account_name: "prod" })).toMatchObject({
+      ok: false,
+      errors: [{ path: "account_id" }],
+    });
+  });
+
+  it("bounds the registry's name and minutes", () => {
+    const spec = { name: "config_ec2", expected_interval_minutes: 15 };
+    expect(validateCollectorSpec({ ...spec, name: long(65) })).toEqual({
+      ok: false,
+      errors: [{ path: "name", message: "must be at most 64 characters" }],
+    });
+    expect(
+      validateCollectorSpec({ ...spec, expected_interval_minutes: MAX_REGISTRY_MINUTES + 1 }),
+    ).toMatchObject({
+      ok: false,
+      errors: [{ path: "expected_interval_minutes", message: expect.stringContaining("at most 525600") }],
+    });
+    expect(
+      validateCollectorSpec({ ...spec, freshness_threshold_minutes: MAX_REGISTRY_MINUTES + 1 }),
+    ).toMatchObject({ ok: false, errors: [{ path: "freshness_threshold_minutes" }] });
+    expect(
+      validateCollectorSpec({
+        ...spec,
+        expected_interval_minutes: MAX_REGISTRY_MINUTES,
+        freshness_threshold_minutes: MAX_REGISTRY_MINUTES,
+      }).ok,
+    ).toBe(true);
+  });
+});
+
+describe("keepLastChars and charCount", () => {
+  it("keeps the end of a long text in whole characters", () => {
+    expect(keepLastChars("abcdef", 3)).toBe("def");
+    expect(keepLastChars("abc", 3)).toBe("abc");
+    expect(keepLastChars("a😀b😀", 2)).toBe("b😀");
+    expect(charCount("😀😀")).toBe(2);
+    expect(charCount("x".repeat(100), 10)).toBe(11);
+  });
+});
+
+describe("MONITOR_LIMITS", () => {
+  it("documents the numbers the validators enforce, one row per bounded field", () => {
+    const row = (field: string, unit: string) =>
+      MONITOR_LIMITS.find((r) => r.field === field && r.unit === unit)?.limit;
+    expect(row("collector", "characters")).toBe(MAX_COLLECTOR_NAME_CHARS);
+    expect(row("cloud_account_id", "characters")).toBe(MAX_ACCOUNT_ID_CHARS);
+    expect(row("cloud_region", "characters")).toBe(MAX_REGION_CHARS);
+    expect(row("error", "characters")).toBe(MAX_RUN_ERROR_CHARS);
+    expect(row("account_name", "characters")).toBe(MAX_ACCOUNT_NAME_CHARS);
+    expect(row("body", "items")).toBe(MAX_RUN_BATCH);
+    expect(row("body", "bytes")).toBe(1024 * 1024);
+    for (const r of MONITOR_LIMITS) {
+      expect(r.area).toBe("monitor");
+      expect(r.limit).toBeGreaterThan(0);
+    }
   });
 });

@@ -3,6 +3,22 @@
  * account input. Pure: no clock, no I/O. Unknown extra fields are ignored; for optional fields
  * `null` means absent.
  */
+
+import {
+  ACCOUNT_ID_CHARSET,
+  ACCOUNT_ID_RE,
+  COLLECTOR_NAME_CHARSET,
+  COLLECTOR_NAME_RE,
+  MAX_ACCOUNT_ID_CHARS,
+  MAX_ACCOUNT_NAME_CHARS,
+  MAX_COLLECTOR_NAME_CHARS,
+  MAX_REGION_CHARS,
+  MAX_REGISTRY_MINUTES,
+  MAX_RUN_BATCH,
+  MAX_RUN_ERROR_CHARS,
+  REGION_CHARSET,
+  REGION_RE,
+} from "./limits.ts";
 import {
   ACCOUNT_STATUSES,
   type AccountStatus,
@@ -96,6 +112,64 @@ function text(value: unknown, path: string, errors: Issue[]): string | undefined
   return undefined;
 }
 
+/**
+ * Characters (code points) of `s`, counted only up to `stopAfter + 1`: enough to tell whether it is
+ * over a limit without walking a long string twice. A string whose UTF-16 length is within the
+ * limit cannot hold more code points than that.
+ */
+export function charCount(s: string, stopAfter = Number.POSITIVE_INFINITY): number {
+  if (s.length <= stopAfter) {
+    let n = 0;
+    for (const _ of s) n++;
+    return n;
+  }
+  let n = 0;
+  for (const _ of s) {
+    n++;
+    if (n > stopAfter) break;
+  }
+  return n;
+}
+
+/**
+ * The last `max` characters of `s` (whole code points): for an error text taken from the end of a
+ * stream, the end is the part that says what went wrong.
+ */
+export function keepLastChars(s: string, max: number): string {
+  if (charCount(s, max) <= max) return s;
+  const points = Array.from(s);
+  return points.slice(points.length - max).join("");
+}
+
+function bounded(value: string | undefined, max: number, path: string, errors: Issue[]): string | undefined {
+  if (value === undefined) return undefined;
+  if (charCount(value, max) > max) {
+    errors.push({ path, message: `must be at most ${max} characters` });
+    return undefined;
+  }
+  return value;
+}
+
+/** A required identifier: non-blank text within `max` characters of the charset `re`. */
+function identifier(
+  value: unknown,
+  max: number,
+  re: RegExp,
+  charset: string,
+  path: string,
+  errors: Issue[],
+): string | undefined {
+  const s = bounded(text(value, path, errors), max, path, errors);
+  if (s === undefined) return undefined;
+  if (!re.test(s)) {
+    errors.push({ path, message: `must be ${charset}` });
+    return undefined;
+  }
+  return s;
+}
+
+const CONTROL_RE = /[\u0000-\u001f\u007f-\u009f]/;
+
 function oneOf<T extends string>(
   value: unknown,
   allowed: readonly T[],
@@ -131,9 +205,16 @@ export function validateRunRecord(input: unknown, path = ""): Result<NewRunRecor
       errors.push({ path: at(path, "run_id"), message: "must be a UUID" });
     } else runId = input.run_id.toLowerCase();
   }
-  const collector = text(input.collector, at(path, "collector"), errors);
-  const account = text(input.cloud_account_id, at(path, "cloud_account_id"), errors);
-  const region = text(input.cloud_region, at(path, "cloud_region"), errors);
+  const collector = collectorName(input.collector, at(path, "collector"), errors);
+  const account = accountId(input.cloud_account_id, at(path, "cloud_account_id"), errors);
+  const region = identifier(
+    input.cloud_region,
+    MAX_REGION_CHARS,
+    REGION_RE,
+    REGION_CHARSET,
+    at(path, "cloud_region"),
+    errors,
+  );
   const startedAt = timestamp(input.started_at, at(path, "started_at"), errors);
   const completedAt = timestamp(input.completed_at, at(path, "completed_at"), errors);
   if (startedAt !== undefined && completedAt !== undefined && completedAt < startedAt) {
@@ -147,7 +228,10 @@ export function validateRunRecord(input: unknown, path = ""): Result<NewRunRecor
   if (input.error !== undefined && input.error !== null) {
     if (typeof input.error !== "string")
       errors.push({ path: at(path, "error"), message: "must be a string" });
-    else error = input.error;
+    else if (charCount(input.error, MAX_RUN_ERROR_CHARS) > MAX_RUN_ERROR_CHARS) {
+      // Refused, not cut: the API stores what it was sent or nothing (svcmon cuts before sending).
+      errors.push({ path: at(path, "error"), message: `must be at most ${MAX_RUN_ERROR_CHARS} characters` });
+    } else error = input.error;
   }
 
   let duration: number | undefined;
@@ -188,15 +272,30 @@ function requiredUint32(value: unknown, path: string, errors: Issue[]): number |
   return uint32(value, path, errors);
 }
 
+function collectorName(value: unknown, path: string, errors: Issue[]): string | undefined {
+  return identifier(value, MAX_COLLECTOR_NAME_CHARS, COLLECTOR_NAME_RE, COLLECTOR_NAME_CHARSET, path, errors);
+}
+
+function accountId(value: unknown, path: string, errors: Issue[]): string | undefined {
+  return identifier(value, MAX_ACCOUNT_ID_CHARS, ACCOUNT_ID_RE, ACCOUNT_ID_CHARSET, path, errors);
+}
+
 /**
  * Validates one record or an array of them, all or nothing: any error rejects the whole batch and
  * every error is reported (`[i].field` for arrays, `field` for a single record). An empty array is
- * valid. Duplicate `run_id`s are not an error (the store keeps one).
+ * valid. Duplicate `run_id`s are not an error (the store keeps one). An array of more than
+ * `MAX_RUN_BATCH` records is refused before any record is looked at.
  */
 export function validateRunBatch(input: unknown): Result<NewRunRecord[]> {
   if (!Array.isArray(input)) {
     const one = validateRunRecord(input, "");
     return one.ok ? { ok: true, value: [one.value] } : one;
+  }
+  if (input.length > MAX_RUN_BATCH) {
+    return {
+      ok: false,
+      errors: [{ path: "", message: `must hold at most ${MAX_RUN_BATCH} run records (got ${input.length})` }],
+    };
   }
   const values: NewRunRecord[] = [];
   const errors: Issue[] = [];
@@ -219,8 +318,17 @@ export interface AccountUpdate {
 export function validateAccountUpdate(input: unknown, path = ""): Result<AccountUpdate> {
   if (!isPlainObject(input)) return { ok: false, errors: [{ path, message: "must be an object" }] };
   const errors: Issue[] = [];
-  const id = text(input.account_id, at(path, "account_id"), errors);
-  const name = text(input.account_name, at(path, "account_name"), errors);
+  const id = accountId(input.account_id, at(path, "account_id"), errors);
+  let name = bounded(
+    text(input.account_name, at(path, "account_name"), errors),
+    MAX_ACCOUNT_NAME_CHARS,
+    at(path, "account_name"),
+    errors,
+  );
+  if (name !== undefined && CONTROL_RE.test(name)) {
+    errors.push({ path: at(path, "account_name"), message: "must not contain control characters" });
+    name = undefined;
+  }
   const status = oneOf<AccountStatus>(input.svc_status, ACCOUNT_STATUSES, at(path, "svc_status"), errors);
   let updatedAt: EpochMs | undefined;
   if (input.updated_at !== undefined && input.updated_at !== null) {
@@ -241,6 +349,10 @@ function positiveMinutes(value: unknown, path: string, errors: Issue[]): number 
     errors.push({ path, message: "must be a positive integer number of minutes" });
     return undefined;
   }
+  if (value > MAX_REGISTRY_MINUTES) {
+    errors.push({ path, message: `must be at most ${MAX_REGISTRY_MINUTES} minutes (one year)` });
+    return undefined;
+  }
   return value;
 }
 
@@ -248,7 +360,7 @@ function positiveMinutes(value: unknown, path: string, errors: Issue[]): number 
 export function validateCollectorSpec(input: unknown, path = ""): Result<CollectorSpec> {
   if (!isPlainObject(input)) return { ok: false, errors: [{ path, message: "must be an object" }] };
   const errors: Issue[] = [];
-  const name = text(input.name, at(path, "name"), errors);
+  const name = collectorName(input.name, at(path, "name"), errors);
   let interval: number | undefined;
   if (input.expected_interval_minutes === undefined || input.expected_interval_minutes === null) {
     errors.push({ path: at(path, "expected_interval_minutes"), message: "is required" });

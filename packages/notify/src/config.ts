@@ -6,6 +6,7 @@ import type { FetchLike } from "./http.ts";
 import type { Channel } from "./ports.ts";
 import { slackChannel } from "./slack.ts";
 import { smtpChannel } from "./smtp.ts";
+import { hostProblem, urlTargetProblem } from "./targets.ts";
 import { webhookChannel } from "./webhook.ts";
 
 export interface Issue {
@@ -20,12 +21,22 @@ export interface WebhookChannelConfig {
   url: string;
   headers?: Record<string, string>;
   timeoutMs?: number;
+  /**
+   * Allow a link-local or cloud metadata address (169.254.0.0/16, fe80::/10, fd00:ec2::/32,
+   * metadata.google.internal, ...) as the target. Present only when true.
+   */
+  allowPrivateTargets?: boolean;
 }
 export interface SlackChannelConfig {
   type: "slack";
   name: string;
   webhookUrl: string;
   timeoutMs?: number;
+  /**
+   * Allow a link-local or cloud metadata address (169.254.0.0/16, fe80::/10, fd00:ec2::/32,
+   * metadata.google.internal, ...) as the target. Present only when true.
+   */
+  allowPrivateTargets?: boolean;
 }
 export interface SmtpChannelConfig {
   type: "smtp";
@@ -38,6 +49,11 @@ export interface SmtpChannelConfig {
   from: string;
   to: string[];
   timeoutMs?: number;
+  /**
+   * Allow a link-local or cloud metadata address (169.254.0.0/16, fe80::/10, fd00:ec2::/32,
+   * metadata.google.internal, ...) as the target. Present only when true.
+   */
+  allowPrivateTargets?: boolean;
 }
 export type ChannelConfig = WebhookChannelConfig | SlackChannelConfig | SmtpChannelConfig;
 export interface ChannelsConfig {
@@ -51,18 +67,6 @@ const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function httpUrlProblem(v: unknown): string | undefined {
-  if (typeof v !== "string" || v === "") return "required: an http(s) URL";
-  let u: URL;
-  try {
-    u = new URL(v);
-  } catch {
-    return "not a valid URL";
-  }
-  if (u.protocol !== "http:" && u.protocol !== "https:") return "must be an http or https URL";
-  return undefined;
 }
 
 export function validateChannelsConfig(input: unknown): Result<ChannelsConfig> {
@@ -102,10 +106,18 @@ export function validateChannelsConfig(input: unknown): Result<ChannelsConfig> {
         err(`${p}.timeoutMs`, "must be a positive integer (milliseconds)");
       } else timeoutMs = raw.timeoutMs;
     }
-    const t = timeoutMs === undefined ? {} : { timeoutMs };
+    let allowPrivate = false;
+    if (raw.allowPrivateTargets !== undefined) {
+      if (typeof raw.allowPrivateTargets !== "boolean") err(`${p}.allowPrivateTargets`, "must be a boolean");
+      else allowPrivate = raw.allowPrivateTargets;
+    }
+    const t = {
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(allowPrivate ? { allowPrivateTargets: true as const } : {}),
+    };
 
     if (type === "webhook") {
-      const problem = httpUrlProblem(raw.url);
+      const problem = urlTargetProblem(raw.url, allowPrivate);
       if (problem) err(`${p}.url`, problem);
       let headers: Record<string, string> | undefined;
       if (raw.headers !== undefined) {
@@ -123,11 +135,15 @@ export function validateChannelsConfig(input: unknown): Result<ChannelsConfig> {
         channels.push({ type, name, url: raw.url as string, ...(headers ? { headers } : {}), ...t });
       }
     } else if (type === "slack") {
-      const problem = httpUrlProblem(raw.webhookUrl);
+      const problem = urlTargetProblem(raw.webhookUrl, allowPrivate);
       if (problem) err(`${p}.webhookUrl`, problem);
       if (errors.length === before) channels.push({ type, name, webhookUrl: raw.webhookUrl as string, ...t });
     } else {
       if (typeof raw.host !== "string" || raw.host === "") err(`${p}.host`, "required: a host name");
+      else {
+        const problem = hostProblem(raw.host, allowPrivate);
+        if (problem) err(`${p}.host`, problem);
+      }
       const port = raw.port;
       if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535) {
         err(`${p}.port`, "required: an integer from 1 to 65535");
@@ -238,7 +254,8 @@ export function channelsFromEnv(
 ): Result<ChannelConfig[]> {
   const url = env.ALERT_WEBHOOK_URL?.trim() ?? "";
   if (url === "") return { ok: true, value: [...fromFile] };
-  const problem = httpUrlProblem(url);
+  // The shortcut has no allowPrivateTargets: such a target needs a channel in the config file.
+  const problem = urlTargetProblem(url, false);
   if (problem) return { ok: false, errors: [{ path: "ALERT_WEBHOOK_URL", message: problem }] };
   if (fromFile.some((c) => c.type === "webhook" && c.url === url)) return { ok: true, value: [...fromFile] };
   if (fromFile.some((c) => c.name === ENV_WEBHOOK_CHANNEL)) {
@@ -262,7 +279,10 @@ export function createChannels(
 ): Channel[] {
   const f = options.fetch ? { fetch: options.fetch } : {};
   return configs.map((c) => {
-    const t = c.timeoutMs === undefined ? {} : { timeoutMs: c.timeoutMs };
+    const t = {
+      ...(c.timeoutMs === undefined ? {} : { timeoutMs: c.timeoutMs }),
+      ...(c.allowPrivateTargets ? { allowPrivateTargets: true } : {}),
+    };
     if (c.type === "webhook") {
       return webhookChannel({
         name: c.name,

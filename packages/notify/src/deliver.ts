@@ -1,6 +1,21 @@
 import { errorMessage } from "./http.ts";
 import type { Channel, DeliveryLog, Notification } from "./ports.ts";
 
+/**
+ * Longest error text recorded for an attempt (and returned in an outcome). The adapters keep at most
+ * 200 characters of a target's answer; this also bounds what an SMTP server or a resolver says.
+ */
+export const MAX_RECORDED_ERROR_CHARS = 500;
+
+function recordedError(err: unknown): string {
+  const message = errorMessage(err);
+  return message.length <= MAX_RECORDED_ERROR_CHARS
+    ? message
+    : `${Array.from(message)
+        .slice(0, MAX_RECORDED_ERROR_CHARS - 1)
+        .join("")}…`;
+}
+
 export interface DeliverOptions {
   /** Tries per channel in this call, at least 1. */
   attempts: number;
@@ -106,7 +121,7 @@ export async function deliver(
         await channel.send(notification, stop);
       } catch (err) {
         ok = false;
-        error = errorMessage(err);
+        error = recordedError(err);
         lastError = error;
       }
       const durationMs = Math.round(performance.now() - t0);

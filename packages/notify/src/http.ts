@@ -1,19 +1,35 @@
 /** The HTTP POST shared by the webhook and Slack adapters. */
+import { MAX_RESPONSE_SNIPPET_CHARS, responseSnippet, urlTargetProblem } from "./targets.ts";
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 export const DEFAULT_HTTP_TIMEOUT_MS = 10_000;
 
 /**
- * POSTs a JSON body; resolves on 2xx, throws otherwise (non-2xx, network error, timeout, abort).
- * Error messages name the channel, never the URL: a Slack webhook URL is a secret.
+ * POSTs a JSON body; resolves on 2xx, throws otherwise (non-2xx, a redirect, network error, timeout,
+ * abort, a refused target). Error messages name the channel, never the URL: a Slack webhook URL is a
+ * secret.
+ *
+ * Redirects are never followed (`redirect: "manual"`): a 3xx is a failed delivery, so a target cannot
+ * send the notification, with its headers, on to another address (such as a cloud metadata service).
+ * The target is checked again here, not only in the config, since a channel may be built without
+ * it. Only the first 200 characters of an error answer are read and kept.
  */
 export async function postJson(
   channel: string,
   url: string,
   body: unknown,
-  options: { headers?: Record<string, string>; timeoutMs: number; signal: AbortSignal; fetch?: FetchLike },
+  options: {
+    headers?: Record<string, string>;
+    timeoutMs: number;
+    signal: AbortSignal;
+    fetch?: FetchLike;
+    /** Allow link-local and cloud metadata targets (the channel's `allowPrivateTargets`). */
+    allowPrivateTargets?: boolean;
+  },
 ): Promise<void> {
+  const refused = urlTargetProblem(url, options.allowPrivateTargets ?? false);
+  if (refused !== undefined) throw new Error(`${channel}: target refused: the URL ${refused}`);
   const doFetch = options.fetch ?? fetch;
   const signal = AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]);
   let res: Response;
@@ -22,6 +38,7 @@ export async function postJson(
       method: "POST",
       headers: { ...options.headers, "content-type": "application/json" },
       body: JSON.stringify(body),
+      redirect: "manual",
       signal,
     });
   } catch (err) {
@@ -30,17 +47,18 @@ export async function postJson(
     }
     throw new Error(`${channel}: ${errorMessage(err)}`);
   }
+  // Browsers and Workers hide a manual redirect behind an "opaqueredirect" response with status 0.
+  if (res.type === "opaqueredirect" || (res.status >= 300 && res.status <= 399)) {
+    await res.body?.cancel().catch(() => undefined);
+    const status = res.status === 0 ? "a redirect" : `HTTP ${res.status}`;
+    throw new Error(`${channel}: ${status}: the target answered with a redirect, which is not followed`);
+  }
   if (res.status < 200 || res.status > 299) {
-    let snippet = "";
-    try {
-      snippet = (await res.text()).slice(0, 200);
-    } catch {
-      // the body is only for the message
-    }
+    const snippet = await responseSnippet(res, MAX_RESPONSE_SNIPPET_CHARS);
     throw new Error(`${channel}: HTTP ${res.status}${snippet === "" ? "" : `: ${snippet}`}`);
   }
-  // Drain the body so the connection can be reused.
-  await res.arrayBuffer().catch(() => undefined);
+  // The answer to an accepted notification is not needed; cancelled, not read, however long it is.
+  await res.body?.cancel().catch(() => undefined);
 }
 
 export function errorMessage(err: unknown): string {

@@ -19,6 +19,7 @@ export {
   type DeliverOptions,
   type DeliveryOutcome,
   deliver,
+  MAX_RECORDED_ERROR_CHARS,
 } from "./deliver.ts";
 export type { FetchLike } from "./http.ts";
 export {
@@ -34,4 +35,11 @@ export {
 } from "./ports.ts";
 export { escapeSlack, type SlackChannelOptions, slackChannel, slackPayload } from "./slack.ts";
 export { mailSubject, mailText, type SmtpChannelOptions, smtpChannel } from "./smtp.ts";
+export {
+  ALLOW_PRIVATE_TARGETS,
+  hostProblem,
+  MAX_RESPONSE_SNIPPET_CHARS,
+  METADATA_HOSTNAMES,
+  urlTargetProblem,
+} from "./targets.ts";
 export { type WebhookChannelOptions, webhookChannel } from "./webhook.ts";

@@ -8,6 +8,8 @@ export interface SlackChannelOptions {
   /** Per attempt; default 10 s. */
   timeoutMs?: number;
   fetch?: FetchLike;
+  /** Allow a link-local or cloud metadata address as the target (docs/notifications.md). Default false. */
+  allowPrivateTargets?: boolean;
 }
 
 const SEVERITY_MARK: Record<Severity, string> = {
@@ -61,6 +63,7 @@ export function slackChannel(options: SlackChannelOptions): Channel {
         timeoutMs,
         signal,
         ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.allowPrivateTargets ? { allowPrivateTargets: true } : {}),
       });
     },
   };

@@ -1,6 +1,7 @@
 import nodemailer from "nodemailer";
 import { errorMessage } from "./http.ts";
 import type { Channel, Notification } from "./ports.ts";
+import { hostProblem } from "./targets.ts";
 
 export interface SmtpChannelOptions {
   name?: string;
@@ -13,6 +14,8 @@ export interface SmtpChannelOptions {
   to: string[];
   /** Connection, greeting and socket timeouts; default 10 s. */
   timeoutMs?: number;
+  /** Allow a link-local or cloud metadata address as the mail host (docs/notifications.md). Default false. */
+  allowPrivateTargets?: boolean;
 }
 
 /** `[severity] rule — subject`, on one line. */
@@ -59,6 +62,8 @@ export function smtpChannel(options: SmtpChannelOptions): Channel {
     name,
     async send(notification: Notification, signal: AbortSignal): Promise<void> {
       signal.throwIfAborted();
+      const refused = hostProblem(options.host, options.allowPrivateTargets ?? false);
+      if (refused !== undefined) throw new Error(`${name}: target refused: the host ${refused}`);
       const sending = transport.sendMail({
         from: options.from,
         to: options.to,

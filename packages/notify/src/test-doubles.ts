@@ -21,21 +21,28 @@ export interface HttpReceiverDouble {
   url(path: string): string;
   /** Every request, in arrival order, with the status it got. */
   received: ReceivedRequest[];
-  /** The next `n` requests get `status` (default 503); later ones succeed. */
-  failNext(n: number, status?: number): void;
+  /** The next `n` requests get `status` (default 503) and `body`; later ones succeed. */
+  failNext(n: number, status?: number, body?: string): void;
+  /** The next `n` requests get a redirect (`status`, default 307) to `location`. */
+  redirectNext(n: number, location: string, status?: number): void;
   /** While on, requests get no answer until `hang(false)` or `close()`. */
   hang(on: boolean): void;
   close(): Promise<void>;
 }
 
 /**
- * Webhook receiver double. `POST /hook` records the JSON body and answers 204. `POST /slack` behaves
+ * Webhook receiver double. `POST /hook` records the JSON body and answers 204 (or, when told, a
+ * failure or a redirect). `POST /slack` behaves
  * like a Slack incoming webhook: 400 `invalid_payload` without a string `text`, else 200 `ok`.
  */
 export async function startHttpReceiverDouble(): Promise<HttpReceiverDouble> {
   const received: ReceivedRequest[] = [];
   let failures = 0;
   let failStatus = 503;
+  let failBody = "receiver double: told to fail";
+  let redirects = 0;
+  let redirectTo = "";
+  let redirectStatus = 307;
   let hanging = false;
   let releaseHangs: () => void = () => {};
   let hangGate = Promise.resolve();
@@ -52,10 +59,15 @@ export async function startHttpReceiverDouble(): Promise<HttpReceiverDouble> {
     const rec: ReceivedRequest = { path: `/${route}`, headers: c.req.header(), body, status: 0 };
     received.push(rec);
     if (hanging) await hangGate;
+    if (redirects > 0) {
+      redirects--;
+      rec.status = redirectStatus;
+      return c.redirect(redirectTo, redirectStatus as 307);
+    }
     if (failures > 0) {
       failures--;
       rec.status = failStatus;
-      return c.text("receiver double: told to fail", failStatus as 500);
+      return c.text(failBody, failStatus as 500);
     }
     if (route === "slack") {
       const ok =
@@ -74,9 +86,15 @@ export async function startHttpReceiverDouble(): Promise<HttpReceiverDouble> {
   return {
     url: (path) => `http://127.0.0.1:${port}${path}`,
     received,
-    failNext(n, status = 503) {
+    failNext(n, status = 503, body = "receiver double: told to fail") {
       failures = n;
       failStatus = status;
+      failBody = body;
+    },
+    redirectNext(n, location, status = 307) {
+      redirects = n;
+      redirectTo = location;
+      redirectStatus = status;
     },
     hang(on) {
       if (on && !hanging) hangGate = new Promise((r) => (releaseHangs = r));

@@ -9,11 +9,13 @@ export interface WebhookChannelOptions {
   /** Per attempt; default 10 s. */
   timeoutMs?: number;
   fetch?: FetchLike;
+  /** Allow a link-local or cloud metadata address as the target (docs/notifications.md). Default false. */
+  allowPrivateTargets?: boolean;
 }
 
 /**
  * Generic webhook: POSTs the notification itself as JSON, with an `idempotency-key` header carrying
- * the notification id. Any non-2xx answer is a failure.
+ * the notification id. Any non-2xx answer is a failure, a redirect too (it is not followed).
  */
 export function webhookChannel(options: WebhookChannelOptions): Channel {
   const name = options.name ?? "webhook";
@@ -26,6 +28,7 @@ export function webhookChannel(options: WebhookChannelOptions): Channel {
         timeoutMs,
         signal,
         ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.allowPrivateTargets ? { allowPrivateTargets: true } : {}),
       });
     },
   };

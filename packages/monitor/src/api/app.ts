@@ -3,16 +3,33 @@
  * system status, freshness and coverage. A Hono app, runtime-neutral (Web APIs only).
  * Routes and decisions: docs/monitor-api.md.
  */
-import { ApiError, invalid, onError, onNotFound, unauthorized } from "@relevance/http";
 import {
+  ApiError,
+  AuthThrottle,
+  assertJsonShape,
+  type ClientAddress,
+  forwardedClientAddress,
+  headerClientAddress,
+  invalid,
+  limitBody,
+  onError,
+  routeFallback,
+  unauthorized,
+} from "@relevance/http";
+import {
+  AUTH_FAILURES_PER_ADDRESS,
+  AUTH_FAILURES_PER_PREFIX,
+  AUTH_WINDOW_MS,
   type CollectorSpec,
+  DEFAULT_MONITOR_BODY_BYTES,
+  MAX_CREDENTIAL_CHARS,
+  MAX_MONITOR_JSON_DEPTH,
   type OwnCostReport,
   validateAccountUpdate,
   validateCollectorSpec,
   validateRunBatch,
 } from "@svcmon/core";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { ownCostForStatus } from "../cost/status.ts";
 import { PageSessions, registerSystemPage } from "../page/index.ts";
 import { type QueueHealth, queuesForStatus } from "../queues/queue-health.ts";
@@ -53,8 +70,27 @@ export interface MonitorAppDeps {
   statusTimeoutMs?: number;
   /** Bound of every write route. Default 10000 ms. */
   writeTimeoutMs?: number;
-  /** Largest accepted request body. Default 10 MiB. */
+  /** Largest accepted request body (JSON bodies and the login form). Default 1 MiB. */
   maxBodyBytes?: number;
+  /**
+   * The app runs behind a proxy that terminates TLS and sets `X-Forwarded-Proto` and
+   * `X-Forwarded-For` (`TRUST_PROXY=1`): the login cookie is `Secure` when the proxy says the request
+   * came over HTTPS, and the client address is the first `X-Forwarded-For` entry. Default false: both
+   * headers are ignored, since any client can send them.
+   */
+  trustProxy?: boolean;
+  /**
+   * Failed authentications (bearer token of `/api/system/*`, `POST /system/login`), counted per client
+   * address and token prefix; over budget is 429 with `Retry-After`. Default: 20 per address and 50
+   * per prefix a minute (`AUTH_FAILURES_PER_ADDRESS`, `AUTH_FAILURES_PER_PREFIX`).
+   */
+  authThrottle?: AuthThrottle;
+  /**
+   * The address of the connection (the runtime's connection info: `getConnInfo` on Node, the Lambda
+   * event's `sourceIp`). Default `headerClientAddress` (`CF-Connecting-IP`, `X-Real-IP`). With
+   * `trustProxy` the first `X-Forwarded-For` entry is used instead when present.
+   */
+  clientAddress?: ClientAddress;
   /** The firing alerts of the status body (the alert engine's stored state); none when absent. */
   alerts?: () => Promise<FiringAlertJson[]>;
   /**
@@ -71,9 +107,7 @@ export interface MonitorAppDeps {
 
 export const DEFAULT_STATUS_TIMEOUT_MS = 2000;
 export const DEFAULT_WRITE_TIMEOUT_MS = 10_000;
-export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
-/** Longer Authorization values are rejected before hashing. */
-const MAX_CREDENTIAL_LENGTH = 1024;
+export const DEFAULT_MAX_BODY_BYTES = DEFAULT_MONITOR_BODY_BYTES;
 const BEARER = /^Bearer +(\S+) *$/i;
 
 const encoder = new TextEncoder();
@@ -89,26 +123,37 @@ export async function constantTimeEqual(a: string, b: string): Promise<boolean> 
   return diff === 0;
 }
 
-/** Bearer token, or (GET/HEAD only, no Authorization header) a live `/system` page session cookie. */
-function bearerAuth(token: string, sessions?: PageSessions): MiddlewareHandler {
+/**
+ * Bearer token, or (GET/HEAD only, no Authorization header) a live `/system` page session cookie.
+ * A throttled client is refused (429) before its token is compared; a wrong token counts against its
+ * address and prefix. A request without an Authorization header is not counted: it guessed nothing
+ * (an expired page session polling the status, say).
+ */
+function bearerAuth(
+  token: string,
+  sessions: PageSessions,
+  throttle: AuthThrottle,
+  address: ClientAddress,
+): MiddlewareHandler {
   return async (c, next) => {
     const header = c.req.header("authorization");
     const readOnly = c.req.method === "GET" || c.req.method === "HEAD";
-    if (
-      header === undefined &&
-      readOnly &&
-      sessions !== undefined &&
-      (await sessions.valid(c.req.header("cookie")))
-    ) {
+    // A session id is 256 random bits, so a live one is not a guess and skips the throttle.
+    if (header === undefined && readOnly && (await sessions.valid(c.req.header("cookie")))) {
       await next();
       return;
     }
-    const given = BEARER.exec(c.req.header("authorization") ?? "")?.[1];
+    // What was presented counts under its own prefix, even when it is not a well-formed bearer value.
+    const presented = header === undefined ? undefined : (BEARER.exec(header)?.[1] ?? header);
+    const from = address(c);
+    throttle.check(from, presented);
+    const given = BEARER.exec(header ?? "")?.[1];
     if (
       given === undefined ||
-      given.length > MAX_CREDENTIAL_LENGTH ||
+      given.length > MAX_CREDENTIAL_CHARS ||
       !(await constantTimeEqual(given, token))
     ) {
+      if (presented !== undefined) throttle.failed(from, presented);
       throw unauthorized("a valid token is required (Authorization: Bearer <token>)");
     }
     await next();
@@ -135,13 +180,16 @@ async function within<T>(ms: number, what: string, work: () => Promise<T>): Prom
   }
 }
 
+/** The body as JSON whose shape is safe to copy: no `__proto__`/`constructor`/`prototype` keys, bounded nesting. */
 async function readJson(c: Context): Promise<unknown> {
   const text = await c.req.text();
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     throw new ApiError(400, "invalid_json", "the request body is not valid JSON");
   }
+  return assertJsonShape(value, { maxDepth: MAX_MONITOR_JSON_DEPTH });
 }
 
 function bodyObject(body: unknown): Record<string, unknown> {
@@ -197,20 +245,25 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
     }
     return base(err, c);
   });
-  app.notFound(onNotFound);
+  app.notFound(routeFallback(app));
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
 
+  const trustProxy = deps.trustProxy ?? false;
+  const throttle =
+    deps.authThrottle ??
+    new AuthThrottle({
+      maxFailuresPerAddress: AUTH_FAILURES_PER_ADDRESS,
+      maxFailuresPerPrefix: AUTH_FAILURES_PER_PREFIX,
+      windowMs: AUTH_WINDOW_MS,
+      now: deps.now,
+    });
+  const clientAddress = forwardedClientAddress(deps.clientAddress ?? headerClientAddress, trustProxy);
   const sessions = new PageSessions(deps.now);
-  const auth = bearerAuth(deps.token, sessions);
+  const auth = bearerAuth(deps.token, sessions, throttle, clientAddress);
   app.use("/api/system/*", auth);
   app.use("/api/v1/system/*", auth);
-  const limit = bodyLimit({
-    maxSize: maxBody,
-    onError: () => {
-      throw new ApiError(413, "payload_too_large", `the request body is larger than ${maxBody} bytes`);
-    },
-  });
+  const limit = limitBody(maxBody);
 
   app.post("/api/system/runs", limit, async (c) => {
     const body = await readJson(c);
@@ -355,6 +408,9 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
     sessions,
     limit,
     checkToken: (given) => constantTimeEqual(given, deps.token),
+    throttle,
+    clientAddress,
+    trustProxy,
     read: (what, work) => within(readMs, what, work),
     now: deps.now,
   });

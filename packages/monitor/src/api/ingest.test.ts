@@ -163,17 +163,22 @@ describe("POST /api/system/runs", () => {
     expect(r.body.error.code).toBe("invalid_json");
   });
 
-  it("a body over the limit is 413 (configured and the 10 MiB default)", async () => {
+  it("a body over the limit is 413 naming the limit (configured and the 1 MiB default)", async () => {
     const small = makeApp({ store, maxBodyBytes: 1024 });
     const big = JSON.stringify([runAt(NOW, { collector: "ing_big", error: "x".repeat(2000) })]);
     const r = await call(small, "POST", "/api/system/runs", { raw: big });
     expect(r.status).toBe(413);
-    expect(r.body.error.code).toBe("payload_too_large");
+    expect(r.body.error).toEqual({
+      code: "payload_too_large",
+      message: "the request body is larger than the limit of 1 KiB",
+      details: [{ path: "body", message: "must be at most 1024 bytes" }],
+    });
 
     const dflt = makeApp({ store });
-    const huge = JSON.stringify([runAt(NOW, { collector: "ing_big", error: "x".repeat(10 * 1024 * 1024) })]);
+    const huge = JSON.stringify([runAt(NOW, { collector: "ing_big", error: "x".repeat(1024 * 1024) })]);
     const r2 = await call(dflt, "POST", "/api/system/runs", { raw: huge });
     expect(r2.status).toBe(413);
+    expect(r2.body.error.message).toContain("1 MiB");
     expect(await countRuns("ing_big")).toBe(0);
   });
 });

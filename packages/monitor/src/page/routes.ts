@@ -2,6 +2,8 @@
  * `/system` (the status page), its login/logout, and `GET /api/system/collectors/failures` (the
  * 7-day failure counts and latest-run details the page's cards need). docs/monitor-page.md.
  */
+import { ApiError, type AuthThrottle, type ClientAddress } from "@relevance/http";
+import { MAX_CREDENTIAL_CHARS } from "@svcmon/core";
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import type { CollectorRegistry } from "../registry.ts";
 import type { RunStore } from "../run-store.ts";
@@ -16,19 +18,24 @@ export interface SystemPageDeps {
   limit: MiddlewareHandler;
   /** Constant-time check of a presented token against the monitor token. */
   checkToken: (given: string) => Promise<boolean>;
+  /** The app's failed-authentication throttle, shared with the bearer auth of `/api/system/*`. */
+  throttle: AuthThrottle;
+  /** The client's address, as the app determines it (proxy headers only when trusted). */
+  clientAddress: ClientAddress;
+  /** Whether `X-Forwarded-Proto` of the proxy in front may mark the request as HTTPS. */
+  trustProxy: boolean;
   /** Runs a read under the app's read deadline. */
   read: <T>(what: string, work: () => Promise<T>) => Promise<T>;
   now: () => number;
 }
 
 export const FAILURE_DAYS = 7;
-const MAX_TOKEN_LENGTH = 1024;
 
 function nonce(): string {
   return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
 }
 
-function html(c: Context, body: (nonce: string) => string, status: 200 | 401 = 200): Response {
+function html(c: Context, body: (nonce: string) => string, status: 200 | 401 | 429 = 200): Response {
   const n = nonce();
   c.header(
     "Content-Security-Policy",
@@ -40,8 +47,19 @@ function html(c: Context, body: (nonce: string) => string, status: 200 | 401 = 2
   return c.html(body(n), status);
 }
 
-function cookie(c: Context, value: string, maxAgeS: number): void {
-  const secure = new URL(c.req.url).protocol === "https:" ? "; Secure" : "";
+/**
+ * Whether the browser reached us over HTTPS: the request URL's scheme, or — only behind a trusted
+ * proxy that terminates TLS — its `X-Forwarded-Proto` (the first value, when proxies are chained).
+ */
+export function arrivedOverHttps(c: Context, trustProxy: boolean): boolean {
+  if (new URL(c.req.url).protocol === "https:") return true;
+  if (!trustProxy) return false;
+  const proto = c.req.header("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase();
+  return proto === "https";
+}
+
+function cookie(c: Context, value: string, maxAgeS: number, trustProxy: boolean): void {
+  const secure = arrivedOverHttps(c, trustProxy) ? "; Secure" : "";
   c.header(
     "Set-Cookie",
     `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure}`,
@@ -58,7 +76,31 @@ export function registerSystemPage(app: Hono, deps: SystemPageDeps): void {
 
   app.get("/system/login", (c) => html(c, (n) => loginPage(n)));
 
+  /** The login form again, saying how long to wait, with the 429's `Retry-After`. */
+  const throttled = (c: Context, err: ApiError): Response => {
+    for (const [name, value] of Object.entries(err.headers ?? {})) c.header(name, value);
+    const wait = err.headers?.["Retry-After"] ?? "60";
+    return html(
+      c,
+      (n) => loginPage(n, `Too many failed attempts from here. Wait ${wait} seconds, then try again.`),
+      429,
+    );
+  };
+  const throttleCheck = (c: Context, from: string, given: string | undefined): Response | undefined => {
+    try {
+      deps.throttle.check(from, given);
+      return undefined;
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 429) return throttled(c, err);
+      throw err;
+    }
+  };
+
   app.post("/system/login", deps.limit, async (c) => {
+    const from = deps.clientAddress(c);
+    // Refused by address before the form is even read; by token prefix once it is.
+    const early = throttleCheck(c, from, undefined);
+    if (early !== undefined) return early;
     let given = "";
     try {
       const form = await c.req.parseBody();
@@ -66,16 +108,20 @@ export function registerSystemPage(app: Hono, deps: SystemPageDeps): void {
     } catch {
       given = "";
     }
-    if (given === "" || given.length > MAX_TOKEN_LENGTH || !(await deps.checkToken(given))) {
+    const late = given === "" ? undefined : throttleCheck(c, from, given);
+    if (late !== undefined) return late;
+    if (given === "" || given.length > MAX_CREDENTIAL_CHARS || !(await deps.checkToken(given))) {
+      // An empty form guessed nothing; anything else counts.
+      if (given !== "") deps.throttle.failed(from, given);
       return html(c, (n) => loginPage(n, "Wrong token. Try again."), 401);
     }
-    cookie(c, await sessions.create(), Math.floor(SESSION_TTL_MS / 1000));
+    cookie(c, await sessions.create(), Math.floor(SESSION_TTL_MS / 1000), deps.trustProxy);
     return c.redirect("/system", 303);
   });
 
   app.post("/system/logout", async (c) => {
     await sessions.end(c.req.header("cookie"));
-    cookie(c, "", 0);
+    cookie(c, "", 0, deps.trustProxy);
     return c.redirect("/system/login", 303);
   });
 

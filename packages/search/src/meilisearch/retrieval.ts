@@ -59,8 +59,17 @@ export class MeilisearchRetrieval implements Retrieval {
           offset: query.offset,
           ...(query.filter === undefined ? {} : { filter: query.filter }),
         }),
+        // Never follow a redirect: it would send the query and the API key to another address.
+        redirect: "manual",
         signal: controller.signal,
       });
+      if (response.type === "opaqueredirect" || (response.status >= 300 && response.status <= 399)) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new RetrievalError(
+          "unavailable",
+          `Meilisearch answered ${response.status === 0 ? "a redirect" : response.status}, which is not followed`,
+        );
+      }
       const text = await response.text();
       let body: unknown;
       try {

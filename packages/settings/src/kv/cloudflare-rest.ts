@@ -131,7 +131,18 @@ export class CloudflareRestKv implements Kv {
     if (body !== undefined) headers["content-type"] = "application/octet-stream";
     const signal = AbortSignal.timeout(this.timeoutMs);
     try {
-      const res = await this.fetchFn(url, { method, headers, body, signal });
+      // Never follow a redirect: it would send the API token (and a value) to another address.
+      const res = await this.fetchFn(url, { method, headers, body, signal, redirect: "manual" });
+      if (res.type === "opaqueredirect" || (res.status >= 300 && res.status <= 399)) {
+        await res.body?.cancel().catch(() => undefined);
+        throw new CloudflareKvError(
+          this.redact(
+            `Cloudflare KV ${what}: HTTP ${res.status}: the API answered with a redirect, which is not followed`,
+          ),
+          res.status,
+          [],
+        );
+      }
       return await handle(res);
     } catch (error) {
       if (signal.aborted) {
