@@ -1,8 +1,9 @@
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type ServerType, serve } from "@hono/node-server";
+import { getConnInfo } from "@hono/node-server/conninfo";
 import { createApiApp } from "@relevance/admin";
-import { onError, routeFallback } from "@relevance/http";
+import { type ClientAddress, onError, routeFallback } from "@relevance/http";
 import { createSearchApp } from "@relevance/search";
 import { EmbeddedRetrieval, SqliteIndexSnapshotStore } from "@relevance/search/embedded";
 import { ChangeTailer, type Logger } from "@relevance/settings";
@@ -43,6 +44,9 @@ import { createChannels } from "@svcmon/notify";
 import { Hono } from "hono";
 import { secureDataDir } from "./data-dir.ts";
 import type { LocalConfig } from "./env.ts";
+
+/** The peer of the TCP connection (X-Forwarded-For is read on top of it only with TRUST_PROXY=1). */
+const nodeClientAddress: ClientAddress = (c) => getConnInfo(c).remote.address ?? "unknown";
 
 export interface Stack {
   url: string;
@@ -247,6 +251,8 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
       alerts: () => alerts.firingAlerts(),
       queues: queueHealth,
       ownCost: (now) => cost.ownCost(now),
+      trustProxy: config.trustProxy,
+      clientAddress: nodeClientAddress,
     }),
   );
   app.route("/", createSearchApp({ kv, retrieval, log }));

@@ -38,7 +38,7 @@ describe("AuthThrottle", () => {
   it("verdict: a credential that worked before the block keeps working from that address", () => {
     const t = new AuthThrottle({ maxFailuresPerAddress: 3, now: () => 0 });
     t.verdict("10.0.0.1", "the-right-token", true);
-    for (let i = 0; i < 2; i++) {
+    for (let i = 0; i < 3; i++) {
       expect(() => t.verdict("10.0.0.1", `wrong-${i}-xxxxxxxx`, false)).not.toThrow();
     }
     expect(() => t.verdict("10.0.0.1", "wrong-3-xxxxxxxx", false)).toThrow(/too many failed/);
@@ -83,9 +83,10 @@ describe("client addresses", () => {
     return (await app.request("/", { headers })).text();
   };
 
-  it("ignores X-Forwarded-For unless the proxy is trusted", async () => {
+  it("ignores X-Forwarded-For unless the proxy is trusted, and then takes the entry the proxy appended", async () => {
     expect(await address(false, { "x-forwarded-for": "203.0.113.9" })).toBe("192.0.2.7");
-    expect(await address(true, { "x-forwarded-for": "203.0.113.9, 10.0.0.1" })).toBe("203.0.113.9");
+    // The client sent "203.0.113.9"; the trusted proxy appended the peer it saw.
+    expect(await address(true, { "x-forwarded-for": "203.0.113.9, 198.51.100.4" })).toBe("198.51.100.4");
     expect(await address(true, {})).toBe("192.0.2.7");
   });
 });

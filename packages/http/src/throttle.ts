@@ -123,9 +123,10 @@ export class AuthThrottle {
       this.#knownGood.set(pair, this.#now());
       return;
     }
-    this.failed(address, credential);
+    // A failure that arrives within the budget is answered 401 by the caller; the ones after it, 429.
     const wait = this.retryAfterSeconds(address, credential);
     if (wait > 0) throw tooManyFailures(wait);
+    this.failed(address, credential);
   }
 
   /** Keys remembered now (for tests of the memory bound). */
@@ -148,20 +149,21 @@ export function tooManyFailures(retryAfterS: number): ApiError {
 export type ClientAddress = (c: Context) => string;
 
 /**
- * The address Cloudflare and most runtimes put in headers they set themselves; `unknown` otherwise.
- * Entry points with real connection info (Node, Lambda) pass their own `ClientAddress`.
+ * The address Cloudflare puts in `CF-Connecting-IP` (it overwrites whatever the client sent), for
+ * the Worker; `unknown` elsewhere. Entry points with real connection info (Node, Lambda) pass their
+ * own `ClientAddress`, since on those this header is whatever the client chose.
  */
-export const headerClientAddress: ClientAddress = (c) =>
-  c.req.header("cf-connecting-ip") ?? c.req.header("x-real-ip") ?? "unknown";
+export const headerClientAddress: ClientAddress = (c) => c.req.header("cf-connecting-ip") ?? "unknown";
 
 /**
- * The first address of `X-Forwarded-For`, for a service behind a proxy that sets it (`TRUST_PROXY=1`);
- * otherwise the connection's own address from `direct`.
+ * Behind a proxy that appends the peer it saw to `X-Forwarded-For` (ALB, CloudFront, nginx), the
+ * last entry is the one that proxy wrote; everything before it is whatever the client sent, so only
+ * the last entry is used (`TRUST_PROXY=1`). Otherwise the connection's own address from `direct`.
  */
 export function forwardedClientAddress(direct: ClientAddress, trustProxy: boolean): ClientAddress {
   if (!trustProxy) return direct;
   return (c) => {
-    const first = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
-    return first !== undefined && first !== "" ? first.slice(0, 64) : direct(c);
+    const last = c.req.header("x-forwarded-for")?.split(",").at(-1)?.trim();
+    return last !== undefined && last !== "" ? last.slice(0, 64) : direct(c);
   };
 }

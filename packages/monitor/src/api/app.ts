@@ -145,17 +145,13 @@ function bearerAuth(
     }
     // What was presented counts under its own prefix, even when it is not a well-formed bearer value.
     const presented = header === undefined ? undefined : (BEARER.exec(header)?.[1] ?? header);
-    const from = address(c);
-    throttle.check(from, presented);
     const given = BEARER.exec(header ?? "")?.[1];
-    if (
-      given === undefined ||
-      given.length > MAX_CREDENTIAL_CHARS ||
-      !(await constantTimeEqual(given, token))
-    ) {
-      if (presented !== undefined) throttle.failed(from, presented);
-      throw unauthorized("a valid token is required (Authorization: Bearer <token>)");
-    }
+    const valid =
+      given !== undefined && given.length <= MAX_CREDENTIAL_CHARS && (await constantTimeEqual(given, token));
+    // No header is no guess: answered 401 without counting. A blocked address is refused whatever it
+    // presents, except a token that already worked from there (AuthThrottle.verdict).
+    if (presented !== undefined) throttle.verdict(address(c), presented, valid);
+    if (!valid) throw unauthorized("a valid token is required (Authorization: Bearer <token>)");
     await next();
   };
 }

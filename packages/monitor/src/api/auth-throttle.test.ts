@@ -61,6 +61,15 @@ describe("failed bearer authentication is throttled per client address", () => {
     expect((await get(app, "198.51.100.1", TOKEN)).status).toBe(200);
   });
 
+  it("a client that authenticated from an address keeps working while guesses from there are refused", async () => {
+    const c = clock();
+    const app = makeApp({ store, now: c.now, clientAddress: peer });
+    expect((await get(app, "198.51.100.3", TOKEN)).status).toBe(200);
+    for (let i = 0; i <= AUTH_FAILURES_PER_ADDRESS; i++) await get(app, "198.51.100.3", `guess-${i}-0000000`);
+    expect((await get(app, "198.51.100.3", "guess-again")).status).toBe(429);
+    expect((await get(app, "198.51.100.3", TOKEN)).status).toBe(200);
+  });
+
   it("correct tokens and requests without any credential never count", async () => {
     const c = clock();
     const app = makeApp({ store, now: c.now, clientAddress: peer });

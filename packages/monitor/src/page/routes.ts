@@ -86,21 +86,7 @@ export function registerSystemPage(app: Hono, deps: SystemPageDeps): void {
       429,
     );
   };
-  const throttleCheck = (c: Context, from: string, given: string | undefined): Response | undefined => {
-    try {
-      deps.throttle.check(from, given);
-      return undefined;
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 429) return throttled(c, err);
-      throw err;
-    }
-  };
-
   app.post("/system/login", deps.limit, async (c) => {
-    const from = deps.clientAddress(c);
-    // Refused by address before the form is even read; by token prefix once it is.
-    const early = throttleCheck(c, from, undefined);
-    if (early !== undefined) return early;
     let given = "";
     try {
       const form = await c.req.parseBody();
@@ -108,13 +94,18 @@ export function registerSystemPage(app: Hono, deps: SystemPageDeps): void {
     } catch {
       given = "";
     }
-    const late = given === "" ? undefined : throttleCheck(c, from, given);
-    if (late !== undefined) return late;
-    if (given === "" || given.length > MAX_CREDENTIAL_CHARS || !(await deps.checkToken(given))) {
-      // An empty form guessed nothing; anything else counts.
-      if (given !== "") deps.throttle.failed(from, given);
-      return html(c, (n) => loginPage(n, "Wrong token. Try again."), 401);
+    const valid = given !== "" && given.length <= MAX_CREDENTIAL_CHARS && (await deps.checkToken(given));
+    // An empty form guessed nothing; anything else counts. A blocked address is refused whatever it
+    // sends, except a token that already worked from there (AuthThrottle.verdict).
+    if (given !== "") {
+      try {
+        deps.throttle.verdict(deps.clientAddress(c), given, valid);
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 429) return throttled(c, err);
+        throw err;
+      }
     }
+    if (!valid) return html(c, (n) => loginPage(n, "Wrong token. Try again."), 401);
     cookie(c, await sessions.create(), Math.floor(SESSION_TTL_MS / 1000), deps.trustProxy);
     return c.redirect("/system", 303);
   });
