@@ -33,10 +33,10 @@ describe("GET /api/v1/openapi.json", () => {
       ].sort(),
     );
     const put = doc.paths["/api/v1/admin/accounts/{id}/indexes/{index}/relevance-trigger-config"].put;
-    expect(Object.keys(put.responses).sort()).toEqual(["200", "401", "404", "409", "422"]);
+    expect(Object.keys(put.responses).sort()).toEqual(["200", "401", "404", "409", "413", "422", "429"]);
     // Every $ref resolves.
-    for (const [, name] of res.text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
-      expect(doc.components.schemas, name).toHaveProperty(name as string);
+    for (const [, kind, name] of res.text.matchAll(/"#\/components\/(schemas|responses)\/([^"]+)"/g)) {
+      expect(doc.components[kind as string], name).toHaveProperty(name as string);
     }
   });
 
