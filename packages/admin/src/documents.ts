@@ -117,50 +117,54 @@ export function inspectDocument(
   const over = (node: Node, reason: string) => {
     problem ??= { path: shortPath(nodePath(node, base)), reason };
   };
-  while (stack.length > 0) {
-    const node = stack.pop() as Node;
-    const v = node.value;
+  /** Counts a scalar in place (no stack entry: most values are scalars); false for an object or array. */
+  const scalar = (v: unknown, parent: Node, key: string | number): boolean => {
     if (typeof v === "string") {
       const size = jsonStringBytes(v);
       bytes += size;
       if (size - 2 > MAX_DOCUMENT_STRING_BYTES) {
         over(
-          node,
+          { value: v, depth: parent.depth + 1, field: "", key, parent },
           `is ${size - 2} bytes, more than the limit of ${formatBytes(MAX_DOCUMENT_STRING_BYTES)} for one value`,
         );
       }
     } else if (typeof v === "number") bytes += String(v).length;
     else if (typeof v === "boolean") bytes += v ? 4 : 5;
     else if (v === null) bytes += 4;
-    else if (node.depth > MAX_DOCUMENT_DEPTH) {
+    else return false;
+    return true;
+  };
+  while (stack.length > 0) {
+    const node = stack.pop() as Node;
+    const v = node.value as object;
+    if (node.depth > MAX_DOCUMENT_DEPTH) {
       over(node, `nests deeper than the limit of ${MAX_DOCUMENT_DEPTH} levels`);
       continue;
-    } else if (Array.isArray(v)) {
+    }
+    if (Array.isArray(v)) {
       bytes += 2 + Math.max(0, v.length - 1);
       for (let i = v.length - 1; i >= 0; i--) {
-        stack.push({ value: v[i], depth: node.depth + 1, field: node.field, key: i, parent: node });
+        if (!scalar(v[i], node, i)) {
+          stack.push({ value: v[i], depth: node.depth + 1, field: node.field, key: i, parent: node });
+        }
       }
     } else {
-      const keys = Object.keys(v as object);
+      const keys = Object.keys(v);
       bytes += 2 + Math.max(0, 2 * keys.length - 1);
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i] as string;
-        const child: Node = {
-          value: (v as Record<string, unknown>)[key],
-          depth: node.depth + 1,
-          field: node.field === "" ? key : `${node.field}.${key}`,
-          key,
-          parent: node,
-        };
+        const value = (v as Record<string, unknown>)[key];
         if (FORBIDDEN_KEYS.has(key)) {
           if (forbidden.length < MAX_DETAILS) {
-            forbidden.push(issue(shortPath(nodePath(child, base)), `the key "${key}" is not allowed`));
+            const at: Node = { value, depth: node.depth + 1, field: "", key, parent: node };
+            forbidden.push(issue(shortPath(nodePath(at, base)), `the key "${key}" is not allowed`));
           }
           continue;
         }
         bytes += jsonStringBytes(key);
+        const field = node.field === "" ? key : `${node.field}.${key}`;
         if (problem === null) {
-          fields.add(child.field);
+          fields.add(field);
           if (fields.size > MAX_DOCUMENT_FIELDS) {
             over(
               node,
@@ -168,7 +172,9 @@ export function inspectDocument(
             );
           }
         }
-        stack.push(child);
+        if (!scalar(value, node, key)) {
+          stack.push({ value, depth: node.depth + 1, field, key, parent: node });
+        }
       }
     }
     if (problem === null && bytes > MAX_DOCUMENT_BYTES) {
