@@ -31,6 +31,11 @@ export async function readJson(c: Context, status: 400 | 422, { shape = true } =
   return value;
 }
 
+/** At most 100 issues, each path shortened: what an answer lists of a validator's findings. */
+export function listed(issues: readonly Issue[]): Issue[] {
+  return issues.slice(0, MAX_DETAILS).map((i) => ({ path: shortPath(i.path), message: i.message }));
+}
+
 const MAX_PATH_CHARS = 200;
 
 /**
