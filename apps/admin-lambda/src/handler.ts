@@ -2,11 +2,12 @@
 // Lambda. The customer API needs a document store (Meilisearch in production, a later issue) and
 // runs elsewhere; this function serves /api/v1/admin/* only (see ../README.md).
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { type AdminDeps, createAdminApp } from "@relevance/admin";
+import { type AdminDeps, bodyLimitsFromEnv, createAdminApp } from "@relevance/admin";
 import { CloudflareRestKv } from "@relevance/settings/cloudflare-rest";
 import { DynamoSettingsTable } from "@relevance/settings/dynamodb";
 import { jsonLogger } from "@relevance/settings/json-logger";
-import { handle } from "hono/aws-lambda";
+import type { Context } from "hono";
+import { getConnInfo, handle } from "hono/aws-lambda";
 
 const COMPONENT = "AdminInternalApi";
 const ENVIRONMENTS = ["dev", "staging", "preprod", "prod"];
@@ -41,11 +42,26 @@ export function depsFromEnv(env: Record<string, string | undefined>): AdminDeps 
     adminToken: env.ADMIN_TOKEN as string,
     log: jsonLogger(COMPONENT),
     now: () => new Date(),
+    limits: bodyLimitsFromEnv(env),
   };
 }
 
-/** The Lambda handler for given dependencies (tests pass SQLite adapters). */
-export const createHandler = (deps: AdminDeps) => handle(createAdminApp(deps));
+/**
+ * The caller's address as API Gateway saw it (`requestContext.http.sourceIp`), which the client
+ * cannot set, unlike a header; the failed-authentication budget is counted per this address.
+ */
+export const lambdaClientAddress = (c: Context): string =>
+  (c.env as { requestContext?: unknown } | undefined)?.requestContext === undefined
+    ? "unknown"
+    : (getConnInfo(c).remote.address ?? "unknown");
+
+/**
+ * The Lambda handler for given dependencies (tests pass SQLite adapters). The failed-authentication
+ * throttle lives as long as the function instance: each warm instance counts its own callers, so
+ * keep API Gateway's stage throttling as the outer bound.
+ */
+export const createHandler = (deps: AdminDeps) =>
+  handle(createAdminApp({ clientAddress: lambdaClientAddress, ...deps }));
 
 type Handler = ReturnType<typeof createHandler>;
 let deployed: Handler | undefined;

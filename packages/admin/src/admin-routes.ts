@@ -1,5 +1,5 @@
 import { toStoredConfig } from "@relevance/core";
-import { conflict, invalid, notFound, onError, onNotFound } from "@relevance/http";
+import { conflict, invalid, limitBody, notFound, onError, routeFallback } from "@relevance/http";
 import {
   ACCOUNT_SK,
   API_KEY_SK,
@@ -10,9 +10,10 @@ import {
 } from "@relevance/settings";
 import { Hono } from "hono";
 import { z } from "zod";
-import { adminAuth } from "./auth.ts";
-import { parseWith, readJson } from "./body.ts";
+import { adminAuth, authGuard } from "./auth.ts";
+import { listed, parseWith, readJson } from "./body.ts";
 import { defaultRandomBytes, newAccountId, newApiKey } from "./crypto.ts";
+import { MAX_ACCOUNT_NAME_CHARS, resolveBodyLimits } from "./limits.ts";
 import type { AdminDeps } from "./ports.ts";
 import { etag, findRecord } from "./records.ts";
 import { configView, configWarnings, parseIfMatch, validatePutBody } from "./trigger-config.ts";
@@ -20,10 +21,13 @@ import { configView, configWarnings, parseIfMatch, validatePutBody } from "./tri
 export const ADMIN_BASE = "/api/v1/admin";
 export const MIN_ADMIN_TOKEN_LENGTH = 16;
 
+/** System account ids as `newAccountId` makes them; any other id cannot exist and answers 404 unread. */
+const ACCOUNT_ID = /^acct_[0-9a-f]{12}$/;
+
 const NAME = z
   .string()
   .min(1)
-  .max(256)
+  .max(MAX_ACCOUNT_NAME_CHARS, `must be at most ${MAX_ACCOUNT_NAME_CHARS} characters`)
   .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "must not contain control characters");
 const CreateAccount = z.strictObject({ name: NAME });
 
@@ -68,10 +72,13 @@ export function createAdminApp(deps: AdminDeps): Hono {
   }
   const { table, kv, log, now } = deps;
   const random = deps.randomBytes ?? defaultRandomBytes;
+  const limits = resolveBodyLimits(deps.limits);
   const app = new Hono();
   app.onError(onError(log));
-  app.notFound(onNotFound);
-  app.use(`${ADMIN_BASE}/*`, adminAuth(deps.adminToken));
+  app.notFound(routeFallback(app));
+  app.use(`${ADMIN_BASE}/*`, adminAuth(deps.adminToken, authGuard(deps)));
+  // After authentication, so a client without the token cannot make the app buffer a chunked body.
+  app.use(`${ADMIN_BASE}/*`, limitBody(limits.jsonBodyBytes));
 
   app.post(`${ADMIN_BASE}/accounts`, async (c) => {
     const { name } = parseWith(CreateAccount, await readJson(c, 422), "the account is invalid");
@@ -104,7 +111,9 @@ export function createAdminApp(deps: AdminDeps): Hono {
   const configPath = `${ADMIN_BASE}/accounts/:account/indexes/:index/relevance-trigger-config`;
 
   const findIndex = async (accountId: string, index: string) => {
-    if ((await table.get(accountId, ACCOUNT_SK)) === null) throw notFound("account not found");
+    if (!ACCOUNT_ID.test(accountId) || (await table.get(accountId, ACCOUNT_SK)) === null) {
+      throw notFound("account not found");
+    }
     const record = await findRecord(table, accountId, index);
     if (record === null) throw notFound("index not found");
     return record;
@@ -125,7 +134,8 @@ export function createAdminApp(deps: AdminDeps): Hono {
 
   app.put(configPath, async (c) => {
     const body = validatePutBody(await readJson(c, 422));
-    if (!body.ok) throw invalid("the relevance trigger config is invalid", body.errors);
+    // The validator names every unknown key; a body of 100,000 of them answers the first 100.
+    if (!body.ok) throw invalid("the relevance trigger config is invalid", listed(body.errors));
     const ifMatch = parseIfMatch(c.req.header("if-match"));
     if (ifMatch === "invalid") {
       throw invalid("the If-Match header is invalid", [

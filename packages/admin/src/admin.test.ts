@@ -75,6 +75,17 @@ describe("admin relevance-trigger-config", () => {
     }
   });
 
+  it("a body of many unknown keys answers the first 100 problems, each path at most 200 characters", async () => {
+    const { h, account } = await setup();
+    const keys = Object.fromEntries(
+      Array.from({ length: 5000 }, (_, i) => [`k${i}${"x".repeat(i === 0 ? 300 : 0)}`, 1]),
+    );
+    const res = await h.admin("PUT", h.configPath(account, "products"), keys);
+    expect(res.status).toBe(422);
+    expect(res.body.error.details).toHaveLength(100);
+    expect(res.body.error.details[0].path).toHaveLength(201);
+  });
+
   it("body not JSON answers 422", async () => {
     const { h, account } = await setup();
     const res = await h.admin("PUT", h.configPath(account, "products"), "{ not json");

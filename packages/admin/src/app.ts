@@ -1,17 +1,21 @@
-import { onError, onNotFound } from "@relevance/http";
+import { onError, routeFallback } from "@relevance/http";
 import { Hono } from "hono";
 import { createAdminApp } from "./admin-routes.ts";
+import { authGuard } from "./auth.ts";
 import { createCustomerApp } from "./customer-routes.ts";
-import { openApiDocument } from "./openapi.ts";
+import { buildOpenApiDocument } from "./openapi.ts";
 import type { ApiDeps } from "./ports.ts";
 
 /** Both APIs in one app, plus `GET /api/v1/openapi.json` (no authentication). */
 export function createApiApp(deps: ApiDeps): Hono {
+  // One failed-authentication budget for both APIs: guessing admin tokens and API keys add up.
+  const shared: ApiDeps = { ...deps, authThrottle: authGuard(deps).throttle };
+  const document = buildOpenApiDocument({ limits: deps.limits, extraLimitRows: deps.extraLimitRows });
   const app = new Hono();
   app.onError(onError(deps.log));
-  app.notFound(onNotFound);
-  app.get("/api/v1/openapi.json", (c) => c.json(openApiDocument));
-  app.route("/", createAdminApp(deps));
-  app.route("/", createCustomerApp(deps));
+  app.notFound(routeFallback(app));
+  app.get("/api/v1/openapi.json", (c) => c.json(document));
+  app.route("/", createAdminApp(shared));
+  app.route("/", createCustomerApp(shared));
   return app;
 }

@@ -1,43 +1,80 @@
-import { unauthorized } from "@relevance/http";
+import { AuthThrottle, type ClientAddress, headerClientAddress, unauthorized } from "@relevance/http";
 import { API_KEY_SK, apiKeyHash, apiKeyPk, type SettingsTable } from "@relevance/settings";
 import type { MiddlewareHandler } from "hono";
 import { constantTimeEqual } from "./crypto.ts";
+import {
+  AUTH_FAILURES_PER_ADDRESS,
+  AUTH_FAILURES_PER_PREFIX,
+  AUTH_WINDOW_MS,
+  MAX_CREDENTIAL_CHARS,
+} from "./limits.ts";
+import type { ApiDeps } from "./ports.ts";
 
 /** Hono variables of customer routes: the account the API key belongs to. */
 export type CustomerEnv = { Variables: { accountId: string } };
 
-const BEARER = /^Bearer +(\S+) *$/i;
-/** Longer headers are rejected before hashing; real keys are 46 characters. */
-const MAX_CREDENTIAL_LENGTH = 512;
+/** Who is asking, and the budget of failed attempts they share (per address, per credential prefix). */
+export interface AuthGuard {
+  throttle: AuthThrottle;
+  clientAddress: ClientAddress;
+}
 
-/** `Authorization: Bearer <adminToken>`, compared in constant time; 401 otherwise. */
-export function adminAuth(adminToken: string): MiddlewareHandler {
+/** The deps' throttle and address, or the defaults (a throttle on the deps' clock, so tests can move it). */
+export function authGuard(deps: Pick<ApiDeps, "authThrottle" | "clientAddress" | "now">): AuthGuard {
+  return {
+    throttle:
+      deps.authThrottle ??
+      new AuthThrottle({
+        maxFailuresPerAddress: AUTH_FAILURES_PER_ADDRESS,
+        maxFailuresPerPrefix: AUTH_FAILURES_PER_PREFIX,
+        windowMs: AUTH_WINDOW_MS,
+        now: () => deps.now().getTime(),
+      }),
+    clientAddress: deps.clientAddress ?? headerClientAddress,
+  };
+}
+
+const BEARER = /^Bearer +(\S+) *$/i;
+
+/**
+ * `Authorization: Bearer <adminToken>`, compared in constant time; 401 otherwise. A client over its
+ * failed-attempt budget gets 429 before its token is even compared, so guessing costs it a minute
+ * per 20 tries whatever it sends.
+ */
+export function adminAuth(adminToken: string, guard: AuthGuard): MiddlewareHandler {
   return async (c, next) => {
-    const match = BEARER.exec(c.req.header("authorization") ?? "");
-    const token = match?.[1];
+    const token = BEARER.exec(c.req.header("authorization") ?? "")?.[1];
+    const address = guard.clientAddress(c);
+    guard.throttle.check(address, token);
     if (
       token === undefined ||
-      token.length > MAX_CREDENTIAL_LENGTH ||
+      token.length > MAX_CREDENTIAL_CHARS ||
       !(await constantTimeEqual(token, adminToken))
     ) {
+      guard.throttle.failed(address, token);
       throw unauthorized("a valid admin token is required (Authorization: Bearer <token>)");
     }
     await next();
   };
 }
 
-/** `x-api-key`: the SHA-256 of the key finds its APIKEY item, which names the account; 401 otherwise. */
-export function customerAuth(table: SettingsTable): MiddlewareHandler<CustomerEnv> {
+/**
+ * `x-api-key`: the SHA-256 of the key finds its APIKEY item, which names the account; 401 otherwise.
+ * Throttled like `adminAuth`, before the key is hashed or looked up.
+ */
+export function customerAuth(table: SettingsTable, guard: AuthGuard): MiddlewareHandler<CustomerEnv> {
   return async (c, next) => {
     const key = c.req.header("x-api-key");
-    if (key === undefined || key === "" || key.length > MAX_CREDENTIAL_LENGTH) {
-      throw unauthorized("a valid API key is required (x-api-key header)");
-    }
+    const address = guard.clientAddress(c);
+    guard.throttle.check(address, key);
+    const refuse = () => {
+      guard.throttle.failed(address, key);
+      return unauthorized("a valid API key is required (x-api-key header)");
+    };
+    if (key === undefined || key === "" || key.length > MAX_CREDENTIAL_CHARS) throw refuse();
     const item = await table.get(apiKeyPk(await apiKeyHash(key)), API_KEY_SK);
     const account = item?.attributes.system_account_id;
-    if (typeof account !== "string" || account === "") {
-      throw unauthorized("a valid API key is required (x-api-key header)");
-    }
+    if (typeof account !== "string" || account === "") throw refuse();
     c.set("accountId", account);
     await next();
   };

@@ -1,33 +1,72 @@
 import { at, type Issue } from "@relevance/core";
-import { ApiError, invalid } from "@relevance/http";
+import { ApiError, checkJsonShape, invalid } from "@relevance/http";
 import type { Context } from "hono";
 import type { z } from "zod";
+import { MAX_DETAILS, MAX_JSON_DEPTH } from "./limits.ts";
 
 /**
  * Reads the request body as JSON whatever its Content-Type says. Customer routes answer a body that
- * is not JSON with 400; the admin PUT answers it with 422 (spec §2).
+ * is not JSON with 400; the admin PUT answers it with 422 (spec §2). The size was bounded by the
+ * route's body limit before this reads it. Unless `shape` is false, keys named `__proto__`,
+ * `constructor` or `prototype` anywhere and nesting beyond 32 levels answer 422 here, before any
+ * validator or copy could drop such a key silently or reach `Object.prototype` through it.
  */
-export async function readJson(c: Context, status: 400 | 422): Promise<unknown> {
+export async function readJson(c: Context, status: 400 | 422, { shape = true } = {}): Promise<unknown> {
   const text = await c.req.text();
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     throw new ApiError(status, "invalid_json", "the request body is not valid JSON");
   }
+  if (shape) {
+    const issues = checkJsonShape(value, { maxDepth: MAX_JSON_DEPTH });
+    if (issues.length > 0) {
+      throw invalid(
+        "the request body has a forbidden shape",
+        issues.map((i) => ({ path: shortPath(i.path), message: i.message })),
+      );
+    }
+  }
+  return value;
 }
 
-/** Zod's issues as `{path, message}` with the core's path syntax (`a.b[3]`); one issue per unknown key. */
+/** At most 100 issues, each path shortened: what an answer lists of a validator's findings. */
+export function listed(issues: readonly Issue[]): Issue[] {
+  return issues.slice(0, MAX_DETAILS).map((i) => ({ path: shortPath(i.path), message: i.message }));
+}
+
+const MAX_PATH_CHARS = 200;
+
+/**
+ * A path as an answer names it: at most 200 characters, its start and its end kept (the end names
+ * the offending key). A body's keys are the client's, and a megabyte-long key must not come back
+ * twenty times in the details.
+ */
+export function shortPath(path: string): string {
+  if (path.length <= MAX_PATH_CHARS) return path;
+  const half = MAX_PATH_CHARS / 2;
+  return `${path.slice(0, half)}…${path.slice(-half)}`;
+}
+
+/**
+ * Zod's issues as `{path, message}` with the core's path syntax (`a.b[3]`); one issue per unknown
+ * key; at most 100, so a body of many bad items cannot make a huge answer.
+ */
 export function zodIssues(error: z.ZodError): Issue[] {
   const issues: Issue[] = [];
   for (const item of error.issues) {
+    if (issues.length >= MAX_DETAILS) break;
     const path = item.path.reduce<string>(
       (acc, key) => at(acc, typeof key === "number" ? key : String(key)),
       "",
     );
     if (item.code === "unrecognized_keys") {
-      for (const key of item.keys) issues.push({ path: at(path, key), message: "is not a known field" });
+      for (const key of item.keys.slice(0, MAX_DETAILS - issues.length)) {
+        issues.push({ path: shortPath(at(path, key)), message: "is not a known field" });
+      }
     } else {
-      issues.push({ path, message: item.message });
+      issues.push({ path: shortPath(path), message: item.message });
     }
   }
   return issues;

@@ -1,4 +1,4 @@
-import { ApiError, conflict, invalid, notFound, onError, onNotFound } from "@relevance/http";
+import { conflict, invalid, limitBody, notFound, onError, routeFallback } from "@relevance/http";
 import {
   INDEX_NAME,
   INDEX_PREFIX,
@@ -6,26 +6,28 @@ import {
   indexSk,
   type TableItem,
 } from "@relevance/settings";
-import { type Context, Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { z } from "zod";
-import { type CustomerEnv, customerAuth } from "./auth.ts";
+import { authGuard, type CustomerEnv, customerAuth } from "./auth.ts";
 import { parseWith, readJson } from "./body.ts";
 import { validateDocuments } from "./documents.ts";
+import { MAX_PAGE_LIMIT, resolveBodyLimits } from "./limits.ts";
 import type { CustomerDeps } from "./ports.ts";
 import { type Attempt, etag, findRecord, isAlias, recordName, retryOnConflict } from "./records.ts";
 import {
   applySettingsPatch,
   customerSettings,
   INTERNAL_SETTINGS,
-  SettingsPatch,
+  settingsSizeProblem,
+  validateSettingsPatch,
 } from "./settings-mapping.ts";
 import { parseIfMatch } from "./trigger-config.ts";
 
 export const CUSTOMER_BASE = "/api/v1";
 const WRITE_ATTEMPTS = 5;
-const MAX_DOCUMENTS_BYTES = 20 * 1024 * 1024;
 const DEFAULT_PRIMARY_KEY = "id";
+/** The documents upload's path (`POST …/indexes/{name}/documents`), which has its own body limit. */
+const DOCUMENTS_PATH = /^\/api\/v1\/indexes\/[^/]+\/documents$/;
 
 const Name = z.string().regex(INDEX_NAME, "must be 1 to 64 characters of A-Z, a-z, 0-9, _ and -");
 const CreateIndex = z.strictObject({
@@ -38,7 +40,7 @@ const CreateIndex = z.strictObject({
 const PutAlias = z.strictObject({ index: Name });
 const Page = z.object({
   offset: z.coerce.number().int().min(0).default(0),
-  limit: z.coerce.number().int().min(1).max(1000).default(20),
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(20),
 });
 
 /** The customer's view of an index or alias record (the relevance config is internal and never shown). */
@@ -53,13 +55,25 @@ function recordView(item: TableItem): Record<string, unknown> {
 /** The customer management API (`x-api-key`): indexes, documents, settings and aliases of one account. */
 export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
   const { table, documents, log, now } = deps;
+  const limits = resolveBodyLimits(deps.limits);
   const app = new Hono<CustomerEnv>();
   app.onError(onError(log));
-  app.notFound(onNotFound);
-  const auth = customerAuth(table);
-  app.use(`${CUSTOMER_BASE}/indexes`, auth);
-  app.use(`${CUSTOMER_BASE}/indexes/*`, auth);
-  app.use(`${CUSTOMER_BASE}/aliases/*`, auth);
+  // routeFallback only reads the routes table, which does not depend on the app's variables.
+  app.notFound(routeFallback(app as unknown as Hono));
+  const auth = customerAuth(table, authGuard(deps));
+  // Every customer route has a body limit (after authentication, so an unknown client cannot make
+  // the app buffer a chunked body): the documents upload its own, every other route the JSON one.
+  const jsonLimit = limitBody(limits.jsonBodyBytes);
+  const documentsLimit = limitBody(limits.documentsBodyBytes);
+  const bodyLimit: MiddlewareHandler<CustomerEnv> = (c, next) =>
+    c.req.method === "POST" && DOCUMENTS_PATH.test(c.req.path) ? documentsLimit(c, next) : jsonLimit(c, next);
+  for (const path of [
+    `${CUSTOMER_BASE}/indexes`,
+    `${CUSTOMER_BASE}/indexes/*`,
+    `${CUSTOMER_BASE}/aliases/*`,
+  ]) {
+    app.use(path, auth, bodyLimit);
+  }
 
   const account = (c: Context<CustomerEnv>) => c.get("accountId");
 
@@ -132,30 +146,31 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
     return c.json({ deleted: name });
   });
 
-  app.post(
-    `${CUSTOMER_BASE}/indexes/:name/documents`,
-    bodyLimit({
-      maxSize: MAX_DOCUMENTS_BYTES,
-      onError: () => {
-        throw new ApiError(
-          413,
-          "payload_too_large",
-          `the request body is larger than ${MAX_DOCUMENTS_BYTES} bytes`,
-        );
-      },
-    }),
-    async (c) => {
-      const index = await documentIndex(c);
-      const primaryKey = String(index.attributes.primary_key ?? DEFAULT_PRIMARY_KEY);
-      const result = validateDocuments(await readJson(c, 400), primaryKey);
-      if (!result.ok) {
-        const more = result.total > result.errors.length ? ` (showing ${result.errors.length})` : "";
-        throw invalid(`${result.total} problem(s) in the documents${more}`, result.errors);
-      }
+  app.post(`${CUSTOMER_BASE}/indexes/:name/documents`, async (c) => {
+    const index = await documentIndex(c);
+    const primaryKey = String(index.attributes.primary_key ?? DEFAULT_PRIMARY_KEY);
+    // The shape (forbidden keys, nesting) is checked per document by validateDocuments: nesting is
+    // a per-document limit there, which rejects one document rather than the batch.
+    const input = await readJson(c, 400, { shape: false });
+    const result = validateDocuments(input, primaryKey);
+    if (!result.ok) {
+      const more = result.total > result.errors.length ? ` (showing ${result.errors.length})` : "";
+      throw invalid(`${result.total} problem(s) in the documents${more}`, result.errors);
+    }
+    if (result.docs.length > 0) {
       await documents.upsert(account(c), recordName(index), primaryKey, result.docs);
-      return c.json({ received: result.docs.length }, 202);
-    },
-  );
+    }
+    // 202 even when every document is rejected: the batch was well formed and each document's
+    // outcome is in the answer, as each would be a failed task in Meilisearch.
+    return c.json(
+      {
+        received: (input as unknown[]).length,
+        accepted: result.docs.length,
+        rejected: result.rejected,
+      },
+      202,
+    );
+  });
 
   app.get(`${CUSTOMER_BASE}/indexes/:name/documents`, async (c) => {
     const index = await documentIndex(c);
@@ -185,7 +200,9 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
         internal.map((key) => ({ path: key, message: "is an internal setting" })),
       );
     }
-    const patch = parseWith(SettingsPatch, input, "the settings are invalid");
+    const checked = validateSettingsPatch(input);
+    if (!checked.ok) throw invalid("the settings are invalid", checked.errors);
+    const patch = checked.value;
     const ifMatch = parseIfMatch(c.req.header("if-match"));
     if (ifMatch === "invalid") {
       throw invalid("the If-Match header is invalid", [
@@ -204,6 +221,8 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
         ...applySettingsPatch(current.attributes, patch),
         updated_at: now().toISOString(),
       };
+      const tooLarge = settingsSizeProblem(customerSettings(attributes));
+      if (tooLarge !== null) throw invalid("the settings are invalid", [tooLarge]);
       const result = await table.put(current.pk, current.sk, attributes, {
         expectedVersion: current.version,
       });

@@ -55,7 +55,7 @@ describe("customer API", () => {
     ];
     const res = await h.customer(key, "POST", "/api/v1/indexes/products/documents", docs);
     expect(res.status).toBe(202);
-    expect(res.body).toEqual({ received: 2 });
+    expect(res.body).toEqual({ received: 2, accepted: 2, rejected: [] });
     expect(await h.documents.count(account, "products")).toBe(2);
     const page = await h.customer(key, "GET", "/api/v1/indexes/products/documents?limit=1&offset=1");
     expect(page.body).toEqual({ results: [{ id: "a", title: "A" }], offset: 1, limit: 1, total: 2 });

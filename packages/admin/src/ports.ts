@@ -1,4 +1,6 @@
+import type { AuthThrottle, ClientAddress, LimitRow } from "@relevance/http";
 import type { Document, DocumentStore, Kv, Logger, SettingsTable } from "@relevance/settings";
+import type { BodyLimits } from "./limits.ts";
 
 export type { Document, DocumentStore };
 
@@ -13,6 +15,23 @@ export interface ApiDeps {
   now: () => Date;
   /** Fills `bytes` with random values; defaults to `crypto.getRandomValues`. */
   randomBytes?: (bytes: Uint8Array) => Uint8Array;
+  /**
+   * Body size limits (defaults: JSON 1 MiB, documents upload 20 MiB); `bodyLimitsFromEnv` reads
+   * `MAX_JSON_BODY_BYTES` / `MAX_DOCUMENTS_BODY_BYTES`.
+   */
+  limits?: Partial<BodyLimits>;
+  /**
+   * Failed authentications per client address and credential prefix. Default: a new one (20 per
+   * address, 50 per prefix, per minute, on `now`). Pass one instance to share it between apps.
+   */
+  authThrottle?: AuthThrottle;
+  /**
+   * The client's address as the runtime knows it (Node's socket, Lambda's sourceIp). Default
+   * `headerClientAddress` (cf-connecting-ip / x-real-ip, else "unknown": then every client shares one budget).
+   */
+  clientAddress?: ClientAddress;
+  /** More rows for the OpenAPI document's `x-limits` (the search and monitor limits, say). */
+  extraLimitRows?: readonly LimitRow[];
 }
 
 /** The admin app touches no documents: the admin Lambda runs without a document store. */

@@ -90,6 +90,12 @@ export function makeHarness(overrides: Partial<ApiDeps> = {}) {
     admin,
     customer,
     configPath,
+    /** Every stored item and document, to show that a refused request wrote nothing. */
+    dump: () =>
+      JSON.stringify([
+        db.prepare("SELECT * FROM items ORDER BY pk, sk").all(),
+        db.prepare("SELECT * FROM documents ORDER BY account, index_name, doc_id").all(),
+      ]),
     /** Runs the settings exporter over everything written so far. */
     drain: () => tailer.drain(),
     async account(name = "Shop"): Promise<{ systemAccountId: string; apiKey: string }> {
