@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { type BodyLimits, bodyLimitsFromEnv } from "@relevance/admin";
 import { alertIntervalFromEnv } from "@svcmon/monitor";
 import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@svcmon/notify";
 
@@ -29,6 +30,10 @@ export interface LocalConfig {
    * client could otherwise pick its own address and dodge the failed-login throttle.
    */
   trustProxy: boolean;
+  /** MAX_JSON_BODY_BYTES / MAX_DOCUMENTS_BODY_BYTES of the admin and customer APIs (docs/limits.md). */
+  apiBodyLimits: Partial<BodyLimits>;
+  /** MONITOR_MAX_BODY_BYTES: the monitor API's largest JSON body; undefined keeps its 1 MiB default. */
+  monitorMaxBodyBytes: number | undefined;
 }
 
 export type ConfigResult = { ok: true; config: LocalConfig } | { ok: false; error: string };
@@ -52,6 +57,19 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
   if (typeof exporter === "string") return { ok: false, error: exporter };
   const trustProxy = flag("TRUST_PROXY", false);
   if (typeof trustProxy === "string") return { ok: false, error: trustProxy };
+  let apiBodyLimits: Partial<BodyLimits>;
+  try {
+    apiBodyLimits = bodyLimitsFromEnv(env);
+  } catch (err) {
+    return { ok: false, error: (err as Error).message };
+  }
+  const rawMonitorBody = env.MONITOR_MAX_BODY_BYTES?.trim() ?? "";
+  if (rawMonitorBody !== "" && !/^[1-9]\d{0,14}$/.test(rawMonitorBody)) {
+    return {
+      ok: false,
+      error: `MONITOR_MAX_BODY_BYTES must be a positive whole number of bytes, got "${rawMonitorBody}"`,
+    };
+  }
   const token = env.ADMIN_TOKEN === "" ? undefined : env.ADMIN_TOKEN;
   if (token !== undefined && token.length < 16)
     return { ok: false, error: "ADMIN_TOKEN must be at least 16 characters" };
@@ -83,6 +101,8 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
       alertConfigFile: alerts.file,
       alertIntervalMs,
       trustProxy,
+      apiBodyLimits,
+      monitorMaxBodyBytes: rawMonitorBody === "" ? undefined : Number(rawMonitorBody),
     },
   };
 }

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { type ServerType, serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { createApiApp } from "@relevance/admin";
-import { type ClientAddress, onError, routeFallback } from "@relevance/http";
+import { type ClientAddress, forwardedClientAddress, onError, routeFallback } from "@relevance/http";
 import { createSearchApp } from "@relevance/search";
 import { EmbeddedRetrieval, SqliteIndexSnapshotStore } from "@relevance/search/embedded";
 import { ChangeTailer, type Logger } from "@relevance/settings";
@@ -253,12 +253,22 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
       ownCost: (now) => cost.ownCost(now),
       trustProxy: config.trustProxy,
       clientAddress: nodeClientAddress,
+      ...(config.monitorMaxBodyBytes === undefined ? {} : { maxBodyBytes: config.monitorMaxBodyBytes }),
     }),
   );
   app.route("/", createSearchApp({ kv, retrieval, log }));
   app.route(
     "/",
-    createApiApp({ table, kv, documents, adminToken: config.adminToken, log, now: () => new Date() }),
+    createApiApp({
+      table,
+      kv,
+      documents,
+      adminToken: config.adminToken,
+      log,
+      now: () => new Date(),
+      limits: config.apiBodyLimits,
+      clientAddress: forwardedClientAddress(nodeClientAddress, config.trustProxy),
+    }),
   );
 
   const server = await new Promise<ServerType>((resolve) => {

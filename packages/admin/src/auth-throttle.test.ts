@@ -8,15 +8,18 @@ function clock() {
   return { now: () => new Date(ms), advance: (by: number) => (ms += by) };
 }
 
+/** The deployment's client address (Node's TCP peer, Lambda's sourceIp), stood in for by a test header. */
+const peer = (c: { req: { header(name: string): string | undefined } }) =>
+  c.req.header("x-test-peer") ?? "unknown";
 const from = (address: string, headers: Record<string, string> = {}) => ({
-  "x-real-ip": address,
+  "x-test-peer": address,
   ...headers,
 });
 
 describe("failed-authentication throttle", () => {
   it("20 wrong admin tokens from one address: the next request from it gets 429 with Retry-After, even with the right token; another address is not slowed", async () => {
     const time = clock();
-    const h = makeHarness({ now: time.now });
+    const h = makeHarness({ now: time.now, clientAddress: peer });
     const empty = h.dump();
     const wrong = from("203.0.113.7", { authorization: "Bearer wrong-token-0123456789" });
     for (let i = 0; i < 20; i++) {
@@ -65,16 +68,34 @@ describe("failed-authentication throttle", () => {
     expect(after.status).toBe(201);
   });
 
-  it("a missing credential counts as a failure", async () => {
-    const h = makeHarness();
-    for (let i = 0; i < 20; i++) {
+  it("a missing credential is no guess: always 401, never counted", async () => {
+    const h = makeHarness({ clientAddress: peer });
+    for (let i = 0; i < 40; i++) {
       expect((await h.call("GET", "/api/v1/indexes", undefined, from("192.0.2.9"))).status).toBe(401);
     }
-    expect((await h.call("GET", "/api/v1/indexes", undefined, from("192.0.2.9"))).status).toBe(429);
+    const { apiKey } = await h.account();
+    expect(
+      (await h.call("GET", "/api/v1/indexes", undefined, from("192.0.2.9", { "x-api-key": apiKey }))).status,
+    ).toBe(200);
+  });
+
+  it("a key that worked from an address keeps working there while guesses from it are refused", async () => {
+    const h = makeHarness({ clientAddress: peer });
+    const { apiKey } = await h.account();
+    const mine = from("192.0.2.10", { "x-api-key": apiKey });
+    expect((await h.call("GET", "/api/v1/indexes", undefined, mine)).status).toBe(200);
+    for (let i = 0; i < 20; i++) {
+      await h.call("GET", "/api/v1/indexes", undefined, from("192.0.2.10", { "x-api-key": `rk_guess_${i}` }));
+    }
+    expect(
+      (await h.call("GET", "/api/v1/indexes", undefined, from("192.0.2.10", { "x-api-key": "rk_guess_x" })))
+        .status,
+    ).toBe(429);
+    expect((await h.call("GET", "/api/v1/indexes", undefined, mine)).status).toBe(200);
   });
 
   it("20 wrong API keys from one address: 429 for that address; the right key from another address answers 200", async () => {
-    const h = makeHarness();
+    const h = makeHarness({ clientAddress: peer });
     const { apiKey } = await h.account();
     const before = h.dump();
     for (let i = 0; i < 20; i++) {
@@ -107,7 +128,7 @@ describe("failed-authentication throttle", () => {
   });
 
   it("guessing one key prefix from many addresses is refused after 50 tries, while other keys still work", async () => {
-    const h = makeHarness();
+    const h = makeHarness({ clientAddress: peer });
     const { apiKey } = await h.account();
     for (let i = 0; i < 50; i++) {
       const res = await h.call(
@@ -131,7 +152,7 @@ describe("failed-authentication throttle", () => {
   });
 
   it("one budget for both APIs: wrong admin tokens and wrong API keys from one address add up", async () => {
-    const h = makeHarness();
+    const h = makeHarness({ clientAddress: peer });
     for (let i = 0; i < 10; i++) {
       await h.call("GET", "/api/v1/indexes", undefined, from("192.0.2.50", { "x-api-key": `rk_k${i}` }));
       await h.call(
@@ -141,7 +162,10 @@ describe("failed-authentication throttle", () => {
         from("192.0.2.50", { authorization: `Bearer t${i}` }),
       );
     }
-    expect((await h.call("GET", "/api/v1/indexes", undefined, from("192.0.2.50"))).status).toBe(429);
+    expect(
+      (await h.call("GET", "/api/v1/indexes", undefined, from("192.0.2.50", { "x-api-key": "rk_again" })))
+        .status,
+    ).toBe(429);
   });
 
   it("uses the client address the deployment supplies, and a throttle passed in", async () => {
@@ -151,10 +175,19 @@ describe("failed-authentication throttle", () => {
       clientAddress: (c) => c.req.header("x-test-peer") ?? "none",
     });
     for (let i = 0; i < 2; i++) {
-      await h.call("GET", "/api/v1/indexes", undefined, { "x-test-peer": "a", "x-real-ip": String(i) });
+      // A header the deployment does not trust names no address.
+      await h.call("GET", "/api/v1/indexes", undefined, {
+        "x-test-peer": "a",
+        "x-real-ip": String(i),
+        "x-api-key": `rk_${i}`,
+      });
     }
-    expect((await h.call("GET", "/api/v1/indexes", undefined, { "x-test-peer": "a" })).status).toBe(429);
-    expect((await h.call("GET", "/api/v1/indexes", undefined, { "x-test-peer": "b" })).status).toBe(401);
+    expect(
+      (await h.call("GET", "/api/v1/indexes", undefined, { "x-test-peer": "a", "x-api-key": "rk_z" })).status,
+    ).toBe(429);
+    expect(
+      (await h.call("GET", "/api/v1/indexes", undefined, { "x-test-peer": "b", "x-api-key": "rk_z" })).status,
+    ).toBe(401);
     expect(throttle.size).toBeGreaterThan(0);
   });
 });

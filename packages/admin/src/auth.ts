@@ -37,45 +37,42 @@ export function authGuard(deps: Pick<ApiDeps, "authThrottle" | "clientAddress" |
 const BEARER = /^Bearer +(\S+) *$/i;
 
 /**
- * `Authorization: Bearer <adminToken>`, compared in constant time; 401 otherwise. A client over its
- * failed-attempt budget gets 429 before its token is even compared, so guessing costs it a minute
- * per 20 tries whatever it sends.
+ * `Authorization: Bearer <adminToken>`, compared in constant time; 401 otherwise. The throttle
+ * decides after the comparison (AuthThrottle.verdict): a client over its failed-attempt budget gets
+ * 429 whatever it sends, except a token that already worked from its address, so guessing costs a
+ * minute per 20 tries and correct clients are not slowed.
  */
 export function adminAuth(adminToken: string, guard: AuthGuard): MiddlewareHandler {
   return async (c, next) => {
-    const token = BEARER.exec(c.req.header("authorization") ?? "")?.[1];
-    const address = guard.clientAddress(c);
-    guard.throttle.check(address, token);
-    if (
-      token === undefined ||
-      token.length > MAX_CREDENTIAL_CHARS ||
-      !(await constantTimeEqual(token, adminToken))
-    ) {
-      guard.throttle.failed(address, token);
-      throw unauthorized("a valid admin token is required (Authorization: Bearer <token>)");
-    }
+    const presented = c.req.header("authorization");
+    const token = BEARER.exec(presented ?? "")?.[1];
+    const valid =
+      token !== undefined &&
+      token.length <= MAX_CREDENTIAL_CHARS &&
+      (await constantTimeEqual(token, adminToken));
+    // No header is no guess: answered 401 without counting.
+    if (presented !== undefined) guard.throttle.verdict(guard.clientAddress(c), token ?? presented, valid);
+    if (!valid) throw unauthorized("a valid admin token is required (Authorization: Bearer <token>)");
     await next();
   };
 }
 
 /**
  * `x-api-key`: the SHA-256 of the key finds its APIKEY item, which names the account; 401 otherwise.
- * Throttled like `adminAuth`, before the key is hashed or looked up.
+ * Throttled like `adminAuth`, after the lookup (a key of over 512 characters is not looked up).
  */
 export function customerAuth(table: SettingsTable, guard: AuthGuard): MiddlewareHandler<CustomerEnv> {
   return async (c, next) => {
     const key = c.req.header("x-api-key");
-    const address = guard.clientAddress(c);
-    guard.throttle.check(address, key);
-    const refuse = () => {
-      guard.throttle.failed(address, key);
-      return unauthorized("a valid API key is required (x-api-key header)");
-    };
-    if (key === undefined || key === "" || key.length > MAX_CREDENTIAL_CHARS) throw refuse();
-    const item = await table.get(apiKeyPk(await apiKeyHash(key)), API_KEY_SK);
-    const account = item?.attributes.system_account_id;
-    if (typeof account !== "string" || account === "") throw refuse();
-    c.set("accountId", account);
+    let account: unknown;
+    if (key !== undefined && key !== "" && key.length <= MAX_CREDENTIAL_CHARS) {
+      const item = await table.get(apiKeyPk(await apiKeyHash(key)), API_KEY_SK);
+      account = item?.attributes.system_account_id;
+    }
+    const valid = typeof account === "string" && account !== "";
+    if (key !== undefined && key !== "") guard.throttle.verdict(guard.clientAddress(c), key, valid);
+    if (!valid) throw unauthorized("a valid API key is required (x-api-key header)");
+    c.set("accountId", account as string);
     await next();
   };
 }
