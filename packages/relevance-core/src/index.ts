@@ -2,7 +2,13 @@
 export * from "./artifact/artifact.ts";
 export { CompiledModel, compileModel } from "./artifact/compile.ts";
 export { checkGolden, engineGoldenRows, withinTolerance } from "./artifact/golden.ts";
-export { type LoadedModel, loadArtifact, parseArtifact, parseJson } from "./artifact/load.ts";
+export {
+  type LoadedModel,
+  type LoadOptions,
+  loadArtifact,
+  parseArtifact,
+  parseJson,
+} from "./artifact/load.ts";
 export * from "./artifact/model.ts";
 export {
   applyTransform,

@@ -2,18 +2,28 @@
 // `@relevance/search/meilisearch` and `@relevance/search/embedded`.
 
 export { ApiError, type ErrorBody } from "@relevance/http";
-export { createSearchApp, RELEVANCE_MODEL_HEADER, SEARCH_PATH, type SearchAppDeps } from "./app.ts";
 export {
+  createSearchApp,
+  modelCacheBytes,
+  RELEVANCE_MODEL_HEADER,
+  SEARCH_PATH,
+  type SearchAppDeps,
+} from "./app.ts";
+export * from "./limits.ts";
+export {
+  type CachedModel,
   DEFAULT_KV_TIMEOUT_MS,
   DEFAULT_MAX_BYTES,
+  estimateModelBytes,
   MAX_NEGATIVE_TTL_MS,
+  MODEL_OVERHEAD_BYTES,
   ModelCache,
   type ModelCacheOptions,
   type ModelCacheStats,
   type ModelLookup,
 } from "./model-cache.ts";
 export * from "./ports.ts";
-export { DEFAULT_LIMIT, MAX_LIMIT, parseSearchRequest, type SearchRequest } from "./request.ts";
+export { DEFAULT_LIMIT, filterDepthExceeds, parseSearchRequest, type SearchRequest } from "./request.ts";
 export {
   createScorer,
   RelevanceScorer,
