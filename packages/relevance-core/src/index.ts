@@ -26,4 +26,4 @@ export { importLightgbm, parseLightgbmObjective } from "./import/lightgbm.ts";
 export { importXgboost, parseBaseScore } from "./import/xgboost.ts";
 export * from "./result.ts";
 export { clampScore } from "./score.ts";
-export { tokenize, tokenSet } from "./tokenize.ts";
+export { nfkc, tokenize, tokenSet } from "./tokenize.ts";
