@@ -1,6 +1,7 @@
 // The bounds of one search request, in one place: the constants the code enforces and the rows of
 // the limits table (docs/limits.md) are the same numbers. Every bound is checked before the work it
 // protects, so no single request can stall, bloat or trick the proxy (issue 12).
+import { ARTIFACT_MAX_BYTES_ENV, DEFAULT_ARTIFACT_MAX_BYTES, MAX_ARTIFACT_BYTES } from "@relevance/core";
 import { DEFAULT_JSON_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH, type LimitRow } from "@relevance/http";
 
 /** Largest request body (bytes). Read before parsing: a larger body is refused with 413. */
@@ -167,5 +168,14 @@ export const SEARCH_LIMITS: LimitRow[] = [
     status: 0,
     note: "estimated memory of the parsed models a worker keeps (typed arrays, tree and golden arrays, 64 KiB per model); least recently used evicted first",
     env: "MODEL_CACHE_MB",
+  },
+  {
+    area: "model artifact",
+    field: "artifact",
+    limit: DEFAULT_ARTIFACT_MAX_BYTES,
+    unit: "bytes",
+    status: 0,
+    note: `relevance model export and upload refuse (exit 1, nothing written; upload checks the file size before reading); the search proxy refuses to parse a larger one (no score, error logged, search succeeds); settable up to ${MAX_ARTIFACT_BYTES} bytes (the KV value limit)`,
+    env: ARTIFACT_MAX_BYTES_ENV,
   },
 ];
