@@ -1,6 +1,8 @@
 // Public surface of the search proxy. Adapters of the Retrieval port live behind subpaths:
 // `@relevance/search/meilisearch` and `@relevance/search/embedded`.
 
+// The artifact limit's setting, for entry points that read MODEL_MAX_BYTES (the Worker, apps/local).
+export { ARTIFACT_MAX_BYTES_ENV, artifactMaxBytes, DEFAULT_ARTIFACT_MAX_BYTES } from "@relevance/core";
 export { ApiError, type ErrorBody } from "@relevance/http";
 export {
   createSearchApp,
