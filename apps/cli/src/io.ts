@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { readFile, rename, rm, writeFile } from "node:fs/promises";
+import { readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 /** What commands may do to the outside world; tests pass their own. */
@@ -7,6 +7,11 @@ export interface Io {
   out(text: string): void;
   err(text: string): void;
   readText(path: string): Promise<string>;
+  /**
+   * The size of a file in bytes, from its metadata, without reading it (null for `-`, standard
+   * input, or when unknown). Optional: an Io without it only gets sizes checked after reading.
+   */
+  fileBytes?(path: string): Promise<number | null>;
   /** Writes the whole file or nothing: a temporary sibling renamed into place. */
   writeTextAtomic(path: string, text: string): Promise<void>;
 }
@@ -45,6 +50,15 @@ export function nodeIo(): Io {
                 ? "permission denied"
                 : String(code);
         throw new UserError(`cannot read ${path}: ${why}`);
+      }
+    },
+    async fileBytes(path) {
+      if (path === "-") return null;
+      try {
+        const info = await stat(path);
+        return info.isFile() ? info.size : null;
+      } catch {
+        return null; // readText reports the problem in its own words
       }
     },
     async writeTextAtomic(path, text) {

@@ -17,8 +17,8 @@ interface Run {
 }
 
 /** Runs the real `relevance` bin, as `npx relevance` does, in a fresh process. */
-function relevance(args: string[], input?: string): Run {
-  const r = spawnSync(BIN, args, { cwd: dir, input, encoding: "utf8" });
+function relevance(args: string[], input?: string, env: Record<string, string> = {}): Run {
+  const r = spawnSync(BIN, args, { cwd: dir, input, encoding: "utf8", env: { ...process.env, ...env } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -101,6 +101,28 @@ describe("relevance model export | predict | inspect (the real bin in a child pr
     const r = relevance(["model", "predict", "--model", "model-products.json", "--input", "-"], first);
     expect(r.code).toBe(0);
     expect(r.stdout.trim().split("\n")).toHaveLength(3);
+  });
+
+  it("refuses to export an artifact above MODEL_MAX_BYTES or --max-bytes, naming its size and the limit, writing nothing", () => {
+    const byEnv = relevance(exportArgs("binary_logistic"), undefined, { MODEL_MAX_BYTES: "1000" });
+    expect(byEnv.code).toBe(1);
+    expect(byEnv.stderr.trim().split("\n")).toHaveLength(1);
+    expect(byEnv.stderr).toMatch(
+      /the artifact is \d+ bytes, above the limit of 1000 bytes \(MODEL_MAX_BYTES\)/,
+    );
+    const byFlag = relevance([...exportArgs("binary_logistic"), "--max-bytes", "2000"]);
+    expect(byFlag.code).toBe(1);
+    expect(byFlag.stderr).toMatch(/above the limit of 2000 bytes/);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(relevance(exportArgs("binary_logistic"), undefined, { MODEL_MAX_BYTES: "" }).code).toBe(0);
+  });
+
+  it("refuses a MODEL_MAX_BYTES above the 25 MiB KV value limit as a usage error", () => {
+    const r = relevance(exportArgs("binary_logistic"), undefined, {
+      MODEL_MAX_BYTES: String(26 * 1024 * 1024),
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/MODEL_MAX_BYTES: must be a whole number of bytes from 1 to 26214400/);
   });
 
   it("stores the training library's predictions as golden rows with --golden", () => {

@@ -135,4 +135,101 @@ describe("search Worker bundle in real workerd (Miniflare), Meilisearch as a loc
     expect(noKey.status).toBe(401);
     expect((await search("nope", { q: "x" })).status).toBe(404);
   });
+
+  describe("request bounds (issue 12): each answer is JSON, and a normal search right after still answers", () => {
+    async function raw(path: string, init: { method: string }) {
+      const res = await mf.dispatchFetch(`http://worker${path}`, init);
+      return { status: res.status, headers: res.headers, body: (await res.json()) as Json };
+    }
+
+    async function expectNextSearchWorks() {
+      const next = await search("products", { q: "red shoes", limit: 2 });
+      expect(next.status).toBe(200);
+      expect(next.body.hits).toHaveLength(2);
+    }
+
+    it("answers an unknown route with a JSON 404", async () => {
+      const r = await raw("/api/v1/nothing/here", { method: "GET" });
+      expect(r.status).toBe(404);
+      expect(r.body).toEqual({ error: { code: "not_found", message: "no such route" } });
+      await expectNextSearchWorks();
+    });
+
+    it("answers GET on the search path with a JSON 405 and Allow: POST", async () => {
+      const r = await raw("/api/v1/indexes/products/search", { method: "GET" });
+      expect(r.status).toBe(405);
+      expect(r.headers.get("allow")).toBe("POST");
+      expect(r.body.error.code).toBe("method_not_allowed");
+      await expectNextSearchWorks();
+    });
+
+    it("answers a filter nested 5,000 deep (and 2,000, within the length limit) with 422 naming filter", async () => {
+      for (const depth of [5000, 2000]) {
+        const filter = `${"(".repeat(depth)}tags = shoes${")".repeat(depth)}`;
+        const r = await search("products", { q: "red", filter });
+        expect(r.status).toBe(422);
+        expect(r.body.error.details.map((d: { path: string }) => d.path)).toEqual(["filter"]);
+      }
+      await expectNextSearchWorks();
+    });
+
+    it("answers a 100 KB word and 100,000 words with 422 naming q", async () => {
+      for (const q of ["x".repeat(100 * 1024), "word ".repeat(100_000)]) {
+        const r = await search("products", { q, relevanceScore: true });
+        expect(r.status).toBe(422);
+        expect(r.body.error.details.map((d: { path: string }) => d.path)).toEqual(["q"]);
+      }
+      await expectNextSearchWorks();
+    });
+
+    it("answers a body above 1 MiB with a JSON 413 naming body and the limit", async () => {
+      const r = await search("products", { q: "red", filter: "x".repeat(2 * 1024 * 1024) });
+      expect(r.status).toBe(413);
+      expect(r.body.error.code).toBe("payload_too_large");
+      expect(r.body.error.details).toEqual([{ path: "body", message: "must be at most 1048576 bytes" }]);
+      await expectNextSearchWorks();
+    });
+  });
+});
+
+describe("MODEL_CACHE_MB in the Worker", () => {
+  let small: Miniflare;
+
+  beforeAll(async () => {
+    small = new Miniflare({
+      modules: true,
+      script: bundle,
+      compatibilityDate: "2025-01-01",
+      kvNamespaces: ["KV"],
+      // About 10 KB: less than the fixture model is estimated to cost, so it is never kept.
+      bindings: {
+        MEILISEARCH_URL: meili.url,
+        MEILISEARCH_API_KEY: MASTER_KEY,
+        KV_TIMEOUT_MS: "1000",
+        MODEL_CACHE_MB: "0.01",
+      },
+    });
+    const kv = new WorkersKv((await small.getKVNamespace("KV")) as unknown as KvNamespaceBinding);
+    await putApiKey(kv, API_KEY, ACCOUNT);
+    await putSettings(kv, ACCOUNT, "products", {
+      relevance_trigger_config: { model_id: MODEL, title_field: "title", tags_field: "tags" },
+    });
+    await kv.put(`relevance_model:${MODEL}`, artifactText(MODEL));
+  }, 60_000);
+
+  afterAll(async () => {
+    await small?.dispose();
+  });
+
+  it("bounds the model cache: a model costing more than the setting is not scored, and the search succeeds", async () => {
+    const res = await small.dispatchFetch("http://worker/api/v1/indexes/products/search", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": API_KEY },
+      body: JSON.stringify({ q: "red shoes", relevanceScore: true }),
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Json;
+    expect(body).not.toHaveProperty("relevanceScore");
+    expect(body.hits.length).toBeGreaterThan(0);
+  });
 });

@@ -1,7 +1,13 @@
 // The search proxy as a Cloudflare Worker. The app (and with it the model cache) is built once per
 // isolate and reused by every request the isolate serves, so a loaded model stays in memory until the
 // isolate recycles (seed 3).
-import { createSearchApp } from "@relevance/search";
+import {
+  ARTIFACT_MAX_BYTES_ENV,
+  artifactMaxBytes,
+  createSearchApp,
+  DEFAULT_ARTIFACT_MAX_BYTES,
+  DEFAULT_MODEL_CACHE_MB,
+} from "@relevance/search";
 import { MeilisearchRetrieval } from "@relevance/search/meilisearch";
 import type { Logger } from "@relevance/settings";
 import { type KvNamespaceBinding, WorkersKv } from "@relevance/settings/workers-kv";
@@ -12,6 +18,10 @@ export interface Env {
   MEILISEARCH_API_KEY?: string;
   MEILISEARCH_TIMEOUT_MS?: string;
   KV_TIMEOUT_MS?: string;
+  /** Bound on the estimated memory of the parsed models this isolate keeps, in MB (default 32). */
+  MODEL_CACHE_MB?: string;
+  /** Largest model artifact loaded, in bytes (default 8 MiB, at most 25 MiB). */
+  MODEL_MAX_BYTES?: string;
 }
 
 /** Workers Logs keeps console output; one JSON object per line keeps it queryable. */
@@ -26,8 +36,24 @@ const positive = (value: string | undefined, fallback: number): number => {
   return Number.isFinite(n) && n > 0 ? n : fallback;
 };
 
+/** MODEL_MAX_BYTES, or the default with an error line when it is not a valid size (a Worker cannot refuse to start). */
+function modelMaxBytes(value: string | undefined): number {
+  const parsed = artifactMaxBytes(value);
+  if (parsed.ok) return parsed.value;
+  log.error("invalid configuration, using the default", {
+    variable: ARTIFACT_MAX_BYTES_ENV,
+    problem: parsed.errors.map((e) => e.message).join("; "),
+    default: DEFAULT_ARTIFACT_MAX_BYTES,
+  });
+  return DEFAULT_ARTIFACT_MAX_BYTES;
+}
+
 let app: ReturnType<typeof createSearchApp> | null = null;
 
+/**
+ * One app per isolate. Unknown routes get a JSON 404 and other methods on the search path a JSON
+ * 405 with Allow: the search app's own fallback, since this Worker serves nothing else.
+ */
 function appFor(env: Env): ReturnType<typeof createSearchApp> {
   app ??= createSearchApp({
     kv: new WorkersKv(env.KV),
@@ -38,6 +64,8 @@ function appFor(env: Env): ReturnType<typeof createSearchApp> {
     }),
     log,
     kvTimeoutMs: positive(env.KV_TIMEOUT_MS, 50),
+    modelCacheMb: positive(env.MODEL_CACHE_MB, DEFAULT_MODEL_CACHE_MB),
+    modelMaxBytes: modelMaxBytes(env.MODEL_MAX_BYTES),
   });
   return app;
 }

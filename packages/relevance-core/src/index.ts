@@ -2,7 +2,13 @@
 export * from "./artifact/artifact.ts";
 export { CompiledModel, compileModel } from "./artifact/compile.ts";
 export { checkGolden, engineGoldenRows, withinTolerance } from "./artifact/golden.ts";
-export { type LoadedModel, loadArtifact, parseArtifact, parseJson } from "./artifact/load.ts";
+export {
+  type LoadedModel,
+  type LoadOptions,
+  loadArtifact,
+  parseArtifact,
+  parseJson,
+} from "./artifact/load.ts";
 export * from "./artifact/model.ts";
 export {
   applyTransform,
@@ -20,4 +26,4 @@ export { importLightgbm, parseLightgbmObjective } from "./import/lightgbm.ts";
 export { importXgboost, parseBaseScore } from "./import/xgboost.ts";
 export * from "./result.ts";
 export { clampScore } from "./score.ts";
-export { tokenize, tokenSet } from "./tokenize.ts";
+export { nfkc, tokenize, tokenSet } from "./tokenize.ts";

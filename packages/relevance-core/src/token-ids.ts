@@ -8,13 +8,19 @@ function fold(c: number): number {
 }
 
 // FNV-1a over UTF-16 code units. TokenIds hashes tokens with it, incrementally while scanning.
-const FNV_OFFSET = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
 
-function hashOf(token: string): number {
-  let h = FNV_OFFSET;
-  for (let i = 0; i < token.length; i++) h = Math.imul(h ^ token.charCodeAt(i), FNV_PRIME);
-  return h;
+/**
+ * murmur3's finalizer: the slot is taken from the low bits of the hash, and FNV's low bits depend
+ * only on the low bits of the code units (so "a" and U+4E61 agree in them). Without mixing, text
+ * could be written whose tokens all land in a few slots, and interning would turn quadratic.
+ */
+function mix(h: number): number {
+  let x = h ^ (h >>> 16);
+  x = Math.imul(x, 0x85ebca6b);
+  x ^= x >>> 13;
+  x = Math.imul(x, 0xc2b2ae35);
+  return x ^ (x >>> 16);
 }
 
 /**
@@ -37,6 +43,13 @@ export class TokenIds {
   private readonly hashes: number[];
   /** Open addressing with linear probing: an id, or -1 for an empty slot. At most half full. */
   private slots: number[];
+  /**
+   * FNV's starting value, random per instance: ids do not depend on it (they are given in order of
+   * first appearance), but colliding tokens cannot be prepared in advance for an unknown seed.
+   */
+  private readonly seed = (Math.random() * 0x100000000) | 0;
+  /** Slots looked at beyond the first, over all lookups: tests check that it stays linear. */
+  private probeCount = 0;
 
   /**
    * `expected`: about how many distinct tokens will be added. The arrays start at that size
@@ -57,9 +70,28 @@ export class TokenIds {
     return this.count;
   }
 
+  /** Collisions resolved so far (slots probed beyond the first one of each lookup). */
+  get probes(): number {
+    return this.probeCount;
+  }
+
   /** The id of `token` (as tokenize returns it), added if new. */
   add(token: string): number {
-    return this.addRange(token, 0, token.length, hashOf(token));
+    let h = this.seed;
+    for (let i = 0; i < token.length; i++) h = Math.imul(h ^ token.charCodeAt(i), FNV_PRIME);
+    return this.addRange(token, 0, token.length, h);
+  }
+
+  /**
+   * Whether some token of `text` has an id below `limit` (tokens added first get the smallest ids):
+   * `tokenize(text).some((t) => this.add(t) < limit)`, in one pass over `text`, whatever the number
+   * of tokens below `limit`. Tokens of `text` are added. `ids` is scratch space as for addTokensOf.
+   */
+  hasTokenBelow(text: string, limit: number, ids: number[]): boolean {
+    if (limit === 0) return false;
+    const n = this.addTokensOf(text, ids);
+    for (let i = 0; i < n; i++) if ((ids[i] as number) < limit) return true;
+    return false;
   }
 
   /**
@@ -73,7 +105,7 @@ export class TokenIds {
     // inner loop per run is measurably faster than one loop with a state variable.)
     for (let i = 0; i < text.length; i++) {
       const start = i;
-      let hash = FNV_OFFSET;
+      let hash = this.seed;
       let lc = SEPARATOR;
       for (; i < text.length; i++) {
         lc = simpleLower(text.charCodeAt(i));
@@ -95,10 +127,11 @@ export class TokenIds {
   /** The id of the token fold(text[start .. start + length)), whose hash is given; added if new. */
   private addRange(text: string, start: number, length: number, hash: number): number {
     const mask = this.slots.length - 1;
-    let slot = hash & mask;
+    let slot = mix(hash) & mask;
     for (let id = this.slots[slot] as number; id >= 0; id = this.slots[slot] as number) {
       if (this.hashes[id] === hash && this.sameToken(id, text, start, length)) return id;
       slot = (slot + 1) & mask;
+      this.probeCount++;
     }
     const id = this.count++;
     this.texts[id] = text;
@@ -125,7 +158,7 @@ export class TokenIds {
     this.slots = new Array<number>(capacity).fill(-1);
     const mask = capacity - 1;
     for (let id = 0; id < this.count; id++) {
-      let slot = (this.hashes[id] as number) & mask;
+      let slot = mix(this.hashes[id] as number) & mask;
       while ((this.slots[slot] as number) >= 0) slot = (slot + 1) & mask;
       this.slots[slot] = id;
     }

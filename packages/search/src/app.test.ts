@@ -1,4 +1,5 @@
 import { clampScore, computeFeaturesV1, loadArtifact, modelKey } from "@relevance/core";
+import { AuthThrottle } from "@relevance/http";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createSearchApp, type SearchAppDeps } from "./app.ts";
 import { RetrievalError } from "./ports.ts";
@@ -424,9 +425,76 @@ describe("POST /api/v1/indexes/{index}/search", () => {
   });
 
   it("answers 404 in the error format for other routes", async () => {
-    const res = await app.request("/api/v1/indexes/products/search", { method: "GET" });
+    const res = await app.request("/api/v1/indexes/products/searches", { method: "POST" });
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ error: { code: "not_found", message: "no such route" } });
+  });
+
+  it("answers 405 with Allow: POST in the error format to another method on the search path", async () => {
+    const res = await app.request("/api/v1/indexes/products/search", { method: "GET" });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("POST");
+    expect(await res.json()).toMatchObject({ error: { code: "method_not_allowed" } });
+  });
+
+  describe("failed-authentication throttle", () => {
+    const from = (address: string) => ({ "cf-connecting-ip": address });
+
+    async function searchFrom(address: string, key: string) {
+      const res = await app.request("/api/v1/indexes/products/search", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": key, ...from(address) },
+        body: JSON.stringify({ q: "red" }),
+      });
+      return { status: res.status, retryAfter: res.headers.get("retry-after"), body: await res.json() };
+    }
+
+    it("answers 429 with Retry-After after 20 wrong keys from one address, before looking keys up", async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 20; i++) statuses.push((await searchFrom("203.0.113.7", `rk_guess_${i}`)).status);
+      expect(statuses).toEqual(Array(20).fill(401));
+      const refused = await searchFrom("203.0.113.7", "rk_guess_20");
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({ error: { code: "too_many_requests" } });
+      expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+      expect(Number(refused.retryAfter)).toBeLessThanOrEqual(60);
+      // Even the right key is refused from that address until the window ends.
+      expect((await searchFrom("203.0.113.7", KEY)).status).toBe(429);
+      expect(backend.calls).toEqual([]);
+    });
+
+    it("still answers a correct key from another address, and the first address after the window", async () => {
+      kv = new FaultyKv(await copyOf(kv), (key) => key.startsWith("apikey:"));
+      build();
+      for (let i = 0; i < 25; i++) await searchFrom("203.0.113.7", `rk_guess_${i}`);
+      const readsBefore = kv.reads.length;
+      expect((await searchFrom("203.0.113.7", "rk_guess_x")).status).toBe(429);
+      expect(kv.reads.length).toBe(readsBefore); // refused before the KV lookup
+      expect((await searchFrom("198.51.100.2", KEY)).status).toBe(200);
+      clock.advance(60_000);
+      expect((await searchFrom("203.0.113.7", KEY)).status).toBe(200);
+    });
+
+    it("counts a missing x-api-key as a failure too", async () => {
+      for (let i = 0; i < 20; i++) {
+        const res = await app.request("/api/v1/indexes/products/search", {
+          method: "POST",
+          headers: from("203.0.113.9"),
+          body: JSON.stringify({ q: "red" }),
+        });
+        expect(res.status).toBe(401);
+      }
+      expect((await searchFrom("203.0.113.9", KEY)).status).toBe(429);
+    });
+
+    it("uses the injected throttle and client address", async () => {
+      const throttle = new AuthThrottle({ maxFailuresPerAddress: 2, now: clock.now });
+      build({ authThrottle: throttle, clientAddress: () => "everyone" });
+      await searchFrom("a", "rk_wrong_1");
+      await searchFrom("b", "rk_wrong_2");
+      expect((await searchFrom("c", KEY)).status).toBe(429);
+      expect(throttle.size).toBeGreaterThan(0);
+    });
   });
 });
 

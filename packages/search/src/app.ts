@@ -1,8 +1,18 @@
 import { formatIssues } from "@relevance/core";
-import { ApiError, INTERNAL_ERROR, onError, onNotFound } from "@relevance/http";
+import {
+  ApiError,
+  AuthThrottle,
+  assertJsonShape,
+  type ClientAddress,
+  headerClientAddress,
+  INTERNAL_ERROR,
+  limitBody,
+  onError,
+  routeFallback,
+} from "@relevance/http";
 import { apiKeyCopyKey, apiKeyHash, INDEX_NAME, type Kv, type Logger } from "@relevance/settings";
 import { type Context, Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import { MAX_BODY_BYTES, MAX_BODY_DEPTH } from "./limits.ts";
 import type { Retrieval, RetrievalResult, SearchTarget } from "./ports.ts";
 import { RetrievalError } from "./ports.ts";
 import { parseSearchRequest, type SearchRequest } from "./request.ts";
@@ -22,15 +32,28 @@ export interface SearchAppDeps {
   kvTimeoutMs?: number;
   /** How long an API-key or settings read from KV may take before the search answers 503. Default 1000 ms. */
   settingsTimeoutMs?: number;
-  /** Largest accepted request body. Default 1 MiB. */
+  /** Largest accepted request body. Default 1 MiB (docs/limits.md). */
   maxBodyBytes?: number;
+  /**
+   * Bound on the estimated memory of the parsed models the default scorer keeps, in MB (2^20
+   * bytes): `MODEL_CACHE_MB`. Default 32, which leaves most of a Worker isolate's 128 MB free.
+   */
+  modelCacheMb?: number;
+  /**
+   * Largest model artifact the default scorer loads, in bytes (`MODEL_MAX_BYTES`); a larger one is
+   * refused before it is parsed. Default 8 MiB, at most 25 MiB.
+   */
+  modelMaxBytes?: number;
+  /** Counts failed authentications and answers 429 to a client over its budget. Default: a new one. */
+  authThrottle?: AuthThrottle;
+  /** How the throttle tells clients apart. Default `headerClientAddress` (cf-connecting-ip, x-real-ip). */
+  clientAddress?: ClientAddress;
 }
 
 export const SEARCH_PATH = "/api/v1/indexes/:index/search";
 /** The response header that names the model behind `relevanceScore`. */
 export const RELEVANCE_MODEL_HEADER = "x-relevance-model";
 const DEFAULT_SETTINGS_TIMEOUT_MS = 1000;
-const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 interface Resolved {
   target: SearchTarget;
@@ -42,7 +65,18 @@ interface Resolved {
 export function createSearchApp(deps: SearchAppDeps): Hono {
   const { kv, retrieval, log } = deps;
   const settingsTimeoutMs = deps.settingsTimeoutMs ?? DEFAULT_SETTINGS_TIMEOUT_MS;
-  const scorer = deps.scorer ?? createScorer({ kv, log, now: deps.now, kvTimeoutMs: deps.kvTimeoutMs });
+  const scorer =
+    deps.scorer ??
+    createScorer({
+      kv,
+      log,
+      now: deps.now,
+      kvTimeoutMs: deps.kvTimeoutMs,
+      ...(deps.modelCacheMb === undefined ? {} : { maxBytes: modelCacheBytes(deps.modelCacheMb) }),
+      ...(deps.modelMaxBytes === undefined ? {} : { maxArtifactBytes: deps.modelMaxBytes }),
+    });
+  const throttle = deps.authThrottle ?? new AuthThrottle({ now: deps.now });
+  const clientAddress = deps.clientAddress ?? headerClientAddress;
 
   /** A settings-side KV read; a failure or timeout cannot be worked around (no account, no target): 503. */
   async function readKv(key: string, what: string, fields: Record<string, unknown>): Promise<string | null> {
@@ -58,12 +92,23 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
     }
   }
 
-  async function authenticate(apiKey: string | undefined): Promise<string> {
+  /**
+   * A client over its failed-authentication budget is refused before the key is hashed or looked
+   * up, so guessing keys costs the proxy (and KV) nothing once the budget is spent.
+   */
+  async function authenticate(c: Context): Promise<string> {
+    const apiKey = c.req.header("x-api-key");
+    const address = clientAddress(c);
+    throttle.check(address, apiKey);
     if (apiKey === undefined || apiKey === "") {
+      throttle.failed(address, apiKey);
       throw new ApiError(401, "unauthorized", "the x-api-key header is required");
     }
     const text = await readKv(apiKeyCopyKey(await apiKeyHash(apiKey)), "API key", {});
-    if (text === null) throw new ApiError(401, "unauthorized", "the API key is not valid");
+    if (text === null) {
+      throttle.failed(address, apiKey);
+      throw new ApiError(401, "unauthorized", "the API key is not valid");
+    }
     const copy = parseApiKeyCopy(text);
     if (!copy.ok) {
       log.error("API key copy is malformed", { problem: formatIssues(copy.errors) });
@@ -164,39 +209,36 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
 
   const app = new Hono();
   app.onError(onError(log));
-  app.notFound(onNotFound);
-  app.post(
-    SEARCH_PATH,
-    bodyLimit({ maxSize: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES }),
-    async (c: Context) => {
-      const started = performance.now();
-      const account = await authenticate(c.req.header("x-api-key"));
-      const request = await readRequest(c);
-      const index = c.req.param("index") ?? "";
-      const { target, relevanceConfig } = await resolve(account, index);
-      const result = await retrieve(account, index, target, request);
-      const scored = request.relevanceScore
-        ? await scoreSafely({
-            account,
-            index,
-            config: relevanceConfig,
-            query: request.q,
-            hits: result.hits,
-            estimatedTotalHits: result.estimatedTotalHits,
-          })
-        : null;
-      if (scored !== null) c.header(RELEVANCE_MODEL_HEADER, scored.modelId);
-      return c.json({
-        hits: result.hits,
-        query: request.q,
-        limit: request.limit,
-        offset: request.offset,
-        estimatedTotalHits: result.estimatedTotalHits,
-        processingTimeMs: Math.round(performance.now() - started),
-        ...(scored === null ? {} : { relevanceScore: scored.score }),
-      });
-    },
-  );
+  // JSON 404 for unknown routes, JSON 405 with Allow for a wrong method on the search path.
+  app.notFound(routeFallback(app));
+  app.post(SEARCH_PATH, limitBody(deps.maxBodyBytes ?? MAX_BODY_BYTES), async (c: Context) => {
+    const started = performance.now();
+    const account = await authenticate(c);
+    const request = await readRequest(c);
+    const index = c.req.param("index") ?? "";
+    const { target, relevanceConfig } = await resolve(account, index);
+    const result = await retrieve(account, index, target, request);
+    const scored = request.relevanceScore
+      ? await scoreSafely({
+          account,
+          index,
+          config: relevanceConfig,
+          query: request.q,
+          hits: result.hits,
+          estimatedTotalHits: result.estimatedTotalHits,
+        })
+      : null;
+    if (scored !== null) c.header(RELEVANCE_MODEL_HEADER, scored.modelId);
+    return c.json({
+      hits: result.hits,
+      query: request.q,
+      limit: request.limit,
+      offset: request.offset,
+      estimatedTotalHits: result.estimatedTotalHits,
+      processingTimeMs: Math.round(performance.now() - started),
+      ...(scored === null ? {} : { relevanceScore: scored.score }),
+    });
+  });
   return app;
 }
 
@@ -210,6 +252,7 @@ async function readRequest(c: Context): Promise<SearchRequest> {
     }
     throw error;
   }
+  assertJsonShape(body, { maxDepth: MAX_BODY_DEPTH });
   const parsed = parseSearchRequest(body);
   if (!parsed.ok) {
     throw new ApiError(
@@ -220,4 +263,11 @@ async function readRequest(c: Context): Promise<SearchRequest> {
     );
   }
   return parsed.value;
+}
+
+/** `MODEL_CACHE_MB` as bytes; refuses a value that is not a positive number (a configuration error). */
+export function modelCacheBytes(mb: number): number {
+  if (!(Number.isFinite(mb) && mb > 0))
+    throw new RangeError(`modelCacheMb must be a positive number, got ${mb}`);
+  return Math.floor(mb * 1024 * 1024);
 }

@@ -1,19 +1,31 @@
 // Public surface of the search proxy. Adapters of the Retrieval port live behind subpaths:
 // `@relevance/search/meilisearch` and `@relevance/search/embedded`.
 
+// The artifact limit's setting, for entry points that read MODEL_MAX_BYTES (the Worker, apps/local).
+export { ARTIFACT_MAX_BYTES_ENV, artifactMaxBytes, DEFAULT_ARTIFACT_MAX_BYTES } from "@relevance/core";
 export { ApiError, type ErrorBody } from "@relevance/http";
-export { createSearchApp, RELEVANCE_MODEL_HEADER, SEARCH_PATH, type SearchAppDeps } from "./app.ts";
 export {
+  createSearchApp,
+  modelCacheBytes,
+  RELEVANCE_MODEL_HEADER,
+  SEARCH_PATH,
+  type SearchAppDeps,
+} from "./app.ts";
+export * from "./limits.ts";
+export {
+  type CachedModel,
   DEFAULT_KV_TIMEOUT_MS,
   DEFAULT_MAX_BYTES,
+  estimateModelBytes,
   MAX_NEGATIVE_TTL_MS,
+  MODEL_OVERHEAD_BYTES,
   ModelCache,
   type ModelCacheOptions,
   type ModelCacheStats,
   type ModelLookup,
 } from "./model-cache.ts";
 export * from "./ports.ts";
-export { DEFAULT_LIMIT, MAX_LIMIT, parseSearchRequest, type SearchRequest } from "./request.ts";
+export { DEFAULT_LIMIT, filterDepthExceeds, parseSearchRequest, type SearchRequest } from "./request.ts";
 export {
   createScorer,
   RelevanceScorer,

@@ -13,6 +13,7 @@ import {
 import { type FlagSpec, nullable, parseFlags } from "../args.ts";
 import { type Io, UserError } from "../io.ts";
 import { readJsonLines } from "../jsonl.ts";
+import { artifactLimit, maxBytesFlag } from "../procedures/validate.ts";
 
 export const exportFlags: FlagSpec = {
   from: { type: "string", required: true, help: "xgboost (save_model JSON) or lightgbm (dump_model JSON)" },
@@ -35,6 +36,7 @@ export const exportFlags: FlagSpec = {
     help: "JSON lines {features, prediction} predicted by the training library; each is checked",
   },
   objective: { type: "string", help: "LightGBM objective when the dump lacks one (e.g. regression, binary)" },
+  ...maxBytesFlag,
 };
 
 function readGolden(
@@ -65,6 +67,7 @@ export async function modelExport(argv: string[], io: Io): Promise<number> {
     throw new UserError(`--from must be xgboost or lightgbm, got ${from}`, 2);
   const input = flags.input as string;
   const out = flags.out as string;
+  const maxBytes = artifactLimit(flags);
 
   const json = parseJson(await io.readText(input), input);
   if (!json.ok) throw new UserError(formatIssues(json.errors));
@@ -90,6 +93,7 @@ export async function modelExport(argv: string[], io: Io): Promise<number> {
     titleField: nullable(flags["title-field"] as string),
     tagsField: nullable(flags["tags-field"] as string),
     golden,
+    maxBytes,
   });
   if (!built.ok) throw new UserError(`cannot export ${input}: ${formatIssues(built.errors)}`);
   const { artifact, text, bytes, warnings } = built.value;

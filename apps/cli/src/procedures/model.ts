@@ -1,11 +1,18 @@
 // Seed 4.5 "upload" and "verify upload", and the deletion of an old version after the grace period.
-import { formatIssues, loadArtifact, modelKey } from "@relevance/core";
+import { formatIssues, loadArtifact, MAX_ARTIFACT_BYTES, modelKey } from "@relevance/core";
 import type { Kv } from "@relevance/settings";
 import { UserError } from "../io.ts";
 import type { Procedure, ProcedureContext } from "./procedure.ts";
 import { accountRecords, modelUse } from "./records.ts";
 import { byteLength, kb, mb } from "./report.ts";
-import { type CheckedArtifact, checkArtifactId, modelIdFlag, readArtifactFile } from "./validate.ts";
+import {
+  artifactLimit,
+  type CheckedArtifact,
+  checkArtifactId,
+  maxBytesFlag,
+  modelIdFlag,
+  readArtifactFile,
+} from "./validate.ts";
 
 /** Files above this size show progress on stderr while they are transferred. */
 export const PROGRESS_BYTES = 1024 * 1024;
@@ -77,16 +84,17 @@ export const modelUpload: Procedure<{ modelId: string; path: string; artifact: C
   name: "model upload",
   summary: "validate an artifact, then put it under relevance_model:<ID>; never overwrites",
   usage:
-    "relevance model upload --env E --model-id <account>:<index>:v<n> --file model-<index>.json [--json]",
+    "relevance model upload --env E --model-id <account>:<index>:v<n> --file model-<index>.json [--max-bytes N] [--json]",
   flags: {
     "model-id": { type: "string", required: true, help: "<account>:<index>:v<n>; the file must carry it" },
     file: { type: "string", required: true, help: "the artifact, model-<index>.json" },
+    ...maxBytesFlag,
   },
   needsAdmin: false,
   async prepare(flags, io) {
     const model = modelIdFlag(flags);
     const path = flags.file as string;
-    const artifact = await readArtifactFile(io, path);
+    const artifact = await readArtifactFile(io, path, artifactLimit(flags));
     checkArtifactId(path, artifact, model);
     return { modelId: model.id, path, artifact };
   },
@@ -117,7 +125,8 @@ export const modelGet: Procedure<{ modelId: string }> = {
     const bytes = byteLength(text);
     const head = text.slice(0, 64);
     report.step("read", `${key}: ${kb(bytes)}, starts ${JSON.stringify(head)}`, { key, bytes, head });
-    const loaded = loadArtifact(text, { checkGolden: true });
+    // An artifact already stored is shown whatever this run's limit: up to the KV value limit.
+    const loaded = loadArtifact(text, { checkGolden: true, maxBytes: MAX_ARTIFACT_BYTES });
     if (!loaded.ok) throw new UserError(`${key} does not load: ${formatIssues(loaded.errors)}`);
     const a = loaded.value.artifact;
     if (a.modelId !== modelId) throw new UserError(`${key} holds an artifact that says it is ${a.modelId}`);

@@ -21,7 +21,13 @@ import {
   versionPrefix,
   versionsSeen,
 } from "./records.ts";
-import { type CheckedArtifact, modelIdFlag, readArtifactFile } from "./validate.ts";
+import {
+  artifactLimit,
+  type CheckedArtifact,
+  maxBytesFlag,
+  modelIdFlag,
+  readArtifactFile,
+} from "./validate.ts";
 import { confirmServing, type ServingCheckInput, servingCheckInput } from "./verify.ts";
 
 const COMMON_FLAGS: FlagSpec = {
@@ -192,16 +198,17 @@ export const rollout: Procedure<ServingCheckInput & { path: string; artifact: Ch
   summary:
     "the update procedure: upload the next version, switch the index and its aliases, confirm it serves",
   usage:
-    "relevance rollout --env E --account A --index I --file model-<index>.json --api-key K [--query Q] [--timeout S] [--json]",
+    "relevance rollout --env E --account A --index I --file model-<index>.json --api-key K [--query Q] [--timeout S] [--max-bytes N] [--json]",
   flags: {
     ...COMMON_FLAGS,
     file: { type: "string", required: true, help: "the new artifact; it must carry the next model id" },
+    ...maxBytesFlag,
   },
   needsAdmin: true,
   async prepare(flags, io) {
     const c = servingCheckInput(flags);
     const path = flags.file as string;
-    const artifact = await readArtifactFile(io, path);
+    const artifact = await readArtifactFile(io, path, artifactLimit(flags));
     const a = artifact.loaded.artifact;
     const parts = parseModelId(a.modelId);
     if (a.index !== c.index) throw new UserError(`${path} is a model of index ${a.index}, not ${c.index}`);

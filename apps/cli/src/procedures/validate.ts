@@ -1,6 +1,9 @@
 // Flag checks that need no store: malformed values are usage errors (exit 2), found before anything
 // is read or written.
 import {
+  ARTIFACT_MAX_BYTES_ENV,
+  artifactMaxBytes,
+  artifactTooLargeMessage,
   formatIssues,
   type LoadedModel,
   loadArtifact,
@@ -75,10 +78,43 @@ export interface CheckedArtifact {
   bytes: number;
 }
 
-/** Reads an artifact file and loads it as the search proxy would, re-checking its golden rows. */
-export async function readArtifactFile(io: Io, path: string): Promise<CheckedArtifact> {
+/** The `--max-bytes` flag of artifact commands: the artifact limit for this run. */
+export const maxBytesFlag = {
+  "max-bytes": {
+    type: "string" as const,
+    help: `artifact limit in bytes (default $${ARTIFACT_MAX_BYTES_ENV}, else 8 MiB; at most 25 MiB, the KV value limit)`,
+  },
+};
+
+/** The artifact limit: `--max-bytes`, else `MODEL_MAX_BYTES`, else 8 MiB; a bad value is a usage error. */
+export function artifactLimit(flags: Flags, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = flags["max-bytes"] as string | undefined;
+  const limit = artifactMaxBytes(raw ?? env[ARTIFACT_MAX_BYTES_ENV]);
+  if (!limit.ok) {
+    const message = formatIssues(limit.errors);
+    throw usage(raw === undefined ? message : message.replace(ARTIFACT_MAX_BYTES_ENV, "--max-bytes"));
+  }
+  return limit.value;
+}
+
+/**
+ * Reads an artifact file and loads it as the search proxy would, re-checking its golden rows. The
+ * file's size is checked from its metadata before it is read: an oversized file is refused without
+ * reading or parsing it, and nothing is written.
+ */
+export async function readArtifactFile(io: Io, path: string, maxBytes: number): Promise<CheckedArtifact> {
+  const size = (await io.fileBytes?.(path)) ?? null;
+  if (size !== null && size > maxBytes)
+    throw new UserError(`${path}: ${artifactTooLargeMessage(size, maxBytes)}`);
   const text = await io.readText(path);
-  const loaded = loadArtifact(text, { checkGolden: true });
+  const loaded = loadArtifact(text, { checkGolden: true, maxBytes });
+  if (
+    !loaded.ok &&
+    loaded.errors.length === 1 &&
+    loaded.errors[0]?.message.includes(ARTIFACT_MAX_BYTES_ENV)
+  ) {
+    throw new UserError(`${path}: ${loaded.errors[0].message}`);
+  }
   if (!loaded.ok)
     throw new UserError(`${path} does not load as a model artifact: ${formatIssues(loaded.errors)}`);
   return { text, loaded: loaded.value, bytes: Buffer.byteLength(text, "utf8") };

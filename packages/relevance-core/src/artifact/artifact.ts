@@ -7,8 +7,20 @@ import { validateTrees } from "./validate-trees.ts";
 
 export const ARTIFACT_FORMAT = "relevance-model";
 export const ARTIFACT_FORMAT_VERSION = 1;
-/** Workers KV's value limit. */
+/**
+ * Workers KV's value limit: the ceiling of the artifact limit (`MODEL_MAX_BYTES` cannot go above it,
+ * since an artifact is stored as one KV value).
+ */
 export const MAX_ARTIFACT_BYTES = 25 * 1024 * 1024;
+/**
+ * The artifact limit unless `MODEL_MAX_BYTES` says otherwise: the export refuses to write, the
+ * upload to put, and the loader to parse a larger artifact. Parsing JSON costs several times its
+ * size in memory for a moment, and a Worker isolate has 128 MB; 8 MiB is about 250,000 tree nodes,
+ * far beyond any relevance model (the 300-tree depth-6 benchmark model is under 1 MiB).
+ */
+export const DEFAULT_ARTIFACT_MAX_BYTES = 8 * 1024 * 1024;
+/** The environment variable that sets the artifact limit, in bytes. */
+export const ARTIFACT_MAX_BYTES_ENV = "MODEL_MAX_BYTES";
 export const WARN_ARTIFACT_BYTES = 1024 * 1024;
 /** Predictions agree when |a - b| <= GOLDEN_TOLERANCE * max(1, |b|). */
 export const GOLDEN_TOLERANCE = 1e-5;
@@ -225,3 +237,55 @@ function compactTree(tree: TreeArrays): TreeArrays {
 }
 
 export type { ObjectiveParams, Semantics, SourceInfo };
+
+/**
+ * The artifact limit from `MODEL_MAX_BYTES` (a whole number of bytes from 1 to 25 MiB); unset or
+ * empty means the 8 MiB default. Anything else is a configuration error naming the variable.
+ */
+export function artifactMaxBytes(value: string | undefined): Result<number> {
+  if (value === undefined || value.trim() === "") return ok(DEFAULT_ARTIFACT_MAX_BYTES);
+  const n = Number(value.trim());
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1 || n > MAX_ARTIFACT_BYTES) {
+    return fail([
+      issue(
+        ARTIFACT_MAX_BYTES_ENV,
+        `must be a whole number of bytes from 1 to ${MAX_ARTIFACT_BYTES} (the KV value limit), got ${JSON.stringify(value)}`,
+      ),
+    ]);
+  }
+  return ok(n);
+}
+
+/** UTF-8 length of `text`, counted without encoding it (an artifact may be megabytes). */
+export function utf8ByteLength(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/**
+ * The artifact text's UTF-8 size when it is above `maxBytes`, else null. A UTF-16 code unit is 1 to
+ * 3 bytes, so most texts are decided from their length alone; only the others are counted.
+ */
+export function artifactOversize(text: string, maxBytes: number): number | null {
+  if (text.length * 3 <= maxBytes) return null;
+  if (text.length > maxBytes) return utf8ByteLength(text);
+  const bytes = utf8ByteLength(text);
+  return bytes > maxBytes ? bytes : null;
+}
+
+/** The one-line refusal of an artifact above the limit, naming both sizes. */
+export function artifactTooLargeMessage(bytes: number, maxBytes: number): string {
+  return `the artifact is ${bytes} bytes, above the limit of ${maxBytes} bytes (${ARTIFACT_MAX_BYTES_ENV})`;
+}

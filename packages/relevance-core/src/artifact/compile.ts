@@ -6,6 +6,15 @@ import { applyTransform, baseMargin, type OutputTransform, outputTransform } fro
 const ZERO_THRESHOLD = 1e-35;
 // Padding every tree to a complete one of the model's depth costs 2^depth nodes per tree.
 const COMPLETE_MAX_DEPTH = 8;
+/**
+ * The padded copy is only made when it costs at most this many times the node arrays: sparse trees
+ * (a few long paths) would otherwise multiply a model's memory up to 2^depth / depth times, and the
+ * model cache is bounded by what compiled models cost.
+ */
+const COMPLETE_MAX_RATIO = 2;
+/** Bytes of the padded copy for `trees` trees of `depth`: an Int32 feature and Float32 threshold per split, a Float32 per leaf. */
+const completeBytes = (trees: number, depth: number): number =>
+  trees * ((2 ** depth - 1) * 8 + 2 ** depth * 4);
 
 /**
  * The serving fast path for XGBoost models of bounded depth: each tree padded to a complete binary
@@ -165,12 +174,54 @@ export class CompiledModel {
     });
     this.maxDepth = maxDepth;
     this.complete =
-      options.completeTrees !== false && draft.semantics === "xgboost" && maxDepth <= COMPLETE_MAX_DEPTH
+      options.completeTrees !== false &&
+      draft.semantics === "xgboost" &&
+      maxDepth <= COMPLETE_MAX_DEPTH &&
+      completeBytes(this.numTrees, maxDepth) <= COMPLETE_MAX_RATIO * this.nodeBytes()
         ? new CompleteTrees(draft.trees, maxDepth)
         : null;
     this.row32 = new Float32Array(draft.features.length);
     this.row64 = new Float64Array(draft.features.length);
     this.v1Columns = Int32Array.from(draft.features, featureV1Index);
+  }
+
+  private nodeBytes(): number {
+    return (
+      this.roots.byteLength +
+      this.feature.byteLength +
+      this.child.byteLength +
+      this.missingRight.byteLength +
+      this.missingType.byteLength +
+      this.value.byteLength
+    );
+  }
+
+  /**
+   * The bytes this model's arrays hold: every typed array, and the feature names. Objects and
+   * engine overhead are not included; a cache adds a fixed amount per model for them.
+   */
+  get memoryBytes(): number {
+    const complete =
+      this.complete === null
+        ? 0
+        : this.complete.feature.byteLength +
+          this.complete.threshold.byteLength +
+          this.complete.leaf.byteLength;
+    let names = 0;
+    for (const name of this.features) names += 2 * name.length + 16;
+    return (
+      this.nodeBytes() +
+      complete +
+      this.row32.byteLength +
+      this.row64.byteLength +
+      this.v1Columns.byteLength +
+      names
+    );
+  }
+
+  /** Whether predictions walk the padded complete trees (the fast path). */
+  get usesCompleteTrees(): boolean {
+    return this.complete !== null;
   }
 
   /** Raw score (before the objective's transform) for a row in model column order; NaN = missing. */

@@ -1,5 +1,11 @@
 import { fail, issue, ok, type Result } from "../result.ts";
-import { type ModelArtifact, validateArtifact } from "./artifact.ts";
+import {
+  artifactOversize,
+  artifactTooLargeMessage,
+  DEFAULT_ARTIFACT_MAX_BYTES,
+  type ModelArtifact,
+  validateArtifact,
+} from "./artifact.ts";
 import { type CompiledModel, compileModel } from "./compile.ts";
 import { checkGolden } from "./golden.ts";
 
@@ -21,11 +27,21 @@ export function parseArtifact(text: string): Result<ModelArtifact> {
   return json.ok ? validateArtifact(json.value) : json;
 }
 
+export interface LoadOptions {
+  /** Re-compute the golden rows, so that a loader can refuse an artifact this engine would evaluate differently from its source. */
+  checkGolden?: boolean;
+  /** Refuse a text above this many UTF-8 bytes before parsing it. Default 8 MiB (`MODEL_MAX_BYTES`). */
+  maxBytes?: number;
+}
+
 /**
- * Parse, validate and compile an artifact. `checkGolden` re-computes the golden rows so that a
- * loader can refuse an artifact this engine would evaluate differently from its source.
+ * Parse, validate and compile an artifact. The size is checked first: parsing JSON costs several
+ * times the text's size in memory, so an oversized artifact is refused before `JSON.parse` runs.
  */
-export function loadArtifact(text: string, options: { checkGolden?: boolean } = {}): Result<LoadedModel> {
+export function loadArtifact(text: string, options: LoadOptions = {}): Result<LoadedModel> {
+  const maxBytes = options.maxBytes ?? DEFAULT_ARTIFACT_MAX_BYTES;
+  const oversize = artifactOversize(text, maxBytes);
+  if (oversize !== null) return fail([issue("", artifactTooLargeMessage(oversize, maxBytes))]);
   const parsed = parseArtifact(text);
   if (!parsed.ok) return parsed;
   const model = compileModel(parsed.value);

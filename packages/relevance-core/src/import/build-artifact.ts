@@ -1,7 +1,8 @@
 import {
   artifactFromDraft,
+  artifactTooLargeMessage,
+  DEFAULT_ARTIFACT_MAX_BYTES,
   type GoldenRow,
-  MAX_ARTIFACT_BYTES,
   type ModelArtifact,
   validateArtifact,
   WARN_ARTIFACT_BYTES,
@@ -21,6 +22,8 @@ export interface BuildOptions {
   tagsField: string | null;
   /** Predictions computed by the training library; each is checked against this engine. */
   golden?: { source: string; rows: GoldenRow[] };
+  /** Refuse an artifact above this many bytes. Default 8 MiB (`MODEL_MAX_BYTES`); loaders refuse the same. */
+  maxBytes?: number;
 }
 
 export interface BuiltArtifact {
@@ -60,11 +63,8 @@ export function buildArtifact(draft: ModelDraft, options: BuildOptions): Result<
 
   const text = `${JSON.stringify(artifact)}\n`;
   const bytes = utf8Length(text);
-  if (bytes > MAX_ARTIFACT_BYTES) {
-    return fail([
-      issue("", `the artifact is ${bytes} bytes, above the KV value limit of ${MAX_ARTIFACT_BYTES} bytes`),
-    ]);
-  }
+  const maxBytes = options.maxBytes ?? DEFAULT_ARTIFACT_MAX_BYTES;
+  if (bytes > maxBytes) return fail([issue("", artifactTooLargeMessage(bytes, maxBytes))]);
   // The loader must accept exactly what we write.
   const reread = validateArtifact(JSON.parse(text));
   if (!reread.ok) return reread;

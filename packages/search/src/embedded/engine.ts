@@ -4,7 +4,13 @@
 
 import { tokenize } from "@relevance/core";
 import type { Document, DocumentStore, Logger } from "@relevance/settings";
-import MiniSearch, { type Options, type SearchOptions, type SearchResult } from "minisearch";
+import MiniSearch, { type Options, type Query, type SearchOptions, type SearchResult } from "minisearch";
+import {
+  MAX_EXPANDED_WORD_CHARS,
+  MAX_EXPANSIONS_PER_WORD,
+  MAX_PREFIX_SCAN,
+  MAX_QUERY_WORDS,
+} from "../limits.ts";
 import type { Retrieval, RetrievalResult, SearchQuery, SearchTarget } from "../ports.ts";
 import { fieldValue, searchableText, stringFields } from "./fields.ts";
 import { compileFilter, type DocumentPredicate } from "./filter.ts";
@@ -44,8 +50,6 @@ const SNAPSHOT_FORMAT = 1;
 /** MiniSearch's id field: a name no document field can have. */
 const ID_FIELD = "\u0000id";
 const PAGE_SIZE = 5000;
-/** Like Meilisearch, words after the tenth are ignored (each word may expand into many fuzzy terms). */
-const MAX_QUERY_WORDS = 10;
 
 /**
  * Typo tolerance: the Levenshtein distance allowed for a query term of `n` characters. MiniSearch
@@ -56,11 +60,115 @@ export function fuzziness(term: string): number {
   return n <= 3 ? 0 : n <= 5 ? 1 : 2;
 }
 
-const SEARCH_OPTIONS: SearchOptions = {
+/**
+ * MiniSearch's own typo and prefix matching, as the engine once used it. Searches no longer run
+ * with it (see `searchWords`, which expands words itself, within bounds); tests compare with it.
+ */
+export const UNBOUNDED_SEARCH_OPTIONS: SearchOptions = {
   fuzzy: (term) => fuzziness(term),
   // Prefix matching on the last query word only: it is the one the user may still be typing.
   prefix: (_term, i, terms) => i === terms.length - 1,
 };
+
+/** MiniSearch's default weights of a prefix and a fuzzy match (its `weights` option). */
+const PREFIX_WEIGHT = 0.375;
+const FUZZY_WEIGHT = 0.45;
+
+/** The parts of MiniSearch's term index (a radix tree, `SearchableMap`) that word expansion reads. */
+interface TermIndex {
+  atPrefix(prefix: string): Iterable<[string, unknown]>;
+  fuzzyGet(term: string, maxDistance: number): Map<string, [unknown, number]>;
+}
+
+function termIndexOf(search: MiniSearch<Document>): TermIndex {
+  const index = (search as unknown as { _index?: Partial<TermIndex> })._index;
+  if (typeof index?.atPrefix !== "function" || typeof index.fuzzyGet !== "function") {
+    throw new Error("MiniSearch's term index is not where this engine expects it (minisearch upgraded?)");
+  }
+  return index as TermIndex;
+}
+
+/**
+ * The index terms a query word stands for, with MiniSearch's weight for each: the word itself (1),
+ * prefix completions when it is the last word, and terms within its typo distance. Bounded, so no
+ * word costs much whatever it is: a word longer than MAX_EXPANDED_WORD_CHARS is matched exactly
+ * (MiniSearch's typo search would allocate (length + 3) x (length + 1) bytes), a prefix examines at
+ * most MAX_PREFIX_SCAN index terms, and at most MAX_EXPANSIONS_PER_WORD expansions are kept, the
+ * closest first (highest weight: fewest typos, shortest completion). Within these bounds the terms
+ * and weights are exactly MiniSearch's.
+ */
+export function expandWord(index: TermIndex, word: string, last: boolean): Map<string, number> {
+  const terms = new Map<string, number>([[word, 1]]);
+  if (word.length > MAX_EXPANDED_WORD_CHARS) return terms;
+  const candidates = new Map<string, number>();
+  const prefixed = new Set<string>();
+  if (last) {
+    let scanned = 0;
+    for (const [term] of index.atPrefix(word)) {
+      if (++scanned > MAX_PREFIX_SCAN) break;
+      prefixed.add(term);
+      const distance = term.length - word.length;
+      if (distance === 0) continue;
+      candidates.set(term, (PREFIX_WEIGHT * term.length) / (term.length + 0.3 * distance));
+    }
+  }
+  const typos = fuzziness(word);
+  if (typos > 0) {
+    for (const [term, [, distance]] of index.fuzzyGet(word, typos)) {
+      // As in MiniSearch: a term that is also a prefix match counts as a prefix match.
+      if (distance === 0 || prefixed.has(term)) continue;
+      candidates.set(term, (FUZZY_WEIGHT * term.length) / (term.length + distance));
+    }
+  }
+  const kept = [...candidates].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  for (const [term, weight] of kept.slice(0, MAX_EXPANSIONS_PER_WORD)) terms.set(term, weight);
+  return terms;
+}
+
+const splitOnSpace = (text: string): string[] => text.split(" ");
+
+/**
+ * Searches `words` (tokens, at most MAX_QUERY_WORDS of them are used) with bounded expansion
+ * (`expandWord`), scored as MiniSearch scores its own typo and prefix matching: each expansion is
+ * searched as an exact term boosted by its weight, and the score is then rescaled from "number of
+ * index terms matched" (what MiniSearch multiplies by, here) to "number of query words matched"
+ * (what it multiplies by when it expands words itself).
+ */
+export function searchWords(
+  search: MiniSearch<Document>,
+  allWords: readonly string[],
+  combineWith: "AND" | "OR",
+  filter?: (result: SearchResult) => boolean,
+): SearchResult[] {
+  const words = allWords.slice(0, MAX_QUERY_WORDS);
+  const index = termIndexOf(search);
+  const expansions = words.map((word, i) => expandWord(index, word, i === words.length - 1));
+  const queries: Query[] = expansions.map((terms) => ({
+    queries: [[...terms.keys()].join(" ")],
+    combineWith: "OR",
+    fuzzy: false,
+    prefix: false,
+    tokenize: splitOnSpace,
+    processTerm: (term: string) => term,
+    boostTerm: (term: string) => terms.get(term) ?? 1,
+  }));
+  const results = search.search({ queries, combineWith }, filter === undefined ? {} : { filter });
+  // Which query words each index term stands for (a term may stand for several).
+  const wordsOf = new Map<string, Set<string>>();
+  expansions.forEach((terms, i) => {
+    for (const term of terms.keys()) {
+      const set = wordsOf.get(term) ?? new Set<string>();
+      set.add(words[i] as string);
+      wordsOf.set(term, set);
+    }
+  });
+  for (const result of results) {
+    const matched = new Set<string>();
+    for (const term of result.queryTerms) for (const word of wordsOf.get(term) ?? []) matched.add(word);
+    result.score = (result.score / Math.max(1, result.queryTerms.length)) * Math.max(1, matched.size);
+  }
+  return results;
+}
 
 /** The same tokens as the relevance core (NFKC, lower case, split on non letters/digits); terms need no further processing. */
 function miniSearchOptions(fields: string[], primaryKey: string): Options<Document> {
@@ -73,7 +181,6 @@ function miniSearchOptions(fields: string[], primaryKey: string): Options<Docume
     stringifyField: (value) => String(value),
     tokenize: (text) => tokenize(text),
     processTerm: (term) => term,
-    searchOptions: SEARCH_OPTIONS,
   };
 }
 
@@ -147,10 +254,7 @@ export class EmbeddedRetrieval implements Retrieval {
     const predicate = compileFilter(query.filter, target.filterableAttributes);
     const index = await this.index(target);
     const words = tokenize(query.q);
-    const ranked =
-      words.length === 0
-        ? placeholder(index, predicate)
-        : ranking(index, words.slice(0, MAX_QUERY_WORDS).join(" "), predicate);
+    const ranked = words.length === 0 ? placeholder(index, predicate) : ranking(index, words, predicate);
     const hits: Document[] = [];
     for (const id of ranked.slice(query.offset, query.offset + query.limit)) {
       const entry = index.docs.get(id);
@@ -321,7 +425,7 @@ function placeholder(index: LoadedIndex, predicate: DocumentPredicate | null): s
 }
 
 /** Ids of the matches by descending BM25+ score: all query words (AND) if any match so, else any word (OR). */
-function ranking(index: LoadedIndex, q: string, predicate: DocumentPredicate | null): string[] {
+function ranking(index: LoadedIndex, words: string[], predicate: DocumentPredicate | null): string[] {
   const filter =
     predicate === null
       ? undefined
@@ -329,8 +433,8 @@ function ranking(index: LoadedIndex, q: string, predicate: DocumentPredicate | n
           const entry = index.docs.get(result.id as string);
           return entry !== undefined && predicate(entry.doc);
         };
-  let results = index.search.search(q, { combineWith: "AND", filter });
-  if (results.length === 0) results = index.search.search(q, { combineWith: "OR", filter });
+  let results = searchWords(index.search, words, "AND", filter);
+  if (results.length === 0) results = searchWords(index.search, words, "OR", filter);
   const position = (id: string) => index.docs.get(id)?.position ?? Number.MAX_SAFE_INTEGER;
   results.sort((a, b) => b.score - a.score || position(a.id as string) - position(b.id as string));
   return results.map((r) => r.id as string);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RetrievalError } from "../ports.ts";
+import { growth } from "../test-support/growth.ts";
 import { compileFilter, parseFilter } from "./filter.ts";
 
 const FILTERABLE = ["brand", "color", "price", "tags", "inStock", "author", "size"];
@@ -167,5 +168,44 @@ describe("compileFilter", () => {
     expect(failure("brand IS NULL").message).toMatch(/`IS` is not supported/);
     expect(failure("brand CONTAINS ac").message).toMatch(/`CONTAINS` is not supported/);
     expect(failure("_geoRadius(1, 2, 3)").message).toMatch(/`_GEORADIUS` is not supported/);
+  });
+});
+
+describe("filter bounds", () => {
+  it("refuses parentheses nested 5,000 and 100,000 deep as an invalid filter, not a stack overflow", () => {
+    for (const depth of [5000, 100_000]) {
+      const e = failure(`${"(".repeat(depth)}brand = Acme${")".repeat(depth)}`);
+      expect(e.message).toMatch(/deeper than the limit of 32 levels/);
+    }
+  });
+
+  it("accepts parentheses exactly 32 deep and refuses 33", () => {
+    const nested = (d: number) => `${"(".repeat(d)}brand = Acme${")".repeat(d)}`;
+    expect(ids(nested(32))).toEqual(["1", "2"]);
+    expect(failure(nested(33)).message).toMatch(/limit of 32 levels/);
+  });
+
+  it("refuses a 100,000-long NOT chain as unsupported, without recursion", () => {
+    expect(failure(`${"NOT ".repeat(100_000)}brand = Acme`).message).toMatch(/NOT/);
+  });
+
+  it.each([
+    [
+      "conditions joined by AND and OR in turn",
+      (n: number) =>
+        Array.from({ length: n }, (_, i) => `${i === 0 ? "" : i % 2 ? " AND " : " OR "}brand = b${i}`).join(
+          "",
+        ),
+    ],
+    ["a long IN list", (n: number) => `tags IN [${Array.from({ length: n }, (_, i) => `t${i}`).join(", ")}]`],
+    ["a long quoted value with escapes", (n: number) => `brand = "${'a\\"'.repeat(n)}"`],
+    ["a long bare value", (n: number) => `brand = ${"x".repeat(10 * n)}`],
+    [
+      "shallow groups side by side",
+      (n: number) => Array.from({ length: n }, () => "((brand = a))").join(" OR "),
+    ],
+  ])("parses and compiles %s in time linear in its length", (_name, make) => {
+    const work = (source: string) => compileFilter(source, FILTERABLE);
+    expect(growth(work, make(2000), make(20_000))).toBeLessThan(30);
   });
 });

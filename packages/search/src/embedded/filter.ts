@@ -4,6 +4,8 @@
 // case-insensitive; attribute names and values are quoted ("..." or '...', backslash escapes) or
 // bare. Anything else is an invalid_request naming the problem, with field "filter".
 
+import { nfkc } from "@relevance/core";
+import { MAX_FILTER_DEPTH } from "../limits.ts";
 import { RetrievalError } from "../ports.ts";
 import { fieldValue } from "./fields.ts";
 
@@ -110,12 +112,19 @@ function unsupportedKeyword(token: Token | undefined): string | null {
   return UNSUPPORTED.has(upper) || upper.startsWith("_GEO") ? upper : null;
 }
 
+/**
+ * Recursive descent, one level of recursion per parenthesis. The depth is checked before each
+ * descent, so a filter nested thousands deep is an invalid_request, never a stack overflow.
+ */
 class Parser {
   private readonly tokens: Token[];
+  private readonly maxDepth: number;
   private pos = 0;
+  private depth = 0;
 
-  constructor(tokens: Token[]) {
+  constructor(tokens: Token[], maxDepth: number) {
     this.tokens = tokens;
+    this.maxDepth = maxDepth;
   }
 
   parse(): FilterExpression {
@@ -152,8 +161,15 @@ class Parser {
   private primary(): FilterExpression {
     const token = this.peek();
     if (token?.type === "punct" && token.text === "(") {
+      if (this.depth >= this.maxDepth) {
+        throw invalid(
+          `Invalid filter: the parentheses nest deeper than the limit of ${this.maxDepth} levels (at position ${token.at}).`,
+        );
+      }
       this.pos++;
+      this.depth++;
       const inner = this.or();
+      this.depth--;
       const close = this.peek();
       if (close?.type !== "punct" || close.text !== ")") {
         throw invalid(
@@ -239,11 +255,14 @@ class Parser {
   }
 }
 
-/** Parses a filter; a syntax error is a RetrievalError("invalid_request", ..., "filter"). */
-export function parseFilter(source: string): FilterExpression {
+/**
+ * Parses a filter; a syntax error, or parentheses nested deeper than `maxDepth` (default 32), is a
+ * RetrievalError("invalid_request", ..., "filter"). Lexing and parsing are linear in the filter.
+ */
+export function parseFilter(source: string, maxDepth = MAX_FILTER_DEPTH): FilterExpression {
   const tokens = lex(source);
   if (tokens.length === 0) throw invalid("Invalid filter: the filter is empty.");
-  return new Parser(tokens).parse();
+  return new Parser(tokens, maxDepth).parse();
 }
 
 function attributesOf(expression: FilterExpression, into: Set<string>): Set<string> {
@@ -261,7 +280,7 @@ function isFilterable(attribute: string, filterable: readonly string[]): boolean
 
 /** Strings compare after NFKC and lower-casing, as Meilisearch compares facet strings case-insensitively. */
 function normalize(text: string): string {
-  return text.normalize("NFKC").toLowerCase();
+  return nfkc(text).toLowerCase();
 }
 
 /** A document value as the filter sees it: arrays are their elements, anything else one element. */

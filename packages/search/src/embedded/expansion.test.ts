@@ -1,0 +1,151 @@
+// The embedded engine expands query words itself (expandWord, searchWords) so that each word's
+// typo and prefix matching is bounded. Within the bounds it must rank exactly as MiniSearch's own
+// expansion did; beyond them, work must not grow with the word, the vocabulary or the query.
+import type { Document } from "@relevance/settings";
+import fc from "fast-check";
+import MiniSearch from "minisearch";
+import { describe, expect, it } from "vitest";
+import { openDatabase } from "../../../settings/src/sqlite/database.ts";
+import { SqliteDocumentStore } from "../../../settings/src/sqlite/documents.ts";
+import { MAX_EXPANSIONS_PER_WORD, MAX_PREFIX_SCAN, MAX_QUERY_WORDS } from "../limits.ts";
+import { growth } from "../test-support/growth.ts";
+import { EmbeddedRetrieval, expandWord, searchWords, UNBOUNDED_SEARCH_OPTIONS } from "./engine.ts";
+
+function index(titles: string[]): MiniSearch<Document> {
+  const search = new MiniSearch<Document>({
+    fields: ["title"],
+    storeFields: [],
+    tokenize: (text) => text.split(" ").filter((t) => t !== ""),
+    processTerm: (term) => term,
+  });
+  search.addAll(titles.map((title, i) => ({ id: String(i), title })));
+  return search;
+}
+
+/** MiniSearch's term index, as the engine reads it. */
+const termIndex = (search: MiniSearch<Document>) =>
+  (search as unknown as { _index: Parameters<typeof expandWord>[0] })._index;
+
+describe("searchWords within the bounds", () => {
+  // A small alphabet makes typo and prefix matches (and their overlaps) frequent.
+  const word = fc.string({ unit: fc.constantFrom("a", "b", "c", "d"), minLength: 1, maxLength: 7 });
+
+  it("ranks and scores exactly as MiniSearch's own typo and prefix matching", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(word, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 30 }),
+        fc.array(word, { minLength: 1, maxLength: 4 }),
+        fc.constantFrom("AND" as const, "OR" as const),
+        (docs, words, combineWith) => {
+          const search = index(docs.map((d) => d.join(" ")));
+          const ours = searchWords(search, words, combineWith);
+          const theirs = search.search(words.join(" "), { ...UNBOUNDED_SEARCH_OPTIONS, combineWith });
+          expect(ours.map((r) => r.id).sort()).toEqual(theirs.map((r) => r.id).sort());
+          const score = new Map(theirs.map((r) => [r.id, r.score]));
+          for (const r of ours) expect(r.score).toBeCloseTo(score.get(r.id) as number, 9);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("expansion bounds", () => {
+  it("keeps at most 50 expansions of a one-letter prefix and examines at most 2000 index terms", () => {
+    const titles = Array.from({ length: 10_000 }, (_, i) => `s${i.toString(36)}x`);
+    const real = termIndex(index(titles));
+    let examined = 0;
+    const counting = {
+      *atPrefix(prefix: string) {
+        for (const entry of real.atPrefix(prefix)) {
+          examined++;
+          yield entry;
+        }
+      },
+      fuzzyGet: (term: string, d: number) => real.fuzzyGet(term, d),
+    };
+    const terms = expandWord(counting, "s", true);
+    expect(terms.size).toBe(1 + MAX_EXPANSIONS_PER_WORD);
+    expect(examined).toBeLessThanOrEqual(MAX_PREFIX_SCAN + 1);
+    // The closest completions are kept: the shortest ones.
+    const kept = [...terms.keys()].slice(1);
+    expect(Math.max(...kept.map((t) => t.length))).toBeLessThanOrEqual(4);
+  });
+
+  it("matches a word longer than 64 characters exactly: no typo or prefix search at all", () => {
+    const calls: string[] = [];
+    const spy = {
+      atPrefix: (p: string) => {
+        calls.push(`prefix ${p.length}`);
+        return [];
+      },
+      fuzzyGet: (t: string) => {
+        calls.push(`fuzzy ${t.length}`);
+        return new Map();
+      },
+    };
+    expect([...expandWord(spy, "x".repeat(65), true).keys()]).toEqual(["x".repeat(65)]);
+    expect(calls).toEqual([]);
+    expandWord(spy, "x".repeat(64), true);
+    expect(calls).toEqual(["prefix 64", "fuzzy 64"]);
+  });
+});
+
+describe("EmbeddedRetrieval with adversarial queries", () => {
+  async function engine() {
+    const documents = new SqliteDocumentStore(openDatabase(":memory:"));
+    const docs = Array.from({ length: 500 }, (_, i) => ({
+      id: String(i),
+      title: `red running shoe ${i} s${i}x`,
+    }));
+    await documents.upsert("acct", "products", "id", docs);
+    const retrieval = new EmbeddedRetrieval({ documents });
+    const target = {
+      systemAccountId: "acct",
+      index: "products",
+      primaryKey: "id",
+      searchableAttributes: ["title"],
+      filterableAttributes: [],
+    };
+    const search = (q: string) => retrieval.search(target, { q, limit: 20, offset: 0 });
+    await search("warm up");
+    return { search };
+  }
+
+  it("answers one 100 KB word, and a search right after still works", async () => {
+    const { search } = await engine();
+    expect((await search("x".repeat(100 * 1024))).hits).toEqual([]);
+    expect((await search("runing shoe")).hits.length).toBeGreaterThan(0);
+  });
+
+  it("answers 100,000 words from the first 10 only, and a search right after still works", async () => {
+    const { search } = await engine();
+    const many = await search(`red running ${"zzz ".repeat(100_000)}`);
+    const ten = await search(`red running ${"zzz ".repeat(MAX_QUERY_WORDS - 2)}`);
+    expect(many).toEqual(ten);
+    expect((await search("red shoe")).hits.length).toBeGreaterThan(0);
+  });
+
+  it("costs time linear in the length of one long word (typo search is skipped past 64 characters)", async () => {
+    const { search } = await engine();
+    const times: number[] = [];
+    // Each timed twice, the faster kept; an async search is timed around its await.
+    for (const n of [10_000, 100_000]) {
+      let best = Number.POSITIVE_INFINITY;
+      for (let r = 0; r < 3; r++) {
+        const start = performance.now();
+        await search("y".repeat(n));
+        best = Math.min(best, performance.now() - start);
+      }
+      times.push(best);
+    }
+    expect((times[1] as number) / Math.max(times[0] as number, 0.05)).toBeLessThan(30);
+  });
+
+  it("expands a word at the same cost whatever the index holds beyond the prefix scan", () => {
+    const small = termIndex(index(Array.from({ length: 3000 }, (_, i) => `s${i.toString(36)}`)));
+    const large = termIndex(index(Array.from({ length: 30_000 }, (_, i) => `s${i.toString(36)}`)));
+    const work = (t: Parameters<typeof expandWord>[0]) => expandWord(t, "s", true);
+    expect(growth(work, small, large)).toBeLessThan(5);
+  });
+});

@@ -1,0 +1,25 @@
+// Test-only: how work grows with input size, without absolute wall-clock assertions. Two sizes are
+// timed in the same run and compared, so a slow or busy machine slows both alike.
+
+/** The fastest of `runs` timings of `fn`, in milliseconds: robust against a GC pause or a busy CPU. */
+export function fastest(fn: () => void, runs = 5): number {
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    fn();
+    best = Math.min(best, performance.now() - start);
+  }
+  return best;
+}
+
+/**
+ * How many times longer `work(large)` takes than `work(small)`. Linear work on 10x the input gives
+ * about 10; quadratic about 100. Callers compare with a generous bound (30).
+ */
+export function growth<T>(work: (input: T) => unknown, small: T, large: T): number {
+  work(small); // warm up the JIT on this input shape
+  const a = fastest(() => work(small));
+  const b = fastest(() => work(large), 3);
+  // A floor of 0.05 ms keeps a sub-timer-resolution small run from inflating the ratio.
+  return b / Math.max(a, 0.05);
+}
