@@ -14,7 +14,7 @@ import {
   HOSTILE_CASES,
   type HostileContext,
   judge,
-  send,
+  sendHttp,
 } from "../../packages/hostile/src/index.ts";
 import { percentile, printMissed, printTargetTable, type TargetRow } from "./report.ts";
 
@@ -143,7 +143,7 @@ async function main(): Promise<void> {
     for (const req of requests) {
       const rss0 = rssMB(pid);
       const cpu0 = cpuMs(pid);
-      answer = await send(fetch, url, req);
+      answer = await sendHttp(url, req);
       cpu = Math.max(cpu, cpuMs(pid) - cpu0);
       grew = Math.max(grew, rssMB(pid) - rss0);
     }

@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { type BodyLimits, bodyLimitsFromEnv } from "@relevance/admin";
+import { formatIssues } from "@relevance/core";
+import { artifactMaxBytes, DEFAULT_MODEL_CACHE_MB } from "@relevance/search";
 import { alertIntervalFromEnv } from "@svcmon/monitor";
 import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@svcmon/notify";
 
@@ -34,6 +36,10 @@ export interface LocalConfig {
   apiBodyLimits: Partial<BodyLimits>;
   /** MONITOR_MAX_BODY_BYTES: the monitor API's largest JSON body; undefined keeps its 1 MiB default. */
   monitorMaxBodyBytes: number | undefined;
+  /** MODEL_CACHE_MB: bound on the estimated memory of the search proxy's parsed models (default 32). */
+  modelCacheMb: number;
+  /** MODEL_MAX_BYTES: the largest model artifact the proxy loads (default 8 MiB, at most 25 MiB). */
+  modelMaxBytes: number;
 }
 
 export type ConfigResult = { ok: true; config: LocalConfig } | { ok: false; error: string };
@@ -63,6 +69,13 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
   } catch (err) {
     return { ok: false, error: (err as Error).message };
   }
+  const rawCacheMb = env.MODEL_CACHE_MB?.trim() ?? "";
+  const modelCacheMb = rawCacheMb === "" ? DEFAULT_MODEL_CACHE_MB : Number(rawCacheMb);
+  if (!(Number.isFinite(modelCacheMb) && modelCacheMb > 0 && modelCacheMb <= 65_536)) {
+    return { ok: false, error: `MODEL_CACHE_MB must be a positive number of megabytes, got "${rawCacheMb}"` };
+  }
+  const modelMaxBytes = artifactMaxBytes(env.MODEL_MAX_BYTES);
+  if (!modelMaxBytes.ok) return { ok: false, error: formatIssues(modelMaxBytes.errors) };
   const rawMonitorBody = env.MONITOR_MAX_BODY_BYTES?.trim() ?? "";
   if (rawMonitorBody !== "" && !/^[1-9]\d{0,14}$/.test(rawMonitorBody)) {
     return {
@@ -103,6 +116,8 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
       trustProxy,
       apiBodyLimits,
       monitorMaxBodyBytes: rawMonitorBody === "" ? undefined : Number(rawMonitorBody),
+      modelCacheMb,
+      modelMaxBytes: modelMaxBytes.value,
     },
   };
 }

@@ -5,7 +5,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Answer, HOSTILE_CASES, type HostileContext, judge, send } from "@relevance/hostile";
+import { type Answer, HOSTILE_CASES, type HostileContext, judge, sendHttp } from "@relevance/hostile";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, call, MONITOR_TOKEN, type RunningStack, spawnStack } from "./test-support.ts";
 
@@ -65,7 +65,7 @@ describe("hostile requests against npm start", () => {
   for (const c of HOSTILE_CASES.filter((x) => x.surfaces.includes("node"))) {
     it(`${c.id}: ${c.proves}`, async () => {
       let answer: Answer | undefined;
-      for (const req of c.requests(ctx)) answer = await send(fetch, stack.url, req);
+      for (const req of c.requests(ctx)) answer = await sendHttp(stack.url, req);
       expect(judge(c, answer as Answer)).toBeNull();
       expect(await normalSearch()).toEqual({ status: 200, hits: 2 });
     });

@@ -4,7 +4,7 @@ import { type ServerType, serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { createApiApp } from "@relevance/admin";
 import { type ClientAddress, forwardedClientAddress, onError, routeFallback } from "@relevance/http";
-import { createSearchApp } from "@relevance/search";
+import { createSearchApp, SEARCH_LIMITS } from "@relevance/search";
 import { EmbeddedRetrieval, SqliteIndexSnapshotStore } from "@relevance/search/embedded";
 import { ChangeTailer, type Logger } from "@relevance/settings";
 import {
@@ -256,7 +256,17 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
       ...(config.monitorMaxBodyBytes === undefined ? {} : { maxBodyBytes: config.monitorMaxBodyBytes }),
     }),
   );
-  app.route("/", createSearchApp({ kv, retrieval, log }));
+  app.route(
+    "/",
+    createSearchApp({
+      kv,
+      retrieval,
+      log,
+      modelCacheMb: config.modelCacheMb,
+      modelMaxBytes: config.modelMaxBytes,
+      clientAddress: forwardedClientAddress(nodeClientAddress, config.trustProxy),
+    }),
+  );
   app.route(
     "/",
     createApiApp({
@@ -267,6 +277,8 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
       log,
       now: () => new Date(),
       limits: config.apiBodyLimits,
+      // The OpenAPI document also describes the search route this process serves.
+      extraLimitRows: SEARCH_LIMITS,
       clientAddress: forwardedClientAddress(nodeClientAddress, config.trustProxy),
     }),
   );

@@ -126,7 +126,7 @@ export function adminLimitRows(body: BodyLimits = DEFAULT_BODY_LIMITS): LimitRow
     limit: AUTH_FAILURES_PER_ADDRESS,
     unit: "per minute",
     status: 429,
-    note: `failed authentications per client address, then 429 with Retry-After until the minute ends (even with the right credential); also ${AUTH_FAILURES_PER_PREFIX} per credential prefix; a credential over ${MAX_CREDENTIAL_CHARS} characters is refused (401) unread`,
+    note: `failed authentications per client address, then 429 with Retry-After until the minute ends (except a credential that already worked from that address); also ${AUTH_FAILURES_PER_PREFIX} per credential prefix; a credential over ${MAX_CREDENTIAL_CHARS} characters is refused (401) unread`,
   });
   const rejected =
     "the document is rejected and listed in `rejected` with the reason; the rest of the batch is stored (202)";

@@ -2,6 +2,7 @@
 // each case sits just beyond the documented bound; the findings of the hostile-input issue are
 // replayed as measured (one 100 KB word, 100,000 words, a filter 5,000 parentheses deep, ...).
 
+import { ADMIN_LIMITS } from "@relevance/admin";
 import { SEARCH_LIMITS } from "@relevance/search";
 import { MONITOR_LIMITS } from "@svcmon/core";
 import type { HostileCase, HostileContext, HostileRequest } from "./catalogue.ts";
@@ -11,6 +12,8 @@ const S = (field: string, unit: Parameters<typeof limitOf>[3], status?: Paramete
   limitOf(SEARCH_LIMITS, "search", field, unit, status);
 const M = (field: string, unit: Parameters<typeof limitOf>[3]) =>
   limitOf(MONITOR_LIMITS, "monitor", field, unit);
+const A = (area: string, field: string, unit: Parameters<typeof limitOf>[3]) =>
+  limitOf(ADMIN_LIMITS, area, field, unit);
 const MiB = 1024 * 1024;
 const both = ["node", "worker"] as const;
 const node = ["node"] as const;
@@ -272,6 +275,241 @@ const MONITOR_CASES: HostileCase[] = [
   },
 ];
 
+const adminHeaders = (ctx: HostileContext) => ({
+  "content-type": "application/json",
+  authorization: `Bearer ${ctx.adminToken}`,
+});
+const customer =
+  (
+    method: string,
+    path: (ctx: HostileContext) => string,
+    body: string | (() => ReadableStream<Uint8Array>),
+  ) =>
+  (ctx: HostileContext): HostileRequest[] => [{ method, path: path(ctx), headers: searchHeaders(ctx), body }];
+const settingsPath = (ctx: HostileContext) => `/api/v1/indexes/${ctx.index}/settings`;
+const documentsPath = (ctx: HostileContext) => `/api/v1/indexes/${ctx.index}/documents`;
+
+/** The admin API and the customer API (Node here; on AWS the admin app runs on Lambda). */
+const API_CASES: HostileCase[] = [
+  {
+    id: "admin-body-256mb",
+    proves: "finding: admin write bodies read whole into memory (256 MB accepted)",
+    surfaces: node,
+    requests: (ctx) => [
+      {
+        method: "POST",
+        path: "/api/v1/admin/accounts",
+        headers: adminHeaders(ctx),
+        body: streamedBody(256 * MiB, '{"name":"'),
+      },
+    ],
+    expect: tooLarge,
+  },
+  {
+    id: "admin-body-declared",
+    proves: "limit: admin body (Content-Length)",
+    surfaces: node,
+    requests: (ctx) => [
+      {
+        method: "POST",
+        path: "/api/v1/admin/accounts",
+        headers: adminHeaders(ctx),
+        body: JSON.stringify({ name: "x".repeat(A("admin", "body", "bytes")) }),
+      },
+    ],
+    expect: tooLarge,
+  },
+  {
+    id: "admin-account-name",
+    proves: "limit: admin account name",
+    surfaces: node,
+    requests: (ctx) => [
+      {
+        method: "POST",
+        path: "/api/v1/admin/accounts",
+        headers: adminHeaders(ctx),
+        body: JSON.stringify({ name: "n".repeat(A("admin", "name", "characters") + 1) }),
+      },
+    ],
+    expect: invalid("name"),
+  },
+  {
+    id: "admin-config-model-id",
+    proves: "limit: relevanceTriggerConfig.modelId",
+    surfaces: node,
+    requests: (ctx) => [
+      {
+        method: "PUT",
+        path: `/api/v1/admin/accounts/${ctx.account}/indexes/${ctx.index}/relevance-trigger-config`,
+        headers: adminHeaders(ctx),
+        body: JSON.stringify({
+          relevanceTriggerConfig: {
+            modelId: `${ctx.account}:${ctx.index}:v${"9".repeat(A("admin", "relevanceTriggerConfig.modelId", "characters"))}`,
+            titleField: "title",
+            tagsField: null,
+          },
+        }),
+      },
+    ],
+    expect: invalid(/modelId$/),
+  },
+  {
+    id: "admin-config-proto",
+    proves: "limit: keys named __proto__ in the admin config body",
+    surfaces: node,
+    requests: (ctx) => [
+      {
+        method: "PUT",
+        path: `/api/v1/admin/accounts/${ctx.account}/indexes/${ctx.index}/relevance-trigger-config`,
+        headers: adminHeaders(ctx),
+        body: '{"relevanceTriggerConfig":{"modelId":"a:b:v1","titleField":null,"tagsField":null,"__proto__":{"x":1}}}',
+      },
+    ],
+    expect: invalid(/__proto__$/),
+  },
+  {
+    id: "customer-synonyms-10mb",
+    proves: "finding: 10 MB of synonyms stored",
+    surfaces: node,
+    requests: (ctx) => [
+      {
+        method: "PATCH",
+        path: settingsPath(ctx),
+        headers: searchHeaders(ctx),
+        // About 10 MB of synonyms, made when sent.
+        body: () =>
+          new Response(
+            `{"synonyms":{${Array.from({ length: 460_000 }, (_, i) => `"w${i}":["s${i}","t${i}"]`).join(",")}}}`,
+          ).body as ReadableStream<Uint8Array>,
+      },
+    ],
+    expect: tooLarge,
+  },
+  {
+    id: "customer-synonym-count",
+    proves: "limit: number of synonyms",
+    surfaces: node,
+    requests: customer(
+      "PATCH",
+      settingsPath,
+      JSON.stringify({
+        synonyms: Object.fromEntries(
+          Array.from({ length: A("customer settings", "synonyms", "items") + 1 }, (_, i) => [`w${i}`, ["x"]]),
+        ),
+      }),
+    ),
+    expect: invalid("synonyms"),
+  },
+  {
+    id: "customer-words-per-synonym",
+    proves: "limit: words per synonym",
+    surfaces: node,
+    requests: customer(
+      "PATCH",
+      settingsPath,
+      JSON.stringify({
+        synonyms: {
+          sofa: Array.from(
+            { length: A("customer settings", "synonyms.<word>", "words") + 1 },
+            (_, i) => `s${i}`,
+          ),
+        },
+      }),
+    ),
+    expect: invalid("synonyms.sofa"),
+  },
+  {
+    id: "customer-stop-words",
+    proves: "limit: stop words",
+    surfaces: node,
+    requests: customer(
+      "PATCH",
+      settingsPath,
+      JSON.stringify({
+        stopWords: Array.from(
+          { length: A("customer settings", "stopWords", "words") + 1 },
+          (_, i) => `w${i}`,
+        ),
+      }),
+    ),
+    expect: invalid("stopWords"),
+  },
+  {
+    id: "customer-attribute-name",
+    proves: "limit: a searchable attribute's name",
+    surfaces: node,
+    requests: customer(
+      "PATCH",
+      settingsPath,
+      JSON.stringify({
+        searchableAttributes: [
+          "a".repeat(A("customer settings", "searchableAttributes[]", "characters") + 1),
+        ],
+      }),
+    ),
+    expect: invalid(/^searchableAttributes\[0\]$/),
+  },
+  {
+    id: "customer-settings-proto",
+    proves: "limit: keys named __proto__ in the synonyms map",
+    surfaces: node,
+    requests: customer("PATCH", settingsPath, '{"synonyms":{"__proto__":["polluted"]}}'),
+    expect: invalid("synonyms.__proto__"),
+  },
+  {
+    id: "customer-index-name",
+    proves: "limit: index name",
+    surfaces: node,
+    requests: customer(
+      "POST",
+      () => "/api/v1/indexes",
+      JSON.stringify({ name: "i".repeat(A("customer", "name", "characters") + 1) }),
+    ),
+    expect: invalid("name"),
+  },
+  {
+    id: "documents-body-too-large",
+    proves: "limit: documents body (chunked)",
+    surfaces: node,
+    requests: customer("POST", documentsPath, streamedBody(64 * MiB, '[{"id":"x","title":"')),
+    expect: tooLarge,
+  },
+  {
+    id: "documents-one-over-limit",
+    proves: "limit: bytes per document (the document is refused, the rest of the batch kept)",
+    surfaces: node,
+    requests: customer(
+      "POST",
+      documentsPath,
+      JSON.stringify([
+        { id: "big", title: "x".repeat(A("documents", "[i]", "bytes")) },
+        { id: "ok-1", title: "Plain Oak Table" },
+      ]),
+    ),
+    expect: { status: 202 },
+    check: (answer) => {
+      const b = answer.body as { accepted?: number; rejected?: Array<{ id?: unknown }> };
+      return b.accepted === 1 && b.rejected?.length === 1 && b.rejected[0]?.id === "big"
+        ? null
+        : `expected one accepted and "big" rejected, got ${JSON.stringify(b).slice(0, 300)}`;
+    },
+  },
+  {
+    id: "documents-proto",
+    proves: "limit: keys named __proto__ in a document",
+    surfaces: node,
+    requests: customer("POST", documentsPath, '[{"id":"p","__proto__":{"isAdmin":true}}]'),
+    expect: invalid(/__proto__$/),
+  },
+  {
+    id: "wrong-method-admin",
+    proves: "wrong method on an admin route: JSON 405",
+    surfaces: node,
+    requests: (ctx) => [{ method: "DELETE", path: "/api/v1/admin/accounts", headers: adminHeaders(ctx) }],
+    expect: { status: 405, code: "method_not_allowed", header: "allow" },
+  },
+];
+
 /** Guessing credentials: last, since they leave this client's address blocked for a minute. */
 const THROTTLE_CASES: HostileCase[] = [
   {
@@ -284,6 +522,19 @@ const THROTTLE_CASES: HostileCase[] = [
         path: searchPath(ctx),
         headers: { "content-type": "application/json", "x-api-key": `rk_guess${i}_${"x".repeat(30)}` },
         body: JSON.stringify({ q: "chair" }),
+      })),
+    expect: throttled,
+  },
+  {
+    id: "admin-wrong-tokens",
+    proves: "finding: wrong admin bearer tokens, never slowed",
+    surfaces: node,
+    requests: () =>
+      Array.from({ length: GUESSES }, (_, i) => ({
+        method: "POST",
+        path: "/api/v1/admin/accounts",
+        headers: { "content-type": "application/json", authorization: `Bearer guess-${i}-${"w".repeat(30)}` },
+        body: '{"name":"x"}',
       })),
     expect: throttled,
   },
@@ -318,5 +569,6 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
   ...SEARCH_CASES,
   ...ROUTE_CASES,
   ...MONITOR_CASES,
+  ...API_CASES,
   ...THROTTLE_CASES,
 ];

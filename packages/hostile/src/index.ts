@@ -1,5 +1,5 @@
+export * from "./all-limits.ts";
 export * from "./cases.ts";
 export * from "./catalogue.ts";
 export * from "./limits-table.ts";
 export * from "./send.ts";
-export * from "./all-limits.ts";

@@ -8,7 +8,9 @@ export function renderLimitsTable(rows: readonly LimitRow[]): string {
     const status = r.status === 0 ? "" : `\`${r.status}\``;
     const beyond = [status, r.note ?? ""].filter((s) => s !== "").join(": ");
     const env = r.env === undefined ? "" : `\`${r.env}\``;
-    out.push(`| ${r.area} | ${r.field.replaceAll("|", "\\|")} | ${limit} | ${beyond} | ${env} |`);
+    // Fields go in code spans: `synonyms.<word>` would otherwise be read as an HTML tag.
+    const field = `\`${r.field.replaceAll("`", "'")}\``;
+    out.push(`| ${r.area} | ${field} | ${limit} | ${beyond.replaceAll("|", "\\|")} | ${env} |`);
   }
   return out.join("\n");
 }

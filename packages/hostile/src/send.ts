@@ -1,9 +1,71 @@
+import { request as httpRequest } from "node:http";
 import type { Answer, HostileRequest } from "./catalogue.ts";
 
-/** A fetch-shaped function: global fetch against a server, or Miniflare's dispatchFetch. */
+/** A fetch-shaped function: Miniflare's dispatchFetch, say. */
 export type Fetcher = (url: string, init: RequestInit) => Promise<Response>;
 
-/** Sends one hostile request to `base` and reads the answer (JSON when it parses, text otherwise). */
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text; // not JSON: the judge reports the text
+  }
+}
+
+/**
+ * Sends one hostile request over a fresh HTTP connection and reads the answer (JSON when it
+ * parses). node:http rather than fetch: a server that refuses a body early answers and closes while
+ * the client is still sending, and only a client that reads the response while writing (as curl
+ * does) sees that answer; a fresh connection keeps one case's closed socket from failing the next.
+ */
+export function sendHttp(base: string, req: HostileRequest): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(req.path, base);
+    const headers: Record<string, string> = { ...req.headers };
+    const client = httpRequest(url, { method: req.method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const h = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) {
+          if (typeof v === "string") h.set(k, v);
+          else if (Array.isArray(v)) h.set(k, v.join(", "));
+        }
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: h,
+          body: parse(Buffer.concat(chunks).toString("utf8")),
+        });
+        client.destroy();
+      });
+    });
+    // The server may close while the body is still going out; the answer already read is what counts.
+    client.on("error", (err) => reject(err));
+    const body = req.body;
+    if (body === undefined) {
+      client.end();
+      return;
+    }
+    if (typeof body === "string") {
+      client.end(body);
+      return;
+    }
+    const reader = body().getReader();
+    const pump = async (): Promise<void> => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done || client.destroyed) break;
+        if (!client.write(value)) await new Promise((r) => client.once("drain", r));
+        if (client.destroyed) break;
+      }
+      await reader.cancel().catch(() => undefined);
+      if (!client.destroyed) client.end();
+    };
+    pump().catch(() => undefined);
+  });
+}
+
+/** Sends one hostile request through `fetcher` (an in-process runtime such as Miniflare). */
 export async function send(fetcher: Fetcher, base: string, req: HostileRequest): Promise<Answer> {
   const body = typeof req.body === "function" ? req.body() : req.body;
   const init: RequestInit & { duplex?: "half" } = { method: req.method, headers: req.headers };
@@ -13,12 +75,5 @@ export async function send(fetcher: Fetcher, base: string, req: HostileRequest):
     if (typeof body !== "string") init.duplex = "half";
   }
   const res = await fetcher(base + req.path, init);
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // not JSON: the judge reports the text
-  }
-  return { status: res.status, headers: res.headers, body: parsed };
+  return { status: res.status, headers: res.headers, body: parse(await res.text()) };
 }

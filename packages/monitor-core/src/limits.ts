@@ -118,10 +118,9 @@ export const MONITOR_LIMITS: LimitRow[] = [
     area: "monitor",
     field: "expected_interval_minutes",
     limit: MAX_REGISTRY_MINUTES,
-    // LimitRow has no "minutes" unit; the note says what the number counts.
-    unit: "items",
+    unit: "minutes",
     status: 422,
-    note: "minutes (one year), a positive integer; the same bound for freshness_threshold_minutes",
+    note: "one year, a positive integer; the same bound for freshness_threshold_minutes",
   },
   {
     area: "monitor",

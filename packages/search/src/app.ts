@@ -46,9 +46,12 @@ export interface SearchAppDeps {
   modelMaxBytes?: number;
   /** Counts failed authentications and answers 429 to a client over its budget. Default: a new one. */
   authThrottle?: AuthThrottle;
-  /** How the throttle tells clients apart. Default `headerClientAddress` (cf-connecting-ip, x-real-ip). */
+  /** How the throttle tells clients apart. Default `headerClientAddress` (CF-Connecting-IP, set by Cloudflare). */
   clientAddress?: ClientAddress;
 }
+
+/** Longest x-api-key looked up at all (real keys are 46 characters). */
+const MAX_API_KEY_CHARS = 512;
 
 export const SEARCH_PATH = "/api/v1/indexes/:index/search";
 /** The response header that names the model behind `relevanceScore`. */
@@ -98,17 +101,19 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
    */
   async function authenticate(c: Context): Promise<string> {
     const apiKey = c.req.header("x-api-key");
-    const address = clientAddress(c);
-    throttle.check(address, apiKey);
     if (apiKey === undefined || apiKey === "") {
-      throttle.failed(address, apiKey);
+      // No key is no guess: answered 401 without counting.
       throw new ApiError(401, "unauthorized", "the x-api-key header is required");
     }
-    const text = await readKv(apiKeyCopyKey(await apiKeyHash(apiKey)), "API key", {});
-    if (text === null) {
-      throttle.failed(address, apiKey);
-      throw new ApiError(401, "unauthorized", "the API key is not valid");
-    }
+    // Real keys are 46 characters; a longer header is a wrong key, not worth hashing.
+    const text =
+      apiKey.length > MAX_API_KEY_CHARS
+        ? null
+        : await readKv(apiKeyCopyKey(await apiKeyHash(apiKey)), "API key", {});
+    // After the lookup, so a key that already worked from this address keeps working while guesses
+    // from it are refused (AuthThrottle.verdict).
+    throttle.verdict(clientAddress(c), apiKey, text !== null);
+    if (text === null) throw new ApiError(401, "unauthorized", "the API key is not valid");
     const copy = parseApiKeyCopy(text);
     if (!copy.ok) {
       log.error("API key copy is malformed", { problem: formatIssues(copy.errors) });

@@ -150,7 +150,7 @@ export const SEARCH_LIMITS: LimitRow[] = [
     limit: AUTH_FAILURES_PER_ADDRESS,
     unit: "per minute",
     status: 429,
-    note: "failed authentications per client address; 429 with Retry-After until the minute ends, before any key lookup",
+    note: "failed authentications per client address; then 429 with Retry-After until the minute ends, except for a key that already worked from that address",
   },
   {
     area: "search",
