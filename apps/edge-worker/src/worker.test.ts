@@ -10,11 +10,10 @@ import {
 } from "@relevance/search/meilisearch/test-support";
 import { artifactText, putApiKey, putSettings } from "@relevance/search/test-support";
 import { type KvNamespaceBinding, WorkersKv } from "@relevance/settings/workers-kv";
-import { build } from "esbuild";
-import { Miniflare } from "miniflare";
+import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleWorker, startWorker } from "./test-support.ts";
 
-const ENTRY = fileURLToPath(new URL("./worker.ts", import.meta.url));
 const ACCOUNT = "acct_0123456789ab";
 const API_KEY = "rk_worker_test_key";
 const MODEL = `${ACCOUNT}:products:v1`;
@@ -25,25 +24,14 @@ let bundle: string;
 
 beforeAll(async () => {
   meili = await startMeilisearchDouble();
-  const out = await build({
-    entryPoints: [ENTRY],
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    mainFields: ["module", "main"],
-    conditions: ["worker", "browser"],
-    write: false,
-    logLevel: "silent",
+  bundle = await bundleWorker();
+  const started = await startWorker(bundle, {
+    MEILISEARCH_URL: meili.url,
+    MEILISEARCH_API_KEY: MASTER_KEY,
+    KV_TIMEOUT_MS: "1000",
   });
-  bundle = out.outputFiles[0]?.text ?? "";
-  mf = new Miniflare({
-    modules: true,
-    script: bundle,
-    compatibilityDate: "2025-01-01",
-    kvNamespaces: ["KV"],
-    bindings: { MEILISEARCH_URL: meili.url, MEILISEARCH_API_KEY: MASTER_KEY, KV_TIMEOUT_MS: "1000" },
-  });
-  const kv = new WorkersKv((await mf.getKVNamespace("KV")) as unknown as KvNamespaceBinding);
+  mf = started.mf;
+  const kv = started.kv;
   await putApiKey(kv, API_KEY, ACCOUNT);
   const config = { model_id: MODEL, title_field: "title", tags_field: "tags" };
   await putSettings(kv, ACCOUNT, "products", { relevance_trigger_config: config });
@@ -196,20 +184,15 @@ describe("MODEL_CACHE_MB in the Worker", () => {
   let small: Miniflare;
 
   beforeAll(async () => {
-    small = new Miniflare({
-      modules: true,
-      script: bundle,
-      compatibilityDate: "2025-01-01",
-      kvNamespaces: ["KV"],
-      // About 10 KB: less than the fixture model is estimated to cost, so it is never kept.
-      bindings: {
-        MEILISEARCH_URL: meili.url,
-        MEILISEARCH_API_KEY: MASTER_KEY,
-        KV_TIMEOUT_MS: "1000",
-        MODEL_CACHE_MB: "0.01",
-      },
+    // About 10 KB: less than the fixture model is estimated to cost, so it is never kept.
+    const started = await startWorker(bundle, {
+      MEILISEARCH_URL: meili.url,
+      MEILISEARCH_API_KEY: MASTER_KEY,
+      KV_TIMEOUT_MS: "1000",
+      MODEL_CACHE_MB: "0.01",
     });
-    const kv = new WorkersKv((await small.getKVNamespace("KV")) as unknown as KvNamespaceBinding);
+    small = started.mf;
+    const kv = started.kv;
     await putApiKey(kv, API_KEY, ACCOUNT);
     await putSettings(kv, ACCOUNT, "products", {
       relevance_trigger_config: { model_id: MODEL, title_field: "title", tags_field: "tags" },
