@@ -1,7 +1,6 @@
 // The Worker bundle in real workerd (Miniflare): the esbuild bundle of src/worker.ts, a real KV
 // namespace, and a LOCAL DOUBLE of the Meilisearch API as the search backend (Meilisearch itself is
 // not available here).
-import { fileURLToPath } from "node:url";
 import { clampScore, computeFeaturesV1, loadArtifact } from "@relevance/core";
 import {
   MASTER_KEY,
@@ -9,7 +8,6 @@ import {
   startMeilisearchDouble,
 } from "@relevance/search/meilisearch/test-support";
 import { artifactText, putApiKey, putSettings } from "@relevance/search/test-support";
-import { type KvNamespaceBinding, WorkersKv } from "@relevance/settings/workers-kv";
 import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleWorker, startWorker } from "./test-support.ts";
