@@ -45,8 +45,14 @@ import { Hono } from "hono";
 import { secureDataDir } from "./data-dir.ts";
 import type { LocalConfig } from "./env.ts";
 
-/** The peer of the TCP connection (X-Forwarded-For is read on top of it only with TRUST_PROXY=1). */
-const nodeClientAddress: ClientAddress = (c) => getConnInfo(c).remote.address ?? "unknown";
+/**
+ * The peer of the TCP connection (X-Forwarded-For is read on top of it only with TRUST_PROXY=1).
+ * Calls made in-process (`app.request`, the demo seeding) have no connection.
+ */
+const nodeClientAddress: ClientAddress = (c) =>
+  (c.env as { incoming?: unknown } | undefined)?.incoming === undefined
+    ? "in-process"
+    : (getConnInfo(c).remote.address ?? "unknown");
 
 export interface Stack {
   url: string;

@@ -21,11 +21,11 @@ function parse(text: string): unknown {
 export function sendHttp(base: string, req: HostileRequest): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const url = new URL(req.path, base);
-    const headers: Record<string, string> = { ...req.headers };
-    const client = httpRequest(url, { method: req.method, headers, agent: false }, (res) => {
+    let responded = false;
+    const client = httpRequest(url, { method: req.method, headers: req.headers, agent: false }, (res) => {
+      responded = true;
       const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
+      const done = () => {
         const h = new Headers();
         for (const [k, v] of Object.entries(res.headers)) {
           if (typeof v === "string") h.set(k, v);
@@ -37,10 +37,15 @@ export function sendHttp(base: string, req: HostileRequest): Promise<Answer> {
           body: parse(Buffer.concat(chunks).toString("utf8")),
         });
         client.destroy();
-      });
+      };
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", done);
+      // A connection reset after the answer began: what was read is the answer.
+      res.on("error", done);
     });
-    // The server may close while the body is still going out; the answer already read is what counts.
-    client.on("error", (err) => reject(err));
+    client.on("error", (err) => {
+      if (!responded) reject(err);
+    });
     const body = req.body;
     if (body === undefined) {
       client.end();
@@ -50,13 +55,13 @@ export function sendHttp(base: string, req: HostileRequest): Promise<Answer> {
       client.end(body);
       return;
     }
+    // Like curl: stop sending once the server has answered (it refused the body early).
     const reader = body().getReader();
     const pump = async (): Promise<void> => {
-      for (;;) {
+      while (!responded && !client.destroyed) {
         const { done, value } = await reader.read();
-        if (done || client.destroyed) break;
+        if (done) break;
         if (!client.write(value)) await new Promise((r) => client.once("drain", r));
-        if (client.destroyed) break;
       }
       await reader.cancel().catch(() => undefined);
       if (!client.destroyed) client.end();

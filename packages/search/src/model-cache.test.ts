@@ -87,9 +87,9 @@ describe("ModelCache", () => {
   it("refuses a model that alone costs more than the bound, and remembers that so it is not re-parsed", async () => {
     const { kv, cache } = await setup({ maxBytes: BYTES - 1 });
     const found = await cache.get(A);
-    expect(found.status).toBe("malformed");
-    expect(found.status === "malformed" && found.problem).toMatch(/MODEL_CACHE_MB/);
-    expect((await cache.get(A)).status).toBe("malformed");
+    expect(found.status).toBe("too_large");
+    expect(found.status === "too_large" && found.problem).toMatch(/MODEL_CACHE_MB/);
+    expect((await cache.get(A)).status).toBe("too_large");
     expect(kv.reads).toHaveLength(1);
     expect(cache.stats()).toMatchObject({ entries: 0, bytes: 0 });
   });

@@ -35,6 +35,8 @@ export type ModelLookup =
   | { status: "missing" }
   /** The artifact does not load (remembered for the negative-cache window). */
   | { status: "malformed"; problem: string }
+  /** It loads, but its compiled model would cost more than the whole cache (MODEL_CACHE_MB); remembered. */
+  | { status: "too_large"; problem: string }
   /** KV failed or did not answer in time (not remembered: the next search tries again). */
   | { status: "kv_error"; problem: string };
 
@@ -82,7 +84,7 @@ export const MAX_NEGATIVE_TTL_MS = 60_000;
 export const DEFAULT_KV_TIMEOUT_MS = 50;
 const MAX_NEGATIVE_ENTRIES = 10_000;
 
-type Negative = { status: "missing" } | { status: "malformed"; problem: string };
+type Negative = { status: "missing" } | { status: "malformed" | "too_large"; problem: string };
 
 /** What a compiled model is estimated to cost while cached: its arrays plus a fixed overhead. */
 export function estimateModelBytes(model: CompiledModel): number {
@@ -144,7 +146,7 @@ export class ModelCache {
         return Promise.resolve(
           negative.status === "missing"
             ? { status: "missing" }
-            : { status: "malformed", problem: negative.problem },
+            : { status: negative.status, problem: negative.problem },
         );
       }
       this.negative.delete(modelId);
@@ -196,7 +198,7 @@ export class ModelCache {
     if (estimatedBytes > this.maxBytes) {
       // Serving it uncached would re-read and re-parse it on every search: refuse it instead.
       return this.remember(modelId, {
-        status: "malformed",
+        status: "too_large",
         problem: `the compiled model would take about ${mib(estimatedBytes)}, above the model cache's ${mib(this.maxBytes)} (MODEL_CACHE_MB)`,
       });
     }

@@ -90,6 +90,14 @@ export class RelevanceScorer implements Scorer {
             problem: found.problem,
           });
           return null;
+        case "too_large":
+          this.emit("error", "relevance model is too large for the model cache", "too_large", {
+            account,
+            index,
+            modelId,
+            problem: found.problem,
+          });
+          return null;
         case "kv_error":
           this.emit("error", "relevance model artifact could not be read", "kv", {
             account,
