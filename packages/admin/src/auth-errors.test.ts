@@ -154,6 +154,7 @@ describe("error bodies", () => {
         throw new TypeError("cannot read properties of undefined (reading 'n')");
       },
       list: async () => [],
+      listJson: async function* () {},
       deleteIndex: async () => {},
       revision: async () => 0,
     };

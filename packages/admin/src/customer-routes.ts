@@ -7,6 +7,7 @@ import {
   type TableItem,
 } from "@relevance/settings";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { stream } from "hono/streaming";
 import { z } from "zod";
 import { authGuard, type CustomerEnv, customerAuth } from "./auth.ts";
 import { parseWith, readJson } from "./body.ts";
@@ -176,11 +177,19 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
     const index = await documentIndex(c);
     const { offset, limit } = parseWith(Page, c.req.query(), "the query is invalid");
     const name = recordName(index);
-    const [results, total] = await Promise.all([
-      documents.list(account(c), name, offset, limit),
-      documents.count(account(c), name),
-    ]);
-    return c.json({ results, offset, limit, total });
+    const total = await documents.count(account(c), name);
+    // Streamed a few documents at a time: a page of a thousand 100 KiB documents is 100 MB, which
+    // must never sit in memory at once (docs/limits.md).
+    c.header("Content-Type", "application/json");
+    return stream(c, async (out) => {
+      await out.write('{"results":[');
+      let first = true;
+      for await (const json of documents.listJson(account(c), name, offset, limit)) {
+        await out.write(first ? json : `,${json}`);
+        first = false;
+      }
+      await out.write(`],"offset":${offset},"limit":${limit},"total":${total}}`);
+    });
   });
 
   app.get(`${CUSTOMER_BASE}/indexes/:name/settings`, async (c) => {

@@ -223,7 +223,7 @@ export function adminLimitRows(body: BodyLimits = DEFAULT_BODY_LIMITS): LimitRow
       limit: MAX_PAGE_LIMIT,
       unit: "items",
       status: 422,
-      note: "GET /api/v1/indexes/{name}/documents",
+      note: "GET /api/v1/indexes/{name}/documents; the page is streamed a few documents at a time, never held whole",
     },
     ...settingsList("searchableAttributes"),
     ...settingsList("displayedAttributes"),

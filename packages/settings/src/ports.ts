@@ -89,6 +89,11 @@ export interface DocumentStore {
   count(accountId: string, index: string): Promise<number>;
   /** Documents in primary-key order. */
   list(accountId: string, index: string, offset: number, limit: number): Promise<Document[]>;
+  /**
+   * The same page as `list`, each document as its stored JSON text, read a few at a time: a page of
+   * a thousand large documents is never held whole (the customer GET streams it).
+   */
+  listJson(accountId: string, index: string, offset: number, limit: number): AsyncIterable<string>;
   deleteIndex(accountId: string, index: string): Promise<void>;
   /** Increases with every change to the index's documents (in the same transaction); 0 when never written. */
   revision(accountId: string, index: string): Promise<number>;

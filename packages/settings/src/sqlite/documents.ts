@@ -17,6 +17,8 @@ export class SqliteDocumentStore implements DocumentStore {
   private readonly upsertStmt: StatementSync;
   private readonly countStmt: StatementSync;
   private readonly listStmt: StatementSync;
+  private readonly listFirstStmt: StatementSync;
+  private readonly listAfterStmt: StatementSync;
   private readonly deleteStmt: StatementSync;
   private readonly bumpStmt: StatementSync;
   private readonly revisionStmt: StatementSync;
@@ -37,6 +39,12 @@ export class SqliteDocumentStore implements DocumentStore {
     this.countStmt = db.prepare("SELECT COUNT(*) AS n FROM documents WHERE account = ? AND index_name = ?");
     this.listStmt = db.prepare(
       "SELECT body FROM documents WHERE account = ? AND index_name = ? ORDER BY doc_id LIMIT ? OFFSET ?",
+    );
+    this.listFirstStmt = db.prepare(
+      "SELECT doc_id, body FROM documents WHERE account = ? AND index_name = ? ORDER BY doc_id LIMIT ? OFFSET ?",
+    );
+    this.listAfterStmt = db.prepare(
+      "SELECT doc_id, body FROM documents WHERE account = ? AND index_name = ? AND doc_id > ? ORDER BY doc_id LIMIT ?",
     );
     this.deleteStmt = db.prepare("DELETE FROM documents WHERE account = ? AND index_name = ?");
     this.bumpStmt = db.prepare(
@@ -73,6 +81,24 @@ export class SqliteDocumentStore implements DocumentStore {
   async list(account: string, index: string, offset: number, limit: number): Promise<Document[]> {
     const rows = this.listStmt.all(account, index, limit, offset) as { body: string }[];
     return rows.map((row) => JSON.parse(row.body) as Document);
+  }
+
+  /**
+   * Batches of at most 16 rows, each batch a finished statement (no cursor stays open between
+   * yields, when writes may come): the first by OFFSET, each next one after the last id seen.
+   */
+  async *listJson(account: string, index: string, offset: number, limit: number): AsyncIterable<string> {
+    const BATCH = 16;
+    type Row = { doc_id: string; body: string };
+    let left = limit;
+    let rows = this.listFirstStmt.all(account, index, Math.min(BATCH, left), offset) as Row[];
+    while (rows.length > 0) {
+      for (const row of rows) yield row.body;
+      left -= rows.length;
+      const last = rows.at(-1) as Row;
+      if (rows.length < BATCH || left <= 0) return;
+      rows = this.listAfterStmt.all(account, index, last.doc_id, Math.min(BATCH, left)) as Row[];
+    }
   }
 
   /** Deletes the index's documents; when there were any, increments its revision in the same transaction. */
