@@ -73,8 +73,10 @@ export class ChangeTailer {
             error: outcome.error,
           });
         }
-        await this.source.commit(change.sequence);
+        // Reported before the cursor moves: a crash in between exports the change again (harmless,
+        // exports are idempotent), while the other order could lose the report of a committed one.
         this.options.onExported?.(change, outcome);
+        await this.source.commit(change.sequence);
         processed++;
       }
     }
