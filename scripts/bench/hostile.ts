@@ -3,7 +3,6 @@
 // request the CPU the server spent (all its threads, from /proc/<pid>/task/*/schedstat, in ns) and
 // how much its resident memory grew, beside the targets: ≤ 50 ms CPU and ≤ 20 MB per request, and a
 // normal search's p50 after the catalogue within 10 % of before. Targets are reported, never asserted.
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
@@ -16,6 +15,7 @@ import {
   judge,
   sendHttp,
 } from "../../packages/hostile/src/index.ts";
+import { rssMiB, startLocalStack } from "./local-stack.ts";
 import { percentile, printMissed, printTargetTable, type TargetRow } from "./report.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -24,39 +24,6 @@ const MONITOR_TOKEN = "bench-monitor-token-0123456789";
 const CPU_TARGET_MS = 50;
 const RSS_TARGET_MB = 20;
 const P50_TARGET = 0.1;
-
-async function startChild(
-  dataDir: string,
-  extraEnv: Record<string, string> = {},
-): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    ["--disable-warning=ExperimentalWarning", join(ROOT, "apps/local/src/main.ts")],
-    {
-      env: {
-        ...process.env,
-        PORT: "0",
-        DATA_DIR: dataDir,
-        ADMIN_TOKEN,
-        MONITOR_TOKEN,
-        DEMO: "0",
-        ...extraEnv,
-      },
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let buffer = "";
-    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-      buffer += chunk;
-      const match = /"message":"listening","url":"([^"]+)"/.exec(buffer);
-      if (match) resolve(match[1] as string);
-    });
-    child.once("exit", (code) => reject(new Error(`stack exited with ${code}`)));
-  });
-  child.stdout?.resume();
-  return { child, url };
-}
 
 /** CPU time of every thread of `pid`, in milliseconds (schedstat's first field is ns on the CPU). */
 function cpuMs(pid: number): number {
@@ -71,10 +38,7 @@ function cpuMs(pid: number): number {
   return ns / 1e6;
 }
 
-function rssMB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) / 1024;
-}
+const rssMB = rssMiB;
 
 async function call(
   url: string,
@@ -93,7 +57,7 @@ async function call(
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(os.tmpdir(), "bench-hostile-"));
-  const { child, url } = await startChild(dataDir);
+  const { child, url } = await startLocalStack(dataDir, { ADMIN_TOKEN, MONITOR_TOKEN });
   const pid = child.pid as number;
   const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
   const account = await call(url, "POST", "/api/v1/admin/accounts", { name: "Hostile bench" }, admin);
@@ -182,7 +146,11 @@ async function main(): Promise<void> {
   // The over-limit documents upload costs what the limit lets in (it is read up to the limit before
   // it can be refused): the same case against a stack with a 4 MiB documents limit.
   const smallDir = mkdtempSync(join(os.tmpdir(), "bench-hostile-4mib-"));
-  const small = await startChild(smallDir, { MAX_DOCUMENTS_BODY_BYTES: String(4 * 1024 * 1024) });
+  const small = await startLocalStack(smallDir, {
+    ADMIN_TOKEN,
+    MONITOR_TOKEN,
+    MAX_DOCUMENTS_BODY_BYTES: String(4 * 1024 * 1024),
+  });
   const smallAccount = await call(small.url, "POST", "/api/v1/admin/accounts", { name: "4 MiB" }, admin);
   const smallCtx = { ...ctx, apiKey: smallAccount.body.apiKey as string };
   await call(small.url, "POST", "/api/v1/indexes", { name: ctx.index }, { "x-api-key": smallCtx.apiKey });

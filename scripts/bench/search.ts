@@ -2,7 +2,6 @@
 // index, the first scored request after a model appears, throughput of the embedded stack, and
 // memory with 100 cached models. The stack runs as a real child process (`npm start`'s entry); this
 // process is the load generator on loopback. Targets are reported, never asserted.
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
@@ -11,6 +10,7 @@ import { buildArtifact, importXgboost, modelKey } from "../../packages/relevance
 import { mulberry32 } from "../../packages/relevance-core/src/test-support/prng.ts";
 import { RelevanceScorer } from "../../packages/search/src/index.ts";
 import { openDatabase, SqliteKv } from "../../packages/settings/src/sqlite/index.ts";
+import { rssMiB, startLocalStack } from "./local-stack.ts";
 import { percentile, printTargetTable } from "./report.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -27,33 +27,6 @@ const p99 = (xs: number[]) =>
     [...xs].sort((a, b) => a - b),
     99,
   );
-
-async function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    ["--disable-warning=ExperimentalWarning", join(ROOT, "apps/local/src/main.ts")],
-    {
-      env: { ...process.env, PORT: "0", DATA_DIR: dataDir, ADMIN_TOKEN, DEMO: "0" },
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let buffer = "";
-    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-      buffer += chunk;
-      const match = /"message":"listening","url":"([^"]+)"/.exec(buffer);
-      if (match) resolve(match[1] as string);
-    });
-    child.once("exit", (code) => reject(new Error(`stack exited with ${code}`)));
-  });
-  child.stdout?.resume();
-  return { child, url };
-}
-
-function rssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) / 1024;
-}
 
 const WORDS = {
   adjective:
@@ -83,7 +56,7 @@ function catalog(count: number): Record<string, unknown>[] {
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(os.tmpdir(), "bench-search-"));
-  const { child, url } = await startChild(dataDir);
+  const { child, url } = await startLocalStack(dataDir, { ADMIN_TOKEN });
   const call = async (method: string, path: string, body: unknown, headers: Record<string, string>) => {
     const res = await fetch(url + path, {
       method,

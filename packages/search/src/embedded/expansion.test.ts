@@ -1,6 +1,8 @@
 // The embedded engine expands query words itself (expandWord, searchWords) so that each word's
 // typo and prefix matching is bounded. Within the bounds it must rank exactly as MiniSearch's own
 // expansion did; beyond them, work must not grow with the word, the vocabulary or the query.
+
+import { growth } from "@relevance/core/test-support/growth";
 import type { Document } from "@relevance/settings";
 import fc from "fast-check";
 import MiniSearch from "minisearch";
@@ -8,7 +10,6 @@ import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../../settings/src/sqlite/database.ts";
 import { SqliteDocumentStore } from "../../../settings/src/sqlite/documents.ts";
 import { MAX_EXPANSIONS_PER_WORD, MAX_PREFIX_SCAN, MAX_QUERY_WORDS } from "../limits.ts";
-import { growth } from "../test-support/growth.ts";
 import { EmbeddedRetrieval, expandWord, searchWords, UNBOUNDED_SEARCH_OPTIONS } from "./engine.ts";
 
 function index(titles: string[]): MiniSearch<Document> {
