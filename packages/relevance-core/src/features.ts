@@ -1,5 +1,5 @@
 import { TokenIds } from "./token-ids.ts";
-import { tokenize } from "./tokenize.ts";
+import { hasAnyToken, IN_PLACE_MAX_TOKENS, tokenize } from "./tokenize.ts";
 
 /** Feature set v1 in its canonical order (spec §4). Models may use any subset in any order. */
 export const FEATURE_SET_V1 = [
@@ -70,10 +70,11 @@ export function computeFeaturesV1(
   // The query's distinct tokens are interned first, so they get ids 0 .. qSize-1 and
   // "token is in Q" becomes "id < qSize". (Sized for about 6 new tokens per title; it grows.)
   const vocab = new TokenIds(6 * k + 8);
-  let qSize = 0;
+  const queryTokens: string[] = [];
   for (const token of tokenize(input.query)) {
-    if (vocab.add(token) === qSize) qSize++;
+    if (vocab.add(token) === queryTokens.length) queryTokens.push(token);
   }
+  const qSize = queryTokens.length;
 
   out[0] = qSize;
   out[1] = k;
@@ -115,22 +116,25 @@ export function computeFeaturesV1(
   let matching = 0;
   let tagCount = 0;
   if (tagsField !== null) {
-    // "A tag shares a token with the query" is "a token of the tag has an id below qSize": one
-    // hash lookup per tag token, never a comparison with every query token (which made this part
-    // cost tags x query words).
+    // A few query tokens are compared in place (the common case, and the fastest); past that, "a tag
+    // shares a token with the query" is "a token of the tag has an id below qSize": one hash lookup
+    // per tag token, so this part never costs tags x query words.
     const scratch: number[] = [];
+    const fewQueryTokens = qSize <= IN_PLACE_MAX_TOKENS;
+    const sharesQueryToken = (tag: string) =>
+      fewQueryTokens ? hasAnyToken(tag, queryTokens) : vocab.hasTokenBelow(tag, qSize, scratch);
     for (const hit of hits) {
       const value = fieldOf(hit, tagsField);
       // Tags are an array of strings (non-strings ignored), or a single string as one tag.
       if (typeof value === "string") {
         tagCount++;
-        if (vocab.hasTokenBelow(value, qSize, scratch)) matching++;
+        if (sharesQueryToken(value)) matching++;
       } else if (Array.isArray(value)) {
         let matched = false;
         for (const tag of value) {
           if (typeof tag !== "string") continue;
           tagCount++;
-          if (!matched) matched = vocab.hasTokenBelow(tag, qSize, scratch);
+          if (!matched) matched = sharesQueryToken(tag);
         }
         if (matched) matching++;
       }

@@ -102,7 +102,7 @@ export function tokenize(text: string): string[] {
 }
 
 /** Up to this many tokens, hasAnyToken compares in place; beyond, it looks tokens up in a Set. */
-const IN_PLACE_MAX_TOKENS = 8;
+export const IN_PLACE_MAX_TOKENS = 8;
 
 /**
  * Whether some token of `text` is in `tokens` (a list of tokens, as tokenize returns them): the
