@@ -159,15 +159,21 @@ async function main(): Promise<void> {
     const smallPid = small.child.pid as number;
     const [req] = docsCase.requests(smallCtx);
     if (req !== undefined) {
-      await sendHttp(small.url, req); // warm the route once
-      const rss0 = rssMB(smallPid);
-      const cpu0 = cpuMs(smallPid);
-      const answer = await sendHttp(small.url, req);
-      const cpu = cpuMs(smallPid) - cpu0;
-      const grew = rssMB(smallPid) - rss0;
+      // Steady state: two uploads warm the route, then the median of five, each after a pause that
+      // lets the server finish draining the previous one.
+      const runs: Array<{ cpu: number; grew: number; answer: Answer }> = [];
+      for (let i = 0; i < 7; i++) {
+        await new Promise((r) => setTimeout(r, 700));
+        const rss0 = rssMB(smallPid);
+        const cpu0 = cpuMs(smallPid);
+        const answer = await sendHttp(small.url, req);
+        if (i >= 2) runs.push({ cpu: cpuMs(smallPid) - cpu0, grew: rssMB(smallPid) - rss0, answer });
+      }
+      runs.sort((a, b) => a.cpu - b.cpu);
+      const { cpu, grew, answer } = runs[2] as (typeof runs)[number];
       const ok = cpu <= CPU_TARGET_MS && grew <= RSS_TARGET_MB && judge(docsCase, answer) === null;
       rows.splice(rows.length - 1, 0, [
-        "documents-body-too-large, MAX_DOCUMENTS_BODY_BYTES=4 MiB",
+        "documents-body-too-large, MAX_DOCUMENTS_BODY_BYTES=4 MiB (median of 5)",
         `${answer.status}  ${cpu.toFixed(1)} ms  ${grew >= 0 ? "+" : ""}${grew.toFixed(1)} MB`,
         `≤ ${CPU_TARGET_MS} ms, ≤ ${RSS_TARGET_MB} MB`,
         ok ? "ok" : "MISSED",
