@@ -42,6 +42,7 @@ import {
 import { createMonitorApp } from "@svcmon/monitor/api";
 import { createChannels } from "@svcmon/notify";
 import { Hono } from "hono";
+import { answerClientError } from "./client-error.ts";
 import { secureDataDir } from "./data-dir.ts";
 import type { LocalConfig } from "./env.ts";
 
@@ -292,6 +293,7 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
   });
+  server.on("clientError", answerClientError);
   const address = server.address() as AddressInfo;
   const url = `http://${config.host}:${address.port}`;
 

@@ -200,6 +200,28 @@ const ROUTE_CASES: HostileCase[] = [
     expect: { status: 405, code: "method_not_allowed", header: "allow" },
   },
   {
+    id: "headers-too-large",
+    proves: "request headers over Node's 16 KiB: JSON 431, not Node's plain answer",
+    surfaces: node,
+    requests: (ctx) => [
+      {
+        method: "GET",
+        path: `/api/v1/indexes/${ctx.index}`,
+        headers: { "x-api-key": ctx.apiKey, "x-pad": "p".repeat(20_000) },
+      },
+    ],
+    expect: { status: 431, code: "headers_too_large" },
+  },
+  {
+    id: "malformed-header",
+    proves: "a request Node's parser refuses: JSON 400",
+    surfaces: node,
+    requests: (ctx) => [
+      { method: "GET", path: `/api/v1/indexes/${ctx.index}`, headers: { "x bad header": "1" } },
+    ],
+    expect: { status: 400, code: "bad_request" },
+  },
+  {
     id: "wrong-method-monitor",
     proves: "wrong method on a monitor route: JSON 405",
     surfaces: node,

@@ -31,6 +31,14 @@ export const HTTP_LIMITS: readonly LimitRow[] = [
   },
   {
     area: "every route",
+    field: "headers",
+    limit: 16 * 1024,
+    unit: "bytes",
+    status: 431,
+    note: "all request headers together, Node's own parser limit (npm start); a request the parser refuses gets the JSON 400; on Lambda and Workers the platform's own limits apply first",
+  },
+  {
+    area: "every route",
     field: "failed-authentication throttle state",
     limit: 10_000,
     unit: "items",

@@ -120,6 +120,11 @@ export function expandWord(index: TermIndex, word: string, last: boolean): Map<s
       candidates.set(term, (FUZZY_WEIGHT * term.length) / (term.length + distance));
     }
   }
+  if (candidates.size <= MAX_EXPANSIONS_PER_WORD) {
+    // The usual case: everything is kept, no ranking needed.
+    for (const [term, weight] of candidates) terms.set(term, weight);
+    return terms;
+  }
   const kept = [...candidates].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   for (const [term, weight] of kept.slice(0, MAX_EXPANSIONS_PER_WORD)) terms.set(term, weight);
   return terms;
@@ -162,6 +167,11 @@ export function searchWords(
       wordsOf.set(term, set);
     }
   });
+  if (words.length === 1) {
+    // One query word: every result matched it once, whatever terms it matched through.
+    for (const result of results) result.score /= Math.max(1, result.queryTerms.length);
+    return results;
+  }
   for (const result of results) {
     const matched = new Set<string>();
     for (const term of result.queryTerms) for (const word of wordsOf.get(term) ?? []) matched.add(word);
