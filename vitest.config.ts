@@ -6,5 +6,8 @@ export default defineConfig({
     // chDB (monitor) crashes under worker threads; forks keep every test file in its own process.
     pool: "forks",
     testTimeout: 30_000,
+    // Setup that synthesizes CDK stacks, bundles the Worker or starts the stack can take longer than
+    // vitest's default 10 s on a busy 2-vCPU machine.
+    hookTimeout: 60_000,
   },
 });
