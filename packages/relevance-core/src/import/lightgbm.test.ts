@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { compileModel } from "../artifact/compile.ts";
 import { formatIssues } from "../result.ts";
 import { FIXTURES } from "../test-support/fixtures.ts";
+import { nextFloat64 } from "../test-support/float.ts";
 import { importLightgbm } from "./lightgbm.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests reshape LightGBM's JSON freely.
@@ -131,6 +132,33 @@ describe("LightGBM split semantics (hand-made dumps following LightGBM's Numeric
     expect(right.predict([1e-36])).toBe(20);
     expect(right.predict([Number.NaN])).toBe(20);
     expect(right.predict([1e-30])).toBe(10);
+  });
+
+  it("missing_type Zero: zero is |x| <= kZeroThreshold, the float32 1e-35f (1.0000000180025095e-35)", () => {
+    const kzt = Math.fround(1e-35);
+    expect(kzt).toBe(1.0000000180025095e-35);
+    const right = compileModel(imported(oneSplit("Zero", false)));
+    for (const zero of [kzt, -kzt, 1e-35, -1e-35, Number.MIN_VALUE, -0])
+      expect(right.predict([zero])).toBe(20);
+    expect(right.predict([nextFloat64(kzt)])).toBe(10);
+    expect(right.predict([nextFloat64(-kzt, true)])).toBe(10);
+    const left = compileModel(imported(oneSplit("Zero", true)));
+    expect(left.predict([kzt])).toBe(10);
+    expect(left.predict([2])).toBe(20);
+  });
+
+  it("whatever the missing type, |x| <= kZeroThreshold reads as 0 (LightGBM's dense rows drop it)", () => {
+    // c_api.cpp RowPairFunctionFromDenseMatrix keeps only |x| > kZeroThreshold; the rest is 0.0.
+    const kzt = Math.fround(1e-35);
+    for (const missing of ["None", "NaN"]) {
+      const doc = oneSplit(missing, true);
+      doc.tree_info[0].tree_structure.threshold = -kzt;
+      const m = compileModel(imported(doc));
+      expect(m.predict([-kzt])).toBe(20); // 0 > -kzt, although -kzt <= -kzt
+      expect(m.predict([nextFloat64(-kzt, true)])).toBe(10);
+      doc.tree_info[0].tree_structure.threshold = -5e-36;
+      expect(compileModel(imported(doc)).predict([-6e-36])).toBe(20);
+    }
   });
 
   it("average_output divides the sum of the trees by their number", () => {
