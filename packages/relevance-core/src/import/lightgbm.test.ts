@@ -171,14 +171,30 @@ describe("LightGBM split semantics (hand-made dumps following LightGBM's Numeric
   });
 
   it("applies the objective's transform: sigmoid with its parameter, exp for poisson", () => {
-    expect(compileModel(imported(oneSplit("None", false), "binary sigmoid:0.5")).predict([0])).toBeCloseTo(
+    // Given by hand for a dump that does not name its objective (as LightGBM 2.x dumps).
+    const unnamed = (): Json => {
+      const doc = oneSplit("None", false);
+      delete doc.objective;
+      return doc;
+    };
+    expect(compileModel(imported(unnamed(), "binary sigmoid:0.5")).predict([0])).toBeCloseTo(
       1 / (1 + Math.exp(-5)),
       15,
     );
-    expect(compileModel(imported(oneSplit("None", false), "poisson")).predict([0])).toBeCloseTo(
-      Math.exp(10),
-      6,
+    expect(compileModel(imported(unnamed(), "poisson")).predict([0])).toBeCloseTo(Math.exp(10), 6);
+    expect(
+      compileModel(imported(oneSplit("None", false, { objective: "poisson" }))).predict([0]),
+    ).toBeCloseTo(Math.exp(10), 6);
+  });
+
+  it("refuses an objective given by hand that differs from the dump's; the same one is fine", () => {
+    expect(refusal(oneSplit("None", false), "binary sigmoid:0.5")).toBe(
+      'objective: the dump says "regression" but the objective given is "binary sigmoid:0.5"; leave --objective out',
     );
+    expect(imported(oneSplit("None", false), "l2").objective).toBe("regression");
+    const binary = oneSplit("None", false, { objective: "binary sigmoid:2" });
+    expect(refusal(binary, "binary")).toMatch(/^objective: the dump says "binary sigmoid:2"/);
+    expect(imported(binary, "binary sigmoid:2").objectiveParams).toEqual({ sigmoid: 2 });
   });
 
   it("refuses multi-class, unknown objectives and linear trees", () => {
@@ -344,6 +360,8 @@ describe("refuse by default: every field the importer does not know is named", (
     Object.assign(doc.tree_info[0].tree_structure.left_child, { leaf_weight: 1, leaf_count: 1 });
     expect(compileModel(imported(doc)).predict([2])).toBe(20);
     // Given by hand, "binary" means LightGBM's default sigmoid 1.
-    expect(imported(oneSplit("None", false), "binary").objectiveParams).toEqual({ sigmoid: 1 });
+    const unnamed = oneSplit("None", false);
+    delete unnamed.objective;
+    expect(imported(unnamed, "binary").objectiveParams).toEqual({ sigmoid: 1 });
   });
 });

@@ -381,6 +381,19 @@ export function importLightgbm(input: unknown, options: { objective?: string } =
   const objective = parseLightgbmObjective(rawObjective, options.objective === undefined ? "dump" : "option");
   if (!objective.ok) return objective;
   const { name, params } = objective.value;
+  if (options.objective !== undefined && typeof input.objective === "string") {
+    // LightGBM predicts with the dump's objective; a different one given by hand would not match it.
+    const own = parseLightgbmObjective(input.objective);
+    if (!own.ok) return own;
+    if (own.value.name !== name || JSON.stringify(own.value.params) !== JSON.stringify(params)) {
+      return fail([
+        issue(
+          "objective",
+          `the dump says ${JSON.stringify(input.objective)} but the objective given is ${JSON.stringify(options.objective)}; leave --objective out`,
+        ),
+      ]);
+    }
+  }
   if (!Array.isArray(input.feature_names) || input.feature_names.length === 0) {
     return fail([issue("feature_names", "are missing: train with named features so they can be mapped")]);
   }
