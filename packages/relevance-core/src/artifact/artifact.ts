@@ -2,7 +2,7 @@ import { MAX_NAME_LENGTH } from "../config.ts";
 import { FEATURE_SET_V1, isFeatureV1 } from "../features.ts";
 import { at, describeType, fail, type Issue, isPlainObject, issue, ok, type Result } from "../result.ts";
 import type { ModelDraft, ObjectiveParams, Semantics, SourceInfo, TreeArrays } from "./model.ts";
-import { baseMargin, knownObjectives, outputTransform } from "./objectives.ts";
+import { baseMargin, knownObjectives, LIGHTGBM_SQRT_OBJECTIVES, outputTransform } from "./objectives.ts";
 import { validateTrees } from "./validate-trees.ts";
 
 export const ARTIFACT_FORMAT = "relevance-model";
@@ -182,6 +182,18 @@ export function validateArtifact(input: unknown): Result<ModelArtifact> {
       (typeof sigmoid !== "number" || !(sigmoid > 0) || !Number.isFinite(sigmoid))
     ) {
       errors.push(issue("objectiveParams.sigmoid", "must be a positive number"));
+    }
+    const sqrt = input.objectiveParams.sqrt;
+    if (
+      sqrt !== undefined &&
+      !(sqrt === true && semantics === "lightgbm" && LIGHTGBM_SQRT_OBJECTIVES.has(input.objective as string))
+    ) {
+      errors.push(
+        issue(
+          "objectiveParams.sqrt",
+          `must be absent, or true with a LightGBM objective among ${[...LIGHTGBM_SQRT_OBJECTIVES].join(", ")}`,
+        ),
+      );
     }
   }
   if (typeof input.averageOutput !== "boolean") errors.push(issue("averageOutput", "must be a boolean"));

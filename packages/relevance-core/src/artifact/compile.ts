@@ -2,8 +2,11 @@ import { featureV1Index } from "../features.ts";
 import { MISSING_NAN, MISSING_ZERO, type ModelDraft, type ObjectiveParams, type Semantics } from "./model.ts";
 import { applyTransform, baseMargin, type OutputTransform, outputTransform } from "./objectives.ts";
 
-// LightGBM's kZeroThreshold: |x| <= 1e-35 counts as zero for missing_type Zero.
-const ZERO_THRESHOLD = 1e-35;
+/**
+ * LightGBM's kZeroThreshold (meta.h: `const double kZeroThreshold = 1e-35f;`): the float32 nearest
+ * 1e-35, 1.0000000180025095e-35 as a double. Values with |x| <= it are zero to LightGBM.
+ */
+export const LIGHTGBM_ZERO_THRESHOLD = Math.fround(1e-35);
 // Padding every tree to a complete one of the model's depth costs 2^depth nodes per tree.
 const COMPLETE_MAX_DEPTH = 8;
 /**
@@ -115,7 +118,8 @@ export class CompiledModel {
   /** Float32 for XGBoost (its thresholds and leaves are float32), float64 for LightGBM. */
   private readonly value: Float32Array | Float64Array;
   private readonly margin0: number;
-  private readonly scale: number;
+  /** LightGBM: the sum is divided by the number of trees (GBDT::Predict divides, as here). */
+  private readonly averageOutput: boolean;
   private readonly params: ObjectiveParams;
   private readonly row32: Float32Array;
   private readonly row64: Float64Array;
@@ -136,7 +140,7 @@ export class CompiledModel {
     this.params = draft.objectiveParams;
     this.margin0 = draft.semantics === "xgboost" ? Math.fround(margin) : margin;
     this.numTrees = draft.trees.length;
-    this.scale = draft.averageOutput ? 1 / Math.max(1, draft.trees.length) : 1;
+    this.averageOutput = draft.averageOutput;
 
     const total = draft.trees.reduce((sum, t) => sum + t.left.length, 0);
     this.numNodes = total;
@@ -277,6 +281,14 @@ export class CompiledModel {
     return sum;
   }
 
+  /**
+   * LightGBM's prediction from a dense row (c_api.cpp RowPairFunctionFromDenseMatrix, then
+   * Tree::GetLeaf / NumericalDecision in tree.h): the row keeps only values with
+   * `|x| > kZeroThreshold` or NaN, the others read as 0.0; at a split, NaN becomes 0.0 unless the
+   * missing type is NaN; Zero sends zero, and NaN sends NaN, the default way; otherwise
+   * `x <= threshold` in double goes left. Tree outputs are summed in double from 0, then divided by
+   * the number of trees with average_output.
+   */
   private marginLightgbm(row: ArrayLike<number>): number {
     const { roots, feature, child, missingRight, missingType } = this;
     const value = this.value;
@@ -287,12 +299,11 @@ export class CompiledModel {
       while (f >= 0) {
         let x = row[f] as number;
         const m = missingType[n] as number;
-        if (m !== MISSING_NAN && Number.isNaN(x)) x = 0;
+        // -kZeroThreshold <= x <= kZeroThreshold: dropped from the sparse row, so exactly 0.
+        if (x >= -LIGHTGBM_ZERO_THRESHOLD && x <= LIGHTGBM_ZERO_THRESHOLD) x = 0;
+        else if (m !== MISSING_NAN && Number.isNaN(x)) x = 0;
         let dir: number;
-        if (
-          (m === MISSING_ZERO && x >= -ZERO_THRESHOLD && x <= ZERO_THRESHOLD) ||
-          (m === MISSING_NAN && Number.isNaN(x))
-        ) {
+        if ((m === MISSING_ZERO && x === 0) || (m === MISSING_NAN && Number.isNaN(x))) {
           dir = missingRight[n] as number;
         } else {
           dir = x <= (value[n] as number) ? 0 : 1;
@@ -302,7 +313,7 @@ export class CompiledModel {
       }
       sum += value[n] as number;
     }
-    return this.margin0 + sum * this.scale;
+    return this.averageOutput ? sum / this.numTrees : sum;
   }
 }
 

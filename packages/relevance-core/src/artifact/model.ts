@@ -27,6 +27,8 @@ export interface TreeArrays {
 export interface ObjectiveParams {
   /** LightGBM `binary sigmoid:<x>`. */
   sigmoid?: number;
+  /** LightGBM reg_sqrt (`regression sqrt`): the model was fit to sign(y)·√|y|; the output is sign(x)·x². */
+  sqrt?: boolean;
 }
 
 export interface SourceInfo {

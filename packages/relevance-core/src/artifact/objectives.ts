@@ -33,6 +33,18 @@ const LIGHTGBM: Record<string, ObjectiveSpec> = {
   tweedie: { transform: "exp" },
 };
 
+/**
+ * LightGBM objectives that keep reg_sqrt (RegressionL2loss and the subclasses that do not turn it
+ * off): their dump objective reads e.g. `regression sqrt`, and the output is sign(x)·x².
+ */
+export const LIGHTGBM_SQRT_OBJECTIVES: ReadonlySet<string> = new Set([
+  "regression",
+  "regression_l1",
+  "fair",
+  "quantile",
+  "mape",
+]);
+
 const TABLES: Record<Semantics, Record<string, ObjectiveSpec>> = { xgboost: XGBOOST, lightgbm: LIGHTGBM };
 
 export function knownObjectives(semantics: Semantics): string[] {
@@ -62,7 +74,8 @@ export function baseMargin(transform: OutputTransform, baseScore: number): numbe
 export function applyTransform(transform: OutputTransform, params: ObjectiveParams, margin: number): number {
   switch (transform) {
     case "identity":
-      return margin;
+      // LightGBM RegressionL2loss::ConvertOutput with sqrt_: Common::Sign(x) * x * x.
+      return params.sqrt === true ? Math.sign(margin) * margin * margin : margin;
     case "sigmoid":
       return 1 / (1 + Math.exp(-(params.sigmoid ?? 1) * margin));
     case "exp":

@@ -49,6 +49,17 @@ describe("artifact.schema.json (the published JSON Schema) agrees with the loade
     expect(validate(exported(kind)), JSON.stringify(validate.errors)).toBe(true);
   });
 
+  it("objectiveParams.sqrt (LightGBM reg_sqrt): true is accepted, any other value rejected", () => {
+    const a = exported("lightgbm") as Json;
+    a.objective = "regression";
+    a.objectiveParams = { sqrt: true };
+    expect(validate(a), JSON.stringify(validate.errors)).toBe(true);
+    for (const bad of [false, "true", 1]) {
+      a.objectiveParams = { sqrt: bad };
+      expect(validate(a)).toBe(false);
+    }
+  });
+
   it("rejects documents the loader rejects for their shape", () => {
     const bad = [
       (a: Json) => {
