@@ -3,6 +3,7 @@ import { featuresLogCommand } from "./commands/features-log.ts";
 import { exportFlags, modelExport } from "./commands/model-export.ts";
 import { inspectFlags, modelInspect } from "./commands/model-inspect.ts";
 import { modelPredict, predictFlags } from "./commands/model-predict.ts";
+import { workerCheck, workerCheckFlags } from "./commands/worker-check.ts";
 import { type Io, UserError } from "./io.ts";
 import { configDisable, configEditTable, configGet, configSet } from "./procedures/config.ts";
 import { modelDelete, modelGet, modelUpload } from "./procedures/model.ts";
@@ -66,6 +67,12 @@ const COMMANDS: Record<string, Command> = {
     run: modelInspect,
   },
   "features log": featuresLogCommand,
+  "worker check": {
+    summary: "check the search Worker's wrangler config for an environment before deploying it",
+    usage: "relevance worker check --env dev|staging|preprod|prod [--wrangler F] [--json]",
+    flags: workerCheckFlags,
+    run: workerCheck,
+  },
   ...Object.fromEntries(PROCEDURES),
 };
 

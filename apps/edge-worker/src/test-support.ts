@@ -38,3 +38,8 @@ export async function startWorker(
   const kv = new WorkersKv((await mf.getKVNamespace("KV")) as unknown as KvNamespaceBinding);
   return { mf, kv };
 }
+
+/** The same Worker deployed without its KV namespace binding (a misconfiguration). */
+export function startWorkerWithoutKv(bundle: string, bindings: Record<string, string>): Miniflare {
+  return new Miniflare({ modules: true, script: bundle, compatibilityDate: "2025-01-01", bindings });
+}

@@ -7,6 +7,7 @@ import {
   createSearchApp,
   DEFAULT_ARTIFACT_MAX_BYTES,
   DEFAULT_MODEL_CACHE_MB,
+  workerEnvProblems,
 } from "@relevance/search";
 import { MeilisearchRetrieval } from "@relevance/search/meilisearch";
 import type { Logger } from "@relevance/settings";
@@ -70,8 +71,35 @@ function appFor(env: Env): ReturnType<typeof createSearchApp> {
   return app;
 }
 
+/**
+ * A Worker deployed without its KV binding, Meilisearch URL or key answers every request 503 with
+ * a JSON error naming what is missing (logged once per isolate), never a stack trace.
+ */
+function misconfigured(env: Env): Response | null {
+  const problems = workerEnvProblems(
+    env as unknown as Record<string, unknown>,
+    typeof (env.KV as { get?: unknown } | undefined)?.get === "function",
+  );
+  if (problems.length === 0) return null;
+  if (!reported) {
+    reported = true;
+    log.error("the Worker is misconfigured", { missing: problems.map((p) => p.name), problems });
+  }
+  return Response.json(
+    {
+      error: {
+        code: "service_misconfigured",
+        message: "the search service is not configured correctly; its operators have been told",
+        details: problems.map((p) => ({ path: p.name, message: p.message })),
+      },
+    },
+    { status: 503, headers: { "Retry-After": "60" } },
+  );
+}
+let reported = false;
+
 export default {
   fetch(request: Request, env: Env, ctx: unknown): Response | Promise<Response> {
-    return appFor(env).fetch(request, env, ctx as never);
+    return misconfigured(env) ?? appFor(env).fetch(request, env, ctx as never);
   },
 };

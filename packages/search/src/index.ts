@@ -35,3 +35,4 @@ export {
   type Scorer,
 } from "./scorer.ts";
 export { parseApiKeyCopy, parseSettingsCopy, type SettingsView } from "./settings-copy.ts";
+export { type WorkerEnvProblem, workerEnvProblems } from "./worker-env.ts";

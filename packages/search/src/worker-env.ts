@@ -1,0 +1,78 @@
+// What the search Worker needs from its environment (bindings, variables, secrets), checked by the
+// Worker on every request before anything else and by `relevance worker check` on a wrangler config
+// before a deploy. Pure: takes the environment as a plain object.
+import { artifactMaxBytes } from "@relevance/core";
+
+export interface WorkerEnvProblem {
+  /** The binding, variable or secret at fault (`KV`, `MEILISEARCH_URL`, `MEILISEARCH_API_KEY`, ...). */
+  name: string;
+  message: string;
+}
+
+/** Numeric variables with their allowed ranges (all optional). */
+const NUMBERS: Array<[string, number, number]> = [
+  ["MEILISEARCH_TIMEOUT_MS", 1, 60_000],
+  ["KV_TIMEOUT_MS", 1, 60_000],
+  ["MODEL_CACHE_MB", 0.001, 120],
+];
+
+/**
+ * Every problem of `env` for the search Worker: the `KV` namespace binding, `MEILISEARCH_URL` (an
+ * http or https URL), the `MEILISEARCH_API_KEY` secret, and the optional numeric settings. `kv`
+ * says how to tell a binding is there: in the Worker, an object with `get`; in a wrangler config,
+ * a `kv_namespaces` entry (the caller decides and passes a boolean).
+ */
+export function workerEnvProblems(env: Record<string, unknown>, kvBound: boolean): WorkerEnvProblem[] {
+  const problems: WorkerEnvProblem[] = [];
+  if (!kvBound) problems.push({ name: "KV", message: "the KV namespace binding KV is missing" });
+  const url = env.MEILISEARCH_URL;
+  if (typeof url !== "string" || url.trim() === "") {
+    problems.push({
+      name: "MEILISEARCH_URL",
+      message: "the Meilisearch URL (variable MEILISEARCH_URL) is missing",
+    });
+  } else {
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(url);
+    } catch {
+      parsed = null;
+    }
+    if (parsed === null || (parsed.protocol !== "https:" && parsed.protocol !== "http:")) {
+      problems.push({
+        name: "MEILISEARCH_URL",
+        message: `MEILISEARCH_URL must be an http(s) URL, got ${JSON.stringify(url)}`,
+      });
+    }
+  }
+  const key = env.MEILISEARCH_API_KEY;
+  if (typeof key !== "string" || key.trim() === "") {
+    problems.push({
+      name: "MEILISEARCH_API_KEY",
+      message:
+        "the Meilisearch key (secret MEILISEARCH_API_KEY) is missing: npx wrangler secret put MEILISEARCH_API_KEY --env <env>",
+    });
+  }
+  for (const [name, min, max] of NUMBERS) {
+    const raw = env[name];
+    if (raw === undefined || raw === "") continue;
+    const n = Number(raw);
+    if (!(Number.isFinite(n) && n >= min && n <= max)) {
+      problems.push({
+        name,
+        message: `${name} must be a number from ${min} to ${max}, got ${JSON.stringify(raw)}`,
+      });
+    }
+  }
+  const maxBytes = env.MODEL_MAX_BYTES;
+  if (maxBytes !== undefined && maxBytes !== "") {
+    const parsed = artifactMaxBytes(String(maxBytes));
+    if (!parsed.ok) {
+      problems.push({
+        name: "MODEL_MAX_BYTES",
+        message: parsed.errors.map((e) => `MODEL_MAX_BYTES ${e.message}`).join("; "),
+      });
+    }
+  }
+  return problems;
+}
