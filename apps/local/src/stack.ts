@@ -4,7 +4,12 @@ import { type ServerType, serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { createApiApp } from "@relevance/admin";
 import { type ClientAddress, forwardedClientAddress, onError, routeFallback } from "@relevance/http";
-import { createSearchApp, SEARCH_LIMITS } from "@relevance/search";
+import {
+  createSearchApp,
+  SEARCH_LIMITS,
+  SEARCH_OPENAPI_PATHS,
+  SEARCH_OPENAPI_SCHEMAS,
+} from "@relevance/search";
 import { EmbeddedRetrieval, SqliteIndexSnapshotStore } from "@relevance/search/embedded";
 import { ChangeTailer, type Logger } from "@relevance/settings";
 import {
@@ -286,6 +291,7 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
       limits: config.apiBodyLimits,
       // The OpenAPI document also describes the search route this process serves.
       extraLimitRows: SEARCH_LIMITS,
+      extraOpenApi: { paths: SEARCH_OPENAPI_PATHS, schemas: SEARCH_OPENAPI_SCHEMAS },
       clientAddress: forwardedClientAddress(nodeClientAddress, config.trustProxy),
     }),
   );

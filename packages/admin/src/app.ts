@@ -10,7 +10,12 @@ import type { ApiDeps } from "./ports.ts";
 export function createApiApp(deps: ApiDeps): Hono {
   // One failed-authentication budget for both APIs: guessing admin tokens and API keys add up.
   const shared: ApiDeps = { ...deps, authThrottle: authGuard(deps).throttle };
-  const document = buildOpenApiDocument({ limits: deps.limits, extraLimitRows: deps.extraLimitRows });
+  const document = buildOpenApiDocument({
+    limits: deps.limits,
+    extraLimitRows: deps.extraLimitRows,
+    extraPaths: deps.extraOpenApi?.paths,
+    extraSchemas: deps.extraOpenApi?.schemas,
+  });
   const app = new Hono();
   app.onError(onError(deps.log));
   app.notFound(routeFallback(app));

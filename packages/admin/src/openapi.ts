@@ -83,6 +83,9 @@ export interface OpenApiOptions {
   limits?: Partial<BodyLimits> | undefined;
   /** More rows for `x-limits` (the search and monitor limits, say), after the admin and customer rows. */
   extraLimitRows?: readonly LimitRow[] | undefined;
+  /** Paths of other apps served beside these (the search proxy's in npm start), and their schemas. */
+  extraPaths?: Readonly<Record<string, object>> | undefined;
+  extraSchemas?: Readonly<Record<string, object>> | undefined;
 }
 
 /** The document for a deployment's body limits, with `x-limits`: the whole limits table. */
@@ -105,7 +108,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
         TooManyRequests: {
           description:
             "Too many failed authentications from this client address (or with this credential prefix); " +
-            "refused before the credential is checked until the window ends.",
+            "refused whatever credential is presented until the window ends, except one that already worked from that address.",
           headers: {
             "Retry-After": {
               description: "Seconds until the client may try again.",
@@ -130,6 +133,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
         apiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "An account's API key." },
       },
       schemas: {
+        ...options.extraSchemas,
         Error: {
           type: "object",
           required: ["error"],
@@ -218,6 +222,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
       },
     },
     paths: {
+      ...options.extraPaths,
       "/api/v1/openapi.json": {
         get: {
           summary: "This document (no authentication).",

@@ -27,11 +27,13 @@ export interface ApiDeps {
   authThrottle?: AuthThrottle;
   /**
    * The client's address as the runtime knows it (Node's socket, Lambda's sourceIp). Default
-   * `headerClientAddress` (cf-connecting-ip / x-real-ip, else "unknown": then every client shares one budget).
+   * `headerClientAddress` (CF-Connecting-IP, else "unknown": then every client shares one budget).
    */
   clientAddress?: ClientAddress;
   /** More rows for the OpenAPI document's `x-limits` (the search and monitor limits, say). */
   extraLimitRows?: readonly LimitRow[];
+  /** Paths and schemas of apps served beside these (the search proxy in npm start), for the OpenAPI document. */
+  extraOpenApi?: { paths: Readonly<Record<string, object>>; schemas: Readonly<Record<string, object>> };
 }
 
 /** The admin app touches no documents: the admin Lambda runs without a document store. */

@@ -24,6 +24,7 @@ export {
   type ModelCacheStats,
   type ModelLookup,
 } from "./model-cache.ts";
+export { SEARCH_OPENAPI_PATHS, SEARCH_OPENAPI_SCHEMAS } from "./openapi.ts";
 export * from "./ports.ts";
 export { DEFAULT_LIMIT, filterDepthExceeds, parseSearchRequest, type SearchRequest } from "./request.ts";
 export {

@@ -3,6 +3,7 @@
  * system status, freshness and coverage. A Hono app, runtime-neutral (Web APIs only).
  * Routes and decisions: docs/monitor-api.md.
  */
+
 import {
   ApiError,
   AuthThrottle,
@@ -50,6 +51,7 @@ import {
   readSnapshot,
   warnings,
 } from "./evaluate.ts";
+import { monitorOpenApiDocument } from "./openapi.ts";
 
 /** Structural, so any logger with these three methods fits (the shared `Logger` of @relevance/settings does). */
 export interface MonitorApiLogger {
@@ -365,6 +367,7 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
     }
     return c.json({ ...body, ...(await queues), ...(await ownCost) });
   };
+  app.get("/api/system/openapi.json", (c) => c.json(monitorOpenApiDocument));
   app.get("/api/system/status", status);
   app.get("/api/v1/system/status", status);
 

@@ -1,0 +1,257 @@
+// The OpenAPI 3.1 document of the monitor's routes (docs/monitor-api.md, docs/monitor-page.md),
+// served at GET /api/system/openapi.json behind the monitor token like every /api/system route.
+// Hand-written to say what the routes do; a test walks the registered routes and fails on any
+// route missing here. Bounds come from @svcmon/core's limits.ts.
+import {
+  DEFAULT_MONITOR_BODY_BYTES,
+  MAX_ACCOUNT_ID_CHARS,
+  MAX_ACCOUNT_NAME_CHARS,
+  MAX_COLLECTOR_NAME_CHARS,
+  MAX_REGION_CHARS,
+  MAX_REGISTRY_MINUTES,
+  MAX_RUN_BATCH,
+  MAX_RUN_ERROR_CHARS,
+  MONITOR_LIMITS,
+} from "@svcmon/core";
+
+const json = (schema: object) => ({ "application/json": { schema } });
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const error = (description: string) => ({ description, content: json(ref("Error")) });
+const ok = (description: string, schema: object = { type: "object" }) => ({
+  description,
+  content: json(schema),
+});
+const html = (description: string) => ({
+  description,
+  content: { "text/html": { schema: { type: "string" } } },
+});
+const bearer = { security: [{ monitorToken: [] }, { pageSession: [] }] };
+const common = {
+  "401": error("Missing or wrong token."),
+  "429": error("Too many failed authentications from this client; Retry-After says when to retry."),
+  "503": error("The analytics database is unavailable (analytics_db_unavailable)."),
+};
+const writes = {
+  ...common,
+  "413": error(`Body larger than ${DEFAULT_MONITOR_BODY_BYTES} bytes (MONITOR_MAX_BODY_BYTES).`),
+  "422": error("A field is invalid or over its limit; details name it; nothing is stored."),
+};
+const param = (name: string, description: string) => ({
+  name,
+  in: "path",
+  required: true,
+  description,
+  schema: { type: "string" },
+});
+const statusGet = {
+  get: {
+    ...bearer,
+    summary: "Collector health, account coverage, analytics database, queues, alerts, own cost.",
+    responses: { "200": ok("The status body (docs/monitor-api.md).", ref("Status")), ...common },
+  },
+};
+
+export const monitorOpenApiDocument = {
+  openapi: "3.1.0",
+  info: {
+    title: "Cost-analytics self-monitoring API",
+    version: "1.0.0",
+    description:
+      'Every /api/system route needs Authorization: Bearer <MONITOR_TOKEN> (or the /system page session for reads). Errors answer {"error": {"code", "message", "details"?}}. A path no route serves answers 404; a path served for other methods answers 405 with Allow. Bounds: x-limits (docs/limits.md).',
+  },
+  "x-limits": MONITOR_LIMITS,
+  components: {
+    securitySchemes: {
+      monitorToken: { type: "http", scheme: "bearer", description: "MONITOR_TOKEN." },
+      pageSession: {
+        type: "apiKey",
+        in: "cookie",
+        name: "svcmon_session",
+        description: "The /system login session (reads only).",
+      },
+    },
+    schemas: {
+      Error: {
+        type: "object",
+        required: ["error"],
+        properties: {
+          error: {
+            type: "object",
+            required: ["code", "message"],
+            properties: {
+              code: { type: "string" },
+              message: { type: "string" },
+              details: {
+                type: "array",
+                items: {
+                  type: "object",
+                  properties: { path: { type: "string" }, message: { type: "string" } },
+                },
+              },
+            },
+          },
+        },
+      },
+      RunRecord: {
+        type: "object",
+        required: ["collector", "cloud_account_id", "cloud_region", "started_at", "completed_at", "status"],
+        properties: {
+          run_id: { type: "string", format: "uuid" },
+          collector: { type: "string", maxLength: MAX_COLLECTOR_NAME_CHARS },
+          cloud_account_id: { type: "string", maxLength: MAX_ACCOUNT_ID_CHARS },
+          cloud_region: { type: "string", maxLength: MAX_REGION_CHARS },
+          started_at: { type: "string", format: "date-time" },
+          completed_at: { type: "string", format: "date-time" },
+          status: { enum: ["succeeded", "failed", "partial"] },
+          events_produced: { type: "integer", minimum: 0, maximum: 4294967295 },
+          rows_inserted: { type: "integer", minimum: 0, maximum: 4294967295 },
+          error: { type: "string", maxLength: MAX_RUN_ERROR_CHARS },
+          duration_ms: { type: "integer", minimum: 0, maximum: 4294967295 },
+        },
+      },
+      Status: {
+        type: "object",
+        required: ["collectors", "accounts", "analytics_db"],
+        properties: {
+          collectors: { type: "array", items: { type: "object" } },
+          accounts: { type: "object" },
+          analytics_db: { type: "object" },
+        },
+      },
+    },
+  },
+  paths: {
+    "/healthz": {
+      get: {
+        security: [],
+        summary: "Liveness (no authentication).",
+        responses: { "200": ok('{"status": "ok"}') },
+      },
+    },
+    "/api/system/openapi.json": {
+      get: {
+        ...bearer,
+        summary: "This document.",
+        responses: { "200": ok("The OpenAPI document."), ...common },
+      },
+    },
+    "/api/system/runs": {
+      post: {
+        ...bearer,
+        summary: "Store collector run records (one or an array); a run_id sent twice is stored once.",
+        requestBody: {
+          required: true,
+          content: json({
+            oneOf: [ref("RunRecord"), { type: "array", items: ref("RunRecord"), maxItems: MAX_RUN_BATCH }],
+          }),
+        },
+        responses: { "201": ok("{received, stored, duplicates}"), ...writes },
+      },
+    },
+    "/api/system/accounts/{account_id}": {
+      put: {
+        ...bearer,
+        summary: "A new version of a monitored account's record.",
+        parameters: [param("account_id", `1 to ${MAX_ACCOUNT_ID_CHARS} characters.`)],
+        requestBody: {
+          required: true,
+          content: json({
+            type: "object",
+            properties: {
+              account_name: { type: "string", maxLength: MAX_ACCOUNT_NAME_CHARS },
+              svc_status: { enum: ["active", "pending_setup", "no_access"] },
+            },
+          }),
+        },
+        responses: { "200": ok("The stored account row."), ...writes },
+      },
+    },
+    "/api/system/accounts": {
+      get: {
+        ...bearer,
+        summary: "Accounts counted and listed by status.",
+        responses: { "200": ok("Coverage."), ...common },
+      },
+    },
+    "/api/system/collectors": {
+      get: {
+        ...bearer,
+        summary: "The collector registry.",
+        responses: { "200": ok("Registered collectors."), ...common },
+      },
+    },
+    "/api/system/collectors/{name}": {
+      put: {
+        ...bearer,
+        summary: "Register or adjust a collector (expected interval, freshness threshold).",
+        parameters: [param("name", `1 to ${MAX_COLLECTOR_NAME_CHARS} characters.`)],
+        requestBody: {
+          required: true,
+          content: json({
+            type: "object",
+            properties: {
+              expected_interval_minutes: { type: "integer", minimum: 1, maximum: MAX_REGISTRY_MINUTES },
+              freshness_threshold_minutes: { type: "integer", minimum: 1, maximum: MAX_REGISTRY_MINUTES },
+            },
+          }),
+        },
+        responses: { "200": ok("The registry entry."), ...writes },
+      },
+    },
+    "/api/system/collectors/failures": {
+      get: {
+        ...bearer,
+        summary:
+          "Failures per collector per day over 7 days and each collector's latest run (the page's cards).",
+        responses: { "200": ok("Failure counts and latest runs."), ...common },
+      },
+    },
+    "/api/system/status": statusGet,
+    "/api/v1/system/status": statusGet,
+    "/api/system/freshness": {
+      get: {
+        ...bearer,
+        summary: "Collectors over their freshness threshold, oldest first (seed 3.2).",
+        responses: { "200": ok("The freshness list."), ...common },
+      },
+    },
+    "/system": {
+      get: {
+        security: [{ pageSession: [] }],
+        summary: "The status page (redirects to /system/login without a session).",
+        responses: { "200": html("The page."), "303": { description: "To /system/login." } },
+      },
+    },
+    "/system/login": {
+      get: { security: [], summary: "The login form.", responses: { "200": html("The form.") } },
+      post: {
+        security: [],
+        summary: "Log in with the monitor token (form field token).",
+        requestBody: {
+          required: true,
+          content: {
+            "application/x-www-form-urlencoded": {
+              schema: { type: "object", properties: { token: { type: "string" } } },
+            },
+          },
+        },
+        responses: {
+          "303": {
+            description:
+              "Logged in: session cookie (HttpOnly, SameSite=Strict, Secure over HTTPS), to /system.",
+          },
+          "401": html("Wrong token: the form again."),
+          "413": error(`Form larger than ${DEFAULT_MONITOR_BODY_BYTES} bytes.`),
+          "429": html("Too many wrong tokens from this address: the form saying how long to wait."),
+        },
+      },
+    },
+    "/system/logout": {
+      post: {
+        security: [],
+        summary: "End the session.",
+        responses: { "303": { description: "To /system/login." } },
+      },
+    },
+  },
+} as const;
