@@ -1,4 +1,4 @@
-import type { LimitRow } from "@relevance/http";
+import { type LimitRow, undocumentedRoutes } from "@relevance/http";
 import { describe, expect, it } from "vitest";
 import {
   ADMIN_LIMITS,
@@ -138,5 +138,12 @@ describe("the limits in the OpenAPI document", () => {
     expect(upload.responses["202"].content["application/json"].schema.properties.rejected.maxItems).toBe(
       MAX_REJECTED_LISTED,
     );
+  });
+});
+
+describe("the OpenAPI document against the registered routes", () => {
+  it("lists every route of the APIs app (the admin Lambda serves a subset of them), and nothing unserved", () => {
+    const h = makeHarness();
+    expect(undocumentedRoutes(h.app, [openApiDocument as never])).toEqual({ undocumented: [], unserved: [] });
   });
 });
