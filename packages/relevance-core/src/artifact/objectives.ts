@@ -11,6 +11,11 @@ const XGBOOST: Record<string, ObjectiveSpec> = {
   "reg:squarederror": { transform: "identity" },
   "reg:pseudohubererror": { transform: "identity" },
   "reg:absoluteerror": { transform: "identity" },
+  // 3.x; one quantile only (several quantiles make a multi-target model, which is refused).
+  "reg:quantileerror": { transform: "identity" },
+  "reg:squaredlogerror": { transform: "identity" },
+  // 2.0 and later: the margin is the output and base_score is a margin (1.x took its logit).
+  "binary:logitraw": { transform: "identity" },
   "reg:logistic": { transform: "sigmoid" },
   "binary:logistic": { transform: "sigmoid" },
   "count:poisson": { transform: "exp" },
