@@ -179,7 +179,9 @@ function saveModelJson(c: Case): unknown {
 function referenceMargin(c: Case, row: readonly number[]): number {
   const { link } = OBJECTIVES[c.objective];
   const b = Math.fround(c.baseScore);
-  let sum = Math.fround(link === "identity" ? b : link === "logit" ? -Math.log(1 / b - 1) : Math.log(b));
+  // XGBoost's ProbToMargin in float32: -logf(1.0f / b - 1.0f), logf(b).
+  const logit = -Math.log(Math.fround(Math.fround(1 / b) - 1));
+  let sum = Math.fround(link === "identity" ? b : link === "logit" ? logit : Math.log(b));
   c.trees.forEach((t, i) => {
     let n = 0;
     while (t.left_children[n] !== -1) {

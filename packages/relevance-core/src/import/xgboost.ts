@@ -193,7 +193,7 @@ const OBJECTIVES: Record<string, { params: string[]; majors: Major[] }> = {
   // 1.x turns base_score into a margin with logit (in float32), 2.x and 3.x use it as it is.
   "binary:logitraw": { params: ["reg_loss_param"], majors: [2, 3] },
   "count:poisson": { params: ["poisson_regression_param"], majors: [1, 2, 3] },
-  "reg:gamma": { params: [], majors: [1, 2, 3] },
+  "reg:gamma": { params: ["reg_loss_param"], majors: [1, 2, 3] },
   "reg:tweedie": { params: ["tweedie_regression_param"], majors: [1, 2, 3] },
 };
 
