@@ -6,6 +6,7 @@ import { importLightgbm } from "../import/lightgbm.ts";
 import { importXgboost } from "../import/xgboost.ts";
 import { formatIssues } from "../result.ts";
 import { readXgboostCase } from "../test-support/fixtures.ts";
+import { validateArtifact } from "./artifact.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests reshape the artifact freely.
 type Json = any;
@@ -47,6 +48,28 @@ function exported(kind: "xgboost" | "lightgbm"): Record<string, unknown> {
 describe("artifact.schema.json (the published JSON Schema) agrees with the loader", () => {
   it.each(["xgboost", "lightgbm"] as const)("accepts what model export writes from %s", (kind) => {
     expect(validate(exported(kind)), JSON.stringify(validate.errors)).toBe(true);
+  });
+
+  it("accepts a dart export, whose source records the booster and the folded tree weights", () => {
+    const draft = importXgboost(readXgboostCase("dart_tree_uniform", "v1/").model);
+    if (!draft.ok) throw new Error(formatIssues(draft.errors));
+    const built = buildArtifact(draft.value, {
+      modelId: "acme:products:v1",
+      titleField: null,
+      tagsField: null,
+    });
+    if (!built.ok) throw new Error(formatIssues(built.errors));
+    const artifact = JSON.parse(built.value.text);
+    expect(artifact.source).toEqual({
+      library: "xgboost",
+      version: "1.7.4",
+      booster: "dart",
+      treeWeights: "folded",
+    });
+    expect(validate(artifact), JSON.stringify(validate.errors)).toBe(true);
+    artifact.source.treeWeights = "unfolded";
+    expect(validate(artifact)).toBe(false);
+    expect(validateArtifact(artifact).ok).toBe(false);
   });
 
   it("rejects documents the loader rejects for their shape", () => {

@@ -315,8 +315,6 @@ export function importXgboost(input: unknown): Result<ModelDraft> {
   let gbtreePath = "learner.gradient_booster";
   let weightsPath: string | null = null;
   if (booster === "dart") {
-    const dartErrors = unknownFields(gb, gbtreePath, "dart", major);
-    if (dartErrors.length > 0) return fail(dartErrors);
     if (!isPlainObject(gb.gbtree) || gb.gbtree.name !== "gbtree")
       return fail([
         issue(
@@ -324,6 +322,8 @@ export function importXgboost(input: unknown): Result<ModelDraft> {
           'must be the {"name": "gbtree", "model": ...} object of a dart booster',
         ),
       ]);
+    const dartErrors = unknownFields(gb, gbtreePath, "dart", major);
+    if (dartErrors.length > 0) return fail(dartErrors);
     gbtree = gb.gbtree;
     gbtreePath = "learner.gradient_booster.gbtree";
     if (gb.weight_drop !== undefined) weightsPath = "learner.gradient_booster.weight_drop";
