@@ -133,7 +133,7 @@ describe("XGBoost 3.x models the importer refuses, each naming its field", () =>
     ],
     [
       "refuse_multi_quantile",
-      /^learner\.learner_model_param\.num_target: multi-target models are not supported/,
+      /^learner\.objective\.quantile_loss_param\.quantile_alpha: must be one quantile, got "\[2E-1,8E-1\]"/,
     ],
     ["refuse_categorical", /^learner\.feature_types\[0\]: categorical features are not supported/],
   ];

@@ -89,93 +89,62 @@ function convertTree(tree: unknown, path: string, nFeatures: number): Result<Tre
 
 type Major = 1 | 2 | 3;
 
+const allMajors = (fields: string[]): Record<Major, string[]> => ({ 1: fields, 2: fields, 3: fields });
+
+const TREE_FIELDS = [
+  "base_weights",
+  "categories",
+  "categories_nodes",
+  "categories_segments",
+  "categories_sizes",
+  "default_left",
+  "id",
+  "left_children",
+  "loss_changes",
+  "parents",
+  "right_children",
+  "split_conditions",
+  "split_indices",
+  "split_type",
+  "sum_hessian",
+  "tree_param",
+];
+
 /**
  * Every field of `save_model` JSON this importer reads or knows to be irrelevant to predictions, by
  * the major version that writes it (1.x, 2.x, 3.x). Anything else is refused: a field we do not
  * know might change predictions.
  */
 const KNOWN_FIELDS = {
-  root: { 1: ["learner", "version"], 2: ["learner", "version"], 3: ["learner", "version"] },
-  learner: {
-    1: [
-      "attributes",
-      "feature_names",
-      "feature_types",
-      "gradient_booster",
-      "learner_model_param",
-      "objective",
-    ],
-    2: [
-      "attributes",
-      "feature_names",
-      "feature_types",
-      "gradient_booster",
-      "learner_model_param",
-      "objective",
-    ],
-    3: [
-      "attributes",
-      "feature_names",
-      "feature_types",
-      "gradient_booster",
-      "learner_model_param",
-      "objective",
-    ],
-  },
-  learner_model_param: {
-    1: ["base_score", "boost_from_average", "num_class", "num_feature", "num_target"],
-    2: ["base_score", "boost_from_average", "num_class", "num_feature", "num_target"],
-    3: ["base_score", "boost_from_average", "num_class", "num_feature", "num_target"],
-  },
-  dart: {
-    1: ["name", "gbtree", "weight_drop"],
-    2: ["name", "gbtree", "weight_drop"],
-    3: ["name", "gbtree", "weight_drop"],
-  },
-  gbtree: { 1: ["name", "model"], 2: ["name", "model"], 3: ["name", "model"] },
+  root: allMajors(["learner", "version"]),
+  learner: allMajors([
+    "attributes",
+    "feature_names",
+    "feature_types",
+    "gradient_booster",
+    "learner_model_param",
+    "objective",
+  ]),
+  learner_model_param: allMajors([
+    "base_score",
+    "boost_from_average",
+    "num_class",
+    "num_feature",
+    "num_target",
+  ]),
+  // dart up to 3.3: {name: "dart", gbtree: {name: "gbtree", model}, weight_drop}.
+  dart: allMajors(["name", "gbtree", "weight_drop"]),
+  gbtree: allMajors(["name", "model"]),
   model: {
     1: ["gbtree_model_param", "tree_info", "trees"],
     2: ["gbtree_model_param", "iteration_indptr", "tree_info", "trees"],
-    // 3.4 keeps dropout weights with the trees (also for gbtree trained with rate_drop), and the categories.
+    // 3.1 adds the categories container, 3.4 keeps dropout weights with the trees.
     3: ["cats", "gbtree_model_param", "iteration_indptr", "tree_info", "trees", "weight_drop"],
   },
-  gbtree_model_param: {
-    1: ["num_parallel_tree", "num_trees", "size_leaf_vector"],
-    2: ["num_parallel_tree", "num_trees", "size_leaf_vector"],
-    3: ["num_parallel_tree", "num_trees", "size_leaf_vector"],
-  },
-  tree: {
-    1: TREE_FIELDS(),
-    2: TREE_FIELDS(),
-    3: TREE_FIELDS(),
-  },
-  tree_param: {
-    1: ["num_deleted", "num_feature", "num_nodes", "size_leaf_vector"],
-    2: ["num_deleted", "num_feature", "num_nodes", "size_leaf_vector"],
-    3: ["num_deleted", "num_feature", "num_nodes", "size_leaf_vector"],
-  },
+  gbtree_model_param: allMajors(["num_parallel_tree", "num_trees", "size_leaf_vector"]),
+  tree: allMajors(TREE_FIELDS),
+  tree_param: allMajors(["num_deleted", "num_feature", "num_nodes", "size_leaf_vector"]),
 } satisfies Record<string, Record<Major, string[]>>;
-
-function TREE_FIELDS(): string[] {
-  return [
-    "base_weights",
-    "categories",
-    "categories_nodes",
-    "categories_segments",
-    "categories_sizes",
-    "default_left",
-    "id",
-    "left_children",
-    "loss_changes",
-    "parents",
-    "right_children",
-    "split_conditions",
-    "split_indices",
-    "split_type",
-    "sum_hessian",
-    "tree_param",
-  ];
-}
 
 /**
  * The objectives whose predictions the artifact reproduces exactly, with the fields of their
@@ -395,6 +364,16 @@ export function importXgboost(input: unknown): Result<ModelDraft> {
           ),
         ),
       );
+  }
+
+  const alpha = get(objectiveBlock, ["quantile_loss_param", "quantile_alpha"]);
+  if (alpha !== undefined && parseBaseScore(alpha)?.length !== 1) {
+    return fail([
+      issue(
+        "learner.objective.quantile_loss_param.quantile_alpha",
+        `must be one quantile, got ${JSON.stringify(alpha)}: several quantiles make a multi-target model; train one model per quantile`,
+      ),
+    ]);
   }
 
   const param = get(learner, ["learner_model_param"]);
