@@ -100,7 +100,10 @@ describe("XGBoost 3.x and 1.7.4 dart fixtures: exported artifacts predict what X
       library: "xgboost",
       version: c.xgboost_version,
       ...(weighted
-        ? { booster: name.startsWith("dart_") && sub !== "v3/" ? "dart" : "gbtree", treeWeights: "folded" }
+        ? {
+            booster: name.startsWith("dart_") && (sub === "v1/" || sub === "v2/") ? "dart" : "gbtree",
+            treeWeights: "folded",
+          }
         : {}),
     });
   });
@@ -112,6 +115,7 @@ describe("XGBoost 3.x and 1.7.4 dart fixtures: exported artifacts predict what X
       const doc: Json = structuredClone(json);
       const gb = doc.learner.gradient_booster;
       if (gb.name === "dart") doc.learner.gradient_booster = gb.gbtree;
+      else if (gb.weight_drop !== undefined) delete gb.weight_drop;
       else delete gb.model.weight_drop;
       const draft = importXgboost(doc);
       if (!draft.ok) throw new Error(formatIssues(draft.errors));
@@ -123,10 +127,13 @@ describe("XGBoost 3.x and 1.7.4 dart fixtures: exported artifacts predict what X
     },
   );
 
-  it("3.4 writes dart as a gbtree carrying weight_drop; 1.7.4 as a dart booster around a gbtree", () => {
+  it("dart's three JSON shapes: weight_drop in the model (3.4), beside it (3.3), beside a wrapped gbtree (1.7.4)", () => {
     const v3: Json = readXgboostCase("dart_tree_uniform", "v3/").model;
     expect(v3.learner.gradient_booster.name).toBe("gbtree");
     expect(v3.learner.gradient_booster.model.weight_drop.length).toBe(30);
+    const v33: Json = readXgboostCase("dart_tree_uniform", "v3.3/").model;
+    expect(v33.learner.gradient_booster.name).toBe("gbtree");
+    expect(v33.learner.gradient_booster.weight_drop.length).toBe(30);
     const v1: Json = readXgboostCase("dart_tree_uniform", "v1/").model;
     expect(v1.learner.gradient_booster.name).toBe("dart");
     expect(v1.learner.gradient_booster.weight_drop.length).toBe(30);

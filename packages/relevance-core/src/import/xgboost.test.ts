@@ -252,6 +252,34 @@ describe("importXgboost: refuses by default what it does not know", () => {
       /^learner\.gradient_booster\.model\.weight_drop: has 2 entries for 30 trees/,
     ],
     [
+      "weights in two places",
+      (d) => {
+        d.version = [3, 4, 1];
+        const n = d.learner.gradient_booster.model.trees.length;
+        d.learner.gradient_booster.weight_drop = new Array(n).fill(1);
+        d.learner.gradient_booster.model.weight_drop = new Array(n).fill(1);
+      },
+      /^learner\.gradient_booster\.model\.weight_drop: is given twice \(also at learner\.gradient_booster\.weight_drop\)/,
+    ],
+    [
+      "weights inside a dart booster's gbtree",
+      (d) => {
+        d.version = [3, 2, 0];
+        const inner = d.learner.gradient_booster;
+        inner.weight_drop = inner.model.trees.map(() => 0.5);
+        d.learner.gradient_booster = { name: "dart", gbtree: inner, weight_drop: inner.weight_drop };
+      },
+      /^learner\.gradient_booster\.gbtree\.weight_drop: is given twice/,
+    ],
+    [
+      "3.3's weight_drop beside the model in a 2.x document",
+      (d) => {
+        d.version = [2, 1, 4];
+        d.learner.gradient_booster.weight_drop = d.learner.gradient_booster.model.trees.map(() => 1);
+      },
+      /^learner\.gradient_booster\.weight_drop: unknown field for XGBoost 2\.x/,
+    ],
+    [
       "dart weights that are not numbers",
       (d) => {
         const inner = d.learner.gradient_booster;

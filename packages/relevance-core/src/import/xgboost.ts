@@ -132,9 +132,10 @@ const KNOWN_FIELDS = {
     "num_feature",
     "num_target",
   ]),
-  // dart up to 3.3: {name: "dart", gbtree: {name: "gbtree", model}, weight_drop}.
+  // dart up to 3.2: {name: "dart", gbtree: {name: "gbtree", model}, weight_drop}.
   dart: allMajors(["name", "gbtree", "weight_drop"]),
-  gbtree: allMajors(["name", "model"]),
+  // 3.3 writes dart (and gbtree trained with dropout) as {name: "gbtree", model, weight_drop}.
+  gbtree: { 1: ["name", "model"], 2: ["name", "model"], 3: ["name", "model", "weight_drop"] },
   model: {
     1: ["gbtree_model_param", "tree_info", "trees"],
     2: ["gbtree_model_param", "iteration_indptr", "tree_info", "trees"],
@@ -279,10 +280,9 @@ export function importXgboost(input: unknown): Result<ModelDraft> {
       ),
     ]);
   }
-  // dart (1.x to 3.3): {name: "dart", gbtree: {name: "gbtree", model}, weight_drop}.
+  // dart (1.x to 3.2): {name: "dart", gbtree: {name: "gbtree", model}, weight_drop}.
   let gbtree: Record<string, unknown> = gb;
   let gbtreePath = "learner.gradient_booster";
-  let weightsPath: string | null = null;
   if (booster === "dart") {
     if (!isPlainObject(gb.gbtree) || gb.gbtree.name !== "gbtree")
       return fail([
@@ -295,7 +295,6 @@ export function importXgboost(input: unknown): Result<ModelDraft> {
     if (dartErrors.length > 0) return fail(dartErrors);
     gbtree = gb.gbtree;
     gbtreePath = "learner.gradient_booster.gbtree";
-    if (gb.weight_drop !== undefined) weightsPath = "learner.gradient_booster.weight_drop";
   }
   const modelPath = at(gbtreePath, "model");
   const model = gbtree.model;
@@ -314,13 +313,17 @@ export function importXgboost(input: unknown): Result<ModelDraft> {
       ),
     );
   if (modelErrors.length > 0) return fail(modelErrors);
-  if (model.weight_drop !== undefined) {
-    if (weightsPath !== null)
-      return fail([
-        issue(at(modelPath, "weight_drop"), "is given twice (also beside the dart booster's gbtree)"),
-      ]);
-    weightsPath = at(modelPath, "weight_drop");
-  }
+  // Per-tree weights: beside dart's gbtree (to 3.2), beside the model (3.3), in the model (3.4).
+  const weightsPaths = [
+    ["learner.gradient_booster.weight_drop", gb.weight_drop],
+    [at(gbtreePath, "weight_drop"), gbtree === gb ? undefined : gbtree.weight_drop],
+    [at(modelPath, "weight_drop"), model.weight_drop],
+  ]
+    .filter(([, value]) => value !== undefined)
+    .map(([path]) => path as string);
+  if (weightsPaths.length > 1)
+    return fail([issue(weightsPaths[1] as string, `is given twice (also at ${weightsPaths[0]})`)]);
+  const weightsPath = weightsPaths[0] ?? null;
   if (model.cats !== undefined && !emptyCats(model.cats)) {
     return fail([
       issue(
