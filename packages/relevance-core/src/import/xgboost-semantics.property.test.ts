@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { compileModel } from "../artifact/compile.ts";
 import { withinTolerance } from "../artifact/golden.ts";
 import { loadArtifact } from "../artifact/load.ts";
+import { recordFromRow, rowFromRecord } from "../artifact/rows.ts";
 import { FEATURE_SET_V1 } from "../features.ts";
 import { formatIssues } from "../result.ts";
 import { buildArtifact } from "./build-artifact.ts";
@@ -104,8 +105,10 @@ interface Case {
   objective: Objective;
   baseScore: number;
   trees: XgbTree[];
-  /** null: a plain gbtree; else the dart booster's weight_drop. */
+  /** null: a plain gbtree; else the trees' weight_drop. */
   weights: number[] | null;
+  /** Where weight_drop sits: a dart booster wrapping a gbtree (to 3.2), beside the model (3.3), in it (3.4). */
+  shape: "wrapped" | "beside" | "inside";
   nFeatures: number;
 }
 
@@ -115,9 +118,11 @@ const caseArb: fc.Arbitrary<Case> = fc
     nFeatures: fc.integer({ min: 1, max: 4 }),
     nTrees: fc.integer({ min: 1, max: 6 }),
     dart: fc.boolean(),
+    shape: fc.constantFrom("wrapped", "beside", "inside") as fc.Arbitrary<Case["shape"]>,
   })
-  .chain(({ objective, nFeatures, nTrees, dart }) =>
+  .chain(({ objective, nFeatures, nTrees, dart, shape }) =>
     fc.record({
+      shape: fc.constant(shape),
       objective: fc.constant(objective),
       nFeatures: fc.constant(nFeatures),
       baseScore: OBJECTIVES[objective].base,
@@ -153,14 +158,22 @@ function saveModelJson(c: Case): unknown {
       },
     })),
   };
-  const gbtree = { name: "gbtree", model };
+  const w = c.weights;
+  const gradientBooster =
+    w === null
+      ? { name: "gbtree", model }
+      : c.shape === "wrapped"
+        ? { name: "dart", gbtree: { name: "gbtree", model }, weight_drop: w }
+        : c.shape === "beside"
+          ? { name: "gbtree", model, weight_drop: w }
+          : { name: "gbtree", model: { ...model, weight_drop: w } };
   return {
-    version: [3, 0, 5],
+    version: c.shape === "wrapped" ? [2, 1, 4] : c.shape === "beside" ? [3, 3, 0] : [3, 4, 1],
     learner: {
       attributes: {},
       feature_names: names,
       feature_types: names.map(() => "float"),
-      gradient_booster: c.weights === null ? gbtree : { name: "dart", gbtree, weight_drop: c.weights },
+      gradient_booster: gradientBooster,
       learner_model_param: {
         base_score: `[${c.baseScore.toExponential()}]`,
         boost_from_average: "1",
@@ -283,6 +296,13 @@ describe("XGBoost semantics (property): export + engine == reference evaluator",
             const margin = fast.predictMargin(row);
             if (margin !== expected)
               throw new Error(`margin ${margin} vs reference ${expected} for ${JSON.stringify(row)}`);
+            // A missing value given as null in a feature record (the CLI's and golden rows' form,
+            // which take finite numbers only).
+            if (row.every((v) => Number.isFinite(v) || Number.isNaN(v))) {
+              const viaRecord = rowFromRecord(draft.value.features, recordFromRow(draft.value.features, row));
+              if (!viaRecord.ok || fast.predictMargin(viaRecord.value) !== expected)
+                throw new Error(`record row ${JSON.stringify(row)} differs`);
+            }
             const want = referencePrediction(c, expected);
             const got = fast.predict(row);
             if (!withinTolerance(got, want, 1e-6) && !(got === want))

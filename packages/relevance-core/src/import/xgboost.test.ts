@@ -206,6 +206,11 @@ describe("importXgboost: refuses by default what it does not know", () => {
       /^learner\.gradient_booster\.model\.trees\[1\]\.tree_param\.max_depth: unknown field/,
     ],
     [
+      "a tree whose num_nodes disagrees with its arrays",
+      (d) => (d.learner.gradient_booster.model.trees[4].tree_param.num_nodes = "3"),
+      /^learner\.gradient_booster\.model\.trees\[4\]\.tree_param\.num_nodes: is "3" but left_children has \d+ entries/,
+    ],
+    [
       "an unknown gbtree_model_param field",
       (d) => (d.learner.gradient_booster.model.gbtree_model_param.num_roots = "2"),
       /gbtree_model_param\.num_roots: unknown field/,

@@ -214,7 +214,18 @@ function checkTreeFields(tree: Record<string, unknown>, path: string, major: Maj
   if (tp !== undefined) {
     if (!isPlainObject(tp))
       errors.push(issue(at(path, "tree_param"), `must be an object, got ${describeType(tp)}`));
-    else errors.push(...unknownFields(tp, at(path, "tree_param"), "tree_param", major));
+    else {
+      errors.push(...unknownFields(tp, at(path, "tree_param"), "tree_param", major));
+      const nodes = intParam(tp.num_nodes);
+      const length = Array.isArray(tree.left_children) ? tree.left_children.length : undefined;
+      if (tp.num_nodes !== undefined && nodes !== length)
+        errors.push(
+          issue(
+            at(path, "tree_param.num_nodes"),
+            `is ${JSON.stringify(tp.num_nodes)} but left_children has ${length ?? "no"} entries`,
+          ),
+        );
+    }
   }
   for (const key of ["categories", "categories_nodes", "categories_segments", "categories_sizes"]) {
     if (nonEmpty(tree[key]))
