@@ -14,7 +14,7 @@ const XGBOOST: Record<string, ObjectiveSpec> = {
   // 3.x; one quantile only (several quantiles make a multi-target model, which is refused).
   "reg:quantileerror": { transform: "identity" },
   "reg:squaredlogerror": { transform: "identity" },
-  // 2.0 and later: the margin is the output and base_score is a margin (1.x took its logit).
+  // The margin is the output, and base_score is used as a margin.
   "binary:logitraw": { transform: "identity" },
   "reg:logistic": { transform: "sigmoid" },
   "binary:logistic": { transform: "sigmoid" },

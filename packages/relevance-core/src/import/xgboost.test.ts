@@ -244,9 +244,13 @@ describe("importXgboost: refuses by default what it does not know", () => {
       /^learner\.attributes\.best_iteration: is 20 but the model has 30 iterations/,
     ],
     [
-      "binary:logitraw saved by 1.x (base_score went through logit)",
-      (d) => (d.learner.objective = { name: "binary:logitraw", reg_loss_param: { scale_pos_weight: "1" } }),
-      /^learner\.objective\.name: binary:logitraw from XGBoost 1\.7\.4 is not supported/,
+      "an objective the file's version does not have",
+      (d) =>
+        (d.learner.objective = {
+          name: "reg:quantileerror",
+          quantile_loss_param: { quantile_alpha: "[5E-1]" },
+        }),
+      /^learner\.objective\.name: reg:quantileerror is not an objective of XGBoost 1\.x/,
     ],
     [
       "gbtree weights of the wrong length",
@@ -304,7 +308,7 @@ describe("importXgboost: refuses by default what it does not know", () => {
     expect(refusal(doc)).toMatch(message);
   });
 
-  it("accepts binary:logitraw from 2.x and 3.x: the margin is the output, base_score a margin", () => {
+  it("accepts binary:logitraw: the margin is the output, base_score the starting margin", () => {
     const doc = fixture();
     doc.version = [2, 1, 4];
     doc.learner.objective = { name: "binary:logitraw", reg_loss_param: { scale_pos_weight: "1" } };

@@ -160,8 +160,8 @@ const OBJECTIVES: Record<string, { params: string[]; majors: Major[] }> = {
   "reg:quantileerror": { params: ["quantile_loss_param"], majors: [2, 3] },
   "reg:logistic": { params: ["reg_loss_param"], majors: [1, 2, 3] },
   "binary:logistic": { params: ["reg_loss_param"], majors: [1, 2, 3] },
-  // 1.x turns base_score into a margin with logit (in float32), 2.x and 3.x use it as it is.
-  "binary:logitraw": { params: ["reg_loss_param"], majors: [2, 3] },
+  // base_score is used as the margin (ProbToMargin is the identity in 1.x to 3.x).
+  "binary:logitraw": { params: ["reg_loss_param"], majors: [1, 2, 3] },
   "count:poisson": { params: ["poisson_regression_param"], majors: [1, 2, 3] },
   "reg:gamma": { params: ["reg_loss_param"], majors: [1, 2, 3] },
   "reg:tweedie": { params: ["tweedie_regression_param"], majors: [1, 2, 3] },
@@ -363,7 +363,7 @@ export function importXgboost(input: unknown): Result<ModelDraft> {
     return fail([
       issue(
         "learner.objective.name",
-        `${objective} from XGBoost ${version.text} is not supported (its base_score link differs); save it with XGBoost ${spec.majors.map((m) => `${m}.x`).join(" or ")}`,
+        `${objective} is not an objective of XGBoost ${major}.x (it exists in ${spec.majors.map((m) => `${m}.x`).join(", ")}); check the file's version`,
       ),
     ]);
   }
