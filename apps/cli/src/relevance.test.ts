@@ -181,6 +181,45 @@ describe("relevance model export | predict | inspect (the real bin in a child pr
       relevance(["model", "inspect", "--model", "model-products.json", "--json"]).stdout,
     );
     expect(json.features.map((f: { name: string }) => f.name)).toHaveLength(9);
+    expect(r.stdout).toMatch(
+      /source\s+xgboost 1\.7\.4, objective reg:squarederror, booster gbtree \(xgboost/,
+    );
+    expect(r.stdout).toMatch(/output\s+prediction = margin, margin starts at base score = 0\.5\n/);
+    expect(json.origin).toEqual({
+      library: "xgboost",
+      version: "1.7.4",
+      booster: "gbtree",
+      treeWeights: "none",
+      objective: "reg:squarederror",
+      transform: "identity",
+      baseMargin: 0.5,
+    });
+  });
+
+  it("inspect names the booster and the folded tree weights of a dart model, and the link", () => {
+    for (const [name, version, booster] of [
+      ["v3/dart_binary_logistic", "3.4.1", "gbtree"],
+      ["v1/dart_binary_logistic", "1.7.4", "dart"],
+    ] as const) {
+      expect(relevance(exportArgs(name)).code).toBe(0);
+      const r = relevance(["model", "inspect", "--model", "model-products.json"]);
+      expect(r.stdout).toContain(
+        `source        xgboost ${version}, objective binary:logistic, booster ${booster} (tree weights folded into leaves) (xgboost split semantics)\n`,
+      );
+      expect(r.stdout).toMatch(
+        /output\s+prediction = sigmoid\(margin\), margin starts at logit\(base score\) = /,
+      );
+      const json = JSON.parse(
+        relevance(["model", "inspect", "--model", "model-products.json", "--json"]).stdout,
+      );
+      expect(json.origin).toMatchObject({
+        library: "xgboost",
+        version,
+        booster,
+        treeWeights: "folded",
+        transform: "sigmoid",
+      });
+    }
   });
 
   it("prints help listing every command", () => {
@@ -213,7 +252,7 @@ describe("relevance model export | predict | inspect (the real bin in a child pr
 });
 
 describe("relevance: bad input gives one line on stderr, a non-zero exit, and no output file", () => {
-  it("refuses a dart model and writes nothing", () => {
+  it("refuses a malformed dart model and writes nothing", () => {
     const doc = JSON.parse(readFileSync(join(XGB, "squarederror_explicit_base.model.json"), "utf8"));
     doc.learner.gradient_booster.name = "dart";
     writeFileSync(join(dir, "dart.json"), JSON.stringify(doc));
@@ -235,7 +274,7 @@ describe("relevance: bad input gives one line on stderr, a non-zero exit, and no
     ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /^relevance model export: dart\.json: learner\.gradient_booster\.name: dart boosters are not supported/,
+      /^relevance model export: dart\.json: learner\.gradient_booster\.gbtree: must be the \{"name": "gbtree", "model": \.\.\.\} object of a dart booster$/m,
     );
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(readdirSync(dir)).toEqual(["dart.json"]);

@@ -1,4 +1,4 @@
-import type { ModelArtifact } from "@relevance/core";
+import { baseMargin, type ModelArtifact, type OutputTransform, outputTransform } from "@relevance/core";
 import { type FlagSpec, parseFlags } from "../args.ts";
 import type { Io } from "../io.ts";
 import { loadModelFile } from "./model-predict.ts";
@@ -8,13 +8,32 @@ export const inspectFlags: FlagSpec = {
   json: { type: "boolean", help: "print the summary as JSON" },
 };
 
+/** Where the trees came from and how a margin becomes a prediction. */
+export interface ModelOrigin {
+  library: string;
+  version: string;
+  /** The source booster: recorded in the artifact, else the library's plain one (XGBoost gbtree). */
+  booster: string | null;
+  /** "folded" when the source's per-tree weights (XGBoost weight_drop) are in the leaves. */
+  treeWeights: "folded" | "none";
+  objective: string;
+  /** prediction = transform(margin): identity, sigmoid or exp. */
+  transform: OutputTransform;
+  /** The margin every prediction starts from (XGBoost: base score through the link's inverse). */
+  baseMargin: number;
+}
+
 export interface ModelSummary {
   modelId: string;
   index: string;
   format: string;
+  /** `<library> <version>`, e.g. "xgboost 3.4.1". */
   source: string;
+  origin: ModelOrigin;
   semantics: string;
   objective: string;
+  /** LightGBM `binary sigmoid:<k>`. */
+  sigmoid?: number;
   baseScore: number;
   trees: number;
   maxDepth: number;
@@ -24,6 +43,41 @@ export interface ModelSummary {
   trainedOn: { titleField: string | null; tagsField: string | null };
   golden: { source: string; rows: number };
   bytes: number;
+}
+
+const TRANSFORM_TEXT: Record<OutputTransform, string> = {
+  identity: "prediction = margin",
+  sigmoid: "prediction = sigmoid(margin)",
+  exp: "prediction = exp(margin)",
+};
+const BASE_LINK_TEXT: Record<OutputTransform, string> = {
+  identity: "base score",
+  sigmoid: "logit(base score)",
+  exp: "log(base score)",
+};
+
+function origin(artifact: ModelArtifact): ModelOrigin {
+  const transform = outputTransform(artifact.semantics, artifact.objective) as OutputTransform;
+  const margin =
+    artifact.semantics === "xgboost" ? Math.fround(baseMargin(transform, artifact.baseScore) as number) : 0;
+  return {
+    library: artifact.source.library,
+    version: artifact.source.version,
+    booster: artifact.source.booster ?? (artifact.source.library === "xgboost" ? "gbtree" : null),
+    treeWeights: artifact.source.treeWeights ?? "none",
+    objective: artifact.objective,
+    transform,
+    baseMargin: margin,
+  };
+}
+
+/** One line: `xgboost 3.4.1, objective reg:squarederror, booster dart (tree weights folded into leaves)`. */
+export function describeOrigin(o: ModelOrigin): string {
+  const booster =
+    o.booster === null
+      ? ""
+      : `, booster ${o.booster}${o.treeWeights === "folded" ? " (tree weights folded into leaves)" : ""}`;
+  return `${o.library} ${o.version}, objective ${o.objective}${booster}`;
 }
 
 export function summarize(artifact: ModelArtifact, maxDepth: number, bytes: number): ModelSummary {
@@ -42,8 +96,10 @@ export function summarize(artifact: ModelArtifact, maxDepth: number, bytes: numb
     index: artifact.index,
     format: `${artifact.format} v${artifact.formatVersion}`,
     source: `${artifact.source.library} ${artifact.source.version}`,
+    origin: origin(artifact),
     semantics: artifact.semantics,
     objective: artifact.objective,
+    ...(artifact.objectiveParams.sigmoid !== undefined ? { sigmoid: artifact.objectiveParams.sigmoid } : {}),
     baseScore: artifact.baseScore,
     trees: artifact.trees.length,
     maxDepth,
@@ -56,13 +112,21 @@ export function summarize(artifact: ModelArtifact, maxDepth: number, bytes: numb
   };
 }
 
+function outputText(s: ModelSummary): string {
+  const k = s.sigmoid;
+  return s.origin.transform === "sigmoid" && k !== undefined && k !== 1
+    ? `prediction = sigmoid(${k} × margin)`
+    : TRANSFORM_TEXT[s.origin.transform];
+}
+
 function render(s: ModelSummary): string {
   const lines = [
     `model id      ${s.modelId}`,
     `index         ${s.index}`,
     `format        ${s.format}`,
-    `source        ${s.source} (${s.semantics} split semantics)`,
+    `source        ${describeOrigin(s.origin)} (${s.semantics} split semantics)`,
     `objective     ${s.objective}, base score ${s.baseScore}`,
+    `output        ${outputText(s)}, margin starts at ${s.semantics === "xgboost" ? `${BASE_LINK_TEXT[s.origin.transform]} = ` : ""}${s.origin.baseMargin}`,
     `trees         ${s.trees}, max depth ${s.maxDepth}, ${s.nodes} nodes (${s.leaves} leaves)`,
     `trained on    titleField ${JSON.stringify(s.trainedOn.titleField)}, tagsField ${JSON.stringify(s.trainedOn.tagsField)}`,
     `golden rows   ${s.golden.rows} from ${s.golden.source}, all reproduced`,

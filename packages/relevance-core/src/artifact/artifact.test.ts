@@ -156,7 +156,7 @@ describe("model artifact: build, load, evaluate", () => {
     ).toBe('features[0]: "price" is not a feature of set v1');
     expect(
       loadError((a) => {
-        a.objective = "reg:quantileerror";
+        a.objective = "rank:pairwise";
       }),
     ).toMatch(/^objective: must be one of reg:squarederror/);
     expect(

@@ -204,6 +204,15 @@ export function validateArtifact(input: unknown): Result<ModelArtifact> {
       errors.push(issue("source.library", `must be "xgboost" or "lightgbm"`));
     }
     nonEmptyString(input.source.version, "source.version", errors);
+    if (input.source.booster !== undefined) nonEmptyString(input.source.booster, "source.booster", errors);
+    if (input.source.treeWeights !== undefined && input.source.treeWeights !== "folded") {
+      errors.push(
+        issue(
+          "source.treeWeights",
+          `must be "folded" when present, got ${describeType(input.source.treeWeights)}`,
+        ),
+      );
+    }
   }
   if (nFeatures > 0) errors.push(...validateTrees(input.trees, "trees", nFeatures, semantics));
   if (Array.isArray(features)) validateGolden(input.golden, "golden", features as string[], errors);

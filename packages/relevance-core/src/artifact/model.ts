@@ -34,6 +34,13 @@ export interface ObjectiveParams {
 export interface SourceInfo {
   library: "xgboost" | "lightgbm";
   version: string;
+  /**
+   * The source booster, written only when it is not the library's plain tree booster (XGBoost
+   * "dart", or "gbtree" trained with dropout).
+   */
+  booster?: string;
+  /** "folded": the source's per-tree weights (XGBoost `weight_drop`) are multiplied into the leaves. */
+  treeWeights?: "folded";
 }
 
 /** A tree ensemble with everything needed to predict, but no deployment metadata. */

@@ -11,6 +11,11 @@ const XGBOOST: Record<string, ObjectiveSpec> = {
   "reg:squarederror": { transform: "identity" },
   "reg:pseudohubererror": { transform: "identity" },
   "reg:absoluteerror": { transform: "identity" },
+  // 3.x; one quantile only (several quantiles make a multi-target model, which is refused).
+  "reg:quantileerror": { transform: "identity" },
+  "reg:squaredlogerror": { transform: "identity" },
+  // The margin is the output, and base_score is used as a margin.
+  "binary:logitraw": { transform: "identity" },
   "reg:logistic": { transform: "sigmoid" },
   "binary:logistic": { transform: "sigmoid" },
   "count:poisson": { transform: "exp" },
@@ -55,19 +60,23 @@ export function outputTransform(semantics: Semantics, objective: string): Output
   return Object.hasOwn(TABLES[semantics], objective) ? TABLES[semantics][objective]?.transform : undefined;
 }
 
-/** The margin a prediction starts from, or an error message when baseScore is outside the link's domain. */
+/**
+ * The margin a prediction starts from, or an error message when baseScore is outside the link's
+ * domain. XGBoost's arithmetic: base_score as float32, logit as `-logf(1.0f / b - 1.0f)` and log
+ * as `logf(b)` (each step rounded to float32; the caller rounds the result).
+ */
 export function baseMargin(transform: OutputTransform, baseScore: number): number | string {
   if (!Number.isFinite(baseScore)) return "must be a finite number";
+  const b = Math.fround(baseScore);
   switch (transform) {
     case "identity":
       return baseScore;
     case "sigmoid":
-      if (!(baseScore > 0 && baseScore < 1))
-        return "must be strictly between 0 and 1 for a logistic objective";
-      return -Math.log(1 / baseScore - 1);
+      if (!(b > 0 && b < 1)) return "must be strictly between 0 and 1 for a logistic objective";
+      return -Math.log(Math.fround(Math.fround(1 / b) - 1));
     case "exp":
-      if (!(baseScore > 0)) return "must be greater than 0 for a log-link objective";
-      return Math.log(baseScore);
+      if (!(b > 0)) return "must be greater than 0 for a log-link objective";
+      return Math.log(b);
   }
 }
 

@@ -6,6 +6,7 @@ import { importLightgbm } from "../import/lightgbm.ts";
 import { importXgboost } from "../import/xgboost.ts";
 import { formatIssues } from "../result.ts";
 import { readXgboostCase } from "../test-support/fixtures.ts";
+import { validateArtifact } from "./artifact.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests reshape the artifact freely.
 type Json = any;
@@ -58,6 +59,28 @@ describe("artifact.schema.json (the published JSON Schema) agrees with the loade
       a.objectiveParams = { sqrt: bad };
       expect(validate(a)).toBe(false);
     }
+  });
+
+  it("accepts a dart export, whose source records the booster and the folded tree weights", () => {
+    const draft = importXgboost(readXgboostCase("dart_tree_uniform", "v1/").model);
+    if (!draft.ok) throw new Error(formatIssues(draft.errors));
+    const built = buildArtifact(draft.value, {
+      modelId: "acme:products:v1",
+      titleField: null,
+      tagsField: null,
+    });
+    if (!built.ok) throw new Error(formatIssues(built.errors));
+    const artifact = JSON.parse(built.value.text);
+    expect(artifact.source).toEqual({
+      library: "xgboost",
+      version: "1.7.4",
+      booster: "dart",
+      treeWeights: "folded",
+    });
+    expect(validate(artifact), JSON.stringify(validate.errors)).toBe(true);
+    artifact.source.treeWeights = "unfolded";
+    expect(validate(artifact)).toBe(false);
+    expect(validateArtifact(artifact).ok).toBe(false);
   });
 
   it("rejects documents the loader rejects for their shape", () => {

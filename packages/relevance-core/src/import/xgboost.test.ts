@@ -48,12 +48,6 @@ describe("importXgboost: format variants across XGBoost 1.x to 3.x", () => {
 });
 
 describe("importXgboost: refusals are one clear line", () => {
-  it("refuses dart", () => {
-    const doc = fixture();
-    doc.learner.gradient_booster = { name: "dart", gbtree: doc.learner.gradient_booster, weight_drop: [1] };
-    expect(refusal(doc)).toMatch(/^learner\.gradient_booster\.name: dart boosters are not supported/);
-  });
-
   it("refuses gblinear", () => {
     const doc = fixture();
     doc.learner.gradient_booster = { name: "gblinear", model: { weights: [0.1] } };
@@ -83,9 +77,13 @@ describe("importXgboost: refusals are one clear line", () => {
 
   it("refuses an unknown objective, naming the supported ones", () => {
     const doc = fixture();
-    doc.learner.objective = { name: "multi:softprob" };
+    doc.learner.objective = { name: "rank:pairwise" };
     expect(refusal(doc)).toMatch(
-      /^learner\.objective\.name: unknown objective "multi:softprob"; supported: reg:squarederror, /,
+      /^learner\.objective\.name: unknown objective "rank:pairwise"; supported: reg:squarederror, /,
+    );
+    doc.learner.objective = { name: "multi:softprob" };
+    expect(refusal(doc)).toBe(
+      "learner.objective.name: multi:softprob: multi-class models are not supported; train one output",
     );
   });
 
@@ -160,5 +158,213 @@ describe("buildArtifact from an XGBoost import", () => {
       buildArtifact(draft.value, { modelId: "my-model", index: "shop", titleField: null, tagsField: null })
         .ok,
     ).toBe(true);
+  });
+});
+
+describe("importXgboost: refuses by default what it does not know", () => {
+  const cases: [string, (doc: Json) => void, RegExp][] = [
+    ["no version", (d) => delete d.version, /^version: must be \[major, minor, patch\]/],
+    [
+      "an unknown major version",
+      (d) => (d.version = [4, 0, 0]),
+      /^version: XGBoost 4\.0\.0 is not a version/,
+    ],
+    ["an unknown top-level field", (d) => (d.config = {}), /^config: unknown field for XGBoost 1\.x/],
+    [
+      "an unknown learner field",
+      (d) => (d.learner.multi_strategy = "x"),
+      /^learner\.multi_strategy: unknown field/,
+    ],
+    [
+      "an unknown learner_model_param field",
+      (d) => (d.learner.learner_model_param.intercept = "1"),
+      /^learner\.learner_model_param\.intercept: unknown field/,
+    ],
+    [
+      "an unknown field of the objective's parameters",
+      (d) => (d.learner.objective.huber_slope = "2"),
+      /^learner\.objective\.huber_slope: unknown field for reg:squarederror/,
+    ],
+    [
+      "an unknown model field",
+      (d) => (d.learner.gradient_booster.model.leaf_vectors = []),
+      /^learner\.gradient_booster\.model\.leaf_vectors: unknown field for XGBoost 1\.x/,
+    ],
+    [
+      "3.x's categories container on a 1.x model",
+      (d) => (d.learner.gradient_booster.model.cats = {}),
+      /^learner\.gradient_booster\.model\.cats: unknown field for XGBoost 1\.x/,
+    ],
+    [
+      "an unknown tree field",
+      (d) => (d.learner.gradient_booster.model.trees[3].leaf_weights = [1]),
+      /^learner\.gradient_booster\.model\.trees\[3\]\.leaf_weights: unknown field/,
+    ],
+    [
+      "an unknown tree_param field",
+      (d) => (d.learner.gradient_booster.model.trees[1].tree_param.max_depth = "3"),
+      /^learner\.gradient_booster\.model\.trees\[1\]\.tree_param\.max_depth: unknown field/,
+    ],
+    [
+      "a tree whose num_nodes disagrees with its arrays",
+      (d) => (d.learner.gradient_booster.model.trees[4].tree_param.num_nodes = "3"),
+      /^learner\.gradient_booster\.model\.trees\[4\]\.tree_param\.num_nodes: is "3" but left_children has \d+ entries/,
+    ],
+    [
+      "an unknown gbtree_model_param field",
+      (d) => (d.learner.gradient_booster.model.gbtree_model_param.num_roots = "2"),
+      /gbtree_model_param\.num_roots: unknown field/,
+    ],
+    [
+      "categorical feature types",
+      (d) =>
+        (d.learner.feature_types = d.learner.feature_names.map((_: string, i: number) =>
+          i === 2 ? "c" : "q",
+        )),
+      /^learner\.feature_types\[2\]: categorical features are not supported/,
+    ],
+    [
+      "category lists in a tree",
+      (d) => (d.learner.gradient_booster.model.trees[0].categories = [1, 2]),
+      /^learner\.gradient_booster\.model\.trees\[0\]\.categories: categorical splits are not supported/,
+    ],
+    [
+      "multi-output trees",
+      (d) => (d.learner.gradient_booster.model.gbtree_model_param.size_leaf_vector = "2"),
+      /gbtree_model_param\.size_leaf_vector: multi-target trees \(multi_strategy=multi_output_tree\)/,
+    ],
+    [
+      "a tree count that disagrees with the trees",
+      (d) => (d.learner.gradient_booster.model.gbtree_model_param.num_trees = "29"),
+      /gbtree_model_param\.num_trees: is 29 but trees has 30 entries/,
+    ],
+    [
+      "a best_iteration before the last tree (scikit-learn would predict with fewer trees)",
+      (d) => (d.learner.attributes.best_iteration = "20"),
+      /^learner\.attributes\.best_iteration: is 20 but the model has 30 iterations/,
+    ],
+    [
+      "an objective the file's version does not have",
+      (d) =>
+        (d.learner.objective = {
+          name: "reg:quantileerror",
+          quantile_loss_param: { quantile_alpha: "[5E-1]" },
+        }),
+      /^learner\.objective\.name: reg:quantileerror is not an objective of XGBoost 1\.x/,
+    ],
+    [
+      "gbtree weights of the wrong length",
+      (d) => {
+        d.version = [3, 4, 1];
+        d.learner.gradient_booster.model.weight_drop = [1, 1];
+      },
+      /^learner\.gradient_booster\.model\.weight_drop: has 2 entries for 30 trees/,
+    ],
+    [
+      "weights in two places",
+      (d) => {
+        d.version = [3, 4, 1];
+        const n = d.learner.gradient_booster.model.trees.length;
+        d.learner.gradient_booster.weight_drop = new Array(n).fill(1);
+        d.learner.gradient_booster.model.weight_drop = new Array(n).fill(1);
+      },
+      /^learner\.gradient_booster\.model\.weight_drop: is given twice \(also at learner\.gradient_booster\.weight_drop\)/,
+    ],
+    [
+      "weights inside a dart booster's gbtree",
+      (d) => {
+        d.version = [3, 2, 0];
+        const inner = d.learner.gradient_booster;
+        inner.weight_drop = inner.model.trees.map(() => 0.5);
+        d.learner.gradient_booster = { name: "dart", gbtree: inner, weight_drop: inner.weight_drop };
+      },
+      /^learner\.gradient_booster\.gbtree\.weight_drop: is given twice/,
+    ],
+    [
+      "3.3's weight_drop beside the model in a 2.x document",
+      (d) => {
+        d.version = [2, 1, 4];
+        d.learner.gradient_booster.weight_drop = d.learner.gradient_booster.model.trees.map(() => 1);
+      },
+      /^learner\.gradient_booster\.weight_drop: unknown field for XGBoost 2\.x/,
+    ],
+    [
+      "dart weights that are not numbers",
+      (d) => {
+        const inner = d.learner.gradient_booster;
+        d.learner.gradient_booster = {
+          name: "dart",
+          gbtree: inner,
+          weight_drop: inner.model.trees.map(() => "1"),
+        };
+      },
+      /^learner\.gradient_booster\.weight_drop\[0\]: must be a finite number/,
+    ],
+  ];
+
+  it.each(cases)("refuses %s, naming the field", (_, mutate, message) => {
+    const doc = fixture();
+    mutate(doc);
+    expect(refusal(doc)).toMatch(message);
+  });
+
+  it("accepts binary:logitraw: the margin is the output, base_score the starting margin", () => {
+    const doc = fixture();
+    doc.version = [2, 1, 4];
+    doc.learner.objective = { name: "binary:logitraw", reg_loss_param: { scale_pos_weight: "1" } };
+    const draft = importXgboost(doc);
+    if (!draft.ok) throw new Error(formatIssues(draft.errors));
+    const plain = importXgboost(fixture());
+    if (!plain.ok) throw new Error(formatIssues(plain.errors));
+    const row = toRow(readXgboostCase("squarederror_explicit_base").cases.rows[0] as (number | null)[]);
+    expect(compileModel(draft.value).predict(row)).toBe(compileModel(plain.value).predict(row));
+  });
+
+  it("folds dart tree weights into the leaves (leaf × weight in float32), in both JSON shapes", () => {
+    const { cases } = readXgboostCase("squarederror_explicit_base");
+    const weights = fixture().learner.gradient_booster.model.trees.map(
+      (_: unknown, t: number) => 1 / (t + 1.5),
+    );
+    const dart = fixture();
+    const inner = dart.learner.gradient_booster;
+    dart.learner.gradient_booster = { name: "dart", gbtree: inner, weight_drop: weights };
+    const gbtree = fixture();
+    gbtree.version = [3, 4, 1];
+    gbtree.learner.gradient_booster.model.weight_drop = weights;
+    const a = importXgboost(dart);
+    const b = importXgboost(gbtree);
+    if (!a.ok || !b.ok) throw new Error("expected both shapes to import");
+    expect(a.value.source).toEqual({
+      library: "xgboost",
+      version: "1.7.4",
+      booster: "dart",
+      treeWeights: "folded",
+    });
+    expect(b.value.source).toEqual({
+      library: "xgboost",
+      version: "3.4.1",
+      booster: "gbtree",
+      treeWeights: "folded",
+    });
+    const trees = fixture().learner.gradient_booster.model.trees;
+    const model = compileModel(a.value);
+    for (const raw of cases.rows) {
+      const row = Float32Array.from(toRow(raw));
+      // The reference: walk the source trees, multiply the leaf by the tree's weight in float32.
+      let sum = Math.fround(3.7);
+      trees.forEach((tree: Json, t: number) => {
+        let n = 0;
+        while (tree.left_children[n] !== -1) {
+          const x = row[tree.split_indices[n]] as number;
+          const left = Number.isNaN(x)
+            ? tree.default_left[n] === 1
+            : x < Math.fround(tree.split_conditions[n]);
+          n = left ? tree.left_children[n] : tree.right_children[n];
+        }
+        sum = Math.fround(sum + Math.fround(Math.fround(tree.split_conditions[n]) * Math.fround(weights[t])));
+      });
+      expect(model.predictMargin(toRow(raw))).toBe(sum);
+      expect(compileModel(b.value).predictMargin(toRow(raw))).toBe(sum);
+    }
   });
 });
