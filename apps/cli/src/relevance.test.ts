@@ -222,6 +222,30 @@ describe("relevance model export | predict | inspect (the real bin in a child pr
     }
   });
 
+  it("inspect says when a LightGBM model squares its output back (reg_sqrt)", () => {
+    const input = join(ROOT, "packages/relevance-core/fixtures/lightgbm/reg_sqrt.model.json");
+    const args = [
+      "model",
+      "export",
+      "--from",
+      "lightgbm",
+      "--input",
+      input,
+      "--model-id",
+      "acme:products:v3",
+    ];
+    expect(
+      relevance([...args, "--title-field", "title", "--tags-field", "null", "--out", "model-products.json"])
+        .code,
+    ).toBe(0);
+    const r = relevance(["model", "inspect", "--model", "model-products.json"]);
+    expect(r.stdout).toMatch(/output\s+prediction = sign\(margin\) × margin² \(reg_sqrt\)/);
+    const json = JSON.parse(
+      relevance(["model", "inspect", "--model", "model-products.json", "--json"]).stdout,
+    );
+    expect(json).toMatchObject({ objective: "regression", sqrt: true, origin: { library: "lightgbm" } });
+  });
+
   it("prints help listing every command", () => {
     const r = relevance(["--help"]);
     expect(r.code).toBe(0);

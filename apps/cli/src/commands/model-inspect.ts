@@ -34,6 +34,8 @@ export interface ModelSummary {
   objective: string;
   /** LightGBM `binary sigmoid:<k>`. */
   sigmoid?: number;
+  /** LightGBM `reg_sqrt`: the output is sign(x)·x² of the transform's result. */
+  sqrt?: true;
   baseScore: number;
   trees: number;
   maxDepth: number;
@@ -100,6 +102,7 @@ export function summarize(artifact: ModelArtifact, maxDepth: number, bytes: numb
     semantics: artifact.semantics,
     objective: artifact.objective,
     ...(artifact.objectiveParams.sigmoid !== undefined ? { sigmoid: artifact.objectiveParams.sigmoid } : {}),
+    ...(artifact.objectiveParams.sqrt === true ? { sqrt: true as const } : {}),
     baseScore: artifact.baseScore,
     trees: artifact.trees.length,
     maxDepth,
@@ -113,6 +116,8 @@ export function summarize(artifact: ModelArtifact, maxDepth: number, bytes: numb
 }
 
 function outputText(s: ModelSummary): string {
+  // reg_sqrt was trained on sqrt(label): LightGBM squares the output back, keeping its sign.
+  if (s.sqrt === true) return "prediction = sign(margin) × margin² (reg_sqrt)";
   const k = s.sigmoid;
   return s.origin.transform === "sigmoid" && k !== undefined && k !== 1
     ? `prediction = sigmoid(${k} × margin)`
