@@ -118,6 +118,21 @@ describe("index settings end to end (embedded stack)", () => {
     expect(all.body.hits).toEqual([{ id: 3, title: "Sofa cover", description: "Washable", price: 30 }]);
   });
 
+  it("filterableAttributes: a filter on another attribute is a 422 naming it", async () => {
+    await settings({ filterableAttributes: ["price"] });
+    const filtered = (filter: string) => http("POST", "/api/v1/indexes/rooms/search", { q: "", filter }, key);
+    const deadline = Date.now() + 2000;
+    let ok = await filtered("price > 15");
+    while (ok.status !== 200 && Date.now() < deadline) ok = await filtered("price > 15");
+    expect(ids(ok)).toEqual([2, 3]);
+    const refused = await filtered("title = lamp");
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.details[0]).toMatchObject({
+      path: "filter",
+      message: expect.stringMatching(/`title` is not filterable/),
+    });
+  });
+
   it("settings the engine cannot honour are refused with 422 naming them, and not stored", async () => {
     const res = await settings({
       rankingRules: ["typo", "words"],
