@@ -158,6 +158,13 @@ describe("typoTolerance", () => {
     ).toEqual([]);
   });
 
+  it("a swapped pair of letters needs two typos (MiniSearch counts it as two edits)", async () => {
+    const { ids } = await setup([{ id: "1", title: "Running shoes" }]);
+    expect(await ids("runnign")).toEqual([]);
+    const sizes = { oneTypo: 5, twoTypos: 7 };
+    expect(await ids("runnign", { typoTolerance: typo({ minWordSizeForTypos: sizes }) })).toEqual(["1"]);
+  });
+
   it("enabled: false and disableOnWords match exactly", async () => {
     const { ids } = await setup(docs);
     expect(await ids("lether")).toEqual(["1"]);
