@@ -19,6 +19,7 @@ import {
   applySettingsPatch,
   customerSettings,
   INTERNAL_SETTINGS,
+  mergedSettingsProblem,
   settingsSizeProblem,
   validateSettingsPatch,
 } from "./settings-mapping.ts";
@@ -230,8 +231,9 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
         ...applySettingsPatch(current.attributes, patch),
         updated_at: now().toISOString(),
       };
-      const tooLarge = settingsSizeProblem(customerSettings(attributes));
-      if (tooLarge !== null) throw invalid("the settings are invalid", [tooLarge]);
+      const view = customerSettings(attributes);
+      const problem = settingsSizeProblem(view) ?? mergedSettingsProblem(view);
+      if (problem !== null) throw invalid("the settings are invalid", [problem]);
       const result = await table.put(current.pk, current.sk, attributes, {
         expectedVersion: current.version,
       });

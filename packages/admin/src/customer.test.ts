@@ -105,6 +105,13 @@ describe("customer API", () => {
       sortableAttributes: [],
       synonyms: {},
       stopWords: [],
+      typoTolerance: {
+        enabled: true,
+        minWordSizeForTypos: { oneTypo: 5, twoTypos: 9 },
+        disableOnWords: [],
+        disableOnAttributes: [],
+      },
+      rankingRules: ["words", "typo", "proximity", "attribute", "sort", "exactness"],
     });
     const patched = await h.customer(key, "PATCH", "/api/v1/indexes/products/settings", {
       searchableAttributes: ["title", "tags"],

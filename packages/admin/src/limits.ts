@@ -73,8 +73,14 @@ export const MAX_SYNONYM_WORDS = 100;
 export const MAX_STOP_WORDS = 10_000;
 /** Characters of one synonym key, synonym or stop word. */
 export const MAX_WORD_CHARS = 256;
+/** Items of `typoTolerance.disableOnWords`. */
+export const MAX_TYPO_DISABLED_WORDS = 1000;
+/** `typoTolerance.minWordSizeForTypos.oneTypo` / `twoTypos`: whole numbers from 0 to this. */
+export const MAX_TYPO_WORD_SIZE = 255;
+/** Items of `rankingRules` (the only list accepted is the default six). */
+export const MAX_RANKING_RULES = 20;
 /**
- * The six customer settings together, as stored (UTF-8 JSON bytes), after a PATCH is applied. The
+ * The eight customer settings together, as stored (UTF-8 JSON bytes), after a PATCH is applied. The
  * record is one DynamoDB item (at most 400 KB with the internal attributes) and its KV copy is read
  * by the search proxy, so the per-field bounds alone (which multiply out to megabytes) are not enough.
  */
@@ -264,11 +270,35 @@ export function adminLimitRows(body: BodyLimits = DEFAULT_BODY_LIMITS): LimitRow
     },
     {
       area: "customer settings",
+      field: "typoTolerance.disableOnWords",
+      limit: MAX_TYPO_DISABLED_WORDS,
+      unit: "words",
+      status: 422,
+      note: `each word 1 to ${MAX_WORD_CHARS} characters and one word`,
+    },
+    {
+      area: "customer settings",
+      field: "typoTolerance.minWordSizeForTypos.*",
+      limit: MAX_TYPO_WORD_SIZE,
+      unit: "characters",
+      status: 422,
+      note: "oneTypo and twoTypos: whole numbers from 0, oneTypo at most twoTypos",
+    },
+    {
+      area: "customer settings",
+      field: "rankingRules",
+      limit: MAX_RANKING_RULES,
+      unit: "items",
+      status: 422,
+      note: 'only the default ["words","typo","proximity","attribute","sort","exactness"] is accepted',
+    },
+    {
+      area: "customer settings",
       field: "settings",
       limit: MAX_SETTINGS_BYTES,
       unit: "bytes",
       status: 422,
-      note: "the six settings together as stored (UTF-8 JSON) after the PATCH is applied: the record must stay one DynamoDB item and cheap to read at search time",
+      note: "the eight settings together as stored (UTF-8 JSON) after the PATCH is applied: the record must stay one DynamoDB item and cheap to read at search time",
     },
     {
       area: "documents",

@@ -13,12 +13,15 @@ import {
   MAX_DOCUMENT_FIELDS,
   MAX_DOCUMENT_STRING_BYTES,
   MAX_PAGE_LIMIT,
+  MAX_RANKING_RULES,
   MAX_REJECTED_LISTED,
   MAX_SETTINGS_BYTES,
   MAX_STOP_WORDS,
   MAX_SYNONYM_KEYS,
   MAX_SYNONYM_WORDS,
   MAX_TRIGGER_CONFIG_STRING_CHARS,
+  MAX_TYPO_DISABLED_WORDS,
+  MAX_TYPO_WORD_SIZE,
   MAX_WORD_CHARS,
   resolveBodyLimits,
 } from "./limits.ts";
@@ -66,6 +69,30 @@ const synonyms = {
   additionalProperties: { type: "array", items: word, maxItems: MAX_SYNONYM_WORDS },
 };
 const stopWords = { type: "array", items: word, maxItems: MAX_STOP_WORDS };
+const wordSize = { type: "integer", minimum: 0, maximum: MAX_TYPO_WORD_SIZE };
+const typoTolerance = {
+  type: "object",
+  additionalProperties: false,
+  description:
+    "Merged into the stored value. disableOnAttributes accepts only [] and disableOnNumbers is refused: the embedded engine cannot honour them (422).",
+  properties: {
+    enabled: { type: "boolean" },
+    minWordSizeForTypos: {
+      type: "object",
+      additionalProperties: false,
+      properties: { oneTypo: wordSize, twoTypos: wordSize },
+    },
+    disableOnWords: { type: "array", items: word, maxItems: MAX_TYPO_DISABLED_WORDS },
+    disableOnAttributes: { type: "array", items: nameList.items, maxItems: 0 },
+  },
+};
+const rankingRules = {
+  type: "array",
+  items: { type: "string" },
+  maxItems: MAX_RANKING_RULES,
+  description:
+    'Only the default ["words","typo","proximity","attribute","sort","exactness"] is accepted (422 otherwise).',
+};
 
 const admin = { security: [{ adminToken: [] }], tags: ["admin"] };
 const customer = { security: [{ apiKey: [] }], tags: ["customer"] };
@@ -202,6 +229,8 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
             sortableAttributes: nameList,
             synonyms,
             stopWords,
+            typoTolerance,
+            rankingRules,
           },
         },
         SettingsPatch: {
@@ -209,7 +238,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
           additionalProperties: false,
           description:
             "Any subset; null resets a setting to its default. relevanceTriggerConfig / relevance_trigger_config answer 422. " +
-            `The six settings together, after the change, as GET answers them, may take at most ${formatBytes(MAX_SETTINGS_BYTES)} of JSON (422, path settings).`,
+            `The eight settings together, after the change, as GET answers them, may take at most ${formatBytes(MAX_SETTINGS_BYTES)} of JSON (422, path settings).`,
           properties: {
             searchableAttributes: nullableNameList,
             displayedAttributes: nullableNameList,
@@ -217,6 +246,8 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
             sortableAttributes: nullableNameList,
             synonyms: { ...synonyms, type: ["object", "null"] },
             stopWords: { ...stopWords, type: ["array", "null"] },
+            typoTolerance: { ...typoTolerance, type: ["object", "null"] },
+            rankingRules: { ...rankingRules, type: ["array", "null"] },
           },
         },
       },

@@ -151,7 +151,7 @@ describe("customer settings limits", () => {
   it("names wrong types, empty strings, control characters and unknown keys", () => {
     expect(
       validateSettingsPatch({
-        rankingRules: [],
+        pagination: {},
         searchableAttributes: "title",
         synonyms: { tv: "television", "": ["x"] },
         stopWords: ["a\u0000b", 3],
@@ -159,7 +159,7 @@ describe("customer settings limits", () => {
     ).toEqual({
       ok: false,
       errors: [
-        { path: "rankingRules", message: "is not a known field" },
+        { path: "pagination", message: "is not a known field" },
         { path: "searchableAttributes", message: "must be an array of strings or null, got a string" },
         { path: "synonyms.tv", message: "must be an array of strings or null, got a string" },
         { path: "synonyms.", message: "must not be empty" },
@@ -176,4 +176,11 @@ const defaults = {
   filterableAttributes: [],
   sortableAttributes: [],
   stopWords: [],
+  typoTolerance: {
+    enabled: true,
+    minWordSizeForTypos: { oneTypo: 5, twoTypos: 9 },
+    disableOnWords: [],
+    disableOnAttributes: [],
+  },
+  rankingRules: ["words", "typo", "proximity", "attribute", "sort", "exactness"],
 };

@@ -530,6 +530,40 @@ const API_CASES: HostileCase[] = [
     requests: (ctx) => [{ method: "DELETE", path: "/api/v1/admin/accounts", headers: adminHeaders(ctx) }],
     expect: { status: 405, code: "method_not_allowed", header: "allow" },
   },
+  {
+    id: "customer-typo-disabled-words",
+    proves: "limit: typoTolerance.disableOnWords",
+    surfaces: node,
+    requests: customer(
+      "PATCH",
+      settingsPath,
+      JSON.stringify({
+        typoTolerance: {
+          disableOnWords: Array.from(
+            { length: A("customer settings", "typoTolerance.disableOnWords", "words") + 1 },
+            (_, i) => `w${i}`,
+          ),
+        },
+      }),
+    ),
+    expect: invalid("typoTolerance.disableOnWords"),
+  },
+  {
+    id: "customer-ranking-rules",
+    proves: "limit: rankingRules",
+    surfaces: node,
+    requests: customer(
+      "PATCH",
+      settingsPath,
+      JSON.stringify({
+        rankingRules: Array.from(
+          { length: A("customer settings", "rankingRules", "items") + 1 },
+          () => "words",
+        ),
+      }),
+    ),
+    expect: invalid("rankingRules"),
+  },
 ];
 
 /** Guessing credentials: last, since they leave this client's address blocked for a minute. */

@@ -119,6 +119,18 @@ describe("POST /api/v1/indexes/{index}/search", () => {
       primaryKey: "id",
       searchableAttributes: ["title"],
       filterableAttributes: ["tags"],
+      // The settings the copy leaves out reach the backend as Meilisearch's defaults.
+      displayedAttributes: ["*"],
+      sortableAttributes: [],
+      synonyms: {},
+      stopWords: [],
+      typoTolerance: {
+        enabled: true,
+        minWordSizeForTypos: { oneTypo: 5, twoTypos: 9 },
+        disableOnWords: [],
+        disableOnAttributes: [],
+      },
+      rankingRules: ["words", "typo", "proximity", "attribute", "sort", "exactness"],
     });
   });
 

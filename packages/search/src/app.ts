@@ -160,6 +160,12 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
         primaryKey: settings.primaryKey,
         searchableAttributes: settings.searchableAttributes,
         filterableAttributes: settings.filterableAttributes,
+        displayedAttributes: settings.displayedAttributes,
+        sortableAttributes: settings.sortableAttributes,
+        synonyms: settings.synonyms,
+        stopWords: settings.stopWords,
+        typoTolerance: settings.typoTolerance,
+        rankingRules: settings.rankingRules,
       },
       relevanceConfig: named.relevanceTriggerConfig,
     };

@@ -6,9 +6,29 @@ export interface SearchTarget {
   /** The underlying index (for an alias, the index it points at). */
   index: string;
   primaryKey: string;
-  /** From the index's settings record; empty means every string field. */
+  /** From the index's settings record; empty or `["*"]` means every string field. */
   searchableAttributes: string[];
   filterableAttributes: string[];
+  // The settings below are optional so adapters and tests may leave them out: absent means the
+  // Meilisearch default (docs/search.md, "Compatibility: index settings").
+  /** Fields returned in hits; absent or `["*"]`: all. */
+  displayedAttributes?: string[];
+  /** Attributes a search may sort on; absent: none (`embedded/sortable.ts`). */
+  sortableAttributes?: string[];
+  /** Word → words a search for it also finds (one-way; listed both ways, both ways). */
+  synonyms?: Record<string, string[]>;
+  /** Words ignored in queries (unless a query has only stop words). */
+  stopWords?: string[];
+  typoTolerance?: TypoTolerance;
+  rankingRules?: string[];
+}
+
+/** Meilisearch's `typoTolerance` setting, as far as the settings copy carries it. */
+export interface TypoTolerance {
+  enabled: boolean;
+  minWordSizeForTypos: { oneTypo: number; twoTypos: number };
+  disableOnWords: string[];
+  disableOnAttributes: string[];
 }
 
 export interface SearchQuery {

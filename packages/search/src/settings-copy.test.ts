@@ -12,9 +12,67 @@ describe("settings copies", () => {
         primaryKey: "id",
         searchableAttributes: [],
         filterableAttributes: [],
+        displayedAttributes: ["*"],
+        sortableAttributes: [],
+        synonyms: {},
+        stopWords: [],
+        typoTolerance: {
+          enabled: true,
+          minWordSizeForTypos: { oneTypo: 5, twoTypos: 9 },
+          disableOnWords: [],
+          disableOnAttributes: [],
+        },
+        rankingRules: ["words", "typo", "proximity", "attribute", "sort", "exactness"],
         relevanceTriggerConfig: { odd: 1 },
       },
     });
+  });
+
+  it("carries every customer setting of the copy, with defaults for the parts left out", () => {
+    const view = parseSettingsCopy(
+      JSON.stringify({
+        type: "index",
+        searchable_attributes: ["title", "description"],
+        displayed_attributes: ["title"],
+        sortable_attributes: ["price"],
+        synonyms: { phone: ["iphone"] },
+        stop_words: ["the"],
+        typo_tolerance: { enabled: false, minWordSizeForTypos: { twoTypos: 7 }, disableOnWords: ["nike"] },
+        ranking_rules: ["words", "typo", "proximity", "attribute", "sort", "exactness"],
+      }),
+    );
+    expect(view.ok && view.value).toMatchObject({
+      searchableAttributes: ["title", "description"],
+      displayedAttributes: ["title"],
+      sortableAttributes: ["price"],
+      synonyms: { phone: ["iphone"] },
+      stopWords: ["the"],
+      typoTolerance: {
+        enabled: false,
+        minWordSizeForTypos: { oneTypo: 5, twoTypos: 7 },
+        disableOnWords: ["nike"],
+        disableOnAttributes: [],
+      },
+    });
+  });
+
+  it("refuses malformed settings rather than searching without them", () => {
+    const bad = {
+      synonyms: { phone: "iphone" },
+      stop_words: [1],
+      typo_tolerance: { enabled: "yes", minWordSizeForTypos: { oneTypo: -1 } },
+      ranking_rules: "words",
+      displayed_attributes: {},
+    };
+    const view = parseSettingsCopy(JSON.stringify(bad));
+    expect(view.ok === false && view.errors.map((e) => e.path).sort()).toEqual([
+      "displayed_attributes",
+      "ranking_rules",
+      "stop_words",
+      "synonyms.phone",
+      "typo_tolerance.enabled",
+      "typo_tolerance.minWordSizeForTypos.oneTypo",
+    ]);
   });
 
   it("refuses an alias without alias_of, an unknown type and bad attribute lists", () => {

@@ -8,6 +8,7 @@ import {
   parseJson,
   type Result,
 } from "@relevance/core";
+import type { TypoTolerance } from "./ports.ts";
 
 /** What search needs from an API key's KV copy (`apikey:<sha256>`): whose key it is. */
 export function parseApiKeyCopy(text: string): Result<{ account: string }> {
@@ -32,11 +33,76 @@ export interface SettingsView {
   primaryKey: string;
   searchableAttributes: string[];
   filterableAttributes: string[];
+  displayedAttributes: string[];
+  sortableAttributes: string[];
+  synonyms: Record<string, string[]>;
+  stopWords: string[];
+  typoTolerance: TypoTolerance;
+  rankingRules: string[];
   /** As stored (snake_case, possibly absent or malformed): the scorer validates it. */
   relevanceTriggerConfig: unknown;
 }
 
 const DEFAULT_PRIMARY_KEY = "id";
+
+/** Meilisearch's defaults, for copies written before a setting existed or without it set. */
+export const DEFAULT_TYPO_TOLERANCE: TypoTolerance = {
+  enabled: true,
+  minWordSizeForTypos: { oneTypo: 5, twoTypos: 9 },
+  disableOnWords: [],
+  disableOnAttributes: [],
+};
+export const DEFAULT_RANKING_RULES = ["words", "typo", "proximity", "attribute", "sort", "exactness"];
+
+function wordSize(value: unknown, fallback: number, path: string, errors: Issue[]): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+    errors.push(issue(path, `must be a whole number >= 0, got ${describeType(value)}`));
+    return fallback;
+  }
+  return value;
+}
+
+function typoToleranceOf(value: unknown, errors: Issue[]): TypoTolerance {
+  if (value === undefined || value === null) return DEFAULT_TYPO_TOLERANCE;
+  if (!isPlainObject(value)) {
+    errors.push(issue("typo_tolerance", `must be an object, got ${describeType(value)}`));
+    return DEFAULT_TYPO_TOLERANCE;
+  }
+  const enabled = value.enabled ?? true;
+  if (typeof enabled !== "boolean") errors.push(issue("typo_tolerance.enabled", "must be a boolean"));
+  const sizes = value.minWordSizeForTypos ?? {};
+  const defaults = DEFAULT_TYPO_TOLERANCE.minWordSizeForTypos;
+  let minWordSizeForTypos = defaults;
+  if (!isPlainObject(sizes)) {
+    errors.push(issue("typo_tolerance.minWordSizeForTypos", "must be an object"));
+  } else {
+    const path = "typo_tolerance.minWordSizeForTypos";
+    minWordSizeForTypos = {
+      oneTypo: wordSize(sizes.oneTypo, defaults.oneTypo, `${path}.oneTypo`, errors),
+      twoTypos: wordSize(sizes.twoTypos, defaults.twoTypos, `${path}.twoTypos`, errors),
+    };
+  }
+  return {
+    enabled: enabled === true,
+    minWordSizeForTypos,
+    disableOnWords: stringList(value.disableOnWords, "typo_tolerance.disableOnWords", errors),
+    disableOnAttributes: stringList(value.disableOnAttributes, "typo_tolerance.disableOnAttributes", errors),
+  };
+}
+
+function synonymsOf(value: unknown, errors: Issue[]): Record<string, string[]> {
+  if (value === undefined || value === null) return {};
+  if (!isPlainObject(value)) {
+    errors.push(issue("synonyms", `must be an object of word → words, got ${describeType(value)}`));
+    return {};
+  }
+  const synonyms: Record<string, string[]> = Object.create(null);
+  for (const [word, list] of Object.entries(value)) {
+    synonyms[word] = stringList(list, `synonyms.${word}`, errors);
+  }
+  return synonyms;
+}
 
 function stringList(value: unknown, path: string, errors: Issue[]): string[] {
   if (value === undefined || value === null) return [];
@@ -69,6 +135,18 @@ export function parseSettingsCopy(text: string): Result<SettingsView> {
   }
   const searchableAttributes = stringList(v.searchable_attributes, "searchable_attributes", errors);
   const filterableAttributes = stringList(v.filterable_attributes, "filterable_attributes", errors);
+  const displayedAttributes =
+    v.displayed_attributes === undefined || v.displayed_attributes === null
+      ? ["*"]
+      : stringList(v.displayed_attributes, "displayed_attributes", errors);
+  const sortableAttributes = stringList(v.sortable_attributes, "sortable_attributes", errors);
+  const synonyms = synonymsOf(v.synonyms, errors);
+  const stopWords = stringList(v.stop_words, "stop_words", errors);
+  const typoTolerance = typoToleranceOf(v.typo_tolerance, errors);
+  const rankingRules =
+    v.ranking_rules === undefined || v.ranking_rules === null
+      ? DEFAULT_RANKING_RULES
+      : stringList(v.ranking_rules, "ranking_rules", errors);
   if (errors.length > 0) return fail(errors);
   return ok({
     type: type as "index" | "alias",
@@ -76,6 +154,12 @@ export function parseSettingsCopy(text: string): Result<SettingsView> {
     primaryKey: primaryKey as string,
     searchableAttributes,
     filterableAttributes,
+    displayedAttributes,
+    sortableAttributes,
+    synonyms,
+    stopWords,
+    typoTolerance,
+    rankingRules,
     relevanceTriggerConfig: v.relevance_trigger_config,
   });
 }

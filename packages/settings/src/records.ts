@@ -25,6 +25,14 @@ export interface IndexSettingsAttributes {
   sortable_attributes?: string[];
   synonyms?: Record<string, string[]>;
   stop_words?: string[];
+  /** As the customer API takes it (camelCase inside, Meilisearch's shape), possibly partial. */
+  typo_tolerance?: {
+    enabled?: boolean;
+    minWordSizeForTypos?: { oneTypo?: number; twoTypos?: number };
+    disableOnWords?: string[];
+    disableOnAttributes?: string[];
+  };
+  ranking_rules?: string[];
   /** When present, the KV copy goes under this key instead of `<account>-<index>` (seed 2.3). */
   shop_id?: string;
   relevance_trigger_config?: unknown;

@@ -11,9 +11,24 @@ import {
   MAX_PREFIX_SCAN,
   MAX_QUERY_WORDS,
 } from "../limits.ts";
-import type { Retrieval, RetrievalResult, SearchQuery, SearchTarget } from "../ports.ts";
+import {
+  type Retrieval,
+  RetrievalError,
+  type RetrievalResult,
+  type SearchQuery,
+  type SearchTarget,
+} from "../ports.ts";
 import { fieldValue, searchableText, stringFields } from "./fields.ts";
 import { compileFilter, type DocumentPredicate } from "./filter.ts";
+import {
+  attributeBoost,
+  displayedFields,
+  indexFields,
+  querySettings,
+  typoBudget,
+  unsupportedSetting,
+  withoutStopWords,
+} from "./settings.ts";
 import type { IndexSnapshotStore } from "./snapshots.ts";
 
 export interface EmbeddedRetrievalOptions {
@@ -46,18 +61,18 @@ export interface EmbeddedRetrievalStats {
 }
 
 /** Bumped whenever the way an index is built changes, so old snapshots are rebuilt, not misread. */
-const SNAPSHOT_FORMAT = 1;
+const SNAPSHOT_FORMAT = 2;
 /** MiniSearch's id field: a name no document field can have. */
 const ID_FIELD = "\u0000id";
 const PAGE_SIZE = 5000;
 
 /**
- * Typo tolerance: the Levenshtein distance allowed for a query term of `n` characters. MiniSearch
- * counts a swap of two adjacent letters ("runnign") as two edits, so two edits start at 6.
+ * Typo tolerance by default: the Levenshtein distance allowed for a query term, Meilisearch's
+ * default `minWordSizeForTypos` (one typo from 5 characters, two from 9). MiniSearch counts a swap
+ * of two adjacent letters ("runnign") as two edits, Meilisearch as one.
  */
 export function fuzziness(term: string): number {
-  const n = [...term].length;
-  return n <= 3 ? 0 : n <= 5 ? 1 : 2;
+  return typoBudget(term);
 }
 
 /**
@@ -97,7 +112,12 @@ function termIndexOf(search: MiniSearch<Document>): TermIndex {
  * closest first (highest weight: fewest typos, shortest completion). Within these bounds the terms
  * and weights are exactly MiniSearch's.
  */
-export function expandWord(index: TermIndex, word: string, last: boolean): Map<string, number> {
+export function expandWord(
+  index: TermIndex,
+  word: string,
+  last: boolean,
+  typos: number = fuzziness(word),
+): Map<string, number> {
   const terms = new Map<string, number>([[word, 1]]);
   if (word.length > MAX_EXPANDED_WORD_CHARS) return terms;
   const candidates = new Map<string, number>();
@@ -112,7 +132,6 @@ export function expandWord(index: TermIndex, word: string, last: boolean): Map<s
       candidates.set(term, (PREFIX_WEIGHT * term.length) / (term.length + 0.3 * distance));
     }
   }
-  const typos = fuzziness(word);
   if (typos > 0) {
     for (const [term, [, distance]] of index.fuzzyGet(word, typos)) {
       // As in MiniSearch: a term that is also a prefix match counts as a prefix match.
@@ -132,6 +151,16 @@ export function expandWord(index: TermIndex, word: string, last: boolean): Map<s
 
 const splitOnSpace = (text: string): string[] => text.split(" ");
 
+/** How the index settings shape `searchWords` (absent: no synonyms, default typos, no boost). */
+export interface SearchWordsOptions {
+  /** The typos allowed in a query word. */
+  typos?: (word: string) => number;
+  /** Query word → words a search for it also finds, matched exactly, weighing as the word itself. */
+  synonyms?: ReadonlyMap<string, readonly string[]>;
+  /** Per-field weights (ordered searchable attributes). */
+  boost?: Record<string, number>;
+}
+
 /**
  * Searches `words` (tokens, at most MAX_QUERY_WORDS of them are used) with bounded expansion
  * (`expandWord`), scored as MiniSearch scores its own typo and prefix matching: each expansion is
@@ -144,10 +173,16 @@ export function searchWords(
   allWords: readonly string[],
   combineWith: "AND" | "OR",
   filter?: (result: SearchResult) => boolean,
+  options: SearchWordsOptions = {},
 ): SearchResult[] {
   const words = allWords.slice(0, MAX_QUERY_WORDS);
   const index = termIndexOf(search);
-  const expansions = words.map((word, i) => expandWord(index, word, i === words.length - 1));
+  const expansions = words.map((word, i) => {
+    const typos = options.typos === undefined ? fuzziness(word) : options.typos(word);
+    const terms = expandWord(index, word, i === words.length - 1, typos);
+    for (const synonym of options.synonyms?.get(word) ?? []) if (!terms.has(synonym)) terms.set(synonym, 1);
+    return terms;
+  });
   const queries: Query[] = expansions.map((terms) => ({
     queries: [[...terms.keys()].join(" ")],
     combineWith: "OR",
@@ -157,7 +192,13 @@ export function searchWords(
     processTerm: (term: string) => term,
     boostTerm: (term: string) => terms.get(term) ?? 1,
   }));
-  const results = search.search({ queries, combineWith }, filter === undefined ? {} : { filter });
+  const results = search.search(
+    { queries, combineWith },
+    {
+      ...(filter === undefined ? {} : { filter }),
+      ...(options.boost === undefined ? {} : { boost: options.boost }),
+    },
+  );
   // Which query words each index term stands for (a term may stand for several).
   const wordsOf = new Map<string, Set<string>>();
   expansions.forEach((terms, i) => {
@@ -214,7 +255,7 @@ interface Snapshot {
 }
 
 function configOf(target: SearchTarget): string {
-  return JSON.stringify([SNAPSHOT_FORMAT, target.primaryKey, target.searchableAttributes]);
+  return JSON.stringify([SNAPSHOT_FORMAT, target.primaryKey, indexFields(target)]);
 }
 
 export class EmbeddedRetrieval implements Retrieval {
@@ -260,15 +301,31 @@ export class EmbeddedRetrieval implements Retrieval {
   }
 
   async search(target: SearchTarget, query: SearchQuery): Promise<RetrievalResult> {
-    // Validate the filter before any (possibly expensive) index work.
+    // Validate the settings and the filter before any (possibly expensive) index work.
+    const unsupported = unsupportedSetting(target);
+    if (unsupported !== null) {
+      throw new RetrievalError(
+        "invalid_request",
+        `the index setting ${unsupported.field} cannot be honoured: ${unsupported.message}`,
+        unsupported.field,
+      );
+    }
     const predicate = compileFilter(query.filter, target.filterableAttributes);
+    const settings = querySettings(target);
     const index = await this.index(target);
-    const words = tokenize(query.q);
-    const ranked = words.length === 0 ? placeholder(index, predicate) : ranking(index, words, predicate);
+    const words = withoutStopWords(tokenize(query.q), settings.stopWords);
+    const ranked =
+      words.length === 0
+        ? placeholder(index, predicate)
+        : ranking(index, words, predicate, {
+            typos: settings.typos,
+            synonyms: settings.synonyms,
+            boost: attributeBoost(indexFields(target)),
+          });
     const hits: Document[] = [];
     for (const id of ranked.slice(query.offset, query.offset + query.limit)) {
       const entry = index.docs.get(id);
-      if (entry !== undefined) hits.push({ ...entry.doc });
+      if (entry !== undefined) hits.push(displayedFields(entry.doc, settings.displayed));
     }
     return { hits, estimatedTotalHits: ranked.length };
   }
@@ -328,8 +385,7 @@ export class EmbeddedRetrieval implements Retrieval {
         });
       }
     }
-    const fields =
-      target.searchableAttributes.length > 0 ? target.searchableAttributes : stringFields(docDocs(docs));
+    const fields = indexFields(target) ?? stringFields(docDocs(docs));
     const search = new MiniSearch<Document>(miniSearchOptions(fields, primaryKey));
     search.addAll([...docDocs(docs)]);
     this.counters.builds++;
@@ -435,7 +491,12 @@ function placeholder(index: LoadedIndex, predicate: DocumentPredicate | null): s
 }
 
 /** Ids of the matches by descending BM25+ score: all query words (AND) if any match so, else any word (OR). */
-function ranking(index: LoadedIndex, words: string[], predicate: DocumentPredicate | null): string[] {
+function ranking(
+  index: LoadedIndex,
+  words: string[],
+  predicate: DocumentPredicate | null,
+  options: SearchWordsOptions,
+): string[] {
   const filter =
     predicate === null
       ? undefined
@@ -443,8 +504,8 @@ function ranking(index: LoadedIndex, words: string[], predicate: DocumentPredica
           const entry = index.docs.get(result.id as string);
           return entry !== undefined && predicate(entry.doc);
         };
-  let results = searchWords(index.search, words, "AND", filter);
-  if (results.length === 0) results = searchWords(index.search, words, "OR", filter);
+  let results = searchWords(index.search, words, "AND", filter, options);
+  if (results.length === 0) results = searchWords(index.search, words, "OR", filter, options);
   const position = (id: string) => index.docs.get(id)?.position ?? Number.MAX_SAFE_INTEGER;
   results.sort((a, b) => b.score - a.score || position(a.id as string) - position(b.id as string));
   return results.map((r) => r.id as string);
