@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDatabase, SqliteDocumentStore } from "@relevance/settings/sqlite";
+import { afterAll, describe, expect, it } from "vitest";
+import { indexManagerContract } from "../contract/index-manager.contract.ts";
+import { EmbeddedRetrieval } from "./engine.ts";
+import { EmbeddedIndexManager } from "./index-manager.ts";
+
+indexManagerContract("embedded (SQLite)", async () => {
+  const db = openDatabase(":memory:");
+  return new EmbeddedIndexManager({ db, documents: new SqliteDocumentStore(db) });
+});
+
+describe("EmbeddedIndexManager", () => {
+  const dir = mkdtempSync(join(tmpdir(), "index-manager-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("keeps enqueued tasks across a restart and processes them when the next worker starts", async () => {
+    const path = join(dir, "restart.sqlite");
+    const first = openDatabase(path);
+    const stopped = new EmbeddedIndexManager({
+      db: first,
+      documents: new SqliteDocumentStore(first),
+      start: false,
+    });
+    const created = await stopped.createIndex("acct_1-products", { primaryKey: "id" });
+    const added = await stopped.addDocuments("acct_1-products", [{ id: 1, title: "Shoes" }]);
+    expect((await stopped.getTask(added.taskUid))?.status).toBe("enqueued");
+    first.close();
+
+    const second = openDatabase(path);
+    const documents = new SqliteDocumentStore(second);
+    const restarted = new EmbeddedIndexManager({ db: second, documents });
+    const task = await restarted.waitForTask(added.taskUid, { timeoutMs: 5000 });
+    expect(task.status).toBe("succeeded");
+    expect((await restarted.getTask(created.taskUid))?.status).toBe("succeeded");
+    expect(await documents.count("acct_1", "products")).toBe(1);
+    second.close();
+  });
+
+  it("writes the documents where the embedded engine reads them, so searches see each finished task", async () => {
+    const db = openDatabase(":memory:");
+    const documents = new SqliteDocumentStore(db);
+    const manager = new EmbeddedIndexManager({ db, documents });
+    const engine = new EmbeddedRetrieval({ documents });
+    const target = {
+      systemAccountId: "acct_1",
+      index: "products",
+      primaryKey: "id",
+      searchableAttributes: [],
+      filterableAttributes: [],
+    };
+    const query = { q: "shoes", limit: 10, offset: 0 };
+    await manager.waitForTask(
+      (await manager.addDocuments("acct_1-products", [{ id: 1, title: "Red shoes" }])).taskUid,
+    );
+    expect((await engine.search(target, query)).hits).toEqual([{ id: 1, title: "Red shoes" }]);
+    await manager.waitForTask((await manager.deleteDocuments("acct_1-products", [1])).taskUid);
+    expect((await engine.search(target, query)).hits).toEqual([]);
+  });
+
+  it("times waitForTask out with task_timeout while the worker is stopped", async () => {
+    const db = openDatabase(":memory:");
+    const manager = new EmbeddedIndexManager({ db, documents: new SqliteDocumentStore(db), start: false });
+    const { taskUid } = await manager.createIndex("acct_1-p");
+    await expect(manager.waitForTask(taskUid, { timeoutMs: 20 })).rejects.toMatchObject({
+      failure: "timeout",
+      error: { code: "task_timeout" },
+    });
+    manager.start();
+    expect((await manager.waitForTask(taskUid)).status).toBe("succeeded");
+  });
+
+  it("records an internal error when the document store fails, and goes on with the next task", async () => {
+    const db = openDatabase(":memory:");
+    const real = new SqliteDocumentStore(db);
+    const documents = Object.assign(Object.create(real) as SqliteDocumentStore, {
+      upsert: async () => {
+        throw new Error("disk I/O error");
+      },
+    });
+    const manager = new EmbeddedIndexManager({ db, documents });
+    const failed = await manager.waitForTask((await manager.addDocuments("acct_1-p", [{ id: 1 }])).taskUid);
+    expect(failed).toMatchObject({ status: "failed", error: { code: "internal", type: "internal" } });
+    expect(failed.error?.message).toContain("disk I/O error");
+    const next = await manager.waitForTask((await manager.createIndex("acct_1-q")).taskUid);
+    expect(next.status).toBe("succeeded");
+  });
+});
