@@ -234,7 +234,7 @@ export function indexManagerContract(
       expect((await manager.getStats(products)).numberOfDocuments).toBe(0);
     });
 
-    it("fails the primary key inference when no field ends with id, or when the index has another primary key", async () => {
+    it("fails the primary key inference with no or several fields ending with id, and another primary key once the index has documents", async () => {
       const { manager, uid, done } = await setup();
       const none = uid();
       const noCandidate = await done(manager.addDocuments(none, [{ title: "x" }]));
@@ -242,9 +242,18 @@ export function indexManagerContract(
         status: "failed",
         error: { code: "index_primary_key_no_candidate_found" },
       });
+      const two = await done(manager.addDocuments(uid(), [{ skuId: "1", productId: "1" }]));
+      expect(two).toMatchObject({
+        status: "failed",
+        error: { code: "index_primary_key_multiple_candidates_found" },
+      });
+      // An empty index takes another primary key with its first documents; one with documents refuses it.
       const keyed = uid();
       await done(manager.createIndex(keyed, { primaryKey: "id" }));
-      const other = await done(manager.addDocuments(keyed, [{ sku: "1", id: "1" }], { primaryKey: "sku" }));
+      const first = await done(manager.addDocuments(keyed, [{ sku: "1", id: "x" }], { primaryKey: "sku" }));
+      expect(first.status).toBe("succeeded");
+      expect((await manager.getIndex(keyed))?.primaryKey).toBe("sku");
+      const other = await done(manager.addDocuments(keyed, [{ sku: "2", id: "2" }], { primaryKey: "id" }));
       expect(other).toMatchObject({ status: "failed", error: { code: "index_primary_key_already_exists" } });
     });
 

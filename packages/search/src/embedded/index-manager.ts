@@ -419,7 +419,13 @@ export class EmbeddedIndexManager implements IndexManager {
     const docs = payload.documents;
     let primaryKey = existing?.primary_key ?? null;
     if (payload.primaryKey !== undefined) {
-      if (primaryKey !== null && primaryKey !== payload.primaryKey) {
+      // As milli does: another primary key is refused once the index holds documents.
+      const { accountId, index } = this.locate(uid);
+      if (
+        primaryKey !== null &&
+        primaryKey !== payload.primaryKey &&
+        (await this.documents.count(accountId, index)) > 0
+      ) {
         throw new TaskFailure(
           taskError(
             "index_primary_key_already_exists",
