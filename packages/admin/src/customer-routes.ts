@@ -27,6 +27,8 @@ import { parseIfMatch } from "./trigger-config.ts";
 export const CUSTOMER_BASE = "/api/v1";
 const WRITE_ATTEMPTS = 5;
 const DEFAULT_PRIMARY_KEY = "id";
+/** Documents read at a time for an index's stats (the field distribution reads every document). */
+const STATS_PAGE = 500;
 /** The documents upload's path (`POST …/indexes/{name}/documents`), which has its own body limit. */
 const DOCUMENTS_PATH = /^\/api\/v1\/indexes\/[^/]+\/documents$/;
 
@@ -48,9 +50,11 @@ const Page = z.object({
 function recordView(item: TableItem): Record<string, unknown> {
   const a = item.attributes;
   const times = { createdAt: a.created_at, updatedAt: a.updated_at };
+  // `uid` is the name, as Meilisearch calls an index's name (the customer's API is index-name based).
+  const name = recordName(item);
   return isAlias(item)
-    ? { name: recordName(item), type: "alias", index: a.alias_of, ...times }
-    : { name: recordName(item), type: "index", primaryKey: a.primary_key ?? DEFAULT_PRIMARY_KEY, ...times };
+    ? { uid: name, name, type: "alias", index: a.alias_of, ...times }
+    : { uid: name, name, type: "index", primaryKey: a.primary_key ?? DEFAULT_PRIMARY_KEY, ...times };
 }
 
 /** The customer management API (`x-api-key`): indexes, documents, settings and aliases of one account. */
@@ -95,9 +99,16 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
     return target;
   };
 
+  // Meilisearch's `GET /indexes` page: `{results, offset, limit, total}`, by name.
   app.get(`${CUSTOMER_BASE}/indexes`, async (c) => {
+    const { offset, limit } = parseWith(Page, c.req.query(), "the query is invalid");
     const items = await table.query(account(c), INDEX_PREFIX);
-    return c.json({ results: items.map(recordView) });
+    return c.json({
+      results: items.slice(offset, offset + limit).map(recordView),
+      offset,
+      limit,
+      total: items.length,
+    });
   });
 
   app.post(`${CUSTOMER_BASE}/indexes`, async (c) => {
@@ -126,6 +137,24 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
       ...recordView(item),
       numberOfDocuments: await documents.count(account(c), recordName(item)),
     });
+  });
+
+  // Meilisearch's `GET /indexes/{uid}/stats` over the document store (an alias answers its index's).
+  // The embedded stack indexes synchronously: isIndexing is always false here.
+  app.get(`${CUSTOMER_BASE}/indexes/:name/stats`, async (c) => {
+    const index = await documentIndex(c);
+    const name = recordName(index);
+    const fieldDistribution: Record<string, number> = {};
+    let numberOfDocuments = 0;
+    for (let offset = 0; ; offset += STATS_PAGE) {
+      const page = await documents.list(account(c), name, offset, STATS_PAGE);
+      for (const doc of page) {
+        numberOfDocuments++;
+        for (const field of Object.keys(doc)) fieldDistribution[field] = (fieldDistribution[field] ?? 0) + 1;
+      }
+      if (page.length < STATS_PAGE) break;
+    }
+    return c.json({ numberOfDocuments, isIndexing: false, fieldDistribution });
   });
 
   app.delete(`${CUSTOMER_BASE}/indexes/:name`, async (c) => {

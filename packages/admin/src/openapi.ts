@@ -178,8 +178,9 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
         },
         IndexView: {
           type: "object",
-          required: ["name", "type", "createdAt", "updatedAt"],
+          required: ["uid", "name", "type", "createdAt", "updatedAt"],
           properties: {
+            uid: { type: "string", description: "The name, as Meilisearch calls it." },
             name: { type: "string" },
             type: { enum: ["index", "alias"] },
             primaryKey: { type: "string", description: "Indexes only." },
@@ -326,13 +327,28 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
       "/api/v1/indexes": {
         get: {
           ...customer,
-          summary: "List the account's indexes and aliases.",
+          summary: "List the account's indexes and aliases by name, a page at a time (Meilisearch's shape).",
+          parameters: [
+            { name: "offset", in: "query", schema: { type: "integer", minimum: 0, default: 0 } },
+            {
+              name: "limit",
+              in: "query",
+              schema: { type: "integer", minimum: 1, maximum: MAX_PAGE_LIMIT, default: 20 },
+            },
+          ],
           responses: {
             "200": ok("The records.", {
               type: "object",
-              properties: { results: { type: "array", items: ref("IndexView") } },
+              required: ["results", "offset", "limit", "total"],
+              properties: {
+                results: { type: "array", items: ref("IndexView") },
+                offset: { type: "integer" },
+                limit: { type: "integer" },
+                total: { type: "integer" },
+              },
             }),
             "401": e401,
+            "422": error("Invalid offset or limit."),
             "429": e429,
           },
         },
@@ -379,6 +395,29 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
             "401": e401,
             "404": e404Index,
             "409": error("Aliases point at the index, or it changed meanwhile."),
+            "429": e429,
+          },
+        },
+      },
+      "/api/v1/indexes/{name}/stats": {
+        parameters: [nameParam],
+        get: {
+          ...customer,
+          summary:
+            "The index's statistics (an alias answers its index's), as Meilisearch's GET /indexes/{uid}/stats: " +
+            "the number of documents and how many have each top-level field.",
+          responses: {
+            "200": ok("The statistics.", {
+              type: "object",
+              required: ["numberOfDocuments", "isIndexing", "fieldDistribution"],
+              properties: {
+                numberOfDocuments: { type: "integer" },
+                isIndexing: { type: "boolean" },
+                fieldDistribution: { type: "object", additionalProperties: { type: "integer" } },
+              },
+            }),
+            "401": e401,
+            "404": e404Index,
             "429": e429,
           },
         },
