@@ -60,6 +60,55 @@ describe("EmbeddedIndexManager", () => {
     expect((await engine.search(target, query)).hits).toEqual([]);
   });
 
+  it("reports isIndexing while a task of the index is waiting", async () => {
+    const db = openDatabase(":memory:");
+    const documents = new SqliteDocumentStore(db);
+    const running = new EmbeddedIndexManager({ db, documents });
+    await running.waitForTask((await running.createIndex("acct_1-p", { primaryKey: "id" })).taskUid);
+    const stopped = new EmbeddedIndexManager({ db, documents, start: false });
+    const { taskUid } = await stopped.addDocuments("acct_1-p", [{ id: 1 }]);
+    expect(await stopped.getStats("acct_1-p")).toEqual({
+      numberOfDocuments: 0,
+      isIndexing: true,
+      fieldDistribution: {},
+    });
+    stopped.start();
+    await stopped.waitForTask(taskUid);
+    expect(await stopped.getStats("acct_1-p")).toEqual({
+      numberOfDocuments: 1,
+      isIndexing: false,
+      fieldDistribution: { id: 1 },
+    });
+  });
+
+  it("logs a database failure that stops the worker, leaving the task unfinished", async () => {
+    const path = join(dir, "closed.sqlite");
+    const db = openDatabase(path);
+    const errors: string[] = [];
+    const logger = {
+      info: () => undefined,
+      warn: () => undefined,
+      error: (message: string, fields?: Record<string, unknown>) =>
+        errors.push(`${message} ${String(fields?.error)}`),
+    };
+    const manager = new EmbeddedIndexManager({
+      db,
+      documents: new SqliteDocumentStore(db),
+      start: false,
+      logger,
+    });
+    const { taskUid } = await manager.createIndex("acct_1-p");
+    db.close();
+    manager.start();
+    await manager.idle();
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^index manager: the task worker stopped .*(not open|finalized)/);
+    const reopened = openDatabase(path);
+    const next = new EmbeddedIndexManager({ db: reopened, documents: new SqliteDocumentStore(reopened) });
+    expect((await next.waitForTask(taskUid)).status).toBe("succeeded");
+    reopened.close();
+  });
+
   it("times waitForTask out with task_timeout while the worker is stopped", async () => {
     const db = openDatabase(":memory:");
     const manager = new EmbeddedIndexManager({ db, documents: new SqliteDocumentStore(db), start: false });

@@ -5,7 +5,7 @@
 // idempotent). docs/search.md, "Index management".
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { isPlainObject } from "@relevance/core";
-import type { Document, EditableDocumentStore } from "@relevance/settings";
+import type { Document, EditableDocumentStore, Logger } from "@relevance/settings";
 import {
   DEFAULT_SETTINGS,
   type DocumentId,
@@ -36,6 +36,8 @@ export interface EmbeddedIndexManagerOptions {
   /** Where an index's documents live in the DocumentStore. Default: split the uid at its first `-` (`acct_…-products`). */
   locate?: (uid: string) => { accountId: string; index: string };
   now?: () => Date;
+  /** Where the worker reports a database failure that stops it (the task stays unfinished). */
+  logger?: Logger;
   /** Start processing tasks (those left from a previous run included) at once. Default true. */
   start?: boolean;
 }
@@ -93,6 +95,7 @@ export class EmbeddedIndexManager implements IndexManager {
   private readonly documents: EditableDocumentStore;
   private readonly locate: (uid: string) => { accountId: string; index: string };
   private readonly now: () => Date;
+  private readonly logger: Logger | undefined;
   private readonly stmts: Record<
     | "insertTask"
     | "getTask"
@@ -118,6 +121,7 @@ export class EmbeddedIndexManager implements IndexManager {
     this.documents = options.documents;
     this.locate = options.locate ?? defaultLocate;
     this.now = options.now ?? (() => new Date());
+    this.logger = options.logger;
     db.exec(`CREATE TABLE IF NOT EXISTS tasks (
       uid INTEGER PRIMARY KEY AUTOINCREMENT, index_uid TEXT NOT NULL, type TEXT NOT NULL,
       status TEXT NOT NULL, enqueued_at TEXT NOT NULL, started_at TEXT, finished_at TEXT,
@@ -251,21 +255,23 @@ export class EmbeddedIndexManager implements IndexManager {
     return row === undefined ? null : taskOf(row);
   }
 
+  /** Waits for the worker's word that the task ended (no polling); `intervalMs` is not used here. */
   async waitForTask(taskUid: number, options: WaitOptions = {}): Promise<Task> {
     const timeoutMs = options.timeoutMs ?? 5000;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<"timeout">((resolve) => {
       timer = setTimeout(() => resolve("timeout"), timeoutMs);
     });
+    let wake: () => void = () => undefined;
+    const set = this.waiters.get(taskUid) ?? new Set<() => void>();
+    this.waiters.set(taskUid, set);
     try {
       for (;;) {
-        let wake: (() => void) | undefined;
+        // Registered before the read, so an end between the read and the wait is not missed.
         const woken = new Promise<void>((resolve) => {
           wake = resolve;
         });
-        const set = this.waiters.get(taskUid) ?? new Set();
-        set.add(wake as () => void);
-        this.waiters.set(taskUid, set);
+        set.add(wake);
         const task = await this.getTask(taskUid);
         if (task === null) {
           throw new IndexManagerError(
@@ -276,8 +282,7 @@ export class EmbeddedIndexManager implements IndexManager {
         }
         if (isFinal(task.status)) return task;
         const outcome = await Promise.race([woken, timeout]);
-        set.delete(wake as () => void);
-        if (set.size === 0) this.waiters.delete(taskUid);
+        set.delete(wake);
         if (outcome === "timeout") {
           throw new IndexManagerError(
             "timeout",
@@ -287,6 +292,8 @@ export class EmbeddedIndexManager implements IndexManager {
       }
     } finally {
       clearTimeout(timer);
+      set.delete(wake);
+      if (set.size === 0 && this.waiters.get(taskUid) === set) this.waiters.delete(taskUid);
     }
   }
 
@@ -330,6 +337,11 @@ export class EmbeddedIndexManager implements IndexManager {
     if (!this.started || this.running !== null) return;
     this.running = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.drain())
+      .catch((error: unknown) => {
+        // The database itself failed (closed, disk full): the task stays where it was and is
+        // processed by the next write's kick or the next start.
+        this.logger?.error("index manager: the task worker stopped", { error: String(error) });
+      })
       .finally(() => {
         this.running = null;
       });
