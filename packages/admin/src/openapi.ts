@@ -76,6 +76,9 @@ const e413 = (bytes: number) =>
   error(
     `Body larger than ${formatBytes(bytes)} (checked from Content-Length before reading, or while reading).`,
   );
+const e502Backend = error(
+  "With an index manager: the search backend did not take the write (an index creation is undone); retry.",
+);
 const e404Index = error("No such index or alias in this account (another account's index answers the same).");
 
 export interface OpenApiOptions {
@@ -176,6 +179,28 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
           required: ["path", "message"],
           properties: { path: { type: "string" }, message: { type: "string" } },
         },
+        TaskSummary: {
+          type: "object",
+          description:
+            "Meilisearch's summarized task, answered by a write when the deployment hands writes on to an " +
+            "index manager (absent otherwise). Its uid is `<systemAccountId>-<name>`.",
+          required: ["taskUid", "indexUid", "status", "type", "enqueuedAt"],
+          properties: {
+            taskUid: { type: "integer" },
+            indexUid: { type: "string" },
+            status: { enum: ["enqueued", "processing", "succeeded", "failed"] },
+            type: {
+              enum: [
+                "indexCreation",
+                "indexDeletion",
+                "documentAdditionOrUpdate",
+                "documentDeletion",
+                "settingsUpdate",
+              ],
+            },
+            enqueuedAt: { type: "string", format: "date-time" },
+          },
+        },
         IndexView: {
           type: "object",
           required: ["uid", "name", "type", "createdAt", "updatedAt"],
@@ -186,6 +211,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
             primaryKey: { type: "string", description: "Indexes only." },
             index: { type: "string", description: "Aliases only: the index the alias points at." },
             numberOfDocuments: { type: "integer", description: "GET of one index only." },
+            task: ref("TaskSummary"),
             createdAt: { type: "string", format: "date-time" },
             updatedAt: { type: "string", format: "date-time" },
           },
@@ -199,6 +225,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
             sortableAttributes: nameList,
             synonyms,
             stopWords,
+            task: ref("TaskSummary"),
           },
         },
         SettingsPatch: {
@@ -372,6 +399,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
             "413": jsonLimit,
             "422": error("Invalid body."),
             "429": e429,
+            "502": e502Backend,
           },
         },
       },
@@ -391,11 +419,15 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
           ...customer,
           summary: "Delete an index (its record and documents) or an alias record.",
           responses: {
-            "200": ok("Deleted.", { type: "object", properties: { deleted: { type: "string" } } }),
+            "200": ok("Deleted.", {
+              type: "object",
+              properties: { deleted: { type: "string" }, task: ref("TaskSummary") },
+            }),
             "401": e401,
             "404": e404Index,
             "409": error("Aliases point at the index, or it changed meanwhile."),
             "429": e429,
+            "502": e502Backend,
           },
         },
       },
@@ -448,6 +480,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
                 type: "object",
                 required: ["received", "accepted", "rejected"],
                 properties: {
+                  task: ref("TaskSummary"),
                   received: { type: "integer", description: "Documents in the body." },
                   accepted: { type: "integer", description: "Documents stored." },
                   rejected: {
@@ -477,6 +510,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
                 "constructor or prototype (details name e.g. [3].id); nothing is stored.",
             ),
             "429": e429,
+            "502": e502Backend,
           },
         },
         get: {
@@ -536,6 +570,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
                 "__proto__, constructor or prototype, or relevanceTriggerConfig / relevance_trigger_config.",
             ),
             "429": e429,
+            "502": e502Backend,
           },
         },
       },
