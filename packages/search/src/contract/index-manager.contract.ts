@@ -122,8 +122,8 @@ export function indexManagerContract(
       const { manager, uid, done } = await setup();
       const missing = uid();
       expect(await manager.getIndex(missing)).toBeNull();
-      for (const read of [manager.getStats(missing), manager.getSettings(missing)]) {
-        const error = await read.catch((e: unknown) => e);
+      for (const read of [() => manager.getStats(missing), () => manager.getSettings(missing)]) {
+        const error = await read().catch((e: unknown) => e);
         expect(error).toBeInstanceOf(IndexManagerError);
         expect((error as IndexManagerError).error).toMatchObject({
           code: "index_not_found",
@@ -149,10 +149,12 @@ export function indexManagerContract(
 
     it("refuses an invalid index uid at once with invalid_index_uid", async () => {
       const { manager } = await setup();
-      const error = await manager.createIndex("not a uid!").catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(IndexManagerError);
-      expect((error as IndexManagerError).error.code).toBe("invalid_index_uid");
-      expect((error as IndexManagerError).status).toBe(400);
+      for (const attempt of [() => manager.createIndex("not a uid!"), () => manager.getIndex("not a uid!")]) {
+        const error = await attempt().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(IndexManagerError);
+        expect((error as IndexManagerError).error.code).toBe("invalid_index_uid");
+        expect((error as IndexManagerError).status).toBe(400);
+      }
     });
 
     it("adds documents (creating the index, inferring the primary key) and reports stats", async () => {

@@ -190,6 +190,7 @@ export class EmbeddedIndexManager implements IndexManager {
   }
 
   async getIndex(uid: string): Promise<IndexInfo | null> {
+    if (!INDEX_UID.test(uid)) throw invalidUidError(uid);
     const row = this.indexRow(uid);
     return row === null ? null : infoOf(row);
   }
