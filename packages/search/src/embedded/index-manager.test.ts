@@ -109,6 +109,21 @@ describe("EmbeddedIndexManager", () => {
     reopened.close();
   });
 
+  it("keeps only the newest keepFinishedTasks finished tasks", async () => {
+    const db = openDatabase(":memory:");
+    const manager = new EmbeddedIndexManager({
+      db,
+      documents: new SqliteDocumentStore(db),
+      keepFinishedTasks: 2,
+    });
+    const uids: number[] = [];
+    for (const name of ["a", "b", "c", "d"]) uids.push((await manager.createIndex(`acct_1-${name}`)).taskUid);
+    await manager.waitForTask(uids.at(-1) as number);
+    const kept = await Promise.all(uids.map((uid) => manager.getTask(uid)));
+    expect(kept.map((task) => task?.status ?? null)).toEqual([null, null, "succeeded", "succeeded"]);
+    expect((await manager.listIndexes()).total).toBe(4);
+  });
+
   it("times waitForTask out with task_timeout while the worker is stopped", async () => {
     const db = openDatabase(":memory:");
     const manager = new EmbeddedIndexManager({ db, documents: new SqliteDocumentStore(db), start: false });

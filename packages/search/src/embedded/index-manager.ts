@@ -38,6 +38,11 @@ export interface EmbeddedIndexManagerOptions {
   now?: () => Date;
   /** Where the worker reports a database failure that stops it (the task stays unfinished). */
   logger?: Logger;
+  /**
+   * Finished tasks kept (the newest); older ones are deleted as new ones finish, as Meilisearch
+   * deletes its oldest finished tasks past its own limit. Default 100 000.
+   */
+  keepFinishedTasks?: number;
   /** Start processing tasks (those left from a previous run included) at once. Default true. */
   start?: boolean;
 }
@@ -96,6 +101,7 @@ export class EmbeddedIndexManager implements IndexManager {
   private readonly locate: (uid: string) => { accountId: string; index: string };
   private readonly now: () => Date;
   private readonly logger: Logger | undefined;
+  private readonly keepFinishedTasks: number;
   private readonly stmts: Record<
     | "insertTask"
     | "getTask"
@@ -108,7 +114,8 @@ export class EmbeddedIndexManager implements IndexManager {
     | "insertIndex"
     | "updateIndex"
     | "deleteIndex"
-    | "pendingOf",
+    | "pendingOf"
+    | "pruneTasks",
     StatementSync
   >;
   private running: Promise<void> | null = null;
@@ -122,6 +129,10 @@ export class EmbeddedIndexManager implements IndexManager {
     this.locate = options.locate ?? defaultLocate;
     this.now = options.now ?? (() => new Date());
     this.logger = options.logger;
+    this.keepFinishedTasks = options.keepFinishedTasks ?? 100_000;
+    if (!Number.isInteger(this.keepFinishedTasks) || this.keepFinishedTasks < 1) {
+      throw new RangeError("keepFinishedTasks must be an integer >= 1");
+    }
     db.exec(`CREATE TABLE IF NOT EXISTS tasks (
       uid INTEGER PRIMARY KEY AUTOINCREMENT, index_uid TEXT NOT NULL, type TEXT NOT NULL,
       status TEXT NOT NULL, enqueued_at TEXT NOT NULL, started_at TEXT, finished_at TEXT,
@@ -154,6 +165,9 @@ export class EmbeddedIndexManager implements IndexManager {
         "UPDATE managed_indexes SET primary_key = ?, updated_at = ?, settings = ? WHERE uid = ?",
       ),
       deleteIndex: db.prepare("DELETE FROM managed_indexes WHERE uid = ?"),
+      pruneTasks: db.prepare(
+        "DELETE FROM tasks WHERE status IN ('succeeded', 'failed') AND uid <= (SELECT uid FROM tasks WHERE status IN ('succeeded', 'failed') ORDER BY uid DESC LIMIT 1 OFFSET ?)",
+      ),
       pendingOf: db.prepare(
         "SELECT 1 FROM tasks WHERE index_uid = ? AND status IN ('enqueued', 'processing') LIMIT 1",
       ),
@@ -374,6 +388,7 @@ export class EmbeddedIndexManager implements IndexManager {
         JSON.stringify(details),
         row.uid,
       );
+      this.stmts.pruneTasks.run(this.keepFinishedTasks);
       for (const wake of this.waiters.get(row.uid) ?? []) wake();
     }
   }
