@@ -39,6 +39,30 @@ describe("EmbeddedIndexManager", () => {
     second.close();
   });
 
+  it("runs a task interrupted after its document writes again, to success, on the next start", async () => {
+    const db = openDatabase(":memory:");
+    const documents = new SqliteDocumentStore(db);
+    const first = new EmbeddedIndexManager({ db, documents });
+    await first.waitForTask((await first.createIndex("acct_1-p", { primaryKey: "id" })).taskUid);
+    // A process that took an empty index to another primary key, wrote the documents and a
+    // deletion's documents, then stopped before recording either task.
+    const stopped = new EmbeddedIndexManager({ db, documents, start: false });
+    const added = await stopped.addDocuments("acct_1-p", [{ sku: "a" }, { sku: "b" }], { primaryKey: "sku" });
+    const removed = await stopped.deleteDocuments("acct_1-p", ["a"]);
+    db.prepare(
+      "UPDATE tasks SET status = 'processing', started_at = '2026-11-25T00:00:00.000Z' WHERE uid = ?",
+    ).run(added.taskUid);
+    db.prepare("UPDATE managed_indexes SET primary_key = 'sku' WHERE uid = 'acct_1-p'").run();
+    await documents.upsert("acct_1", "p", "sku", [{ sku: "a" }, { sku: "b" }]);
+
+    const next = new EmbeddedIndexManager({ db, documents });
+    const task = await next.waitForTask(added.taskUid);
+    expect(task).toMatchObject({ status: "succeeded", startedAt: "2026-11-25T00:00:00.000Z" });
+    expect((await next.waitForTask(removed.taskUid)).status).toBe("succeeded");
+    expect(await documents.list("acct_1", "p", 0, 10)).toEqual([{ sku: "b" }]);
+    expect((await next.getIndex("acct_1-p"))?.primaryKey).toBe("sku");
+  });
+
   it("writes the documents where the embedded engine reads them, so searches see each finished task", async () => {
     const db = openDatabase(":memory:");
     const documents = new SqliteDocumentStore(db);

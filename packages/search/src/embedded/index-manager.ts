@@ -6,6 +6,7 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { isPlainObject } from "@relevance/core";
 import type { Document, EditableDocumentStore, Logger } from "@relevance/settings";
+import { transaction } from "@relevance/settings/sqlite";
 import {
   DEFAULT_SETTINGS,
   type DocumentId,
@@ -96,7 +97,15 @@ function documentIdOf(value: unknown): string | null {
   return typeof value === "string" && DOCUMENT_ID.test(value) ? value : null;
 }
 
+/** What a task did to the documents, and the metadata change that completes it. */
+interface Outcome {
+  details: Record<string, unknown>;
+  /** Runs in the transaction that records the task's success, so the two happen together. */
+  apply?: () => void;
+}
+
 export class EmbeddedIndexManager implements IndexManager {
+  private readonly db: DatabaseSync;
   private readonly documents: EditableDocumentStore;
   private readonly locate: (uid: string) => { accountId: string; index: string };
   private readonly now: () => Date;
@@ -125,6 +134,7 @@ export class EmbeddedIndexManager implements IndexManager {
 
   constructor(options: EmbeddedIndexManagerOptions) {
     const { db } = options;
+    this.db = db;
     this.documents = options.documents;
     this.locate = options.locate ?? defaultLocate;
     this.now = options.now ?? (() => new Date());
@@ -367,34 +377,47 @@ export class EmbeddedIndexManager implements IndexManager {
       const row = this.stmts.nextTask.get() as unknown as TaskRow | undefined;
       if (row === undefined) return;
       this.stmts.startTask.run(row.started_at ?? this.now().toISOString(), row.uid);
+      const enqueued = JSON.parse(row.details) as Record<string, unknown>;
+      let outcome: Outcome | undefined;
       let error: TaskError | null = null;
-      let details = JSON.parse(row.details) as Record<string, unknown>;
       try {
-        details = { ...details, ...(await this.process(row)) };
+        outcome = await this.process(row);
       } catch (thrown) {
-        if (!(thrown instanceof TaskFailure)) {
-          error = taskError(
-            "internal",
-            `An internal error has occurred. \`${thrown instanceof Error ? thrown.message : String(thrown)}\`.`,
-            "internal",
-          );
-        } else error = thrown.error;
-        details = failedDetails(row.type, details);
+        error =
+          thrown instanceof TaskFailure
+            ? thrown.error
+            : taskError(
+                "internal",
+                `An internal error has occurred. \`${thrown instanceof Error ? thrown.message : String(thrown)}\`.`,
+                "internal",
+              );
       }
-      this.stmts.finishTask.run(
-        error === null ? "succeeded" : "failed",
-        this.now().toISOString(),
-        error === null ? null : JSON.stringify(error),
-        JSON.stringify(details),
-        row.uid,
-      );
+      const finishedAt = this.now().toISOString();
+      transaction(this.db, () => {
+        outcome?.apply?.();
+        this.stmts.finishTask.run(
+          error === null ? "succeeded" : "failed",
+          finishedAt,
+          error === null ? null : JSON.stringify(error),
+          JSON.stringify(
+            outcome === undefined ? failedDetails(row.type, enqueued) : { ...enqueued, ...outcome.details },
+          ),
+          row.uid,
+        );
+      });
       this.stmts.pruneTasks.run(this.keepFinishedTasks);
       for (const wake of this.waiters.get(row.uid) ?? []) wake();
     }
   }
 
-  /** Does a task's work; answers the details it learned. Throws TaskFailure for a failed task. */
-  private async process(row: TaskRow): Promise<Record<string, unknown>> {
+  /**
+   * Does a task's work, answering its details and the metadata change that completes it (applied
+   * with the task's success, in one transaction). Document writes happen here, in the DocumentStore's
+   * own transactions: a task interrupted after them runs again on the next start, and finds them
+   * done (replacing, merging or deleting the same documents again changes nothing). Throws
+   * TaskFailure for a failed task.
+   */
+  private async process(row: TaskRow): Promise<Outcome> {
     const uid = row.index_uid;
     const payload = row.payload === null ? null : (JSON.parse(row.payload) as Record<string, unknown>);
     const { accountId, index } = this.locate(uid);
@@ -404,34 +427,35 @@ export class EmbeddedIndexManager implements IndexManager {
         if (this.indexRow(uid) !== null) {
           throw new TaskFailure(taskError("index_already_exists", `Index \`${uid}\` already exists.`));
         }
-        const details = JSON.parse(row.details) as { primaryKey: string | null };
-        this.stmts.insertIndex.run(uid, details.primaryKey, at, at, "{}");
-        return {};
+        const { primaryKey } = JSON.parse(row.details) as { primaryKey: string | null };
+        return { details: {}, apply: () => this.stmts.insertIndex.run(uid, primaryKey, at, at, "{}") };
       }
       case "indexDeletion": {
         if (this.indexRow(uid) === null) throw new TaskFailure(indexNotFound(uid));
         const deletedDocuments = await this.documents.count(accountId, index);
         await this.documents.deleteIndex(accountId, index);
-        this.stmts.deleteIndex.run(uid);
-        return { deletedDocuments };
+        return { details: { deletedDocuments }, apply: () => this.stmts.deleteIndex.run(uid) };
       }
       case "documentDeletion": {
         if (this.indexRow(uid) === null) throw new TaskFailure(indexNotFound(uid));
         const ids = (payload as { ids: string[] }).ids;
         const deletedDocuments = await this.documents.deleteMany(accountId, index, ids);
-        this.touch(uid, at);
-        return { deletedDocuments };
+        return { details: { deletedDocuments }, apply: () => this.touch(uid, at) };
       }
       case "settingsUpdate": {
-        const current = this.indexRow(uid) ?? this.createImplicitly(uid, at);
         const update = (payload as { settings: SettingsUpdate }).settings;
-        const stored = JSON.parse(current.settings) as Partial<IndexSettings>;
-        for (const [key, value] of Object.entries(update)) {
-          if (value === null) delete stored[key as keyof IndexSettings];
-          else if (value !== undefined) (stored as Record<string, unknown>)[key] = value;
-        }
-        this.stmts.updateIndex.run(current.primary_key, at, JSON.stringify(stored), uid);
-        return {};
+        return {
+          details: {},
+          apply: () => {
+            const current = this.indexRow(uid) ?? this.createImplicitly(uid, null, at);
+            const stored = JSON.parse(current.settings) as Partial<IndexSettings>;
+            for (const [key, value] of Object.entries(update)) {
+              if (value === null) delete stored[key as keyof IndexSettings];
+              else if (value !== undefined) (stored as Record<string, unknown>)[key] = value;
+            }
+            this.stmts.updateIndex.run(current.primary_key, at, JSON.stringify(stored), uid);
+          },
+        };
       }
       case "documentAdditionOrUpdate":
         return this.processDocuments(uid, payload as unknown as DocumentsPayload & { mode: string }, at);
@@ -442,13 +466,13 @@ export class EmbeddedIndexManager implements IndexManager {
     uid: string,
     payload: DocumentsPayload & { mode: string },
     at: string,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<Outcome> {
     const existing = this.indexRow(uid);
     const docs = payload.documents;
+    const { accountId, index } = this.locate(uid);
     let primaryKey = existing?.primary_key ?? null;
     if (payload.primaryKey !== undefined) {
       // As milli does: another primary key is refused once the index holds documents.
-      const { accountId, index } = this.locate(uid);
       if (
         primaryKey !== null &&
         primaryKey !== payload.primaryKey &&
@@ -485,14 +509,16 @@ export class EmbeddedIndexManager implements IndexManager {
       }
       ids.push(id);
     }
-    const row = existing ?? this.createImplicitly(uid, at);
-    const { accountId, index } = this.locate(uid);
+    // The index and its primary key first (a run again after the documents were written then sees
+    // the same primary key, not "another one on an index with documents").
+    const row = existing ?? this.createImplicitly(uid, primaryKey, at);
+    if (row.primary_key !== primaryKey) this.stmts.updateIndex.run(primaryKey, at, row.settings, uid);
     // Later documents of a batch win over earlier ones with the same id, as in Meilisearch.
     const byId = new Map<string, Document>();
     const stored =
       payload.mode === "update"
         ? await this.documents.getMany(accountId, index, [...new Set(ids)])
-        : new Map();
+        : new Map<string, Document>();
     docs.forEach((doc, i) => {
       const id = ids[i] as string;
       const base = payload.mode === "update" ? (byId.get(id) ?? stored.get(id)) : undefined;
@@ -501,12 +527,11 @@ export class EmbeddedIndexManager implements IndexManager {
     if (byId.size > 0 && primaryKey !== null) {
       await this.documents.upsert(accountId, index, primaryKey, [...byId.values()]);
     }
-    this.stmts.updateIndex.run(primaryKey, at, row.settings, uid);
-    return { indexedDocuments: docs.length };
+    return { details: { indexedDocuments: docs.length }, apply: () => this.touch(uid, at) };
   }
 
-  private createImplicitly(uid: string, at: string): IndexRow {
-    this.stmts.insertIndex.run(uid, null, at, at, "{}");
+  private createImplicitly(uid: string, primaryKey: string | null, at: string): IndexRow {
+    this.stmts.insertIndex.run(uid, primaryKey, at, at, "{}");
     return this.indexRow(uid) as IndexRow;
   }
 
