@@ -71,6 +71,15 @@ describe("MeilisearchIndexManager", () => {
     expect(error).toMatchObject({ failure: "timeout", error: { code: "request_timeout" } });
   });
 
+  it("gives up waiting for a task after timeoutMs with task_timeout; the task goes on", async () => {
+    const manager = new MeilisearchIndexManager({ url: double.url, apiKey: MASTER_KEY });
+    const { taskUid } = await manager.createIndex("acct_1-slow");
+    const error = await refusal(manager.waitForTask(taskUid, { timeoutMs: 50, intervalMs: 10 }));
+    expect(error).toMatchObject({ failure: "timeout", error: { code: "task_timeout" } });
+    expect((await manager.waitForTask(taskUid, { timeoutMs: 10_000 })).status).toBe("succeeded");
+    await manager.waitForTask((await manager.deleteIndex("acct_1-slow")).taskUid, { timeoutMs: 10_000 });
+  });
+
   it("reports an unreachable Meilisearch as unavailable", async () => {
     const closed = await startMeilisearchDouble();
     await closed.close();

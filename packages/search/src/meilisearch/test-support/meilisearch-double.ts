@@ -119,7 +119,8 @@ export async function startMeilisearchDouble(slowMs = 1000): Promise<Meilisearch
 // the answer, by an in-memory queue; the full task object is at `GET /tasks/{uid}`. Errors of a
 // write that Meilisearch only finds while processing (index_already_exists, index_not_found,
 // missing_document_id, ...) are in the failed task, as there. Index uids ending `-slow` answer
-// after `slowMs`; `GET /indexes/*-moved` answers a 308 to `/stolen/...` (recorded if followed).
+// after `slowMs` (a read) or are processed after it (a task); `GET /indexes/*-moved` answers a
+// 308 to `/stolen/...` (recorded if followed).
 // ---------------------------------------------------------------------------------------------
 
 export interface IndexRequest {
@@ -257,6 +258,7 @@ function indexRoutes(app: Hono, slowMs: number): IndexRequest[] {
     tasks.push(task);
     queue = queue
       .then(() => new Promise((resolve) => setImmediate(resolve)))
+      .then(() => slow(indexUid))
       .then(() => {
         task.status = "processing";
         task.batchUid = batches++;
