@@ -107,7 +107,12 @@ describe("isolation between accounts", () => {
     expect(
       (await h.customer(other.apiKey, "PUT", "/api/v1/aliases/shop", { index: "products" })).status,
     ).toBe(404);
-    expect((await h.customer(other.apiKey, "GET", "/api/v1/indexes")).body).toEqual({ results: [] });
+    expect((await h.customer(other.apiKey, "GET", "/api/v1/indexes")).body).toEqual({
+      results: [],
+      offset: 0,
+      limit: 20,
+      total: 0,
+    });
     // The other account creating the same name gets its own record.
     expect((await h.customer(other.apiKey, "POST", "/api/v1/indexes", { name: "products" })).status).toBe(
       201,

@@ -1,4 +1,4 @@
-import { conflict, invalid, limitBody, notFound, onError, routeFallback } from "@relevance/http";
+import { ApiError, conflict, invalid, limitBody, notFound, onError, routeFallback } from "@relevance/http";
 import {
   INDEX_NAME,
   INDEX_PREFIX,
@@ -13,7 +13,7 @@ import { authGuard, type CustomerEnv, customerAuth } from "./auth.ts";
 import { parseWith, readJson } from "./body.ts";
 import { validateDocuments } from "./documents.ts";
 import { MAX_PAGE_LIMIT, resolveBodyLimits } from "./limits.ts";
-import type { CustomerDeps } from "./ports.ts";
+import type { CustomerDeps, TaskSummary } from "./ports.ts";
 import { type Attempt, etag, findRecord, isAlias, recordName, retryOnConflict } from "./records.ts";
 import {
   applySettingsPatch,
@@ -28,6 +28,8 @@ import { parseIfMatch } from "./trigger-config.ts";
 export const CUSTOMER_BASE = "/api/v1";
 const WRITE_ATTEMPTS = 5;
 const DEFAULT_PRIMARY_KEY = "id";
+/** Documents read at a time for an index's stats (the field distribution reads every document). */
+const STATS_PAGE = 500;
 /** The documents upload's path (`POST …/indexes/{name}/documents`), which has its own body limit. */
 const DOCUMENTS_PATH = /^\/api\/v1\/indexes\/[^/]+\/documents$/;
 
@@ -49,14 +51,16 @@ const Page = z.object({
 function recordView(item: TableItem): Record<string, unknown> {
   const a = item.attributes;
   const times = { createdAt: a.created_at, updatedAt: a.updated_at };
+  // `uid` is the name, as Meilisearch calls an index's name (the customer's API is index-name based).
+  const name = recordName(item);
   return isAlias(item)
-    ? { name: recordName(item), type: "alias", index: a.alias_of, ...times }
-    : { name: recordName(item), type: "index", primaryKey: a.primary_key ?? DEFAULT_PRIMARY_KEY, ...times };
+    ? { uid: name, name, type: "alias", index: a.alias_of, ...times }
+    : { uid: name, name, type: "index", primaryKey: a.primary_key ?? DEFAULT_PRIMARY_KEY, ...times };
 }
 
 /** The customer management API (`x-api-key`): indexes, documents, settings and aliases of one account. */
 export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
-  const { table, documents, log, now } = deps;
+  const { table, documents, log, now, indexManager } = deps;
   const limits = resolveBodyLimits(deps.limits);
   const app = new Hono<CustomerEnv>();
   app.onError(onError(log));
@@ -78,6 +82,29 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
   }
 
   const account = (c: Context<CustomerEnv>) => c.get("accountId");
+  /** The search backend's index uid of one of the caller's indexes. */
+  const uidOf = (c: Context<CustomerEnv>, name: string) => `${account(c)}-${name}`;
+
+  /**
+   * Hands a write on to the index manager (after the settings table). When it refuses or cannot be
+   * reached the answer is 502: the caller's write is then in the table but not in the backend.
+   */
+  const handOn = async (
+    c: Context<CustomerEnv>,
+    what: string,
+    send: () => Promise<TaskSummary>,
+  ): Promise<TaskSummary> => {
+    try {
+      return await send();
+    } catch (error) {
+      log.error("index manager refused a write", {
+        account: account(c),
+        write: what,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      throw new ApiError(502, "backend_unavailable", `the search backend did not take the ${what}; retry`);
+    }
+  };
 
   /** The named index or alias of the caller's account; another account's answers 404 like a missing one. */
   const record = async (c: Context<CustomerEnv>): Promise<TableItem> => {
@@ -96,9 +123,16 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
     return target;
   };
 
+  // Meilisearch's `GET /indexes` page: `{results, offset, limit, total}`, by name.
   app.get(`${CUSTOMER_BASE}/indexes`, async (c) => {
+    const { offset, limit } = parseWith(Page, c.req.query(), "the query is invalid");
     const items = await table.query(account(c), INDEX_PREFIX);
-    return c.json({ results: items.map(recordView) });
+    return c.json({
+      results: items.slice(offset, offset + limit).map(recordView),
+      offset,
+      limit,
+      total: items.length,
+    });
   });
 
   app.post(`${CUSTOMER_BASE}/indexes`, async (c) => {
@@ -117,7 +151,18 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
       { mustNotExist: true },
     );
     if (!written.ok) throw conflict(`an index or alias named ${body.name} already exists`);
-    return c.json(recordView(written.item), 201);
+    if (indexManager === undefined) return c.json(recordView(written.item), 201);
+    let task: TaskSummary;
+    try {
+      task = await handOn(c, "index creation", () =>
+        indexManager.createIndex(uidOf(c, body.name), { primaryKey: attributes.primary_key }),
+      );
+    } catch (error) {
+      // No record without its index: the creation can simply be retried.
+      await table.delete(account(c), written.item.sk, { expectedVersion: written.item.version });
+      throw error;
+    }
+    return c.json({ ...recordView(written.item), task }, 201);
   });
 
   app.get(`${CUSTOMER_BASE}/indexes/:name`, async (c) => {
@@ -127,6 +172,24 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
       ...recordView(item),
       numberOfDocuments: await documents.count(account(c), recordName(item)),
     });
+  });
+
+  // Meilisearch's `GET /indexes/{uid}/stats` over the document store (an alias answers its index's).
+  // The embedded stack indexes synchronously: isIndexing is always false here.
+  app.get(`${CUSTOMER_BASE}/indexes/:name/stats`, async (c) => {
+    const index = await documentIndex(c);
+    const name = recordName(index);
+    const fieldDistribution: Record<string, number> = {};
+    let numberOfDocuments = 0;
+    for (let offset = 0; ; offset += STATS_PAGE) {
+      const page = await documents.list(account(c), name, offset, STATS_PAGE);
+      for (const doc of page) {
+        numberOfDocuments++;
+        for (const field of Object.keys(doc)) fieldDistribution[field] = (fieldDistribution[field] ?? 0) + 1;
+      }
+      if (page.length < STATS_PAGE) break;
+    }
+    return c.json({ numberOfDocuments, isIndexing: false, fieldDistribution });
   });
 
   app.delete(`${CUSTOMER_BASE}/indexes/:name`, async (c) => {
@@ -144,8 +207,13 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
     }
     const deleted = await table.delete(account(c), item.sk, { expectedVersion: item.version });
     if (!deleted.ok) throw conflict("the index changed while it was being deleted; retry");
-    if (!isAlias(item)) await documents.deleteIndex(account(c), name);
-    return c.json({ deleted: name });
+    if (isAlias(item)) return c.json({ deleted: name });
+    if (indexManager === undefined) {
+      await documents.deleteIndex(account(c), name);
+      return c.json({ deleted: name });
+    }
+    const task = await handOn(c, "index deletion", () => indexManager.deleteIndex(uidOf(c, name)));
+    return c.json({ deleted: name, task });
   });
 
   app.post(`${CUSTOMER_BASE}/indexes/:name/documents`, async (c) => {
@@ -159,8 +227,15 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
       const more = result.total > result.errors.length ? ` (showing ${result.errors.length})` : "";
       throw invalid(`${result.total} problem(s) in the documents${more}`, result.errors);
     }
+    let task: TaskSummary | undefined;
     if (result.docs.length > 0) {
-      await documents.upsert(account(c), recordName(index), primaryKey, result.docs);
+      const docs = result.docs;
+      if (indexManager === undefined) await documents.upsert(account(c), recordName(index), primaryKey, docs);
+      else {
+        task = await handOn(c, "documents", () =>
+          indexManager.addDocuments(uidOf(c, recordName(index)), docs, { primaryKey }),
+        );
+      }
     }
     // 202 even when every document is rejected: the batch was well formed and each document's
     // outcome is in the answer, as each would be a failed task in Meilisearch.
@@ -169,6 +244,7 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
         received: (input as unknown[]).length,
         accepted: result.docs.length,
         rejected: result.rejected,
+        ...(task === undefined ? {} : { task }),
       },
       202,
     );
@@ -241,8 +317,15 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
       return result.ok ? { done: result.item } : "conflict";
     });
     if (written === null) throw conflict("the settings kept changing concurrently; retry");
+    const settings = customerSettings(written.attributes);
     c.header("ETag", etag(written.version));
-    return c.json(customerSettings(written.attributes));
+    // An index's whole settings (not the patch), so a lost earlier update cannot leave the backend
+    // behind. An alias has settings of its own but no backend index.
+    if (indexManager === undefined || isAlias(written)) return c.json(settings);
+    const task = await handOn(c, "settings", () =>
+      indexManager.updateSettings(uidOf(c, recordName(written)), settings),
+    );
+    return c.json({ ...settings, task });
   });
 
   app.put(`${CUSTOMER_BASE}/aliases/:alias`, async (c) => {

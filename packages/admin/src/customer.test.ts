@@ -16,6 +16,7 @@ describe("customer API", () => {
     const created = await h.customer(key, "POST", "/api/v1/indexes", { name: "products" });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
+      uid: "products",
       name: "products",
       type: "index",
       primaryKey: "id",
@@ -28,6 +29,11 @@ describe("customer API", () => {
     ).toBe(201);
     const list = await h.customer(key, "GET", "/api/v1/indexes");
     expect(list.body.results.map((r: { name: string }) => r.name)).toEqual(["books", "products"]);
+    expect(list.body).toMatchObject({ offset: 0, limit: 20, total: 2 });
+    expect(list.body.results[0]).toMatchObject({ uid: "books", primaryKey: "isbn" });
+    const second = await h.customer(key, "GET", "/api/v1/indexes?offset=1&limit=1");
+    expect(second.body).toEqual({ results: [created.body], offset: 1, limit: 1, total: 2 });
+    expect((await h.customer(key, "GET", "/api/v1/indexes?limit=0")).status).toBe(422);
     const one = await h.customer(key, "GET", "/api/v1/indexes/books");
     expect(one.body).toMatchObject({ name: "books", primaryKey: "isbn", numberOfDocuments: 0 });
 
@@ -213,6 +219,29 @@ describe("customer API", () => {
     );
     expect(stale.status).toBe(409);
     expect((await h.table.get(account, "INDEX#products"))?.version).toBe(4);
+  });
+
+  it("answers an index's stats (an alias its index's), 404 for a missing index or another account's", async () => {
+    await h.customer(key, "POST", "/api/v1/indexes", { name: "products" });
+    const empty = await h.customer(key, "GET", "/api/v1/indexes/products/stats");
+    expect(empty.status).toBe(200);
+    expect(empty.body).toEqual({ numberOfDocuments: 0, isIndexing: false, fieldDistribution: {} });
+    await h.customer(key, "POST", "/api/v1/indexes/products/documents", [
+      { id: "1", title: "Shoes", tags: ["red"] },
+      { id: "2", title: "Hat" },
+      { id: "3", color: "blue" },
+    ]);
+    await h.customer(key, "PUT", "/api/v1/aliases/shop", { index: "products" });
+    const expected = {
+      numberOfDocuments: 3,
+      isIndexing: false,
+      fieldDistribution: { id: 3, title: 2, tags: 1, color: 1 },
+    };
+    expect((await h.customer(key, "GET", "/api/v1/indexes/products/stats")).body).toEqual(expected);
+    expect((await h.customer(key, "GET", "/api/v1/indexes/shop/stats")).body).toEqual(expected);
+    expect((await h.customer(key, "GET", "/api/v1/indexes/missing/stats")).status).toBe(404);
+    const other = await h.account();
+    expect((await h.customer(other.apiKey, "GET", "/api/v1/indexes/products/stats")).status).toBe(404);
   });
 
   it("aliases: own record pointing at an index, 404 for a missing target, 409 for an index's name", async () => {

@@ -39,6 +39,7 @@ describe("GET /api/v1/openapi.json", () => {
         "GET /api/v1/indexes/{name}",
         "DELETE /api/v1/indexes/{name}",
         "GET /api/v1/indexes/{name}/documents",
+        "GET /api/v1/indexes/{name}/stats",
         "POST /api/v1/indexes/{name}/documents",
         "GET /api/v1/indexes/{name}/settings",
         "PATCH /api/v1/indexes/{name}/settings",

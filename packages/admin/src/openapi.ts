@@ -103,6 +103,9 @@ const e413 = (bytes: number) =>
   error(
     `Body larger than ${formatBytes(bytes)} (checked from Content-Length before reading, or while reading).`,
   );
+const e502Backend = error(
+  "With an index manager: the search backend did not take the write (an index creation is undone); retry.",
+);
 const e404Index = error("No such index or alias in this account (another account's index answers the same).");
 
 export interface OpenApiOptions {
@@ -207,15 +210,39 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
           required: ["path", "message"],
           properties: { path: { type: "string" }, message: { type: "string" } },
         },
+        TaskSummary: {
+          type: "object",
+          description:
+            "Meilisearch's summarized task, answered by a write when the deployment hands writes on to an " +
+            "index manager (absent otherwise). Its uid is `<systemAccountId>-<name>`.",
+          required: ["taskUid", "indexUid", "status", "type", "enqueuedAt"],
+          properties: {
+            taskUid: { type: "integer" },
+            indexUid: { type: "string" },
+            status: { enum: ["enqueued", "processing", "succeeded", "failed"] },
+            type: {
+              enum: [
+                "indexCreation",
+                "indexDeletion",
+                "documentAdditionOrUpdate",
+                "documentDeletion",
+                "settingsUpdate",
+              ],
+            },
+            enqueuedAt: { type: "string", format: "date-time" },
+          },
+        },
         IndexView: {
           type: "object",
-          required: ["name", "type", "createdAt", "updatedAt"],
+          required: ["uid", "name", "type", "createdAt", "updatedAt"],
           properties: {
+            uid: { type: "string", description: "The name, as Meilisearch calls it." },
             name: { type: "string" },
             type: { enum: ["index", "alias"] },
             primaryKey: { type: "string", description: "Indexes only." },
             index: { type: "string", description: "Aliases only: the index the alias points at." },
             numberOfDocuments: { type: "integer", description: "GET of one index only." },
+            task: ref("TaskSummary"),
             createdAt: { type: "string", format: "date-time" },
             updatedAt: { type: "string", format: "date-time" },
           },
@@ -231,6 +258,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
             stopWords,
             typoTolerance,
             rankingRules,
+            task: ref("TaskSummary"),
           },
         },
         SettingsPatch: {
@@ -362,13 +390,28 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
       "/api/v1/indexes": {
         get: {
           ...customer,
-          summary: "List the account's indexes and aliases.",
+          summary: "List the account's indexes and aliases by name, a page at a time (Meilisearch's shape).",
+          parameters: [
+            { name: "offset", in: "query", schema: { type: "integer", minimum: 0, default: 0 } },
+            {
+              name: "limit",
+              in: "query",
+              schema: { type: "integer", minimum: 1, maximum: MAX_PAGE_LIMIT, default: 20 },
+            },
+          ],
           responses: {
             "200": ok("The records.", {
               type: "object",
-              properties: { results: { type: "array", items: ref("IndexView") } },
+              required: ["results", "offset", "limit", "total"],
+              properties: {
+                results: { type: "array", items: ref("IndexView") },
+                offset: { type: "integer" },
+                limit: { type: "integer" },
+                total: { type: "integer" },
+              },
             }),
             "401": e401,
+            "422": error("Invalid offset or limit."),
             "429": e429,
           },
         },
@@ -392,6 +435,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
             "413": jsonLimit,
             "422": error("Invalid body."),
             "429": e429,
+            "502": e502Backend,
           },
         },
       },
@@ -411,10 +455,37 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
           ...customer,
           summary: "Delete an index (its record and documents) or an alias record.",
           responses: {
-            "200": ok("Deleted.", { type: "object", properties: { deleted: { type: "string" } } }),
+            "200": ok("Deleted.", {
+              type: "object",
+              properties: { deleted: { type: "string" }, task: ref("TaskSummary") },
+            }),
             "401": e401,
             "404": e404Index,
             "409": error("Aliases point at the index, or it changed meanwhile."),
+            "429": e429,
+            "502": e502Backend,
+          },
+        },
+      },
+      "/api/v1/indexes/{name}/stats": {
+        parameters: [nameParam],
+        get: {
+          ...customer,
+          summary:
+            "The index's statistics (an alias answers its index's), as Meilisearch's GET /indexes/{uid}/stats: " +
+            "the number of documents and how many have each top-level field.",
+          responses: {
+            "200": ok("The statistics.", {
+              type: "object",
+              required: ["numberOfDocuments", "isIndexing", "fieldDistribution"],
+              properties: {
+                numberOfDocuments: { type: "integer" },
+                isIndexing: { type: "boolean" },
+                fieldDistribution: { type: "object", additionalProperties: { type: "integer" } },
+              },
+            }),
+            "401": e401,
+            "404": e404Index,
             "429": e429,
           },
         },
@@ -445,6 +516,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
                 type: "object",
                 required: ["received", "accepted", "rejected"],
                 properties: {
+                  task: ref("TaskSummary"),
                   received: { type: "integer", description: "Documents in the body." },
                   accepted: { type: "integer", description: "Documents stored." },
                   rejected: {
@@ -474,6 +546,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
                 "constructor or prototype (details name e.g. [3].id); nothing is stored.",
             ),
             "429": e429,
+            "502": e502Backend,
           },
         },
         get: {
@@ -533,6 +606,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
                 "__proto__, constructor or prototype, or relevanceTriggerConfig / relevance_trigger_config.",
             ),
             "429": e429,
+            "502": e502Backend,
           },
         },
       },

@@ -30,10 +30,53 @@ export interface ApiDeps {
    * `headerClientAddress` (CF-Connecting-IP, else "unknown": then every client shares one budget).
    */
   clientAddress?: ClientAddress;
+  /**
+   * When present, the customer app hands every index, document and settings write on to it after
+   * the settings table (which stays the source of truth for settings): index creation and deletion,
+   * the accepted documents (which then go to it instead of `documents`), and an index's whole
+   * settings after each change. Answers carry its task summary as `task`. Reads still use `table`
+   * and `documents` (the embedded IndexManager writes to the same DocumentStore).
+   */
+  indexManager?: IndexWrites;
   /** More rows for the OpenAPI document's `x-limits` (the search and monitor limits, say). */
   extraLimitRows?: readonly LimitRow[];
   /** Paths and schemas of apps served beside these (the search proxy in npm start), for the OpenAPI document. */
   extraOpenApi?: { paths: Readonly<Record<string, object>>; schemas: Readonly<Record<string, object>> };
+}
+
+/** A Meilisearch-shaped task summary, as the IndexManager port (@relevance/search) answers a write. */
+export interface TaskSummary {
+  taskUid: number;
+  indexUid: string;
+  status: string;
+  type: string;
+  enqueuedAt: string;
+}
+
+/**
+ * The index writes the customer app hands on to the search backend: structurally the IndexManager
+ * port of @relevance/search (its embedded and Meilisearch adapters both fit), which the admin
+ * package does not import. Uids are `<systemAccountId>-<index>`.
+ */
+export interface IndexWrites {
+  createIndex(uid: string, options?: { primaryKey?: string }): Promise<TaskSummary>;
+  deleteIndex(uid: string): Promise<TaskSummary>;
+  addDocuments(
+    uid: string,
+    documents: readonly Record<string, unknown>[],
+    options?: { primaryKey?: string },
+  ): Promise<TaskSummary>;
+  updateSettings(
+    uid: string,
+    settings: {
+      searchableAttributes: string[];
+      displayedAttributes: string[];
+      filterableAttributes: string[];
+      sortableAttributes: string[];
+      synonyms: Record<string, string[]>;
+      stopWords: string[];
+    },
+  ): Promise<TaskSummary>;
 }
 
 /** The admin app touches no documents: the admin Lambda runs without a document store. */

@@ -11,6 +11,7 @@ export {
   SEARCH_PATH,
   type SearchAppDeps,
 } from "./app.ts";
+export * from "./index-manager.ts";
 export * from "./limits.ts";
 export {
   type CachedModel,

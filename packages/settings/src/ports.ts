@@ -98,3 +98,14 @@ export interface DocumentStore {
   /** Increases with every change to the index's documents (in the same transaction); 0 when never written. */
   revision(accountId: string, index: string): Promise<number>;
 }
+
+/**
+ * A DocumentStore that can also read and delete documents by id: what the embedded IndexManager
+ * (packages/search) needs for partial updates and deletions by id. `SqliteDocumentStore` is one.
+ */
+export interface EditableDocumentStore extends DocumentStore {
+  /** The stored documents among `ids` (primary-key values as strings), by id; missing ids are absent. */
+  getMany(accountId: string, index: string, ids: readonly string[]): Promise<Map<string, Document>>;
+  /** Deletes the documents among `ids`, all or nothing; when any existed, increments the revision. Answers how many were deleted. */
+  deleteMany(accountId: string, index: string, ids: readonly string[]): Promise<number>;
+}

@@ -5,5 +5,6 @@ export {
   fuzziness,
 } from "./engine.ts";
 export { compileFilter, type DocumentPredicate, type FilterExpression, parseFilter } from "./filter.ts";
+export { defaultLocate, EmbeddedIndexManager, type EmbeddedIndexManagerOptions } from "./index-manager.ts";
 export type { IndexSnapshot, IndexSnapshotStore } from "./snapshots.ts";
 export { SqliteIndexSnapshotStore } from "./sqlite-snapshots.ts";

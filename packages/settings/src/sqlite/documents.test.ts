@@ -29,6 +29,25 @@ describe("SqliteDocumentStore", () => {
     expect(await store.count("b", "products")).toBe(1);
   });
 
+  it("reads and deletes documents by id, bumping the revision only when something was deleted", async () => {
+    const store = new SqliteDocumentStore(openDatabase(":memory:"));
+    await store.upsert("a", "p", "id", [{ id: "1", t: "one" }, { id: 2, t: "two" }, { id: "3" }]);
+    await store.upsert("b", "p", "id", [{ id: "1", t: "other account" }]);
+    expect(await store.getMany("a", "p", ["2", "1", "9"])).toEqual(
+      new Map<string, unknown>([
+        ["2", { id: 2, t: "two" }],
+        ["1", { id: "1", t: "one" }],
+      ]),
+    );
+    const before = await store.revision("a", "p");
+    expect(await store.deleteMany("a", "p", ["9"])).toBe(0);
+    expect(await store.revision("a", "p")).toBe(before);
+    expect(await store.deleteMany("a", "p", ["1", "2", "1"])).toBe(2);
+    expect(await store.revision("a", "p")).toBe(before + 1);
+    expect(await store.list("a", "p", 0, 10)).toEqual([{ id: "3" }]);
+    expect(await store.count("b", "p")).toBe(1);
+  });
+
   it("writes all documents of a batch or none", async () => {
     const store = new SqliteDocumentStore(openDatabase(":memory:"));
     await expect(store.upsert("a", "p", "id", [{ id: "1" }, { title: "no id" }])).rejects.toThrow(TypeError);

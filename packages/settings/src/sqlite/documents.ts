@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { Document, DocumentStore } from "../ports.ts";
+import type { Document, EditableDocumentStore } from "../ports.ts";
 import { transaction } from "./database.ts";
 
 /**
@@ -12,7 +12,7 @@ import { transaction } from "./database.ts";
  * `deleteIndex` on purpose: revisions never go back, so an index deleted and written again can
  * never be mistaken for an earlier state that had the same revision number.
  */
-export class SqliteDocumentStore implements DocumentStore {
+export class SqliteDocumentStore implements EditableDocumentStore {
   private readonly db: DatabaseSync;
   private readonly upsertStmt: StatementSync;
   private readonly countStmt: StatementSync;
@@ -22,6 +22,8 @@ export class SqliteDocumentStore implements DocumentStore {
   private readonly deleteStmt: StatementSync;
   private readonly bumpStmt: StatementSync;
   private readonly revisionStmt: StatementSync;
+  private readonly getStmt: StatementSync;
+  private readonly deleteOneStmt: StatementSync;
 
   constructor(db: DatabaseSync) {
     this.db = db;
@@ -52,6 +54,12 @@ export class SqliteDocumentStore implements DocumentStore {
     );
     this.revisionStmt = db.prepare(
       "SELECT revision FROM document_revisions WHERE account = ? AND index_name = ?",
+    );
+    this.getStmt = db.prepare(
+      "SELECT body FROM documents WHERE account = ? AND index_name = ? AND doc_id = ?",
+    );
+    this.deleteOneStmt = db.prepare(
+      "DELETE FROM documents WHERE account = ? AND index_name = ? AND doc_id = ?",
     );
   }
 
@@ -112,5 +120,25 @@ export class SqliteDocumentStore implements DocumentStore {
   async revision(account: string, index: string): Promise<number> {
     const row = this.revisionStmt.get(account, index) as { revision: number } | undefined;
     return row?.revision ?? 0;
+  }
+
+  async getMany(account: string, index: string, ids: readonly string[]): Promise<Map<string, Document>> {
+    const found = new Map<string, Document>();
+    for (const id of ids) {
+      const row = this.getStmt.get(account, index, id) as { body: string } | undefined;
+      if (row !== undefined) found.set(id, JSON.parse(row.body) as Document);
+    }
+    return found;
+  }
+
+  /** Deletes the documents among `ids` in one transaction; when any existed, increments the revision in it. */
+  async deleteMany(account: string, index: string, ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    return transaction(this.db, () => {
+      let deleted = 0;
+      for (const id of new Set(ids)) deleted += Number(this.deleteOneStmt.run(account, index, id).changes);
+      if (deleted > 0) this.bumpStmt.run(account, index);
+      return deleted;
+    });
   }
 }

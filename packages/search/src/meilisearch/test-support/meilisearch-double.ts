@@ -25,6 +25,8 @@ export interface RecordedRequest {
 export interface MeilisearchDouble {
   url: string;
   requests: RecordedRequest[];
+  /** Every request to the index management endpoints (`indexRoutes`), in order. */
+  indexRequests: IndexRequest[];
   close(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ export interface MeilisearchDouble {
 export async function startMeilisearchDouble(slowMs = 1000): Promise<MeilisearchDouble> {
   const requests: RecordedRequest[] = [];
   const app = new Hono();
+  const indexRequests = indexRoutes(app, slowMs);
   app.post("/indexes/:uid/search", async (c) => {
     const uid = c.req.param("uid");
     const body = (await c.req.json()) as Record<string, unknown>;
@@ -100,10 +103,483 @@ export async function startMeilisearchDouble(slowMs = 1000): Promise<Meilisearch
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    indexRequests,
     close: () =>
       new Promise<void>((resolve) => {
         if ("closeAllConnections" in server) server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Index management (the IndexManager contract's endpoints), as Meilisearch documents them:
+// https://www.meilisearch.com/docs/reference/api/indexes, /documents, /settings, /stats, /tasks,
+// /version, /health. Writes answer 202 with a summarized task and are processed in order, after
+// the answer, by an in-memory queue; the full task object is at `GET /tasks/{uid}`. Errors of a
+// write that Meilisearch only finds while processing (index_already_exists, index_not_found,
+// missing_document_id, ...) are in the failed task, as there. Index uids ending `-slow` answer
+// after `slowMs` (a read) or are processed after it (a task); `GET /indexes/*-moved` answers a
+// 308 to `/stolen/...` (recorded if followed).
+// ---------------------------------------------------------------------------------------------
+
+export interface IndexRequest {
+  method: string;
+  path: string;
+  authorization: string | undefined;
+}
+
+type Json = Record<string, unknown>;
+
+interface DoubleIndex {
+  uid: string;
+  primaryKey: string | null;
+  createdAt: string;
+  updatedAt: string;
+  documents: Map<string, Json>;
+  settings: Json;
+}
+
+interface DoubleTask {
+  uid: number;
+  batchUid: number | null;
+  indexUid: string;
+  status: "enqueued" | "processing" | "succeeded" | "failed";
+  type: string;
+  canceledBy: null;
+  details: Json;
+  error: ReturnType<typeof errorBody> | null;
+  duration: string | null;
+  enqueuedAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+const SETTINGS_DEFAULTS: Json = {
+  displayedAttributes: ["*"],
+  searchableAttributes: ["*"],
+  filterableAttributes: [],
+  sortableAttributes: [],
+  rankingRules: ["words", "typo", "proximity", "attribute", "sort", "exactness"],
+  stopWords: [],
+  nonSeparatorTokens: [],
+  separatorTokens: [],
+  dictionary: [],
+  synonyms: {},
+  distinctAttribute: null,
+  proximityPrecision: "byWord",
+  typoTolerance: {
+    enabled: true,
+    minWordSizeForTypos: { oneTypo: 5, twoTypos: 9 },
+    disableOnWords: [],
+    disableOnAttributes: [],
+  },
+  faceting: { maxValuesPerFacet: 100, sortFacetValuesBy: { "*": "alpha" } },
+  pagination: { maxTotalHits: 1000 },
+  searchCutoffMs: null,
+};
+
+const UID = /^[A-Za-z0-9_-]{1,400}$/;
+const DOC_ID = /^[A-Za-z0-9_-]{1,511}$/;
+
+class Failure extends Error {
+  readonly body: ReturnType<typeof errorBody>;
+  constructor(message: string, code: string) {
+    super(message);
+    this.body = errorBody(message, code, "invalid_request");
+  }
+}
+
+/** Registers the index management endpoints on `app`; answers the list of requests they record. */
+function indexRoutes(app: Hono, slowMs: number): IndexRequest[] {
+  const recorded: IndexRequest[] = [];
+  const indexes = new Map<string, DoubleIndex>();
+  const tasks: DoubleTask[] = [];
+  let queue: Promise<void> = Promise.resolve();
+  let batches = 0;
+
+  // biome-ignore lint/suspicious/noExplicitAny: Hono's context type differs per route
+  type C = any;
+  const authFailure = (c: C): Response | null => {
+    const authorization = c.req.header("authorization") as string | undefined;
+    recorded.push({ method: c.req.method, path: c.req.path, authorization });
+    if (authorization === undefined) {
+      return c.json(
+        errorBody(
+          "The Authorization header is missing. It must use the bearer authorization method.",
+          "missing_authorization_header",
+          "auth",
+        ),
+        401,
+      );
+    }
+    if (authorization !== `Bearer ${MASTER_KEY}`) {
+      return c.json(errorBody("The provided API key is invalid.", "invalid_api_key", "auth"), 403);
+    }
+    return null;
+  };
+  const notFound = (c: C, uid: string) =>
+    c.json(errorBody(`Index \`${uid}\` not found.`, "index_not_found", "invalid_request"), 404);
+  const invalidUid = (c: C, uid: string) =>
+    c.json(
+      errorBody(
+        `\`${uid}\` is not a valid index uid. Index uid can be an integer or a string containing only alphanumeric characters, hyphens (-) and underscores (_), and can not be more than 512 bytes.`,
+        "invalid_index_uid",
+        "invalid_request",
+      ),
+      400,
+    );
+  const info = (index: DoubleIndex) => ({
+    uid: index.uid,
+    createdAt: index.createdAt,
+    updatedAt: index.updatedAt,
+    primaryKey: index.primaryKey,
+  });
+  const slow = async (uid: string) => {
+    if (uid.endsWith("-slow")) await new Promise((resolve) => setTimeout(resolve, slowMs));
+  };
+
+  /** Records a task, answers its summary with 202 and processes it after the answer, in order. */
+  const enqueue = (c: C, indexUid: string, type: string, details: Json, work: (task: DoubleTask) => Json) => {
+    const task: DoubleTask = {
+      uid: tasks.length,
+      batchUid: null,
+      indexUid,
+      status: "enqueued",
+      type,
+      canceledBy: null,
+      details,
+      error: null,
+      duration: null,
+      enqueuedAt: new Date().toISOString(),
+      startedAt: null,
+      finishedAt: null,
+    };
+    tasks.push(task);
+    queue = queue
+      .then(() => new Promise((resolve) => setImmediate(resolve)))
+      .then(() => slow(indexUid))
+      .then(() => {
+        task.status = "processing";
+        task.batchUid = batches++;
+        task.startedAt = new Date().toISOString();
+        try {
+          task.details = { ...task.details, ...work(task) };
+          task.status = "succeeded";
+        } catch (error) {
+          if (!(error instanceof Failure)) throw error;
+          task.status = "failed";
+          task.error = error.body;
+          if ("indexedDocuments" in task.details) task.details.indexedDocuments = 0;
+          if ("deletedDocuments" in task.details) task.details.deletedDocuments = 0;
+        }
+        task.finishedAt = new Date().toISOString();
+        task.duration = "PT0.001S";
+      });
+    return c.json(
+      { taskUid: task.uid, indexUid, status: "enqueued", type, enqueuedAt: task.enqueuedAt },
+      202,
+    );
+  };
+  const existing = (uid: string): DoubleIndex => {
+    const index = indexes.get(uid);
+    if (index === undefined) throw new Failure(`Index \`${uid}\` not found.`, "index_not_found");
+    return index;
+  };
+  const create = (uid: string, primaryKey: string | null): DoubleIndex => {
+    const at = new Date().toISOString();
+    const index = { uid, primaryKey, createdAt: at, updatedAt: at, documents: new Map(), settings: {} };
+    indexes.set(uid, index);
+    return index;
+  };
+  const documentIdOf = (value: unknown): string | null => {
+    if (typeof value === "number") return Number.isSafeInteger(value) && value >= 0 ? String(value) : null;
+    return typeof value === "string" && DOC_ID.test(value) ? value : null;
+  };
+  /** `POST` (replace) and `PUT` (merge) of documents, with milli's primary key rules. */
+  const documentsWrite = (
+    c: C,
+    uid: string,
+    docs: Json[],
+    primaryKeyParam: string | undefined,
+    merge: boolean,
+  ) =>
+    enqueue(
+      c,
+      uid,
+      "documentAdditionOrUpdate",
+      { receivedDocuments: docs.length, indexedDocuments: null },
+      () => {
+        const index = indexes.get(uid);
+        let primaryKey = index?.primaryKey ?? null;
+        if (primaryKeyParam !== undefined) {
+          // milli refuses another primary key once the index holds documents.
+          if (primaryKey !== null && primaryKey !== primaryKeyParam && (index?.documents.size ?? 0) > 0) {
+            throw new Failure(
+              `Index already has a primary key: \`${primaryKey}\`.`,
+              "index_primary_key_already_exists",
+            );
+          }
+          primaryKey = primaryKeyParam;
+        }
+        if (primaryKey === null && docs.length > 0) {
+          const candidates = Object.keys(docs[0] as Json)
+            .filter((key) => key.toLowerCase().endsWith("id"))
+            .sort();
+          if (candidates.length === 0) {
+            throw new Failure(
+              "The primary key inference failed as the engine did not find any field ending with `id` in its name. Please specify the primary key manually using the `primaryKey` query parameter.",
+              "index_primary_key_no_candidate_found",
+            );
+          }
+          if (candidates.length > 1) {
+            throw new Failure(
+              `The primary key inference failed as the engine found ${candidates.length} fields ending with \`id\` in their names: '${candidates.join("' and '")}'. Please specify the primary key manually using the \`primaryKey\` query parameter.`,
+              "index_primary_key_multiple_candidates_found",
+            );
+          }
+          primaryKey = candidates[0] as string;
+        }
+        const ids = docs.map((doc) => {
+          if (primaryKey === null || !Object.hasOwn(doc, primaryKey)) {
+            throw new Failure(
+              `Document doesn't have a \`${primaryKey}\` attribute: \`${JSON.stringify(doc)}\`.`,
+              "missing_document_id",
+            );
+          }
+          const id = documentIdOf(doc[primaryKey]);
+          if (id === null) {
+            throw new Failure(
+              `Document identifier \`${JSON.stringify(doc[primaryKey])}\` is invalid. A document identifier can be of type integer or string, only composed of alphanumeric characters (a-z A-Z 0-9), hyphens (-) and underscores (_), and can not be more than 511 bytes.`,
+              "invalid_document_id",
+            );
+          }
+          return id;
+        });
+        const target = index ?? create(uid, primaryKey);
+        target.primaryKey = primaryKey;
+        docs.forEach((doc, i) => {
+          const id = ids[i] as string;
+          const before = merge ? target.documents.get(id) : undefined;
+          target.documents.set(id, { ...(before ?? {}), ...doc });
+        });
+        target.updatedAt = new Date().toISOString();
+        return { indexedDocuments: docs.length };
+      },
+    );
+  const readArray = async (c: C): Promise<Json[] | Response> => {
+    const body = await c.req.json().catch(() => undefined);
+    if (
+      !Array.isArray(body) ||
+      !body.every((d) => typeof d === "object" && d !== null && !Array.isArray(d))
+    ) {
+      return c.json(
+        errorBody(
+          "The `json` payload provided is malformed. `Couldn't serialize document value`.",
+          "malformed_payload",
+          "invalid_request",
+        ),
+        400,
+      );
+    }
+    return body as Json[];
+  };
+
+  app.get("/health", (c) => c.json({ status: "available" }));
+  app.get("/version", (c) => {
+    return (
+      authFailure(c) ??
+      c.json({ commitSha: "double", commitDate: "2026-01-01T00:00:00Z", pkgVersion: "1.15.0" })
+    );
+  });
+  app.get("/stolen/*", (c) => authFailure(c) ?? c.json({ stolen: true }));
+
+  app.post("/indexes", async (c) => {
+    const denied = authFailure(c);
+    if (denied !== null) return denied;
+    const body = (await c.req.json().catch(() => ({}))) as Json;
+    if (typeof body.uid !== "string") {
+      return c.json(errorBody("Missing field `uid`", "missing_index_uid", "invalid_request"), 400);
+    }
+    const uid = body.uid;
+    if (!UID.test(uid)) return invalidUid(c, uid);
+    const primaryKey = typeof body.primaryKey === "string" ? body.primaryKey : null;
+    return enqueue(c, uid, "indexCreation", { primaryKey }, () => {
+      if (indexes.has(uid)) throw new Failure(`Index \`${uid}\` already exists.`, "index_already_exists");
+      create(uid, primaryKey);
+      return {};
+    });
+  });
+
+  app.get("/indexes", (c) => {
+    const denied = authFailure(c);
+    if (denied !== null) return denied;
+    const offset = Number(c.req.query("offset") ?? 0);
+    const limit = Number(c.req.query("limit") ?? 20);
+    const all = [...indexes.values()].sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+    return c.json({ results: all.slice(offset, offset + limit).map(info), offset, limit, total: all.length });
+  });
+
+  app.get("/indexes/:uid", async (c) => {
+    const denied = authFailure(c);
+    if (denied !== null) return denied;
+    const uid = c.req.param("uid");
+    if (uid.endsWith("-moved")) return c.redirect(`/stolen/${uid}`, 308);
+    await slow(uid);
+    if (!UID.test(uid)) return invalidUid(c, uid);
+    const index = indexes.get(uid);
+    return index === undefined ? notFound(c, uid) : c.json(info(index));
+  });
+
+  app.delete("/indexes/:uid", (c) => {
+    const denied = authFailure(c);
+    if (denied !== null) return denied;
+    const uid = c.req.param("uid");
+    if (!UID.test(uid)) return invalidUid(c, uid);
+    return enqueue(c, uid, "indexDeletion", { deletedDocuments: null }, () => {
+      const index = existing(uid);
+      indexes.delete(uid);
+      return { deletedDocuments: index.documents.size };
+    });
+  });
+
+  for (const method of ["post", "put"] as const) {
+    app[method]("/indexes/:uid/documents", async (c) => {
+      const denied = authFailure(c);
+      if (denied !== null) return denied;
+      const uid = c.req.param("uid");
+      if (!UID.test(uid)) return invalidUid(c, uid);
+      const docs = await readArray(c);
+      if (docs instanceof Response) return docs;
+      return documentsWrite(c, uid, docs, c.req.query("primaryKey"), method === "put");
+    });
+  }
+
+  app.delete("/indexes/:uid/documents", (c) => {
+    const denied = authFailure(c);
+    if (denied !== null) return denied;
+    const uid = c.req.param("uid");
+    return enqueue(
+      c,
+      uid,
+      "documentDeletion",
+      { providedIds: 0, deletedDocuments: null, originalFilter: null },
+      () => {
+        const index = existing(uid);
+        const deletedDocuments = index.documents.size;
+        index.documents.clear();
+        return { deletedDocuments };
+      },
+    );
+  });
+
+  app.post("/indexes/:uid/documents/delete-batch", async (c) => {
+    const denied = authFailure(c);
+    if (denied !== null) return denied;
+    const uid = c.req.param("uid");
+    const ids = await c.req.json().catch(() => undefined);
+    if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string" || typeof id === "number")) {
+      return c.json(
+        errorBody(
+          "Json deserialize error: invalid type: expected a sequence",
+          "bad_request",
+          "invalid_request",
+        ),
+        400,
+      );
+    }
+    return enqueue(
+      c,
+      uid,
+      "documentDeletion",
+      { providedIds: ids.length, deletedDocuments: null, originalFilter: null },
+      () => {
+        const index = existing(uid);
+        let deletedDocuments = 0;
+        for (const id of new Set(ids.map(String))) if (index.documents.delete(id)) deletedDocuments++;
+        index.updatedAt = new Date().toISOString();
+        return { deletedDocuments };
+      },
+    );
+  });
+
+  app.get("/indexes/:uid/settings", (c) => {
+    const denied = authFailure(c);
+    if (denied !== null) return denied;
+    const uid = c.req.param("uid");
+    const index = indexes.get(uid);
+    return index === undefined ? notFound(c, uid) : c.json({ ...SETTINGS_DEFAULTS, ...index.settings });
+  });
+
+  app.patch("/indexes/:uid/settings", async (c) => {
+    const denied = authFailure(c);
+    if (denied !== null) return denied;
+    const uid = c.req.param("uid");
+    if (!UID.test(uid)) return invalidUid(c, uid);
+    const body = await c.req.json().catch(() => undefined);
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      return c.json(
+        errorBody("Json deserialize error: expected a map", "bad_request", "invalid_request"),
+        400,
+      );
+    }
+    const unknown = Object.keys(body).find((key) => !Object.hasOwn(SETTINGS_DEFAULTS, key));
+    if (unknown !== undefined) {
+      return c.json(
+        errorBody(
+          `Unknown field \`${unknown}\`: expected one of ${Object.keys(SETTINGS_DEFAULTS)
+            .map((k) => `\`${k}\``)
+            .join(", ")}`,
+          "bad_request",
+          "invalid_request",
+        ),
+        400,
+      );
+    }
+    return enqueue(c, uid, "settingsUpdate", { ...body }, () => {
+      const index = indexes.get(uid) ?? create(uid, null);
+      for (const [key, value] of Object.entries(body as Json)) {
+        if (value === null) delete index.settings[key];
+        else index.settings[key] = value;
+      }
+      index.updatedAt = new Date().toISOString();
+      return {};
+    });
+  });
+
+  app.get("/indexes/:uid/stats", (c) => {
+    const denied = authFailure(c);
+    if (denied !== null) return denied;
+    const uid = c.req.param("uid");
+    const index = indexes.get(uid);
+    if (index === undefined) return notFound(c, uid);
+    const fieldDistribution: Record<string, number> = {};
+    for (const doc of index.documents.values()) {
+      for (const key of Object.keys(doc)) fieldDistribution[key] = (fieldDistribution[key] ?? 0) + 1;
+    }
+    return c.json({
+      numberOfDocuments: index.documents.size,
+      rawDocumentDbSize: 0,
+      avgDocumentSize: 0,
+      isIndexing: tasks.some(
+        (t) => t.indexUid === uid && (t.status === "enqueued" || t.status === "processing"),
+      ),
+      numberOfEmbeddings: 0,
+      numberOfEmbeddedDocuments: 0,
+      fieldDistribution,
+    });
+  });
+
+  app.get("/tasks/:uid", (c) => {
+    const denied = authFailure(c);
+    if (denied !== null) return denied;
+    const raw = c.req.param("uid");
+    const task = /^\d+$/.test(raw) ? tasks[Number(raw)] : undefined;
+    if (task === undefined) {
+      return c.json(errorBody(`Task \`${raw}\` not found.`, "task_not_found", "invalid_request"), 404);
+    }
+    return c.json(task);
+  });
+
+  return recorded;
 }

@@ -1,0 +1,280 @@
+// The IndexManager port over Meilisearch, through the official `meilisearch` client. One
+// Meilisearch index per customer index (uid `<systemAccountId>-<index>`, `indexUidOf`). Redirects
+// are never followed (the key would go with them) and every request has a timeout.
+// docs/search.md, "Index management".
+import {
+  type EnqueuedTask,
+  Meilisearch,
+  MeilisearchApiError,
+  MeilisearchRequestError,
+  MeilisearchRequestTimeOutError,
+  MeilisearchTaskTimeOutError,
+  type Task as MeiliTask,
+} from "meilisearch";
+import {
+  type DocumentId,
+  type IndexInfo,
+  type IndexManager,
+  IndexManagerError,
+  type IndexPage,
+  type IndexSettings,
+  type IndexStats,
+  type SettingsUpdate,
+  type Task,
+  type TaskError,
+  type TaskStatus,
+  type TaskSummary,
+  type TaskType,
+  taskError,
+  type WaitOptions,
+} from "../index-manager.ts";
+import { asMeilisearchError } from "./errors.ts";
+
+export interface MeilisearchIndexManagerOptions {
+  /** Base URL of the Meilisearch instance. */
+  url: string;
+  /** A key with the indexes, documents, settings, stats and tasks actions (from Secrets Manager / Worker secrets). Empty: no header. */
+  apiKey: string;
+  /** Each request must finish within this. Default 5000 ms. */
+  timeoutMs?: number;
+}
+
+export const DEFAULT_INDEX_MANAGER_TIMEOUT_MS = 5000;
+
+export class MeilisearchIndexManager implements IndexManager {
+  private readonly client: Meilisearch;
+  private readonly timeoutMs: number;
+
+  constructor(options: MeilisearchIndexManagerOptions) {
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_INDEX_MANAGER_TIMEOUT_MS;
+    if (!(this.timeoutMs > 0)) throw new RangeError("timeoutMs must be above 0");
+    this.client = new Meilisearch({
+      host: options.url,
+      ...(options.apiKey === "" ? {} : { apiKey: options.apiKey }),
+      timeout: this.timeoutMs,
+      // Never follow a redirect: it would send the documents and the key to another address. A
+      // 3xx then reaches the client as a non-ok answer, which `failureOf` reports as unavailable.
+      requestInit: { redirect: "manual" },
+    });
+  }
+
+  createIndex(uid: string, options: { primaryKey?: string } = {}): Promise<TaskSummary> {
+    return this.write(uid, () =>
+      this.client.createIndex(
+        uid,
+        options.primaryKey === undefined ? {} : { primaryKey: options.primaryKey },
+      ),
+    );
+  }
+
+  deleteIndex(uid: string): Promise<TaskSummary> {
+    return this.write(uid, () => this.client.deleteIndex(uid));
+  }
+
+  async listIndexes(page: { offset?: number; limit?: number } = {}): Promise<IndexPage> {
+    const offset = page.offset ?? 0;
+    const limit = page.limit ?? 20;
+    const answer = await this.call(() => this.client.getRawIndexes({ offset, limit }));
+    return {
+      results: answer.results.map(infoOf),
+      offset: answer.offset ?? offset,
+      limit: answer.limit ?? limit,
+      total: answer.total,
+    };
+  }
+
+  async getIndex(uid: string): Promise<IndexInfo | null> {
+    try {
+      return infoOf(await this.call(() => this.client.index(uid).getRawInfo()));
+    } catch (error) {
+      if (error instanceof IndexManagerError && error.error.code === "index_not_found") return null;
+      throw error;
+    }
+  }
+
+  addDocuments(
+    uid: string,
+    documents: readonly Record<string, unknown>[],
+    options: { primaryKey?: string } = {},
+  ): Promise<TaskSummary> {
+    return this.write(uid, () =>
+      this.client.index(uid).addDocuments([...documents], primaryKeyOption(options)),
+    );
+  }
+
+  updateDocuments(
+    uid: string,
+    documents: readonly Record<string, unknown>[],
+    options: { primaryKey?: string } = {},
+  ): Promise<TaskSummary> {
+    return this.write(uid, () =>
+      this.client.index(uid).updateDocuments([...documents], primaryKeyOption(options)),
+    );
+  }
+
+  deleteDocuments(uid: string, ids: readonly DocumentId[]): Promise<TaskSummary> {
+    // An array of ids goes to `POST /indexes/{uid}/documents/delete-batch`; Meilisearch keeps ids
+    // as strings, so `"1"` deletes the document whose id is the number 1.
+    return this.write(uid, () => this.client.index(uid).deleteDocuments(ids.map(String)));
+  }
+
+  updateSettings(uid: string, settings: SettingsUpdate): Promise<TaskSummary> {
+    return this.write(uid, () => this.client.index(uid).updateSettings({ ...settings }));
+  }
+
+  async getSettings(uid: string): Promise<IndexSettings> {
+    const s = await this.call(() => this.client.index(uid).getSettings());
+    return {
+      searchableAttributes: s.searchableAttributes ?? ["*"],
+      displayedAttributes: s.displayedAttributes ?? ["*"],
+      filterableAttributes: (s.filterableAttributes ?? []).map((attribute) =>
+        typeof attribute === "string" ? attribute : JSON.stringify(attribute),
+      ),
+      sortableAttributes: s.sortableAttributes ?? [],
+      synonyms: s.synonyms ?? {},
+      stopWords: s.stopWords ?? [],
+    };
+  }
+
+  async getStats(uid: string): Promise<IndexStats> {
+    const stats = await this.call(() => this.client.index(uid).getStats());
+    return {
+      numberOfDocuments: stats.numberOfDocuments,
+      isIndexing: stats.isIndexing,
+      fieldDistribution: { ...stats.fieldDistribution },
+    };
+  }
+
+  async getTask(taskUid: number): Promise<Task | null> {
+    try {
+      return taskOf(await this.call(() => this.client.tasks.getTask(taskUid)));
+    } catch (error) {
+      if (error instanceof IndexManagerError && error.error.code === "task_not_found") return null;
+      throw error;
+    }
+  }
+
+  async waitForTask(taskUid: number, options: WaitOptions = {}): Promise<Task> {
+    const timeout = options.timeoutMs ?? 5000;
+    const interval = options.intervalMs ?? 50;
+    return taskOf(await this.call(() => this.client.tasks.waitForTask(taskUid, { timeout, interval })));
+  }
+
+  private async write(uid: string, send: () => Promise<EnqueuedTask>): Promise<TaskSummary> {
+    const task = await this.call(send);
+    return {
+      taskUid: task.taskUid,
+      indexUid: task.indexUid ?? uid,
+      status: task.status as TaskStatus,
+      type: task.type as TaskType,
+      enqueuedAt: task.enqueuedAt,
+    };
+  }
+
+  /** Runs a client call, turning its errors into IndexManagerError. */
+  private async call<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw failureOf(error, this.timeoutMs);
+    }
+  }
+}
+
+function primaryKeyOption(options: { primaryKey?: string }): { primaryKey?: string } {
+  return options.primaryKey === undefined ? {} : { primaryKey: options.primaryKey };
+}
+
+function infoOf(index: {
+  uid: string;
+  primaryKey?: string | null;
+  createdAt: string;
+  updatedAt: string;
+}): IndexInfo {
+  return {
+    uid: index.uid,
+    primaryKey: index.primaryKey ?? null,
+    createdAt: index.createdAt,
+    updatedAt: index.updatedAt,
+  };
+}
+
+function errorOf(value: unknown): TaskError | null {
+  const error = asMeilisearchError(value);
+  if (error === null) return null;
+  return { message: error.message, code: error.code, type: error.type, link: error.link ?? "" };
+}
+
+function taskOf(task: MeiliTask): Task {
+  return {
+    uid: task.uid,
+    indexUid: task.indexUid ?? "",
+    status: task.status as TaskStatus,
+    type: task.type as TaskType,
+    enqueuedAt: task.enqueuedAt,
+    startedAt: task.startedAt,
+    finishedAt: task.finishedAt,
+    error: task.error === null ? null : errorOf(task.error),
+    details: { ...(task.details ?? {}) },
+  };
+}
+
+/**
+ * A client error as an IndexManagerError: Meilisearch's own 4xx errors are `refused` with its
+ * error object; a redirect, a 5xx, a body that is not Meilisearch's or no answer are `unavailable`;
+ * the request or the task wait running out of time is `timeout`.
+ */
+export function failureOf(error: unknown, timeoutMs: number): IndexManagerError {
+  if (error instanceof IndexManagerError) return error;
+  if (error instanceof MeilisearchApiError) {
+    const status = error.response.status;
+    const body = errorOf(error.cause);
+    if (status >= 300 && status <= 399) {
+      return new IndexManagerError(
+        "unavailable",
+        taskError(
+          "unavailable",
+          `Meilisearch answered ${status}, a redirect, which is not followed`,
+          "system",
+        ),
+        status,
+      );
+    }
+    if (body !== null && status >= 400 && status <= 499)
+      return new IndexManagerError("refused", body, status);
+    return new IndexManagerError(
+      "unavailable",
+      taskError(
+        "unavailable",
+        `Meilisearch answered ${status}${body === null ? " without an error body" : ` ${body.code}: ${body.message}`}`,
+        "system",
+      ),
+      status,
+    );
+  }
+  if (error instanceof MeilisearchTaskTimeOutError) {
+    return new IndexManagerError("timeout", taskError("task_timeout", error.message, "system"));
+  }
+  if (error instanceof MeilisearchRequestError) {
+    if (error.cause instanceof MeilisearchRequestTimeOutError) {
+      return new IndexManagerError(
+        "timeout",
+        taskError("request_timeout", `Meilisearch did not answer within ${timeoutMs} ms`, "system"),
+      );
+    }
+    const cause = error.cause instanceof Error ? error.cause.message : String(error.cause);
+    return new IndexManagerError(
+      "unavailable",
+      taskError("unavailable", `Meilisearch could not be reached: ${cause}`, "system"),
+    );
+  }
+  // The client parses every body as JSON: a proxy's HTML page throws a SyntaxError.
+  return new IndexManagerError(
+    "unavailable",
+    taskError(
+      "unavailable",
+      `Meilisearch answered something unreadable: ${error instanceof Error ? error.message : String(error)}`,
+      "system",
+    ),
+  );
+}
