@@ -72,6 +72,13 @@ describe("customer API with an index manager", () => {
       sortableAttributes: [],
       synonyms: {},
       stopWords: ["the"],
+      typoTolerance: {
+        enabled: true,
+        minWordSizeForTypos: { oneTypo: 5, twoTypos: 9 },
+        disableOnWords: [],
+        disableOnAttributes: [],
+      },
+      rankingRules: ["words", "typo", "proximity", "attribute", "sort", "exactness"],
     });
 
     const deleted = await call("DELETE", "/api/v1/indexes/products");

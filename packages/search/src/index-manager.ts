@@ -4,6 +4,9 @@
 // adapter runs the same contract suite (contract/index-manager.contract.ts). docs/search.md,
 // "Index management".
 
+import type { TypoTolerance } from "./ports.ts";
+import { DEFAULT_RANKING_RULES, DEFAULT_TYPO_TOLERANCE } from "./settings-copy.ts";
+
 /** A task's state; `succeeded` and `failed` are final. */
 export type TaskStatus = "enqueued" | "processing" | "succeeded" | "failed";
 
@@ -77,6 +80,8 @@ export interface IndexSettings {
   sortableAttributes: string[];
   synonyms: Record<string, string[]>;
   stopWords: string[];
+  typoTolerance: TypoTolerance;
+  rankingRules: string[];
 }
 
 /** A settings update: the fields present replace the current value; `null` resets it to the default. */
@@ -89,6 +94,8 @@ export const DEFAULT_SETTINGS: IndexSettings = {
   sortableAttributes: [],
   synonyms: {},
   stopWords: [],
+  typoTolerance: DEFAULT_TYPO_TOLERANCE,
+  rankingRules: DEFAULT_RANKING_RULES,
 };
 
 export type DocumentId = string | number;

@@ -270,6 +270,13 @@ export function indexManagerContract(
         sortableAttributes: [],
         synonyms: {},
         stopWords: [],
+        typoTolerance: {
+          enabled: true,
+          minWordSizeForTypos: { oneTypo: 5, twoTypos: 9 },
+          disableOnWords: [],
+          disableOnAttributes: [],
+        },
+        rankingRules: ["words", "typo", "proximity", "attribute", "sort", "exactness"],
       });
       const update = await done(
         manager.updateSettings(products, {

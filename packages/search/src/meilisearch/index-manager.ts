@@ -2,6 +2,7 @@
 // Meilisearch index per customer index (uid `<systemAccountId>-<index>`, `indexUidOf`). Redirects
 // are never followed (the key would go with them) and every request has a timeout.
 // docs/search.md, "Index management".
+
 import {
   type EnqueuedTask,
   Meilisearch,
@@ -28,6 +29,7 @@ import {
   taskError,
   type WaitOptions,
 } from "../index-manager.ts";
+import { DEFAULT_RANKING_RULES, DEFAULT_TYPO_TOLERANCE } from "../settings-copy.ts";
 import { asMeilisearchError } from "./errors.ts";
 
 export interface MeilisearchIndexManagerOptions {
@@ -133,6 +135,20 @@ export class MeilisearchIndexManager implements IndexManager {
       sortableAttributes: s.sortableAttributes ?? [],
       synonyms: s.synonyms ?? {},
       stopWords: s.stopWords ?? [],
+      typoTolerance: {
+        enabled: s.typoTolerance?.enabled ?? DEFAULT_TYPO_TOLERANCE.enabled,
+        minWordSizeForTypos: {
+          oneTypo:
+            s.typoTolerance?.minWordSizeForTypos?.oneTypo ??
+            DEFAULT_TYPO_TOLERANCE.minWordSizeForTypos.oneTypo,
+          twoTypos:
+            s.typoTolerance?.minWordSizeForTypos?.twoTypos ??
+            DEFAULT_TYPO_TOLERANCE.minWordSizeForTypos.twoTypos,
+        },
+        disableOnWords: s.typoTolerance?.disableOnWords ?? [],
+        disableOnAttributes: s.typoTolerance?.disableOnAttributes ?? [],
+      },
+      rankingRules: (s.rankingRules ?? DEFAULT_RANKING_RULES).map(String),
     };
   }
 
