@@ -99,11 +99,13 @@ describe.each(SEARCH_ENVIRONMENTS)("%s-EcomSearch", (env) => {
       const vars = variablesOf(fn);
       expect(vars).not.toHaveProperty("CLOUDFLARE_API_TOKEN");
       expect(vars).not.toHaveProperty("ADMIN_TOKEN");
+      expect(vars).not.toHaveProperty("MEILISEARCH_API_KEY");
       expect(vars).toHaveProperty(SECRET_ENV_MAP);
     }
     expect(
       ofType(json().Resources, "AWS::SecretsManager::Secret").map(([, s]) => s.Properties?.Name),
     ).toEqual([
+      `${env}/ecom-search/meilisearch-admin-key`,
       `${env}/ecom-search/cloudflare-kv-write-token`,
       `${env}/ecom-search/cloudflare-kv-read-token`,
       `${env}/ecom-search/admin-token`,

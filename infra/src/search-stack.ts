@@ -94,6 +94,19 @@ export class SearchStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
+    // The search engine the settings stream also feeds (docs/search.md, "Index management"): empty
+    // leaves the exporter copying to KV only.
+    const meilisearchUrl = new CfnParameter(this, "MeilisearchUrl", {
+      type: "String",
+      description: `Meilisearch of ${name} (https://...); the exporter applies each index's settings to it. Empty: KV only.`,
+      allowedPattern: "^(https://[^\\s]+)?$",
+      constraintDescription: "an https URL, or empty",
+      default: "",
+    });
+    const meilisearchKey = new secretsmanager.Secret(this, "MeilisearchAdminKey", {
+      secretName: `${name}/ecom-search/meilisearch-admin-key`,
+      description: `Meilisearch key of ${name} with the indexes and settings actions (ecom_settings_exporter). Put the real key after the first deploy, before setting MeilisearchUrl.`,
+    });
     const kvWriteToken = new secretsmanager.Secret(this, "CloudflareKvWriteToken", {
       secretName: `${name}/ecom-search/cloudflare-kv-write-token`,
       description: `Cloudflare API token of ${name}, Workers KV Storage: Edit on the store account (ecom_settings_exporter). Put the real token after the first deploy.`,
@@ -123,13 +136,16 @@ export class SearchStack extends Stack {
 
     this.exporter = new ServiceFunction(this, "Exporter", {
       functionName: `${name}-ecom_settings_exporter`,
-      description: `ecom_settings_exporter (${name}): ${env.settingsTable} stream to Workers KV`,
+      description: `ecom_settings_exporter (${name}): ${env.settingsTable} stream to Workers KV and Meilisearch settings`,
       bundle: "search-exporter",
       memorySize: 256,
       // A failing change can take about 5 × 10 s (Cloudflare timeout) plus backoff before the batch stops at it.
       timeout: Duration.seconds(300),
-      environment: kvEnvironment,
-      secretEnvironment: { CLOUDFLARE_API_TOKEN: { secret: kvWriteToken } },
+      environment: { ...kvEnvironment, MEILISEARCH_URL: meilisearchUrl.valueAsString },
+      secretEnvironment: {
+        CLOUDFLARE_API_TOKEN: { secret: kvWriteToken },
+        MEILISEARCH_API_KEY: { secret: meilisearchKey },
+      },
     });
     this.exporter.role.addToPrincipalPolicy(
       new iam.PolicyStatement({

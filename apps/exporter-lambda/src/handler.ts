@@ -1,6 +1,9 @@
 // ecom_settings_exporter: the settings table's DynamoDB stream (NEW_AND_OLD_IMAGES) to Workers KV.
 // Deployed with an event source mapping that has FunctionResponseTypes: ["ReportBatchItemFailures"]
 // (see ../README.md).
+
+import { type IndexManager, syncIndexSettings } from "@relevance/search";
+import { MeilisearchIndexManager } from "@relevance/search/meilisearch";
 import {
   type Change,
   type ExportOutcome,
@@ -18,6 +21,15 @@ import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 
 export interface ExporterHandlerOptions {
   kv: Kv;
   log: Logger;
+  /**
+   * The search engine (Meilisearch in production): each index record's settings are applied to its
+   * engine index after the KV copy, and a removed record deletes the engine index. Absent: KV only.
+   */
+  indexManager?: IndexManager;
+  /** How long to wait for the engine's settings task. Default 10 s. */
+  engineTaskTimeoutMs?: number;
+  /** Milliseconds; for the lag reported with each applied change. Default Date.now. */
+  now?: () => number;
   /** exportChange's retries of one change before the batch stops at it (default: exporter's). */
   retry?: RetryPolicy;
   sleep?: (ms: number) => Promise<void>;
@@ -85,6 +97,32 @@ export function createHandler(options: ExporterHandlerOptions): ExporterHandler 
           version: (change.newItem ?? change.oldItem)?.version,
         });
       }
+      if (options.indexManager !== undefined) {
+        const synced = await syncIndexSettings(change, options.indexManager, {
+          taskTimeoutMs: options.engineTaskTimeoutMs ?? 10_000,
+        });
+        if (synced.status === "failed") {
+          log.error(
+            "index settings not applied to the search engine; the batch stops here and Lambda retries it",
+            {
+              ...fields,
+              uid: synced.uid,
+              error: synced.error,
+            },
+          );
+          return stopAt(record);
+        }
+        if (synced.status !== "ignored") {
+          // Lag: from the table write (the stream record's creation time) to the engine's finished task.
+          const created = record.dynamodb?.ApproximateCreationDateTime;
+          const now = (options.now ?? Date.now)();
+          log.info(`index settings ${synced.status} in the search engine`, {
+            ...fields,
+            uid: synced.uid,
+            ...(created === undefined ? {} : { lagMs: Math.max(0, now - created * 1000) }),
+          });
+        }
+      }
     }
     return { batchItemFailures: [] };
   };
@@ -103,10 +141,30 @@ export function kvFromEnv(env: Record<string, string | undefined>): CloudflareRe
   });
 }
 
+/**
+ * The search engine the settings go to, when MEILISEARCH_URL is set (its key in MEILISEARCH_API_KEY,
+ * from Secrets Manager); null leaves the exporter writing KV only.
+ */
+export function indexManagerFromEnv(env: Record<string, string | undefined>): IndexManager | null {
+  const url = (env.MEILISEARCH_URL ?? "").trim();
+  if (url === "") return null;
+  const apiKey = (env.MEILISEARCH_API_KEY ?? "").trim();
+  if (apiKey === "")
+    throw new Error("ecom_settings_exporter: MEILISEARCH_URL is set but MEILISEARCH_API_KEY is missing");
+  return new MeilisearchIndexManager({ url, apiKey });
+}
+
 let deployed: ExporterHandler | undefined;
 
 /** The Lambda entry point (`handler.handler` in the esbuild bundle). Built on first use, then reused. */
 export const handler: ExporterHandler = async (event) => {
-  deployed ??= createHandler({ kv: kvFromEnv(process.env), log: jsonLogger("ecom_settings_exporter") });
+  if (deployed === undefined) {
+    const indexManager = indexManagerFromEnv(process.env);
+    deployed = createHandler({
+      kv: kvFromEnv(process.env),
+      log: jsonLogger("ecom_settings_exporter"),
+      ...(indexManager === null ? {} : { indexManager }),
+    });
+  }
   return deployed(event);
 };

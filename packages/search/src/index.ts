@@ -37,4 +37,5 @@ export {
   type Scorer,
 } from "./scorer.ts";
 export { parseApiKeyCopy, parseSettingsCopy, type SettingsView } from "./settings-copy.ts";
+export { engineSettingsOf, type SyncOutcome, syncIndexSettings } from "./settings-sync.ts";
 export { type WorkerEnvProblem, workerEnvProblems } from "./worker-env.ts";
