@@ -133,7 +133,24 @@ describe("search request limits", () => {
       if (row.status === 0) expect(row.note).toBeTruthy();
     }
     const fields = SEARCH_LIMITS.filter((r) => r.status === 422).map((r) => r.field);
-    expect(new Set(fields)).toEqual(new Set(["body", "q", "limit", "offset", "filter"]));
+    expect(new Set(fields)).toEqual(
+      new Set([
+        "body",
+        "q",
+        "limit",
+        "offset",
+        "filter",
+        "page",
+        "hitsPerPage",
+        "sort",
+        "facets",
+        "attributesToRetrieve",
+        "attribute names",
+        "highlightPreTag",
+        "cropLength",
+        "queries",
+      ]),
+    );
   });
 });
 

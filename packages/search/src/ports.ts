@@ -9,19 +9,61 @@ export interface SearchTarget {
   /** From the index's settings record; empty means every string field. */
   searchableAttributes: string[];
   filterableAttributes: string[];
+  /**
+   * Attributes `sort` may name. Absent: any attribute (the embedded engine sorts on any field);
+   * present: a sort on another attribute is an invalid_request (field `sort`).
+   */
+  sortableAttributes?: string[];
 }
+
+/**
+ * A filter as Meilisearch takes it: one expression, or an array whose elements are ANDed, an inner
+ * array's elements ORed (`["a = 1", ["b = 2", "b = 3"]]`).
+ */
+export type SearchFilter = string | (string | string[])[];
+
+export type MatchingStrategy = "last" | "all" | "frequency";
 
 export interface SearchQuery {
   q: string;
   limit: number;
   offset: number;
   /** Meilisearch filter syntax; adapters support what docs/search.md lists. */
-  filter?: string;
+  filter?: SearchFilter;
+  /**
+   * Set when the client paged with `page`/`hitsPerPage` (exhaustive pagination): `offset` and
+   * `limit` are derived from them, and `estimatedTotalHits` of the result is the exact total.
+   */
+  pagination?: { page: number; hitsPerPage: number };
+  /** `attribute:asc` / `attribute:desc`, first one first. */
+  sort?: string[];
+  /** Attributes to count values of (`*`: every filterable attribute). */
+  facets?: string[];
+  attributesToRetrieve?: string[];
+  attributesToHighlight?: string[];
+  highlightPreTag?: string;
+  highlightPostTag?: string;
+  attributesToCrop?: string[];
+  cropLength?: number;
+  cropMarker?: string;
+  showRankingScore?: boolean;
+  matchingStrategy?: MatchingStrategy;
+}
+
+export interface FacetStats {
+  min: number;
+  max: number;
 }
 
 export interface RetrievalResult {
+  /** With `_formatted` and `_rankingScore` when the query asked for them. */
   hits: Record<string, unknown>[];
+  /** The total number of matches (exact with `pagination`, an estimate otherwise). */
   estimatedTotalHits: number;
+  /** Present when the query asked for facets: value → number of matching documents, per attribute. */
+  facetDistribution?: Record<string, Record<string, number>>;
+  /** Min and max of the numeric values, per requested facet that has any. */
+  facetStats?: Record<string, FacetStats>;
 }
 
 /**

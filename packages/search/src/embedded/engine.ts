@@ -11,10 +11,14 @@ import {
   MAX_PREFIX_SCAN,
   MAX_QUERY_WORDS,
 } from "../limits.ts";
-import type { Retrieval, RetrievalResult, SearchQuery, SearchTarget } from "../ports.ts";
+import type { MatchingStrategy, Retrieval, RetrievalResult, SearchQuery, SearchTarget } from "../ports.ts";
+import { filterText } from "../request.ts";
+import { computeFacets, facetAttributes } from "./facets.ts";
 import { fieldValue, searchableText, stringFields } from "./fields.ts";
 import { compileFilter, type DocumentPredicate } from "./filter.ts";
+import { formatted, retrieve, wantsFormatted } from "./highlight.ts";
 import type { IndexSnapshotStore } from "./snapshots.ts";
+import { sortCriteria, sortIds } from "./sort.ts";
 
 export interface EmbeddedRetrievalOptions {
   documents: DocumentStore;
@@ -145,6 +149,26 @@ export function searchWords(
   combineWith: "AND" | "OR",
   filter?: (result: SearchResult) => boolean,
 ): SearchResult[] {
+  return matchWords(search, allWords, combineWith, filter).results;
+}
+
+/** What `searchWords` finds, with the query words each result matched and every term searched. */
+export interface WordMatches {
+  results: SearchResult[];
+  /** The query words used (at most MAX_QUERY_WORDS). */
+  words: string[];
+  /** Per result id: which of `words` (by position) it matched. */
+  matched: Map<string, Set<number>>;
+  /** Every index term searched (the words and their expansions): what highlighting marks. */
+  terms: Set<string>;
+}
+
+export function matchWords(
+  search: MiniSearch<Document>,
+  allWords: readonly string[],
+  combineWith: "AND" | "OR",
+  filter?: (result: SearchResult) => boolean,
+): WordMatches {
   const words = allWords.slice(0, MAX_QUERY_WORDS);
   const index = termIndexOf(search);
   const expansions = words.map((word, i) => expandWord(index, word, i === words.length - 1));
@@ -158,26 +182,37 @@ export function searchWords(
     boostTerm: (term: string) => terms.get(term) ?? 1,
   }));
   const results = search.search({ queries, combineWith }, filter === undefined ? {} : { filter });
-  // Which query words each index term stands for (a term may stand for several).
-  const wordsOf = new Map<string, Set<string>>();
-  expansions.forEach((terms, i) => {
-    for (const term of terms.keys()) {
-      const set = wordsOf.get(term) ?? new Set<string>();
-      set.add(words[i] as string);
-      wordsOf.set(term, set);
+  // Which query words (by position) each index term stands for (a term may stand for several).
+  const wordsOf = new Map<string, number[]>();
+  const terms = new Set<string>();
+  expansions.forEach((expanded, i) => {
+    for (const term of expanded.keys()) {
+      terms.add(term);
+      const list = wordsOf.get(term) ?? [];
+      list.push(i);
+      wordsOf.set(term, list);
     }
   });
+  const matched = new Map<string, Set<number>>();
   if (words.length === 1) {
     // One query word: every result matched it once, whatever terms it matched through.
-    for (const result of results) result.score /= Math.max(1, result.queryTerms.length);
-    return results;
+    const only = new Set([0]);
+    for (const result of results) {
+      result.score /= Math.max(1, result.queryTerms.length);
+      matched.set(result.id as string, only);
+    }
+    return { results, words, matched, terms };
   }
   for (const result of results) {
-    const matched = new Set<string>();
-    for (const term of result.queryTerms) for (const word of wordsOf.get(term) ?? []) matched.add(word);
-    result.score = (result.score / Math.max(1, result.queryTerms.length)) * Math.max(1, matched.size);
+    const set = new Set<number>();
+    for (const term of result.queryTerms) for (const i of wordsOf.get(term) ?? []) set.add(i);
+    // Distinct query words matched (two positions may hold the same word).
+    const distinct = new Set<string>();
+    for (const i of set) distinct.add(words[i] as string);
+    result.score = (result.score / Math.max(1, result.queryTerms.length)) * Math.max(1, distinct.size);
+    matched.set(result.id as string, set);
   }
-  return results;
+  return { results, words, matched, terms };
 }
 
 /** The same tokens as the relevance core (NFKC, lower case, split on non letters/digits); terms need no further processing. */
@@ -260,17 +295,50 @@ export class EmbeddedRetrieval implements Retrieval {
   }
 
   async search(target: SearchTarget, query: SearchQuery): Promise<RetrievalResult> {
-    // Validate the filter before any (possibly expensive) index work.
-    const predicate = compileFilter(query.filter, target.filterableAttributes);
+    // Validate everything the client chose before any (possibly expensive) index work.
+    const predicate = compileFilter(
+      query.filter === undefined ? undefined : filterText(query.filter),
+      target.filterableAttributes,
+    );
+    const facets =
+      query.facets === undefined ? undefined : facetAttributes(query.facets, target.filterableAttributes);
+    const criteria =
+      query.sort === undefined || query.sort.length === 0
+        ? undefined
+        : sortCriteria(query.sort, target.sortableAttributes);
     const index = await this.index(target);
     const words = tokenize(query.q);
-    const ranked = words.length === 0 ? placeholder(index, predicate) : ranking(index, words, predicate);
+    const ranked =
+      words.length === 0
+        ? placeholder(index, predicate)
+        : ranking(index, words, predicate, query.matchingStrategy);
+    const docOf = (id: string) => index.docs.get(id)?.doc;
+    const ids = criteria === undefined ? ranked.ids : sortIds(ranked.ids, criteria, docOf);
+    const format = wantsFormatted(query);
     const hits: Document[] = [];
-    for (const id of ranked.slice(query.offset, query.offset + query.limit)) {
-      const entry = index.docs.get(id);
-      if (entry !== undefined) hits.push({ ...entry.doc });
+    for (const id of ids.slice(query.offset, query.offset + query.limit)) {
+      const doc = docOf(id);
+      if (doc === undefined) continue;
+      const hit: Document = retrieve(doc, query.attributesToRetrieve);
+      if (format) hit._formatted = formatted(hit, query, ranked.terms);
+      if (query.showRankingScore === true) hit._rankingScore = ranked.score(id);
+      hits.push(hit);
     }
-    return { hits, estimatedTotalHits: ranked.length };
+    const result: RetrievalResult = { hits, estimatedTotalHits: ids.length };
+    if (facets !== undefined) {
+      const counted = computeFacets(
+        (function* () {
+          for (const id of ranked.ids) {
+            const doc = docOf(id);
+            if (doc !== undefined) yield doc;
+          }
+        })(),
+        facets,
+      );
+      result.facetDistribution = counted.facetDistribution;
+      result.facetStats = counted.facetStats;
+    }
+    return result;
   }
 
   /** The index for `target`, current with the documents' revision. */
@@ -425,17 +493,39 @@ function* docDocs(docs: Map<string, { doc: Document }>): Iterable<Document> {
   for (const entry of docs.values()) yield entry.doc;
 }
 
+/** The matches in ranking order, their ranking scores (0..1) and the terms highlighting marks. */
+interface Ranked {
+  ids: string[];
+  score(id: string): number;
+  terms: ReadonlySet<string>;
+}
+
 /** An empty query: every document passing the filter, in primary-key order (Meilisearch's placeholder search). */
-function placeholder(index: LoadedIndex, predicate: DocumentPredicate | null): string[] {
+function placeholder(index: LoadedIndex, predicate: DocumentPredicate | null): Ranked {
   const ids: string[] = [];
   for (const [id, { doc }] of index.docs) {
     if (predicate === null || predicate(doc)) ids.push(id);
   }
-  return ids;
+  return { ids, score: () => 1, terms: new Set() };
 }
 
-/** Ids of the matches by descending BM25+ score: all query words (AND) if any match so, else any word (OR). */
-function ranking(index: LoadedIndex, words: string[], predicate: DocumentPredicate | null): string[] {
+/**
+ * The matches of a query, as Meilisearch's matching strategies choose them:
+ * - `last` (default): documents matching every word first, then those matching all but the last
+ *   word, and so on down to the first word alone (a document must match the first word);
+ * - `frequency`: the same, removing the words that match the most documents first (and words that
+ *   match none before them);
+ * - `all`: only documents matching every word.
+ * Within a number of words matched, by descending BM25+ score, then primary-key order. The ranking
+ * score is (words kept + score / best score of the query) / (words + 1): 1 for the best document
+ * matching every word, and in the same order as the ranking.
+ */
+function ranking(
+  index: LoadedIndex,
+  words: string[],
+  predicate: DocumentPredicate | null,
+  strategy: MatchingStrategy = "last",
+): Ranked {
   const filter =
     predicate === null
       ? undefined
@@ -443,9 +533,46 @@ function ranking(index: LoadedIndex, words: string[], predicate: DocumentPredica
           const entry = index.docs.get(result.id as string);
           return entry !== undefined && predicate(entry.doc);
         };
-  let results = searchWords(index.search, words, "AND", filter);
-  if (results.length === 0) results = searchWords(index.search, words, "OR", filter);
+  const used = words.slice(0, MAX_QUERY_WORDS);
+  const all = strategy === "all" || used.length === 1;
+  const found = matchWords(index.search, used, all ? "AND" : "OR", filter);
+  // The order in which words are kept: query order, or the rarest first.
+  let order = used.map((_, i) => i);
+  if (strategy === "frequency" && !all) {
+    const frequency = used.map(() => 0);
+    for (const set of found.matched.values())
+      for (const i of set) frequency[i] = (frequency[i] as number) + 1;
+    // A word no document matches cannot narrow anything: it goes first, as the most frequent would.
+    const weight = (i: number) => (frequency[i] === 0 ? Number.POSITIVE_INFINITY : (frequency[i] as number));
+    order = order.sort((a, b) => weight(a) - weight(b) || a - b);
+  }
+  const kept = new Map<string, number>();
+  for (const result of found.results) {
+    const id = result.id as string;
+    if (all) {
+      kept.set(id, used.length);
+      continue;
+    }
+    const set = found.matched.get(id);
+    let k = 0;
+    while (k < order.length && set?.has(order[k] as number)) k++;
+    if (k > 0) kept.set(id, k);
+  }
+  const results = found.results.filter((r) => kept.has(r.id as string));
   const position = (id: string) => index.docs.get(id)?.position ?? Number.MAX_SAFE_INTEGER;
-  results.sort((a, b) => b.score - a.score || position(a.id as string) - position(b.id as string));
-  return results.map((r) => r.id as string);
+  const keptOf = (id: string) => kept.get(id) ?? 0;
+  results.sort(
+    (a, b) =>
+      keptOf(b.id as string) - keptOf(a.id as string) ||
+      b.score - a.score ||
+      position(a.id as string) - position(b.id as string),
+  );
+  let best = 0;
+  for (const r of results) if (r.score > best) best = r.score;
+  const scores = new Map<string, number>();
+  for (const r of results) {
+    const id = r.id as string;
+    scores.set(id, (keptOf(id) + (best > 0 ? r.score / best : 1)) / (used.length + 1));
+  }
+  return { ids: results.map((r) => r.id as string), score: (id) => scores.get(id) ?? 0, terms: found.terms };
 }
