@@ -230,12 +230,11 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
 
   /** One search: the index resolved, retrieval, the relevance score when asked; Meilisearch's response shape. */
   async function runSearch(
-    c: Context,
     account: string,
     index: string,
     request: SearchRequest,
     started: number,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<{ body: Record<string, unknown>; modelId: string | null }> {
     const { target, relevanceConfig } = await resolve(account, index);
     const result = await retrieve(account, index, target, request);
     const scored = request.relevanceScore
@@ -248,9 +247,8 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
           estimatedTotalHits: result.estimatedTotalHits,
         })
       : null;
-    if (scored !== null) c.header(RELEVANCE_MODEL_HEADER, scored.modelId);
     const pagination = request.pagination;
-    return {
+    const body = {
       hits: result.hits,
       query: request.q,
       ...(pagination === undefined
@@ -271,6 +269,7 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
         : { facetStats: result.facetStats }),
       ...(scored === null ? {} : { relevanceScore: scored.score }),
     };
+    return { body, modelId: scored?.modelId ?? null };
   }
 
   const app = new Hono();
@@ -283,7 +282,9 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
     const account = await authenticate(c);
     const request = await readRequest(c);
     const index = c.req.param("index") ?? "";
-    return c.json(await runSearch(c, account, index, request, started));
+    const { body, modelId } = await runSearch(account, index, request, started);
+    if (modelId !== null) c.header(RELEVANCE_MODEL_HEADER, modelId);
+    return c.json(body);
   });
   app.post(MULTI_SEARCH_PATH, limitBody(deps.maxBodyBytes ?? MAX_BODY_BYTES), async (c: Context) => {
     const started = performance.now();
@@ -292,13 +293,12 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
     const results: Record<string, unknown>[] = [];
     for (const [i, { indexUid, request }] of queries.entries()) {
       try {
-        results.push({ indexUid, ...(await runSearch(c, account, indexUid, request, started)) });
+        // Each result keeps its own relevanceScore; no x-relevance-model header (it would be ambiguous).
+        results.push({ indexUid, ...(await runSearch(account, indexUid, request, started)).body });
       } catch (error) {
         throw error instanceof ApiError ? insideQuery(error, i) : error;
       }
     }
-    // Each result's own relevance score names its model in the body; the header would be ambiguous.
-    c.res.headers.delete(RELEVANCE_MODEL_HEADER);
     return c.json({ results });
   });
   app.get(HEALTH_PATH, (c) => c.json({ status: "available" }));
