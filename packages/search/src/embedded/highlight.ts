@@ -6,7 +6,7 @@
 import { tokenize } from "@relevance/core";
 import type { SearchQuery } from "../ports.ts";
 
-const WORD = /[\p{L}\p{Nd}]+/gu;
+const WORD = /[\p{L}\p{Nd}\p{M}]+/gu;
 export const DEFAULT_HIGHLIGHT_PRE_TAG = "<em>";
 export const DEFAULT_HIGHLIGHT_POST_TAG = "</em>";
 export const DEFAULT_CROP_LENGTH = 10;
