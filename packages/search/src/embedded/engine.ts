@@ -84,6 +84,12 @@ interface TermIndex {
   fuzzyGet(term: string, maxDistance: number): Map<string, [unknown, number]>;
 }
 
+/** MiniSearch's internals that counting reads: postings (field id → short id → frequency) and ids. */
+interface Postings {
+  _index?: { get?(term: string): Map<number, Map<number, number>> | undefined };
+  _documentIds?: Map<number, string>;
+}
+
 function termIndexOf(search: MiniSearch<Document>): TermIndex {
   const index = (search as unknown as { _index?: Partial<TermIndex> })._index;
   if (typeof index?.atPrefix !== "function" || typeof index.fuzzyGet !== "function") {
@@ -157,10 +163,17 @@ export interface WordMatches {
   results: SearchResult[];
   /** The query words used (at most MAX_QUERY_WORDS). */
   words: string[];
-  /** Per result id: which of `words` (by position) it matched. */
-  matched: Map<string, Set<number>>;
+  /**
+   * Per result (same order as `results`): a bit mask of the query words it matched, bit i for the
+   * first position holding the same word as position i (`canonical`).
+   */
+  masks: number[];
+  /** For each position of `words`, the first position holding the same word. */
+  canonical: number[];
   /** Every index term searched (the words and their expansions): what highlighting marks. */
   terms: Set<string>;
+  /** Per position of `words`: the index terms it expanded into. */
+  expansions: Map<string, number>[];
 }
 
 export function matchWords(
@@ -182,37 +195,39 @@ export function matchWords(
     boostTerm: (term: string) => terms.get(term) ?? 1,
   }));
   const results = search.search({ queries, combineWith }, filter === undefined ? {} : { filter });
-  // Which query words (by position) each index term stands for (a term may stand for several).
-  const wordsOf = new Map<string, number[]>();
+  // Which query words each index term stands for (a term may stand for several), as a bit mask of
+  // canonical positions: a word repeated in the query counts once.
+  const canonical = words.map((word) => words.indexOf(word));
+  const wordsOf = new Map<string, number>();
   const terms = new Set<string>();
   expansions.forEach((expanded, i) => {
     for (const term of expanded.keys()) {
       terms.add(term);
-      const list = wordsOf.get(term) ?? [];
-      list.push(i);
-      wordsOf.set(term, list);
+      wordsOf.set(term, (wordsOf.get(term) ?? 0) | (1 << (canonical[i] as number)));
     }
   });
-  const matched = new Map<string, Set<number>>();
+  const masks: number[] = new Array(results.length);
   if (words.length === 1) {
     // One query word: every result matched it once, whatever terms it matched through.
-    const only = new Set([0]);
-    for (const result of results) {
+    results.forEach((result, r) => {
       result.score /= Math.max(1, result.queryTerms.length);
-      matched.set(result.id as string, only);
-    }
-    return { results, words, matched, terms };
+      masks[r] = 1;
+    });
+    return { results, words, masks, canonical, terms, expansions };
   }
-  for (const result of results) {
-    const set = new Set<number>();
-    for (const term of result.queryTerms) for (const i of wordsOf.get(term) ?? []) set.add(i);
-    // Distinct query words matched (two positions may hold the same word).
-    const distinct = new Set<string>();
-    for (const i of set) distinct.add(words[i] as string);
-    result.score = (result.score / Math.max(1, result.queryTerms.length)) * Math.max(1, distinct.size);
-    matched.set(result.id as string, set);
-  }
-  return { results, words, matched, terms };
+  results.forEach((result, r) => {
+    let mask = 0;
+    for (const term of result.queryTerms) mask |= wordsOf.get(term) ?? 0;
+    result.score = (result.score / Math.max(1, result.queryTerms.length)) * Math.max(1, bitCount(mask));
+    masks[r] = mask;
+  });
+  return { results, words, masks, canonical, terms, expansions };
+}
+
+function bitCount(mask: number): number {
+  let n = 0;
+  for (let m = mask; m !== 0; m &= m - 1) n++;
+  return n;
 }
 
 /** The same tokens as the relevance core (NFKC, lower case, split on non letters/digits); terms need no further processing. */
@@ -308,10 +323,12 @@ export class EmbeddedRetrieval implements Retrieval {
         : sortCriteria(query.sort, target.sortableAttributes);
     const index = await this.index(target);
     const words = tokenize(query.q);
+    // Without sort or facets only the page's hits need ranking (and the rest counting).
+    const need = criteria === undefined && facets === undefined ? query.offset + query.limit : undefined;
     const ranked =
       words.length === 0
         ? placeholder(index, predicate)
-        : ranking(index, words, predicate, query.matchingStrategy);
+        : ranking(index, words, predicate, query.matchingStrategy, need);
     const docOf = (id: string) => index.docs.get(id)?.doc;
     const ids = criteria === undefined ? ranked.ids : sortIds(ranked.ids, criteria, docOf);
     const format = wantsFormatted(query);
@@ -324,7 +341,7 @@ export class EmbeddedRetrieval implements Retrieval {
       if (query.showRankingScore === true) hit._rankingScore = ranked.score(id);
       hits.push(hit);
     }
-    const result: RetrievalResult = { hits, estimatedTotalHits: ids.length };
+    const result: RetrievalResult = { hits, estimatedTotalHits: ranked.total };
     if (facets !== undefined) {
       const counted = computeFacets(
         (function* () {
@@ -495,7 +512,10 @@ function* docDocs(docs: Map<string, { doc: Document }>): Iterable<Document> {
 
 /** The matches in ranking order, their ranking scores (0..1) and the terms highlighting marks. */
 interface Ranked {
+  /** In ranking order: every match, or (`complete` false) at least the first `need` of them. */
   ids: string[];
+  /** The number of matches. */
+  total: number;
   score(id: string): number;
   terms: ReadonlySet<string>;
 }
@@ -506,7 +526,7 @@ function placeholder(index: LoadedIndex, predicate: DocumentPredicate | null): R
   for (const [id, { doc }] of index.docs) {
     if (predicate === null || predicate(doc)) ids.push(id);
   }
-  return { ids, score: () => 1, terms: new Set() };
+  return { ids, total: ids.length, score: () => 1, terms: new Set() };
 }
 
 /**
@@ -525,6 +545,7 @@ function ranking(
   words: string[],
   predicate: DocumentPredicate | null,
   strategy: MatchingStrategy = "last",
+  need?: number,
 ): Ranked {
   const filter =
     predicate === null
@@ -535,44 +556,101 @@ function ranking(
         };
   const used = words.slice(0, MAX_QUERY_WORDS);
   const all = strategy === "all" || used.length === 1;
+  if (!all && strategy === "last" && need !== undefined) {
+    // Fast path: when the documents matching every word fill the page, the later tiers are not
+    // needed, only counted (the documents matching the first word, from its postings, unscored).
+    const every = matchWords(index.search, used, "AND", filter);
+    if (every.results.length >= need) {
+      const ranked = rankRows(
+        index,
+        every,
+        used.length,
+        every.results.map(() => used.length),
+      );
+      ranked.total = countMatching(index, every.expansions[0] as Map<string, number>, predicate);
+      return ranked;
+    }
+  }
   const found = matchWords(index.search, used, all ? "AND" : "OR", filter);
   // The order in which words are kept: query order, or the rarest first.
   let order = used.map((_, i) => i);
   if (strategy === "frequency" && !all) {
     const frequency = used.map(() => 0);
-    for (const set of found.matched.values())
-      for (const i of set) frequency[i] = (frequency[i] as number) + 1;
+    for (const mask of found.masks) {
+      for (let i = 0; i < used.length; i++)
+        if ((mask >> (found.canonical[i] as number)) & 1) frequency[i] = (frequency[i] as number) + 1;
+    }
     // A word no document matches cannot narrow anything: it goes first, as the most frequent would.
     const weight = (i: number) => (frequency[i] === 0 ? Number.POSITIVE_INFINITY : (frequency[i] as number));
     order = order.sort((a, b) => weight(a) - weight(b) || a - b);
   }
-  const kept = new Map<string, number>();
-  for (const result of found.results) {
-    const id = result.id as string;
-    if (all) {
-      kept.set(id, used.length);
-      continue;
-    }
-    const set = found.matched.get(id);
+  const bits = order.map((i) => 1 << (found.canonical[i] as number));
+  const kept = found.masks.map((mask) => {
+    if (all) return used.length;
     let k = 0;
-    while (k < order.length && set?.has(order[k] as number)) k++;
-    if (k > 0) kept.set(id, k);
+    while (k < bits.length && (mask & (bits[k] as number)) !== 0) k++;
+    return k;
+  });
+  return rankRows(index, found, used.length, kept);
+}
+
+/**
+ * Orders the results with at least one word kept: by words kept, score, primary-key order. The
+ * ranking score is (words kept + score / best score among the documents keeping as many words) /
+ * (query words + 1), so 1 for the best document matching every word, decreasing in ranking order.
+ */
+function rankRows(index: LoadedIndex, found: WordMatches, words: number, kept: number[]): Ranked {
+  const rows: { id: string; kept: number; score: number; position: number }[] = [];
+  found.results.forEach((result, r) => {
+    const k = kept[r] as number;
+    if (k === 0) return;
+    const id = result.id as string;
+    rows.push({
+      id,
+      kept: k,
+      score: result.score,
+      position: index.docs.get(id)?.position ?? Number.MAX_SAFE_INTEGER,
+    });
+  });
+  rows.sort((a, b) => b.kept - a.kept || b.score - a.score || a.position - b.position);
+  let scores: Map<string, number> | undefined;
+  const score = (id: string): number => {
+    if (scores === undefined) {
+      scores = new Map();
+      const best = new Map<number, number>();
+      // Rows are sorted: the first of each tier has its best score.
+      for (const row of rows) if (!best.has(row.kept)) best.set(row.kept, row.score);
+      for (const row of rows) {
+        const top = best.get(row.kept) as number;
+        scores.set(row.id, (row.kept + (top > 0 ? row.score / top : 1)) / (words + 1));
+      }
+    }
+    return scores.get(id) ?? 0;
+  };
+  return { ids: rows.map((row) => row.id), total: rows.length, score, terms: found.terms };
+}
+
+/** Documents holding any of `terms` (and passing the filter), counted from the postings without scoring. */
+function countMatching(
+  index: LoadedIndex,
+  terms: Map<string, number>,
+  predicate: DocumentPredicate | null,
+): number {
+  const { _index: termIndex, _documentIds: documentIds } = index.search as unknown as Postings;
+  if (typeof termIndex?.get !== "function" || !(documentIds instanceof Map)) {
+    throw new Error("MiniSearch's postings are not where this engine expects them (minisearch upgraded?)");
   }
-  const results = found.results.filter((r) => kept.has(r.id as string));
-  const position = (id: string) => index.docs.get(id)?.position ?? Number.MAX_SAFE_INTEGER;
-  const keptOf = (id: string) => kept.get(id) ?? 0;
-  results.sort(
-    (a, b) =>
-      keptOf(b.id as string) - keptOf(a.id as string) ||
-      b.score - a.score ||
-      position(a.id as string) - position(b.id as string),
-  );
-  let best = 0;
-  for (const r of results) if (r.score > best) best = r.score;
-  const scores = new Map<string, number>();
-  for (const r of results) {
-    const id = r.id as string;
-    scores.set(id, (keptOf(id) + (best > 0 ? r.score / best : 1)) / (used.length + 1));
+  const shortIds = new Set<number>();
+  for (const term of terms.keys()) {
+    for (const docs of termIndex.get(term)?.values() ?? []) {
+      for (const shortId of docs.keys()) shortIds.add(shortId);
+    }
   }
-  return { ids: results.map((r) => r.id as string), score: (id) => scores.get(id) ?? 0, terms: found.terms };
+  let count = 0;
+  for (const shortId of shortIds) {
+    const id = documentIds.get(shortId);
+    const entry = id === undefined ? undefined : index.docs.get(id);
+    if (entry !== undefined && (predicate === null || predicate(entry.doc))) count++;
+  }
+  return count;
 }

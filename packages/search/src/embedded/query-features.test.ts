@@ -180,3 +180,29 @@ describe("highlight, crop, ranking score and attributesToRetrieve", () => {
     expect(await ids(["", []])).toEqual(["a", "b", "c", "d"]);
   });
 });
+
+describe("matchingStrategy last: the page-only fast path", () => {
+  it("answers the same hits, scores and totals as ranking every match", async () => {
+    const adjectives = ["red", "blue", "green", "wool", "light"];
+    const nouns = ["shoes", "socks", "hat", "jacket"];
+    const docs = Array.from({ length: 120 }, (_, i) => ({
+      id: `d${String(i).padStart(3, "0")}`,
+      title: `${adjectives[i % 5]} ${adjectives[(i * 7) % 5]} ${nouns[i % 4]}`,
+      brand: i % 3 === 0 ? "Acme" : "Other",
+      price: i,
+    }));
+    const e = await engine(docs);
+    for (const q of ["red shoes", "wool socks hat", "blue jacket", "light", "green sho", "shoes red"]) {
+      for (const filter of [undefined, "brand = Acme"]) {
+        for (const limit of [1, 5, 200]) {
+          const page = { limit, showRankingScore: true, ...(filter === undefined ? {} : { filter }) };
+          // facets: [] asks for no facet but makes the engine rank every match.
+          const fast = await run(e, q, page);
+          const full = await run(e, q, { ...page, facets: [] });
+          expect(fast.hits).toEqual(full.hits);
+          expect(fast.estimatedTotalHits).toBe(full.estimatedTotalHits);
+        }
+      }
+    }
+  });
+});
