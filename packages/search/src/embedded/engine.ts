@@ -323,8 +323,8 @@ export class EmbeddedRetrieval implements Retrieval {
         : sortCriteria(query.sort, target.sortableAttributes);
     const index = await this.index(target);
     const words = tokenize(query.q);
-    // Without sort or facets only the page's hits need ranking (and the rest counting).
-    const need = criteria === undefined && facets === undefined ? query.offset + query.limit : undefined;
+    // Without sort only the page's hits need ranking (the rest only counting, or facet counting).
+    const need = criteria === undefined ? query.offset + query.limit : undefined;
     const ranked =
       words.length === 0
         ? placeholder(index, predicate)
@@ -344,12 +344,13 @@ export class EmbeddedRetrieval implements Retrieval {
     const result: RetrievalResult = { hits, estimatedTotalHits: ranked.total };
     if (facets !== undefined) {
       const counted = computeFacets(
-        (function* () {
-          for (const id of ranked.ids) {
-            const doc = docOf(id);
-            if (doc !== undefined) yield doc;
-          }
-        })(),
+        ranked.matches ??
+          (function* () {
+            for (const id of ranked.ids) {
+              const doc = docOf(id);
+              if (doc !== undefined) yield doc;
+            }
+          })(),
         facets,
       );
       result.facetDistribution = counted.facetDistribution;
@@ -512,10 +513,12 @@ function* docDocs(docs: Map<string, { doc: Document }>): Iterable<Document> {
 
 /** The matches in ranking order, their ranking scores (0..1) and the terms highlighting marks. */
 interface Ranked {
-  /** In ranking order: every match, or (`complete` false) at least the first `need` of them. */
+  /** In ranking order: every match, or (when `matches` is set) at least the first `need` of them. */
   ids: string[];
   /** The number of matches. */
   total: number;
+  /** Every match, in no particular order, when `ids` holds only the first ones. */
+  matches?: Document[];
   score(id: string): number;
   terms: ReadonlySet<string>;
 }
@@ -567,7 +570,8 @@ function ranking(
         used.length,
         every.results.map(() => used.length),
       );
-      ranked.total = countMatching(index, every.expansions[0] as Map<string, number>, predicate);
+      ranked.matches = matchingDocs(index, every.expansions[0] as Map<string, number>, predicate);
+      ranked.total = ranked.matches.length;
       return ranked;
     }
   }
@@ -630,12 +634,12 @@ function rankRows(index: LoadedIndex, found: WordMatches, words: number, kept: n
   return { ids: rows.map((row) => row.id), total: rows.length, score, terms: found.terms };
 }
 
-/** Documents holding any of `terms` (and passing the filter), counted from the postings without scoring. */
-function countMatching(
+/** Documents holding any of `terms` (and passing the filter), read from the postings without scoring. */
+function matchingDocs(
   index: LoadedIndex,
   terms: Map<string, number>,
   predicate: DocumentPredicate | null,
-): number {
+): Document[] {
   const { _index: termIndex, _documentIds: documentIds } = index.search as unknown as Postings;
   if (typeof termIndex?.get !== "function" || !(documentIds instanceof Map)) {
     throw new Error("MiniSearch's postings are not where this engine expects them (minisearch upgraded?)");
@@ -646,11 +650,11 @@ function countMatching(
       for (const shortId of docs.keys()) shortIds.add(shortId);
     }
   }
-  let count = 0;
+  const docs: Document[] = [];
   for (const shortId of shortIds) {
     const id = documentIds.get(shortId);
     const entry = id === undefined ? undefined : index.docs.get(id);
-    if (entry !== undefined && (predicate === null || predicate(entry.doc))) count++;
+    if (entry !== undefined && (predicate === null || predicate(entry.doc))) docs.push(entry.doc);
   }
-  return count;
+  return docs;
 }

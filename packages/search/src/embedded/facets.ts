@@ -42,63 +42,105 @@ export interface Facets {
  * Counts, per attribute, the documents holding each value (an array counts each distinct element
  * once). Strings are counted case-insensitively (NFKC, lower case, as the filter compares them) and
  * reported as first seen; numbers and booleans as written. At most MAX_VALUES_PER_FACET values are
- * reported per attribute, the first in alphabetical order. One pass over the documents per attribute.
+ * reported per attribute (numbers first, ascending; then booleans; then strings alphabetically).
+ * One pass over the documents.
  */
 export function computeFacets(
   docs: Iterable<Record<string, unknown>>,
   attributes: readonly string[],
 ): Facets {
-  const counts = attributes.map(() => new Map<string, { shown: string; count: number }>());
-  const stats = attributes.map(() => ({ min: Number.POSITIVE_INFINITY, max: Number.NEGATIVE_INFINITY }));
-  const normalized = new Map<string, string>();
-  const seen = new Set<string>();
+  const counters = attributes.map(() => new FacetCounter());
+  const seen = new Set<unknown>();
   for (const doc of docs) {
-    attributes.forEach((attribute, a) => {
-      const value = fieldValue(doc, attribute);
-      const elements = Array.isArray(value) ? value : [value];
-      const count = counts[a] as Map<string, { shown: string; count: number }>;
-      const stat = stats[a] as { min: number; max: number };
+    for (let a = 0; a < attributes.length; a++) {
+      const value = fieldValue(doc, attributes[a] as string);
+      const counter = counters[a] as FacetCounter;
+      if (!Array.isArray(value)) {
+        counter.add(value);
+        continue;
+      }
+      // An array counts each distinct element once.
       seen.clear();
-      for (const element of elements) {
-        let key: string;
-        let shown: string;
-        if (typeof element === "string") {
-          let n = normalized.get(element);
-          if (n === undefined) {
-            n = nfkc(element).toLowerCase();
-            if (normalized.size < 100_000) normalized.set(element, n);
-          }
-          key = `s${n}`;
-          shown = element;
-        } else if (typeof element === "number" && Number.isFinite(element)) {
-          key = `n${element}`;
-          shown = String(element);
-          if (element < stat.min) stat.min = element;
-          if (element > stat.max) stat.max = element;
-        } else if (typeof element === "boolean") {
-          key = `b${element}`;
-          shown = String(element);
-        } else {
-          continue;
-        }
+      for (const element of value) {
+        const key = typeof element === "string" ? counter.normalized(element) : element;
         if (seen.has(key)) continue;
         seen.add(key);
-        const entry = count.get(key);
-        if (entry === undefined) count.set(key, { shown, count: 1 });
-        else entry.count++;
+        counter.add(element);
       }
-    });
+    }
   }
   const facetDistribution: Record<string, Record<string, number>> = {};
   const facetStats: Record<string, FacetStats> = {};
   attributes.forEach((attribute, a) => {
-    const entries = [...(counts[a] as Map<string, { shown: string; count: number }>).values()];
-    entries.sort((x, y) => (x.shown < y.shown ? -1 : x.shown > y.shown ? 1 : 0));
-    const distribution: Record<string, number> = {};
-    for (const { shown, count } of entries.slice(0, MAX_VALUES_PER_FACET)) distribution[shown] = count;
-    facetDistribution[attribute] = distribution;
-    const stat = stats[a] as { min: number; max: number };
-    if (stat.min <= stat.max) facetStats[attribute] = { min: stat.min, max: stat.max };
+    const counter = counters[a] as FacetCounter;
+    facetDistribution[attribute] = counter.distribution();
+    if (counter.min <= counter.max) facetStats[attribute] = { min: counter.min, max: counter.max };
   });
   return { facetDistribution, facetStats };
+}
+
+/** Counts of one facet's values: strings by normalized form (shown as first seen), numbers, booleans. */
+class FacetCounter {
+  min = Number.POSITIVE_INFINITY;
+  max = Number.NEGATIVE_INFINITY;
+  private readonly strings = new Map<string, { shown: string; count: number }>();
+  private readonly numbers = new Map<number, number>();
+  private readonly booleans = [0, 0];
+  /** Raw string → normalized, so each distinct string is normalized once (bounded). */
+  private readonly cache = new Map<string, string>();
+
+  normalized(text: string): string {
+    let n = this.cache.get(text);
+    if (n === undefined) {
+      n = nfkc(text).toLowerCase();
+      if (this.cache.size < 100_000) this.cache.set(text, n);
+    }
+    return n;
+  }
+
+  add(value: unknown): void {
+    if (typeof value === "string") {
+      const key = this.normalized(value);
+      const entry = this.strings.get(key);
+      if (entry === undefined) this.strings.set(key, { shown: value, count: 1 });
+      else entry.count++;
+    } else if (typeof value === "number" && Number.isFinite(value)) {
+      this.numbers.set(value, (this.numbers.get(value) ?? 0) + 1);
+      if (value < this.min) this.min = value;
+      if (value > this.max) this.max = value;
+    } else if (typeof value === "boolean") {
+      this.booleans[value ? 1 : 0] = (this.booleans[value ? 1 : 0] as number) + 1;
+    }
+  }
+
+  /**
+   * At most MAX_VALUES_PER_FACET values: numbers first, ascending, then booleans, then strings in
+   * alphabetical order. Only the numbers reported are turned into text.
+   */
+  distribution(): Record<string, number> {
+    const out: Record<string, number> = {};
+    let room = MAX_VALUES_PER_FACET;
+    const add = (shown: string, count: number) => {
+      out[shown] = (out[shown] ?? 0) + count;
+      room--;
+    };
+    if (this.numbers.size > 0) {
+      const values = Float64Array.from(this.numbers.keys()).sort();
+      for (let i = 0; i < values.length && room > 0; i++) {
+        const value = values[i] as number;
+        add(String(value), this.numbers.get(value) as number);
+      }
+    }
+    if (this.booleans[0] && room > 0) add("false", this.booleans[0]);
+    if (this.booleans[1] && room > 0) add("true", this.booleans[1]);
+    if (room > 0 && this.strings.size > 0) {
+      const entries = [...this.strings.values()];
+      entries.sort((x, y) => (x.shown < y.shown ? -1 : x.shown > y.shown ? 1 : 0));
+      for (const { shown, count } of entries) {
+        if (room <= 0) break;
+        add(shown, count);
+      }
+    }
+    return out;
+  }
 }

@@ -115,6 +115,15 @@ describe("facets", () => {
     expect(values[0]).toBe("v000");
     expect(values.at(-1)).toBe(`v0${MAX_VALUES_PER_FACET - 1}`);
     expect(facetDistribution.t).toEqual({ x: 500 });
+    // Numbers come first, in numeric order; only the first are reported, the stats see them all.
+    const numbers = computeFacets(
+      Array.from({ length: 500 }, (_, i) => ({ n: 499 - i })),
+      ["n"],
+    );
+    expect(Object.keys(numbers.facetDistribution.n ?? {}).map(Number)).toEqual(
+      Array.from({ length: MAX_VALUES_PER_FACET }, (_, i) => i),
+    );
+    expect(numbers.facetStats.n).toEqual({ min: 0, max: 499 });
   });
 });
 
@@ -190,17 +199,20 @@ describe("matchingStrategy last: the page-only fast path", () => {
       title: `${adjectives[i % 5]} ${adjectives[(i * 7) % 5]} ${nouns[i % 4]}`,
       brand: i % 3 === 0 ? "Acme" : "Other",
       price: i,
+      same: 1,
     }));
     const e = await engine(docs);
     for (const q of ["red shoes", "wool socks hat", "blue jacket", "light", "green sho", "shoes red"]) {
       for (const filter of [undefined, "brand = Acme"]) {
         for (const limit of [1, 5, 200]) {
           const page = { limit, showRankingScore: true, ...(filter === undefined ? {} : { filter }) };
-          // facets: [] asks for no facet but makes the engine rank every match.
-          const fast = await run(e, q, page);
-          const full = await run(e, q, { ...page, facets: [] });
+          // A sort on a value every document shares makes the engine rank every match.
+          const fast = await run(e, q, { ...page, facets: ["brand", "price"] });
+          const full = await run(e, q, { ...page, facets: ["brand", "price"], sort: ["same:asc"] });
           expect(fast.hits).toEqual(full.hits);
           expect(fast.estimatedTotalHits).toBe(full.estimatedTotalHits);
+          expect(fast.facetDistribution).toEqual(full.facetDistribution);
+          expect(fast.facetStats).toEqual(full.facetStats);
         }
       }
     }
