@@ -328,7 +328,7 @@ export class EmbeddedRetrieval implements Retrieval {
     const ranked =
       words.length === 0
         ? placeholder(index, predicate)
-        : ranking(index, words, predicate, query.matchingStrategy, need);
+        : ranking(index, words, predicate, query.matchingStrategy, need, facets === undefined);
     const docOf = (id: string) => index.docs.get(id)?.doc;
     const ids = criteria === undefined ? ranked.ids : sortIds(ranked.ids, criteria, docOf);
     const format = wantsFormatted(query);
@@ -549,6 +549,8 @@ function ranking(
   predicate: DocumentPredicate | null,
   strategy: MatchingStrategy = "last",
   need?: number,
+  /** Only the first `need` ids are used: lower tiers beyond them need not be ordered. */
+  pageOnly = false,
 ): Ranked {
   const filter =
     predicate === null
@@ -595,7 +597,7 @@ function ranking(
     while (k < bits.length && (mask & (bits[k] as number)) !== 0) k++;
     return k;
   });
-  return rankRows(index, found, used.length, kept);
+  return rankRows(index, found, used.length, kept, pageOnly ? need : undefined);
 }
 
 /**
@@ -603,11 +605,30 @@ function ranking(
  * ranking score is (words kept + score / best score among the documents keeping as many words) /
  * (query words + 1), so 1 for the best document matching every word, decreasing in ranking order.
  */
-function rankRows(index: LoadedIndex, found: WordMatches, words: number, kept: number[]): Ranked {
+function rankRows(
+  index: LoadedIndex,
+  found: WordMatches,
+  words: number,
+  kept: number[],
+  need?: number,
+): Ranked {
+  // With `need`, only the tiers (words kept) that hold the first `need` matches are ordered; the
+  // matches of lower tiers are counted.
+  const perTier = new Array<number>(words + 1).fill(0);
+  for (const k of kept) perTier[k] = (perTier[k] as number) + 1;
+  const total = found.results.length - (perTier[0] as number);
+  let lowest = 1;
+  if (need !== undefined) {
+    let sum = 0;
+    for (lowest = words; lowest > 1; lowest--) {
+      sum += perTier[lowest] as number;
+      if (sum >= need) break;
+    }
+  }
   const rows: { id: string; kept: number; score: number; position: number }[] = [];
   found.results.forEach((result, r) => {
     const k = kept[r] as number;
-    if (k === 0) return;
+    if (k < lowest) return;
     const id = result.id as string;
     rows.push({
       id,
@@ -631,7 +652,7 @@ function rankRows(index: LoadedIndex, found: WordMatches, words: number, kept: n
     }
     return scores.get(id) ?? 0;
   };
-  return { ids: rows.map((row) => row.id), total: rows.length, score, terms: found.terms };
+  return { ids: rows.map((row) => row.id), total, score, terms: found.terms };
 }
 
 /** Documents holding any of `terms` (and passing the filter), read from the postings without scoring. */

@@ -202,9 +202,17 @@ describe("matchingStrategy last: the page-only fast path", () => {
       same: 1,
     }));
     const e = await engine(docs);
-    for (const q of ["red shoes", "wool socks hat", "blue jacket", "light", "green sho", "shoes red"]) {
+    for (const q of [
+      "red shoes",
+      "wool socks hat",
+      "blue jacket",
+      "light",
+      "green sho",
+      "shoes red",
+      "red blue hat",
+    ]) {
       for (const filter of [undefined, "brand = Acme"]) {
-        for (const limit of [1, 5, 200]) {
+        for (const limit of [1, 5, 8, 30, 200]) {
           const page = { limit, showRankingScore: true, ...(filter === undefined ? {} : { filter }) };
           // A sort on a value every document shares makes the engine rank every match.
           const fast = await run(e, q, { ...page, facets: ["brand", "price"] });
@@ -213,6 +221,9 @@ describe("matchingStrategy last: the page-only fast path", () => {
           expect(fast.estimatedTotalHits).toBe(full.estimatedTotalHits);
           expect(fast.facetDistribution).toEqual(full.facetDistribution);
           expect(fast.facetStats).toEqual(full.facetStats);
+          const plain = await run(e, q, page);
+          expect(plain.hits).toEqual(full.hits);
+          expect(plain.estimatedTotalHits).toBe(full.estimatedTotalHits);
         }
       }
     }
