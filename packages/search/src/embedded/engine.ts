@@ -181,6 +181,8 @@ export function matchWords(
   allWords: readonly string[],
   combineWith: "AND" | "OR",
   filter?: (result: SearchResult) => boolean,
+  /** A word position every result must have matched (fewer results to build and sort). */
+  required?: number,
 ): WordMatches {
   const words = allWords.slice(0, MAX_QUERY_WORDS);
   const index = termIndexOf(search);
@@ -194,7 +196,13 @@ export function matchWords(
     processTerm: (term: string) => term,
     boostTerm: (term: string) => terms.get(term) ?? 1,
   }));
-  const results = search.search({ queries, combineWith }, filter === undefined ? {} : { filter });
+  const needed = required === undefined ? undefined : expansions[required];
+  const keep =
+    needed === undefined
+      ? filter
+      : (result: SearchResult) =>
+          result.queryTerms.some((term) => needed.has(term)) && (filter === undefined || filter(result));
+  const results = search.search({ queries, combineWith }, keep === undefined ? {} : { filter: keep });
   // Which query words each index term stands for (a term may stand for several), as a bit mask of
   // canonical positions: a word repeated in the query counts once.
   const canonical = words.map((word) => words.indexOf(word));
@@ -577,7 +585,14 @@ function ranking(
       return ranked;
     }
   }
-  const found = matchWords(index.search, used, all ? "AND" : "OR", filter);
+  // `last` keeps only documents matching the first word: the others need not be built or sorted.
+  const found = matchWords(
+    index.search,
+    used,
+    all ? "AND" : "OR",
+    filter,
+    strategy === "last" ? 0 : undefined,
+  );
   // The order in which words are kept: query order, or the rarest first.
   let order = used.map((_, i) => i);
   if (strategy === "frequency" && !all) {
