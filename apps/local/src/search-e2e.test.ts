@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildArtifact, importXgboost, modelKey } from "@relevance/core";
 import type { Logger } from "@relevance/settings";
+import { Meilisearch } from "meilisearch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configFrom } from "./env.ts";
 import { type Stack, startStack } from "./stack.ts";
@@ -169,5 +170,26 @@ describe("seed section 3 end to end through HTTP (embedded stack)", () => {
     expect(viaAlias.body.hits).toEqual((await search("products")).body.hits);
     // The index itself still serves v2: two records, two configs, one upload each.
     expect((await search("products")).model).toBe(`${account}:products:v2`);
+  });
+});
+
+describe("the Meilisearch-compatible API on the embedded stack (npm start)", () => {
+  it("serves the official client: health, version, search with a Bearer key, multi-search through an alias", async () => {
+    const host = `${stack.url}/api/v1`;
+    const client = new Meilisearch({ host, apiKey });
+    expect(await new Meilisearch({ host }).health()).toEqual({ status: "available" });
+    expect((await client.getVersion()).pkgVersion).toEqual(expect.any(String));
+    const res = await client
+      .index("products")
+      .search("red shoes", { sort: ["id:desc"], matchingStrategy: "all" });
+    expect(res.hits.map((h) => h.id)).toEqual([2, 1]);
+    const multi = await client.multiSearch({
+      queries: [
+        { indexUid: "catalog", q: "socks" },
+        { indexUid: "shoes", q: "", page: 1, hitsPerPage: 2 },
+      ],
+    });
+    expect(multi.results[0]?.hits.map((h) => h.id)).toEqual([3]);
+    expect(multi.results[1]).toMatchObject({ indexUid: "shoes", totalHits: 3, totalPages: 2 });
   });
 });
