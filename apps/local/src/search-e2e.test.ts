@@ -191,5 +191,18 @@ describe("the Meilisearch-compatible API on the embedded stack (npm start)", () 
     });
     expect(multi.results[0]?.hits.map((h) => h.id)).toEqual([3]);
     expect(multi.results[1]).toMatchObject({ indexUid: "shoes", totalHits: 3, totalPages: 2 });
+    // Errors carry Meilisearch's fields through the stack too; the internal auth-code header does not leak.
+    const wrong = await fetch(`${host}/indexes/products/search`, {
+      method: "POST",
+      headers: { authorization: "Bearer rk_not_a_key", "content-type": "application/json" },
+      body: JSON.stringify({ q: "red" }),
+    });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get("x-meilisearch-auth-code")).toBeNull();
+    expect(await wrong.json()).toMatchObject({
+      error: { code: "unauthorized" },
+      code: "invalid_api_key",
+      type: "auth",
+    });
   });
 });
