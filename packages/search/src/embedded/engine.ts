@@ -18,7 +18,7 @@ import { fieldValue, searchableText, stringFields } from "./fields.ts";
 import { compileFilter, type DocumentPredicate } from "./filter.ts";
 import { formatted, retrieve, wantsFormatted } from "./highlight.ts";
 import type { IndexSnapshotStore } from "./snapshots.ts";
-import { sortCriteria, sortIds } from "./sort.ts";
+import { type SortCriterion, sameSortKeys, sortCriteria, sortIds } from "./sort.ts";
 
 export interface EmbeddedRetrievalOptions {
   documents: DocumentStore;
@@ -333,12 +333,19 @@ export class EmbeddedRetrieval implements Retrieval {
     const words = tokenize(query.q);
     // Without sort only the page's hits need ranking (the rest only counting, or facet counting).
     const need = criteria === undefined ? query.offset + query.limit : undefined;
-    const ranked =
-      words.length === 0
-        ? placeholder(index, predicate)
-        : ranking(index, words, predicate, query.matchingStrategy, need, facets === undefined);
     const docOf = (id: string) => index.docs.get(id)?.doc;
-    const ids = criteria === undefined ? ranked.ids : sortIds(ranked.ids, criteria, docOf);
+    // A sort whose page has no ties needs no ranking at all: the matches come from the postings.
+    const unranked =
+      criteria !== undefined && words.length > 0 && query.showRankingScore !== true
+        ? sortedWithoutTies(index, words, predicate, query, criteria)
+        : null;
+    const ranked =
+      unranked ??
+      (words.length === 0
+        ? placeholder(index, predicate)
+        : ranking(index, words, predicate, query.matchingStrategy, need, facets === undefined));
+    const ids =
+      criteria === undefined || unranked !== null ? ranked.ids : sortIds(ranked.ids, criteria, docOf);
     const format = wantsFormatted(query);
     const hits: Document[] = [];
     for (const id of ids.slice(query.offset, query.offset + query.limit)) {
@@ -693,4 +700,72 @@ function matchingDocs(
     if (entry !== undefined && (predicate === null || predicate(entry.doc))) docs.push(entry.doc);
   }
   return docs;
+}
+
+/**
+ * `sort` with `last` or `all`: the matches read from the postings (unscored: `last` keeps the
+ * documents matching the first word, `all` those matching every word), sorted by the criteria.
+ * Ranking only breaks ties between equal sort keys, so when the page and its edges have none, the
+ * order is final without scoring anything; otherwise null (rank everything, then sort).
+ */
+function sortedWithoutTies(
+  index: LoadedIndex,
+  allWords: string[],
+  predicate: DocumentPredicate | null,
+  query: SearchQuery,
+  criteria: SortCriterion[],
+): Ranked | null {
+  const strategy = query.matchingStrategy ?? "last";
+  if (strategy === "frequency") return null;
+  const words = allWords.slice(0, MAX_QUERY_WORDS);
+  const termIndex = termIndexOf(index.search);
+  const expansions = words.map((word, i) => expandWord(termIndex, word, i === words.length - 1));
+  const required = strategy === "all" || words.length === 1 ? expansions : expansions.slice(0, 1);
+  const matches = postingsMatches(index, required, predicate);
+  const ids = sortIds(
+    matches.map((m) => m.id),
+    criteria,
+    (id) => index.docs.get(id)?.doc,
+  );
+  const from = Math.max(0, query.offset - 1);
+  const to = Math.min(ids.length - 1, query.offset + query.limit);
+  for (let i = from; i < to; i++) {
+    const a = index.docs.get(ids[i] as string)?.doc ?? {};
+    const b = index.docs.get(ids[i + 1] as string)?.doc ?? {};
+    if (sameSortKeys(a, b, criteria)) return null;
+  }
+  const terms = new Set<string>();
+  for (const expanded of expansions) for (const term of expanded.keys()) terms.add(term);
+  return { ids, total: ids.length, matches: matches.map((m) => m.doc), score: () => 0, terms };
+}
+
+/** Documents holding a term of every one of `required` (and passing the filter), in primary-key order. */
+function postingsMatches(
+  index: LoadedIndex,
+  required: Map<string, number>[],
+  predicate: DocumentPredicate | null,
+): { id: string; doc: Document }[] {
+  const { _index: termIndex, _documentIds: documentIds } = index.search as unknown as Postings;
+  if (typeof termIndex?.get !== "function" || !(documentIds instanceof Map)) {
+    throw new Error("MiniSearch's postings are not where this engine expects them (minisearch upgraded?)");
+  }
+  let current: Set<number> | null = null;
+  for (const terms of required) {
+    const next = new Set<number>();
+    for (const term of terms.keys()) {
+      for (const docs of termIndex.get(term)?.values() ?? []) {
+        for (const shortId of docs.keys()) if (current === null || current.has(shortId)) next.add(shortId);
+      }
+    }
+    current = next;
+  }
+  const out: { id: string; doc: Document; position: number }[] = [];
+  for (const shortId of current ?? []) {
+    const id = documentIds.get(shortId);
+    const entry = id === undefined ? undefined : index.docs.get(id);
+    if (entry !== undefined && (predicate === null || predicate(entry.doc))) {
+      out.push({ id: id as string, doc: entry.doc, position: entry.position });
+    }
+  }
+  return out.sort((a, b) => a.position - b.position);
 }

@@ -229,3 +229,43 @@ describe("matchingStrategy last: the page-only fast path", () => {
     }
   });
 });
+
+describe("sort without ranking when the page has no ties", () => {
+  it("answers the same hits, totals and facets as ranking every match and then sorting", async () => {
+    const colours = ["red", "blue", "green", "wool"];
+    const docs = Array.from({ length: 80 }, (_, i) => ({
+      id: `d${String(i).padStart(2, "0")}`,
+      title: `${colours[i % 4]} ${colours[(i * 3) % 4]} ${i % 2 ? "shoes" : "hat"}`,
+      brand: i % 3 === 0 ? "Acme" : "Other",
+      // Unique prices (no ties), and a rank with ties every 4 documents.
+      price: (i * 37) % 101,
+      rank: Math.floor(i / 4),
+    }));
+    const e = await engine(docs);
+    for (const q of ["red shoes", "blue", "wool hat red", "green sho"]) {
+      for (const sort of [
+        ["price:asc"],
+        ["price:desc"],
+        ["brand:asc", "price:desc"],
+        ["rank:asc"],
+        ["brand:desc"],
+      ]) {
+        for (const matchingStrategy of ["last", "all"] as const) {
+          for (const [offset, limit] of [
+            [0, 3],
+            [2, 5],
+            [0, 100],
+          ] as const) {
+            const request = { sort, matchingStrategy, offset, limit, facets: ["brand"] };
+            const quick = await run(e, q, request);
+            // showRankingScore makes the engine rank every match before sorting.
+            const ranked = await run(e, q, { ...request, showRankingScore: true });
+            expect(quick.hits).toEqual(ranked.hits.map(({ _rankingScore, ...hit }) => hit));
+            expect(quick.estimatedTotalHits).toBe(ranked.estimatedTotalHits);
+            expect(quick.facetDistribution).toEqual(ranked.facetDistribution);
+          }
+        }
+      }
+    }
+  });
+});

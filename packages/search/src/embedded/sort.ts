@@ -93,3 +93,15 @@ export function sortIds(
   });
   return rows.map((r) => r.id);
 }
+
+/** Whether two documents have equal keys for every criterion (so ranking decides between them). */
+export function sameSortKeys(
+  a: Record<string, unknown>,
+  b: Record<string, unknown>,
+  criteria: readonly SortCriterion[],
+): boolean {
+  return criteria.every(
+    (c) =>
+      keyOf(fieldValue(a, c.attribute), c.descending) === keyOf(fieldValue(b, c.attribute), c.descending),
+  );
+}
