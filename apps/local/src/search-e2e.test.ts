@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildArtifact, importXgboost, modelKey } from "@relevance/core";
 import type { Logger } from "@relevance/settings";
+import { Meilisearch } from "meilisearch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configFrom } from "./env.ts";
 import { type Stack, startStack } from "./stack.ts";
@@ -169,5 +170,58 @@ describe("seed section 3 end to end through HTTP (embedded stack)", () => {
     expect(viaAlias.body.hits).toEqual((await search("products")).body.hits);
     // The index itself still serves v2: two records, two configs, one upload each.
     expect((await search("products")).model).toBe(`${account}:products:v2`);
+  });
+});
+
+describe("the Meilisearch-compatible API on the embedded stack (npm start)", () => {
+  it("serves the official client: health, version, search with a Bearer key, multi-search through an alias", async () => {
+    const host = `${stack.url}/api/v1`;
+    const client = new Meilisearch({ host, apiKey });
+    expect(await new Meilisearch({ host }).health()).toEqual({ status: "available" });
+    expect((await client.getVersion()).pkgVersion).toEqual(expect.any(String));
+    // Sorting needs the attribute in sortableAttributes, as in Meilisearch; the settings reach search
+    // through the exporter's KV copy.
+    const patched = await http(
+      "PATCH",
+      "/api/v1/indexes/products/settings",
+      { sortableAttributes: ["id"] },
+      {
+        "x-api-key": apiKey,
+      },
+    );
+    expect(patched.status).toBe(200);
+    let res: { hits: Array<Record<string, unknown>> } | undefined;
+    for (const deadline = Date.now() + 2000; res === undefined; ) {
+      try {
+        res = await client
+          .index("products")
+          .search("red shoes", { sort: ["id:desc"], matchingStrategy: "all" });
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+    expect(res.hits.map((h) => h.id)).toEqual([2, 1]);
+    const multi = await client.multiSearch({
+      queries: [
+        { indexUid: "catalog", q: "socks" },
+        { indexUid: "shoes", q: "", page: 1, hitsPerPage: 2 },
+      ],
+    });
+    expect(multi.results[0]?.hits.map((h) => h.id)).toEqual([3]);
+    expect(multi.results[1]).toMatchObject({ indexUid: "shoes", totalHits: 3, totalPages: 2 });
+    // Errors carry Meilisearch's fields through the stack too; the internal auth-code header does not leak.
+    const wrong = await fetch(`${host}/indexes/products/search`, {
+      method: "POST",
+      headers: { authorization: "Bearer rk_not_a_key", "content-type": "application/json" },
+      body: JSON.stringify({ q: "red" }),
+    });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get("x-meilisearch-auth-code")).toBeNull();
+    expect(await wrong.json()).toMatchObject({
+      error: { code: "unauthorized" },
+      code: "invalid_api_key",
+      type: "auth",
+    });
   });
 });

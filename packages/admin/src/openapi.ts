@@ -161,6 +161,12 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
       securitySchemes: {
         adminToken: { type: "http", scheme: "bearer", description: "The internal admin token." },
         apiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "An account's API key." },
+        bearerApiKey: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "An account's API key as Authorization: Bearer <key> (what Meilisearch clients send; search routes only).",
+        },
       },
       schemas: {
         ...options.extraSchemas,

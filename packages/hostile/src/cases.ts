@@ -181,6 +181,114 @@ const SEARCH_CASES: HostileCase[] = [
     requests: searchRaw('{"q": "chair"'),
     expect: { status: 400, code: "invalid_json" },
   },
+  // Meilisearch-compatible search parameters (issue 14).
+  {
+    id: "search-page-over-range",
+    proves: "limit: search page",
+    surfaces: both,
+    requests: search({ q: "chair", page: S("page", "items") + 1 }),
+    expect: invalid("page"),
+  },
+  {
+    id: "search-hits-per-page-over-range",
+    proves: "limit: search hitsPerPage",
+    surfaces: both,
+    requests: search({ q: "chair", hitsPerPage: S("hitsPerPage", "items") + 1 }),
+    expect: invalid("hitsPerPage"),
+  },
+  {
+    id: "search-sort-too-many",
+    proves: "limit: search sort criteria",
+    surfaces: both,
+    requests: search({
+      q: "chair",
+      sort: Array.from({ length: S("sort", "items") + 1 }, (_, i) => `price${i}:asc`),
+    }),
+    expect: invalid("sort"),
+  },
+  {
+    id: "search-facets-too-many",
+    proves: "limit: search facets",
+    surfaces: both,
+    requests: search({
+      q: "chair",
+      facets: Array.from({ length: S("facets", "items") + 1 }, (_, i) => `f${i}`),
+    }),
+    expect: invalid("facets"),
+  },
+  {
+    id: "search-attributes-to-retrieve-too-many",
+    proves: "limit: search attribute lists",
+    surfaces: both,
+    requests: search({
+      q: "chair",
+      attributesToHighlight: Array(S("attributesToRetrieve", "items") + 1).fill("title"),
+    }),
+    expect: invalid("attributesToHighlight"),
+  },
+  {
+    id: "search-attribute-name-too-long",
+    proves: "limit: search attribute names",
+    surfaces: both,
+    requests: search({ q: "chair", facets: ["a".repeat(S("attribute names", "characters") + 1)] }),
+    expect: invalid("facets[0]"),
+  },
+  {
+    id: "search-highlight-tag-too-long",
+    proves: "limit: search highlight tags and crop marker",
+    surfaces: both,
+    requests: search({ q: "chair", highlightPostTag: "<".repeat(S("highlightPreTag", "characters") + 1) }),
+    expect: invalid("highlightPostTag"),
+  },
+  {
+    id: "search-crop-length-over-range",
+    proves: "limit: search cropLength",
+    surfaces: both,
+    requests: search({ q: "chair", attributesToCrop: ["title"], cropLength: S("cropLength", "words") + 1 }),
+    expect: invalid("cropLength"),
+  },
+  {
+    id: "search-filter-array-too-many",
+    proves: "limit: search array filter expressions",
+    surfaces: both,
+    requests: search({ q: "chair", filter: [Array(S("filter", "items") + 1).fill("price > 1")] }),
+    expect: invalid("filter"),
+  },
+  {
+    id: "multi-search-too-many-queries",
+    proves: "limit: multi-search queries",
+    surfaces: both,
+    requests: (ctx: HostileContext): HostileRequest[] => [
+      {
+        method: "POST",
+        path: "/api/v1/multi-search",
+        headers: searchHeaders(ctx),
+        body: JSON.stringify({
+          queries: Array.from({ length: S("queries", "items") + 1 }, () => ({
+            indexUid: ctx.index,
+            q: "chair",
+          })),
+        }),
+      },
+    ],
+    expect: invalid("queries"),
+  },
+  {
+    id: "multi-search-query-over-limit",
+    proves: "limit: each multi-search query has the bounds of a search",
+    surfaces: both,
+    requests: (ctx: HostileContext): HostileRequest[] => [
+      {
+        method: "POST",
+        path: "/api/v1/multi-search",
+        headers: searchHeaders(ctx),
+        body: JSON.stringify({
+          queries: [{ indexUid: ctx.index, q: "x".repeat(S("q", "characters", 422) + 1) }],
+        }),
+      },
+    ],
+    expect: invalid("queries[0].q"),
+  },
 ];
 
 /** Routes nobody serves, and methods a route does not take. */

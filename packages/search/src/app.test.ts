@@ -87,7 +87,14 @@ function expectedScore(query: string, hits: readonly Record<string, unknown>[], 
 
 function expectError(res: { status: number; body: Record<string, unknown> }, status: number, code: string) {
   expect(res.status).toBe(status);
-  expect(res.body).toEqual({ error: expect.objectContaining({ code, message: expect.any(String) }) });
+  expect(res.body).toEqual({
+    error: expect.objectContaining({ code, message: expect.any(String) }),
+    // Meilisearch's fields, for its official clients.
+    message: (res.body.error as { message: string }).message,
+    code: expect.any(String),
+    type: expect.stringMatching(/^(invalid_request|auth|internal|system)$/),
+    link: `https://docs.meilisearch.com/errors#${res.body.code}`,
+  });
   expect(JSON.stringify(res.body)).not.toMatch(/\bat .*\.ts:\d+|stack|sqlite|SqliteKv/i);
 }
 
@@ -206,18 +213,28 @@ describe("POST /api/v1/indexes/{index}/search", () => {
 
     it.each([
       [{ q: 3 }, "q"],
-      [{}, "q"],
-      [{ q: null }, "q"],
+      [{ q: ["red"] }, "q"],
+      [{ q: "red", page: 0 }, "page"],
+      [{ q: "red", hitsPerPage: 1001 }, "hitsPerPage"],
       [{ q: "red", limit: 0 }, "limit"],
       [{ q: "red", limit: 1001 }, "limit"],
       [{ q: "red", limit: 2.5 }, "limit"],
       [{ q: "red", limit: "10" }, "limit"],
       [{ q: "red", offset: -1 }, "offset"],
       [{ q: "red", offset: 0.5 }, "offset"],
-      [{ q: "red", filter: ["a = 1"] }, "filter"],
+      [{ q: "red", filter: [1] }, "filter[0]"],
+      [{ q: "red", filter: { a: 1 } }, "filter"],
       [{ q: "red", relevanceScore: "yes" }, "relevanceScore"],
       [{ q: "red", relevanceScore: 1 }, "relevanceScore"],
-      [{ q: "red", sort: ["price:asc"] }, "sort"],
+      [{ q: "red", sort: ["price"] }, "sort[0]"],
+      [{ q: "red", sort: "price:asc" }, "sort"],
+      [{ q: "red", facets: Array.from({ length: 101 }, (_, i) => `f${i}`) }, "facets"],
+      [{ q: "red", highlightPreTag: "<".repeat(65) }, "highlightPreTag"],
+      [{ q: "red", matchingStrategy: "some" }, "matchingStrategy"],
+      [{ q: "red", cropLength: 0 }, "cropLength"],
+      [{ q: "red", attributesToRetrieve: ["x".repeat(257)] }, "attributesToRetrieve[0]"],
+      [{ q: "red", showRankingScore: "yes" }, "showRankingScore"],
+      [{ q: "red", unknownField: 1 }, "unknownField"],
     ])("answers 422 naming the field for %j", async (body, field) => {
       const res = await search("products", body);
       expectError(res, 422, "validation_failed");
@@ -296,7 +313,13 @@ describe("POST /api/v1/indexes/{index}/search", () => {
       backend.failWith = new TypeError("cannot read properties of undefined (secret internals)");
       const res = await search("products", { q: "red" });
       expect(res.status).toBe(500);
-      expect(res.body).toEqual({ error: { code: "internal", message: "internal error" } });
+      expect(res.body).toEqual({
+        error: { code: "internal", message: "internal error" },
+        message: "internal error",
+        code: "internal",
+        type: "internal",
+        link: "https://docs.meilisearch.com/errors#internal",
+      });
       expect(log.at("error")[0]).toMatchObject({
         message: "request failed",
         fields: { method: "POST", error: "cannot read properties of undefined (secret internals)" },
@@ -338,7 +361,13 @@ describe("POST /api/v1/indexes/{index}/search", () => {
     it("answers 500 and logs an error for a settings copy that is not JSON", async () => {
       await kv.put(`${ACCOUNT}-broken`, "{not json");
       const res = await search("broken", { q: "red" });
-      expect(res.body).toEqual({ error: { code: "internal", message: "internal error" } });
+      expect(res.body).toEqual({
+        error: { code: "internal", message: "internal error" },
+        message: "internal error",
+        code: "internal",
+        type: "internal",
+        link: "https://docs.meilisearch.com/errors#internal",
+      });
       expect(log.at("error")[0]).toMatchObject({ message: "settings copy is malformed" });
     });
   });

@@ -1,4 +1,4 @@
-import { formatIssues } from "@relevance/core";
+import { describeType, formatIssues, type Issue, isPlainObject, issue } from "@relevance/core";
 import {
   ApiError,
   AuthThrottle,
@@ -12,7 +12,8 @@ import {
 } from "@relevance/http";
 import { apiKeyCopyKey, apiKeyHash, INDEX_NAME, type Kv, type Logger } from "@relevance/settings";
 import { type Context, Hono } from "hono";
-import { MAX_BODY_BYTES, MAX_BODY_DEPTH } from "./limits.ts";
+import { MAX_BODY_BYTES, MAX_BODY_DEPTH, MAX_MULTI_SEARCH_QUERIES } from "./limits.ts";
+import { AUTH_CODE_HEADER, withMeilisearchFields } from "./meili-errors.ts";
 import type { Retrieval, RetrievalResult, SearchTarget } from "./ports.ts";
 import { RetrievalError } from "./ports.ts";
 import { parseSearchRequest, type SearchRequest } from "./request.ts";
@@ -54,6 +55,13 @@ export interface SearchAppDeps {
 const MAX_API_KEY_CHARS = 512;
 
 export const SEARCH_PATH = "/api/v1/indexes/:index/search";
+export const MULTI_SEARCH_PATH = "/api/v1/multi-search";
+/** Meilisearch's `GET /health`: no authentication. */
+export const HEALTH_PATH = "/api/v1/health";
+/** Meilisearch's `GET /version`: any valid key. */
+export const VERSION_PATH = "/api/v1/version";
+/** `pkgVersion` of `GET /api/v1/version`: the version of this search API (not of a Meilisearch). */
+export const SEARCH_API_VERSION = "0.1.0";
 /** The response header that names the model behind `relevanceScore`. */
 export const RELEVANCE_MODEL_HEADER = "x-relevance-model";
 const DEFAULT_SETTINGS_TIMEOUT_MS = 1000;
@@ -100,10 +108,16 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
    * up, so guessing keys costs the proxy (and KV) nothing once the budget is spent.
    */
   async function authenticate(c: Context): Promise<string> {
-    const apiKey = c.req.header("x-api-key");
-    if (apiKey === undefined || apiKey === "") {
+    const apiKey = presentedKey(c);
+    if (apiKey === undefined) {
       // No key is no guess: answered 401 without counting.
-      throw new ApiError(401, "unauthorized", "the x-api-key header is required");
+      throw new ApiError(
+        401,
+        "unauthorized",
+        "the x-api-key header (or Authorization: Bearer <key>) is required",
+        undefined,
+        { [AUTH_CODE_HEADER]: "missing_authorization_header" },
+      );
     }
     // Real keys are 46 characters; a longer header is a wrong key, not worth hashing.
     const text =
@@ -113,7 +127,11 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
     // After the lookup, so a key that already worked from this address keeps working while guesses
     // from it are refused (AuthThrottle.verdict).
     throttle.verdict(clientAddress(c), apiKey, text !== null);
-    if (text === null) throw new ApiError(401, "unauthorized", "the API key is not valid");
+    if (text === null) {
+      throw new ApiError(401, "unauthorized", "the API key is not valid", undefined, {
+        [AUTH_CODE_HEADER]: "invalid_api_key",
+      });
+    }
     const copy = parseApiKeyCopy(text);
     if (!copy.ok) {
       log.error("API key copy is malformed", { problem: formatIssues(copy.errors) });
@@ -178,12 +196,8 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
     request: SearchRequest,
   ): Promise<RetrievalResult> {
     try {
-      return await retrieval.search(target, {
-        q: request.q,
-        limit: request.limit,
-        offset: request.offset,
-        ...(request.filter === undefined ? {} : { filter: request.filter }),
-      });
+      const { relevanceScore: _, ...query } = request;
+      return await retrieval.search(target, query);
     } catch (error) {
       if (!(error instanceof RetrievalError)) throw error;
       if (error.failure === "invalid_request") {
@@ -218,15 +232,13 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
     }
   }
 
-  const app = new Hono();
-  app.onError(onError(log));
-  // JSON 404 for unknown routes, JSON 405 with Allow for a wrong method on the search path.
-  app.notFound(routeFallback(app));
-  app.post(SEARCH_PATH, limitBody(deps.maxBodyBytes ?? MAX_BODY_BYTES), async (c: Context) => {
-    const started = performance.now();
-    const account = await authenticate(c);
-    const request = await readRequest(c);
-    const index = c.req.param("index") ?? "";
+  /** One search: the index resolved, retrieval, the relevance score when asked; Meilisearch's response shape. */
+  async function runSearch(
+    account: string,
+    index: string,
+    request: SearchRequest,
+    started: number,
+  ): Promise<{ body: Record<string, unknown>; modelId: string | null }> {
     const { target, relevanceConfig } = await resolve(account, index);
     const result = await retrieve(account, index, target, request);
     const scored = request.relevanceScore
@@ -239,21 +251,89 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
           estimatedTotalHits: result.estimatedTotalHits,
         })
       : null;
-    if (scored !== null) c.header(RELEVANCE_MODEL_HEADER, scored.modelId);
-    return c.json({
+    const pagination = request.pagination;
+    const body = {
       hits: result.hits,
       query: request.q,
-      limit: request.limit,
-      offset: request.offset,
-      estimatedTotalHits: result.estimatedTotalHits,
+      ...(pagination === undefined
+        ? { limit: request.limit, offset: request.offset, estimatedTotalHits: result.estimatedTotalHits }
+        : {
+            hitsPerPage: pagination.hitsPerPage,
+            page: pagination.page,
+            totalPages:
+              pagination.hitsPerPage === 0
+                ? 0
+                : Math.ceil(result.estimatedTotalHits / pagination.hitsPerPage),
+            totalHits: result.estimatedTotalHits,
+          }),
       processingTimeMs: Math.round(performance.now() - started),
+      ...(result.facetDistribution === undefined ? {} : { facetDistribution: result.facetDistribution }),
+      ...(result.facetStats === undefined || request.facets === undefined
+        ? {}
+        : { facetStats: result.facetStats }),
       ...(scored === null ? {} : { relevanceScore: scored.score }),
-    });
+    };
+    return { body, modelId: scored?.modelId ?? null };
+  }
+
+  const app = new Hono();
+  // Our error body, with Meilisearch's fields next to it for the official clients.
+  app.onError(withMeilisearchFields(onError(log)));
+  // JSON 404 for unknown routes, JSON 405 with Allow for a wrong method on the search path.
+  app.notFound(routeFallback(app));
+  app.post(SEARCH_PATH, limitBody(deps.maxBodyBytes ?? MAX_BODY_BYTES), async (c: Context) => {
+    const started = performance.now();
+    const account = await authenticate(c);
+    const request = await readRequest(c);
+    const index = c.req.param("index") ?? "";
+    const { body, modelId } = await runSearch(account, index, request, started);
+    if (modelId !== null) c.header(RELEVANCE_MODEL_HEADER, modelId);
+    return c.json(body);
+  });
+  app.post(MULTI_SEARCH_PATH, limitBody(deps.maxBodyBytes ?? MAX_BODY_BYTES), async (c: Context) => {
+    const started = performance.now();
+    const account = await authenticate(c);
+    const queries = await readMultiSearch(c);
+    const results: Record<string, unknown>[] = [];
+    for (const [i, { indexUid, request }] of queries.entries()) {
+      try {
+        // Each result keeps its own relevanceScore; no x-relevance-model header (it would be ambiguous).
+        results.push({ indexUid, ...(await runSearch(account, indexUid, request, started)).body });
+      } catch (error) {
+        throw error instanceof ApiError ? insideQuery(error, i) : error;
+      }
+    }
+    return c.json({ results });
+  });
+  app.get(HEALTH_PATH, (c) => c.json({ status: "available" }));
+  app.get(VERSION_PATH, async (c) => {
+    await authenticate(c);
+    return c.json({ commitSha: "unknown", commitDate: "unknown", pkgVersion: SEARCH_API_VERSION });
   });
   return app;
 }
 
-async function readRequest(c: Context): Promise<SearchRequest> {
+/** The API key of a request: `x-api-key`, else `Authorization: Bearer <key>` (what Meilisearch clients send). */
+function presentedKey(c: Context): string | undefined {
+  const header = c.req.header("x-api-key");
+  if (header !== undefined && header !== "") return header;
+  const authorization = c.req.header("authorization");
+  const bearer = authorization === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  return bearer?.[1];
+}
+
+/** An error of the i-th query of a multi-search, said as Meilisearch says it. */
+function insideQuery(error: ApiError, i: number): ApiError {
+  return new ApiError(
+    error.status,
+    error.code,
+    `Inside \`.queries[${i}]\`: ${error.message}`,
+    error.details?.map((d) => ({ ...d, path: d.path === "" ? `queries[${i}]` : `queries[${i}].${d.path}` })),
+    error.headers === undefined ? undefined : { ...error.headers },
+  );
+}
+
+async function readJson(c: Context): Promise<unknown> {
   let body: unknown;
   try {
     body = JSON.parse(await c.req.text());
@@ -264,15 +344,55 @@ async function readRequest(c: Context): Promise<SearchRequest> {
     throw error;
   }
   assertJsonShape(body, { maxDepth: MAX_BODY_DEPTH });
-  const parsed = parseSearchRequest(body);
-  if (!parsed.ok) {
-    throw new ApiError(
-      422,
-      "validation_failed",
-      `the search request is invalid: ${formatIssues(parsed.errors)}`,
-      parsed.errors,
-    );
+  return body;
+}
+
+/** `{"queries": [{indexUid, ...search}]}`, every query checked before any is run. */
+async function readMultiSearch(c: Context): Promise<{ indexUid: string; request: SearchRequest }[]> {
+  const body = await readJson(c);
+  const errors: Issue[] = [];
+  if (!isPlainObject(body)) {
+    errors.push(issue("", `must be a JSON object, got ${describeType(body)}`));
+  } else {
+    for (const key of Object.keys(body))
+      if (key !== "queries") errors.push(issue(key, "is not a known field"));
+    if (!Array.isArray(body.queries)) {
+      errors.push(issue("queries", `must be an array, got ${describeType(body.queries)}`));
+    } else if (body.queries.length > MAX_MULTI_SEARCH_QUERIES) {
+      errors.push(
+        issue("queries", `must have at most ${MAX_MULTI_SEARCH_QUERIES} items, got ${body.queries.length}`),
+      );
+    }
   }
+  if (errors.length > 0) throw invalidRequest(errors);
+  const queries: { indexUid: string; request: SearchRequest }[] = [];
+  for (const [i, query] of (body as { queries: unknown[] }).queries.entries()) {
+    const parsed = parseSearchRequest(query, ["indexUid"]);
+    const indexUid = isPlainObject(query) ? query.indexUid : undefined;
+    const problems = parsed.ok ? [] : [...parsed.errors];
+    if (isPlainObject(query) && typeof indexUid !== "string") {
+      problems.unshift(issue("indexUid", `is required, a string, got ${describeType(indexUid)}`));
+    }
+    for (const p of problems)
+      errors.push({ ...p, path: p.path === "" ? `queries[${i}]` : `queries[${i}].${p.path}` });
+    if (parsed.ok && typeof indexUid === "string") queries.push({ indexUid, request: parsed.value });
+  }
+  if (errors.length > 0) throw invalidRequest(errors);
+  return queries;
+}
+
+function invalidRequest(errors: Issue[]): ApiError {
+  return new ApiError(
+    422,
+    "validation_failed",
+    `the search request is invalid: ${formatIssues(errors)}`,
+    errors,
+  );
+}
+
+async function readRequest(c: Context): Promise<SearchRequest> {
+  const parsed = parseSearchRequest(await readJson(c));
+  if (!parsed.ok) throw invalidRequest(parsed.errors);
   return parsed.value;
 }
 

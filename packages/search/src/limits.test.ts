@@ -2,11 +2,20 @@ import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createSearchApp } from "./app.ts";
 import {
+  MAX_ATTRIBUTE_CHARS,
+  MAX_ATTRIBUTE_LIST,
   MAX_BODY_BYTES,
+  MAX_CROP_LENGTH,
+  MAX_FACETS,
   MAX_FILTER_CHARS,
   MAX_FILTER_DEPTH,
+  MAX_FILTER_ITEMS,
+  MAX_HITS_PER_PAGE,
   MAX_OFFSET,
+  MAX_PAGE,
   MAX_QUERY_CHARS,
+  MAX_SORT,
+  MAX_TAG_CHARS,
   SEARCH_LIMITS,
 } from "./limits.ts";
 import { filterDepthExceeds } from "./request.ts";
@@ -102,6 +111,45 @@ describe("search request limits", () => {
     expect(backend.calls[0]?.query.filter).toBe(filter);
   });
 
+  it.each([
+    ["page", MAX_PAGE, (n: number) => ({ page: n })],
+    ["hitsPerPage", MAX_HITS_PER_PAGE, (n: number) => ({ hitsPerPage: n })],
+    ["sort", MAX_SORT, (n: number) => ({ sort: Array.from({ length: n }, (_, i) => `a${i}:asc`) })],
+    ["facets", MAX_FACETS, (n: number) => ({ facets: Array.from({ length: n }, (_, i) => `a${i}`) })],
+    [
+      "attributesToRetrieve",
+      MAX_ATTRIBUTE_LIST,
+      (n: number) => ({ attributesToRetrieve: Array(n).fill("a") }),
+    ],
+    [
+      "attributesToHighlight",
+      MAX_ATTRIBUTE_LIST,
+      (n: number) => ({ attributesToHighlight: Array(n).fill("a") }),
+    ],
+    ["attributesToCrop", MAX_ATTRIBUTE_LIST, (n: number) => ({ attributesToCrop: Array(n).fill("a") })],
+    ["facets[0]", MAX_ATTRIBUTE_CHARS, (n: number) => ({ facets: ["a".repeat(n)] })],
+    ["sort[0]", MAX_ATTRIBUTE_CHARS, (n: number) => ({ sort: [`${"a".repeat(n - 4)}:asc`] })],
+    ["highlightPreTag", MAX_TAG_CHARS, (n: number) => ({ highlightPreTag: "<".repeat(n) })],
+    ["highlightPostTag", MAX_TAG_CHARS, (n: number) => ({ highlightPostTag: ">".repeat(n) })],
+    ["cropMarker", MAX_TAG_CHARS, (n: number) => ({ cropMarker: ".".repeat(n) })],
+    ["cropLength", MAX_CROP_LENGTH, (n: number) => ({ cropLength: n })],
+    ["filter", MAX_FILTER_ITEMS, (n: number) => ({ filter: [Array(n).fill("tags = a")] })],
+  ] as const)(
+    "accepts %s at its bound %i and refuses one more with 422 naming it, before any work",
+    async (field, limit, body) => {
+      expect((await search({ q: "", ...body(limit) })).status).toBe(200);
+      backend.calls.length = 0;
+      await expectRefused(await search({ q: "", ...body(limit + 1) }), 422, field, limit);
+    },
+  );
+
+  it("checks an array filter's characters and depth on the whole array", async () => {
+    const long = Array.from({ length: 4 }, () => `tags = ${"x".repeat(1100)}`);
+    await expectRefused(await search({ q: "", filter: long }), 422, "filter", MAX_FILTER_CHARS);
+    const deep = [`${"(".repeat(MAX_FILTER_DEPTH)}tags = a${")".repeat(MAX_FILTER_DEPTH)}`];
+    await expectRefused(await search({ q: "", filter: deep }), 422, "filter", MAX_FILTER_DEPTH);
+  });
+
   it("refuses a body nested beyond 32 levels with 422, without a stack overflow", async () => {
     const raw = `{"q": "red", "x": ${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
     const answer = await post(raw);
@@ -133,7 +181,24 @@ describe("search request limits", () => {
       if (row.status === 0) expect(row.note).toBeTruthy();
     }
     const fields = SEARCH_LIMITS.filter((r) => r.status === 422).map((r) => r.field);
-    expect(new Set(fields)).toEqual(new Set(["body", "q", "limit", "offset", "filter"]));
+    expect(new Set(fields)).toEqual(
+      new Set([
+        "body",
+        "q",
+        "limit",
+        "offset",
+        "filter",
+        "page",
+        "hitsPerPage",
+        "sort",
+        "facets",
+        "attributesToRetrieve",
+        "attribute names",
+        "highlightPreTag",
+        "cropLength",
+        "queries",
+      ]),
+    );
   });
 });
 

@@ -61,12 +61,28 @@ export const MAX_FILTER_CHARS = 4096;
  */
 export const MAX_FILTER_DEPTH = 32;
 
-// Bounds for request fields a later issue adds (`hitsPerPage`, `page`, `facets`, `sort`). Today those
-// fields are refused as unknown; these are the values they will be checked against.
-export const FUTURE_MAX_HITS_PER_PAGE = 1000;
-export const FUTURE_MAX_PAGE = 10_000;
-export const FUTURE_MAX_FACETS = 100;
-export const FUTURE_MAX_SORT = 10;
+/** Largest `hitsPerPage` (exhaustive pagination); 0 answers only the totals and facets. */
+export const MAX_HITS_PER_PAGE = 1000;
+/** Largest `page` (from 1). */
+export const MAX_PAGE = 10_000;
+/** Most attributes in `facets` (`["*"]` counts as one and stands for the filterable attributes). */
+export const MAX_FACETS = 100;
+/** Most criteria in `sort`. */
+export const MAX_SORT = 10;
+/** Distinct values reported per facet (Meilisearch's `maxValuesPerFacet` default), the first in alphabetical order. */
+export const MAX_VALUES_PER_FACET = 100;
+/** Most attributes in each of `attributesToRetrieve`, `attributesToHighlight` and `attributesToCrop`. */
+export const MAX_ATTRIBUTE_LIST = 100;
+/** Longest attribute name in `sort`, `facets` and the attribute lists, in UTF-16 code units. */
+export const MAX_ATTRIBUTE_CHARS = 256;
+/** Longest `highlightPreTag`, `highlightPostTag` and `cropMarker`, in UTF-16 code units. */
+export const MAX_TAG_CHARS = 64;
+/** Largest `cropLength` (words kept around the matches). */
+export const MAX_CROP_LENGTH = 1000;
+/** Most expressions in an array `filter`, counting the elements of inner arrays. */
+export const MAX_FILTER_ITEMS = 100;
+/** Most queries in one `POST /api/v1/multi-search`. */
+export const MAX_MULTI_SEARCH_QUERIES = 10;
 
 /** Failed authentications per client address per minute before 429 (AuthThrottle's default). */
 export const AUTH_FAILURES_PER_ADDRESS = 20;
@@ -143,6 +159,72 @@ export const SEARCH_LIMITS: LimitRow[] = [
     unit: "levels",
     status: 422,
     note: "nested parentheses plus chained NOT, checked before parsing",
+  },
+  {
+    area: "search",
+    field: "filter",
+    limit: MAX_FILTER_ITEMS,
+    unit: "items",
+    status: 422,
+    note: "expressions in an array filter (inner arrays' elements counted); the filter's characters and depth are checked on the whole array",
+  },
+  { area: "search", field: "page", limit: MAX_PAGE, unit: "items", status: 422, note: "from 1" },
+  {
+    area: "search",
+    field: "hitsPerPage",
+    limit: MAX_HITS_PER_PAGE,
+    unit: "items",
+    status: 422,
+    note: "from 0 (0 answers totals and facets only)",
+  },
+  {
+    area: "search",
+    field: "sort",
+    limit: MAX_SORT,
+    unit: "items",
+    status: 422,
+    note: "`attribute:asc` or `attribute:desc` each",
+  },
+  {
+    area: "search",
+    field: "facets",
+    limit: MAX_FACETS,
+    unit: "items",
+    status: 422,
+    note: `attribute names (\`*\`: every filterable attribute); at most ${MAX_VALUES_PER_FACET} values reported per facet, the first alphabetically`,
+  },
+  {
+    area: "search",
+    field: "attributesToRetrieve",
+    limit: MAX_ATTRIBUTE_LIST,
+    unit: "items",
+    status: 422,
+    note: "the same bound for attributesToHighlight and attributesToCrop",
+  },
+  {
+    area: "search",
+    field: "attribute names",
+    limit: MAX_ATTRIBUTE_CHARS,
+    unit: "characters",
+    status: 422,
+    note: "each name in sort, facets, attributesToRetrieve, attributesToHighlight, attributesToCrop",
+  },
+  {
+    area: "search",
+    field: "highlightPreTag",
+    limit: MAX_TAG_CHARS,
+    unit: "characters",
+    status: 422,
+    note: "the same bound for highlightPostTag and cropMarker",
+  },
+  { area: "search", field: "cropLength", limit: MAX_CROP_LENGTH, unit: "words", status: 422, note: "from 1" },
+  {
+    area: "search",
+    field: "queries",
+    limit: MAX_MULTI_SEARCH_QUERIES,
+    unit: "items",
+    status: 422,
+    note: "POST /api/v1/multi-search; each query has the bounds of a search",
   },
   {
     area: "search",

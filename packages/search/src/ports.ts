@@ -13,7 +13,11 @@ export interface SearchTarget {
   // Meilisearch default (docs/search.md, "Compatibility: index settings").
   /** Fields returned in hits; absent or `["*"]`: all. */
   displayedAttributes?: string[];
-  /** Attributes a search may sort on; absent: none (`embedded/sortable.ts`). */
+  /**
+   * Attributes `sort` may name (`embedded/sortable.ts`). The search app always passes the index's
+   * list, so a search sorts only on sortableAttributes, as Meilisearch; absent (adapters and tests
+   * without settings): any attribute.
+   */
   sortableAttributes?: string[];
   /** Word → words a search for it also finds (one-way; listed both ways, both ways). */
   synonyms?: Record<string, string[]>;
@@ -31,17 +35,54 @@ export interface TypoTolerance {
   disableOnAttributes: string[];
 }
 
+/**
+ * A filter as Meilisearch takes it: one expression, or an array whose elements are ANDed, an inner
+ * array's elements ORed (`["a = 1", ["b = 2", "b = 3"]]`).
+ */
+export type SearchFilter = string | (string | string[])[];
+
+export type MatchingStrategy = "last" | "all" | "frequency";
+
 export interface SearchQuery {
   q: string;
   limit: number;
   offset: number;
   /** Meilisearch filter syntax; adapters support what docs/search.md lists. */
-  filter?: string;
+  filter?: SearchFilter;
+  /**
+   * Set when the client paged with `page`/`hitsPerPage` (exhaustive pagination): `offset` and
+   * `limit` are derived from them, and `estimatedTotalHits` of the result is the exact total.
+   */
+  pagination?: { page: number; hitsPerPage: number };
+  /** `attribute:asc` / `attribute:desc`, first one first. */
+  sort?: string[];
+  /** Attributes to count values of (`*`: every filterable attribute). */
+  facets?: string[];
+  attributesToRetrieve?: string[];
+  attributesToHighlight?: string[];
+  highlightPreTag?: string;
+  highlightPostTag?: string;
+  attributesToCrop?: string[];
+  cropLength?: number;
+  cropMarker?: string;
+  showRankingScore?: boolean;
+  matchingStrategy?: MatchingStrategy;
+}
+
+export interface FacetStats {
+  min: number;
+  max: number;
 }
 
 export interface RetrievalResult {
+  /** With `_formatted` and `_rankingScore` when the query asked for them. */
   hits: Record<string, unknown>[];
+  /** The total number of matches (exact with `pagination`, an estimate otherwise). */
   estimatedTotalHits: number;
+  /** Present when the query asked for facets: value → number of matching documents, per attribute. */
+  facetDistribution?: Record<string, Record<string, number>>;
+  /** Min and max of the numeric values, per requested facet that has any. */
+  facetStats?: Record<string, FacetStats>;
 }
 
 /**

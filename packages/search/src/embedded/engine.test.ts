@@ -64,12 +64,13 @@ describe("EmbeddedRetrieval", () => {
       { id: "2", title: "Red hat" },
       { id: "3", title: "Running club" },
     ]);
-    expect(await ids("red run")).toEqual(["1"]);
-    expect(await ids("red runn")).toEqual(["1"]);
+    expect(await ids("red run", {}, { matchingStrategy: "all" })).toEqual(["1"]);
+    expect(await ids("red runn", {}, { matchingStrategy: "all" })).toEqual(["1"]);
     expect((await ids("runn")).sort()).toEqual(["1", "3"]);
-    // "runn" is not the last word here: no prefix match, so no document has every word and the
-    // OR fallback finds only "hat".
-    expect(await ids("runn hat")).toEqual(["2"]);
+    // "runn" is not the last word here: no prefix match, so no document has every word, and
+    // "frequency" (which keeps the rarer words) finds only "hat".
+    expect(await ids("runn hat", {}, { matchingStrategy: "all" })).toEqual([]);
+    expect(await ids("runn hat", {}, { matchingStrategy: "frequency" })).toEqual(["2"]);
   });
 
   it("ranks a short title with the term above a long description mentioning it once (BM25+)", async () => {
@@ -112,25 +113,32 @@ describe("EmbeddedRetrieval", () => {
     expect(await ids("other")).toEqual(["2"]);
   });
 
-  it("requires every word (AND) and falls back to any word (OR) when none match them all", async () => {
+  it("matches as Meilisearch's matching strategies do: last (default), all, frequency", async () => {
     const { ids } = await setup([
       { id: "1", title: "Blue running shoes" },
       { id: "2", title: "Blue hat" },
       { id: "3", title: "Green running shorts" },
+      { id: "4", title: "Green running jacket" },
     ]);
-    expect(await ids("blue running")).toEqual(["1"]);
-    // Nothing is blue, running and wool: any word will do, ranked by how many words match.
-    const fallback = await ids("blue running wool");
-    expect(fallback[0]).toBe("1");
-    expect(fallback.sort()).toEqual(["1", "2", "3"]);
+    // last: every word first, then the words without the last one, down to the first word alone.
+    expect(await ids("blue running")).toEqual(["1", "2"]);
+    expect(await ids("blue running wool")).toEqual(["1", "2"]);
+    expect(await ids("blue running wool", {}, { matchingStrategy: "last" })).toEqual(["1", "2"]);
+    // all: every word or nothing.
+    expect(await ids("blue running")).toEqual(["1", "2"]);
+    expect(await ids("blue running", {}, { matchingStrategy: "all" })).toEqual(["1"]);
+    expect(await ids("blue running wool", {}, { matchingStrategy: "all" })).toEqual([]);
+    // frequency: the most frequent word (running: 3 documents) goes first, blue is kept.
+    expect(await ids("running blue", {}, { matchingStrategy: "frequency" })).toEqual(["1", "2"]);
+    expect(await ids("running blue", {}, { matchingStrategy: "last" })).toEqual(["1", "3", "4"]);
     expect(await ids("wool felt")).toEqual([]);
   });
 
   it("ignores query words after the tenth", async () => {
     const { ids } = await setup([{ id: "1", title: "Needle" }]);
     const padding = "alpha bravo charlie delta echo foxtrot golf hotel india";
-    expect(await ids(`${padding} needle`)).toEqual(["1"]);
-    expect(await ids(`${padding} juliet needle`)).toEqual([]);
+    expect(await ids(`${padding} needle`, {}, { matchingStrategy: "frequency" })).toEqual(["1"]);
+    expect(await ids(`${padding} juliet needle`, {}, { matchingStrategy: "frequency" })).toEqual([]);
   });
 
   it("counts every match and applies offset and limit after ranking", async () => {
@@ -263,7 +271,7 @@ describe("EmbeddedRetrieval", () => {
       { id: "3", title: "東京タワー 限定グッズ" },
     ]);
     expect((await ids("ＣＡＦÉ")).sort()).toEqual(["1", "2"]);
-    expect(await ids("café noir")).toEqual(["2"]);
+    expect(await ids("café noir", {}, { matchingStrategy: "all" })).toEqual(["2"]);
     expect(await ids("限定グッズ")).toEqual(["3"]);
   });
 

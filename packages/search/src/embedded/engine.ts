@@ -12,14 +12,18 @@ import {
   MAX_QUERY_WORDS,
 } from "../limits.ts";
 import {
+  type MatchingStrategy,
   type Retrieval,
   RetrievalError,
   type RetrievalResult,
   type SearchQuery,
   type SearchTarget,
 } from "../ports.ts";
+import { filterText } from "../request.ts";
+import { computeFacets, facetAttributes } from "./facets.ts";
 import { fieldValue, searchableText, stringFields } from "./fields.ts";
 import { compileFilter, type DocumentPredicate } from "./filter.ts";
+import { formatted, retrieve, wantsFormatted } from "./highlight.ts";
 import {
   attributeBoost,
   displayedFields,
@@ -30,6 +34,7 @@ import {
   withoutStopWords,
 } from "./settings.ts";
 import type { IndexSnapshotStore } from "./snapshots.ts";
+import { type SortCriterion, sameSortKeys, sortCriteria, sortIds } from "./sort.ts";
 
 export interface EmbeddedRetrievalOptions {
   documents: DocumentStore;
@@ -93,6 +98,12 @@ const FUZZY_WEIGHT = 0.45;
 interface TermIndex {
   atPrefix(prefix: string): Iterable<[string, unknown]>;
   fuzzyGet(term: string, maxDistance: number): Map<string, [unknown, number]>;
+}
+
+/** MiniSearch's internals that counting reads: postings (field id → short id → frequency) and ids. */
+interface Postings {
+  _index?: { get?(term: string): Map<number, Map<number, number>> | undefined };
+  _documentIds?: Map<number, string>;
 }
 
 function termIndexOf(search: MiniSearch<Document>): TermIndex {
@@ -175,14 +186,56 @@ export function searchWords(
   filter?: (result: SearchResult) => boolean,
   options: SearchWordsOptions = {},
 ): SearchResult[] {
-  const words = allWords.slice(0, MAX_QUERY_WORDS);
-  const index = termIndexOf(search);
-  const expansions = words.map((word, i) => {
+  return matchWords(search, allWords, combineWith, filter, undefined, options).results;
+}
+
+/** What `searchWords` finds, with the query words each result matched and every term searched. */
+export interface WordMatches {
+  results: SearchResult[];
+  /** The query words used (at most MAX_QUERY_WORDS). */
+  words: string[];
+  /**
+   * Per result (same order as `results`): a bit mask of the query words it matched, bit i for the
+   * first position holding the same word as position i (`canonical`).
+   */
+  masks: number[];
+  /** For each position of `words`, the first position holding the same word. */
+  canonical: number[];
+  /** Every index term searched (the words and their expansions): what highlighting marks. */
+  terms: Set<string>;
+  /** Per position of `words`: the index terms it expanded into. */
+  expansions: Map<string, number>[];
+}
+
+/**
+ * Each query word's index terms: its bounded expansion (the index's typo settings) plus its
+ * synonyms, matched exactly and weighing as the word itself. The last word also gets prefixes.
+ */
+function expandQueryWords(
+  index: TermIndex,
+  words: readonly string[],
+  options: SearchWordsOptions,
+): Map<string, number>[] {
+  return words.map((word, i) => {
     const typos = options.typos === undefined ? fuzziness(word) : options.typos(word);
     const terms = expandWord(index, word, i === words.length - 1, typos);
     for (const synonym of options.synonyms?.get(word) ?? []) if (!terms.has(synonym)) terms.set(synonym, 1);
     return terms;
   });
+}
+
+export function matchWords(
+  search: MiniSearch<Document>,
+  allWords: readonly string[],
+  combineWith: "AND" | "OR",
+  filter?: (result: SearchResult) => boolean,
+  /** A word position every result must have matched (fewer results to build and sort). */
+  required?: number,
+  options: SearchWordsOptions = {},
+): WordMatches {
+  const words = allWords.slice(0, MAX_QUERY_WORDS);
+  const index = termIndexOf(search);
+  const expansions = expandQueryWords(index, words, options);
   const queries: Query[] = expansions.map((terms) => ({
     queries: [[...terms.keys()].join(" ")],
     combineWith: "OR",
@@ -192,33 +245,52 @@ export function searchWords(
     processTerm: (term: string) => term,
     boostTerm: (term: string) => terms.get(term) ?? 1,
   }));
+  const needed = required === undefined ? undefined : expansions[required];
+  const keep =
+    needed === undefined
+      ? filter
+      : (result: SearchResult) =>
+          result.queryTerms.some((term) => needed.has(term)) && (filter === undefined || filter(result));
   const results = search.search(
     { queries, combineWith },
     {
-      ...(filter === undefined ? {} : { filter }),
+      ...(keep === undefined ? {} : { filter: keep }),
       ...(options.boost === undefined ? {} : { boost: options.boost }),
     },
   );
-  // Which query words each index term stands for (a term may stand for several).
-  const wordsOf = new Map<string, Set<string>>();
-  expansions.forEach((terms, i) => {
-    for (const term of terms.keys()) {
-      const set = wordsOf.get(term) ?? new Set<string>();
-      set.add(words[i] as string);
-      wordsOf.set(term, set);
+  // Which query words each index term stands for (a term may stand for several), as a bit mask of
+  // canonical positions: a word repeated in the query counts once.
+  const canonical = words.map((word) => words.indexOf(word));
+  const wordsOf = new Map<string, number>();
+  const terms = new Set<string>();
+  expansions.forEach((expanded, i) => {
+    for (const term of expanded.keys()) {
+      terms.add(term);
+      wordsOf.set(term, (wordsOf.get(term) ?? 0) | (1 << (canonical[i] as number)));
     }
   });
+  const masks: number[] = new Array(results.length);
   if (words.length === 1) {
     // One query word: every result matched it once, whatever terms it matched through.
-    for (const result of results) result.score /= Math.max(1, result.queryTerms.length);
-    return results;
+    results.forEach((result, r) => {
+      result.score /= Math.max(1, result.queryTerms.length);
+      masks[r] = 1;
+    });
+    return { results, words, masks, canonical, terms, expansions };
   }
-  for (const result of results) {
-    const matched = new Set<string>();
-    for (const term of result.queryTerms) for (const word of wordsOf.get(term) ?? []) matched.add(word);
-    result.score = (result.score / Math.max(1, result.queryTerms.length)) * Math.max(1, matched.size);
-  }
-  return results;
+  results.forEach((result, r) => {
+    let mask = 0;
+    for (const term of result.queryTerms) mask |= wordsOf.get(term) ?? 0;
+    result.score = (result.score / Math.max(1, result.queryTerms.length)) * Math.max(1, bitCount(mask));
+    masks[r] = mask;
+  });
+  return { results, words, masks, canonical, terms, expansions };
+}
+
+function bitCount(mask: number): number {
+  let n = 0;
+  for (let m = mask; m !== 0; m &= m - 1) n++;
+  return n;
 }
 
 /** The same tokens as the relevance core (NFKC, lower case, split on non letters/digits); terms need no further processing. */
@@ -301,7 +373,7 @@ export class EmbeddedRetrieval implements Retrieval {
   }
 
   async search(target: SearchTarget, query: SearchQuery): Promise<RetrievalResult> {
-    // Validate the settings and the filter before any (possibly expensive) index work.
+    // Validate the settings and everything the client chose before any (possibly expensive) index work.
     const unsupported = unsupportedSetting(target);
     if (unsupported !== null) {
       throw new RetrievalError(
@@ -310,24 +382,66 @@ export class EmbeddedRetrieval implements Retrieval {
         unsupported.field,
       );
     }
-    const predicate = compileFilter(query.filter, target.filterableAttributes);
+    const predicate = compileFilter(
+      query.filter === undefined ? undefined : filterText(query.filter),
+      target.filterableAttributes,
+    );
+    const facets =
+      query.facets === undefined ? undefined : facetAttributes(query.facets, target.filterableAttributes);
+    const criteria =
+      query.sort === undefined || query.sort.length === 0
+        ? undefined
+        : sortCriteria(query.sort, target.sortableAttributes);
     const settings = querySettings(target);
+    const options: SearchWordsOptions = {
+      typos: settings.typos,
+      synonyms: settings.synonyms,
+      boost: attributeBoost(indexFields(target)),
+    };
     const index = await this.index(target);
     const words = withoutStopWords(tokenize(query.q), settings.stopWords);
+    // Without sort only the page's hits need ranking (the rest only counting, or facet counting).
+    const need = criteria === undefined ? query.offset + query.limit : undefined;
+    const docOf = (id: string) => index.docs.get(id)?.doc;
+    // A sort whose page has no ties needs no ranking at all: the matches come from the postings.
+    const unranked =
+      criteria !== undefined && words.length > 0 && query.showRankingScore !== true
+        ? sortedWithoutTies(index, words, predicate, query, criteria, options)
+        : null;
     const ranked =
-      words.length === 0
+      unranked ??
+      (words.length === 0
         ? placeholder(index, predicate)
-        : ranking(index, words, predicate, {
-            typos: settings.typos,
-            synonyms: settings.synonyms,
-            boost: attributeBoost(indexFields(target)),
-          });
+        : ranking(index, words, predicate, query.matchingStrategy, need, facets === undefined, options));
+    const ids =
+      criteria === undefined || unranked !== null ? ranked.ids : sortIds(ranked.ids, criteria, docOf);
+    const format = wantsFormatted(query);
     const hits: Document[] = [];
-    for (const id of ranked.slice(query.offset, query.offset + query.limit)) {
-      const entry = index.docs.get(id);
-      if (entry !== undefined) hits.push(displayedFields(entry.doc, settings.displayed));
+    for (const id of ids.slice(query.offset, query.offset + query.limit)) {
+      const doc = docOf(id);
+      if (doc === undefined) continue;
+      // displayedAttributes first (the index's setting), then the request's attributesToRetrieve.
+      const hit: Document = retrieve(displayedFields(doc, settings.displayed), query.attributesToRetrieve);
+      if (format) hit._formatted = formatted(hit, query, ranked.terms);
+      if (query.showRankingScore === true) hit._rankingScore = ranked.score(id);
+      hits.push(hit);
     }
-    return { hits, estimatedTotalHits: ranked.length };
+    const result: RetrievalResult = { hits, estimatedTotalHits: ranked.total };
+    if (facets !== undefined) {
+      const counted = computeFacets(
+        ranked.matches ??
+          (function* () {
+            for (const id of ranked.ids) {
+              const doc = docOf(id);
+              if (doc !== undefined) yield doc;
+            }
+          })(),
+        facets,
+      );
+      result.facetDistribution = counted.facetDistribution;
+      result.facetStats = counted.facetStats;
+    }
+    return result;
   }
 
   /** The index for `target`, current with the documents' revision. */
@@ -481,22 +595,48 @@ function* docDocs(docs: Map<string, { doc: Document }>): Iterable<Document> {
   for (const entry of docs.values()) yield entry.doc;
 }
 
+/** The matches in ranking order, their ranking scores (0..1) and the terms highlighting marks. */
+interface Ranked {
+  /** In ranking order: every match, or (when `matches` is set) at least the first `need` of them. */
+  ids: string[];
+  /** The number of matches. */
+  total: number;
+  /** Every match, in no particular order, when `ids` holds only the first ones. */
+  matches?: Document[];
+  score(id: string): number;
+  terms: ReadonlySet<string>;
+}
+
 /** An empty query: every document passing the filter, in primary-key order (Meilisearch's placeholder search). */
-function placeholder(index: LoadedIndex, predicate: DocumentPredicate | null): string[] {
+function placeholder(index: LoadedIndex, predicate: DocumentPredicate | null): Ranked {
   const ids: string[] = [];
   for (const [id, { doc }] of index.docs) {
     if (predicate === null || predicate(doc)) ids.push(id);
   }
-  return ids;
+  return { ids, total: ids.length, score: () => 1, terms: new Set() };
 }
 
-/** Ids of the matches by descending BM25+ score: all query words (AND) if any match so, else any word (OR). */
+/**
+ * The matches of a query, as Meilisearch's matching strategies choose them:
+ * - `last` (default): documents matching every word first, then those matching all but the last
+ *   word, and so on down to the first word alone (a document must match the first word);
+ * - `frequency`: the same, removing the words that match the most documents first (and words that
+ *   match none before them);
+ * - `all`: only documents matching every word.
+ * Within a number of words matched, by descending BM25+ score, then primary-key order. The ranking
+ * score is (words kept + score / best score of the query) / (words + 1): 1 for the best document
+ * matching every word, and in the same order as the ranking.
+ */
 function ranking(
   index: LoadedIndex,
   words: string[],
   predicate: DocumentPredicate | null,
-  options: SearchWordsOptions,
-): string[] {
+  strategy: MatchingStrategy = "last",
+  need?: number,
+  /** Only the first `need` ids are used: lower tiers beyond them need not be ordered. */
+  pageOnly = false,
+  options: SearchWordsOptions = {},
+): Ranked {
   const filter =
     predicate === null
       ? undefined
@@ -504,9 +644,199 @@ function ranking(
           const entry = index.docs.get(result.id as string);
           return entry !== undefined && predicate(entry.doc);
         };
-  let results = searchWords(index.search, words, "AND", filter, options);
-  if (results.length === 0) results = searchWords(index.search, words, "OR", filter, options);
-  const position = (id: string) => index.docs.get(id)?.position ?? Number.MAX_SAFE_INTEGER;
-  results.sort((a, b) => b.score - a.score || position(a.id as string) - position(b.id as string));
-  return results.map((r) => r.id as string);
+  const used = words.slice(0, MAX_QUERY_WORDS);
+  const all = strategy === "all" || used.length === 1;
+  if (!all && strategy === "last" && need !== undefined) {
+    // Fast path: when the documents matching every word fill the page, the later tiers are not
+    // needed, only counted (the documents matching the first word, from its postings, unscored).
+    const every = matchWords(index.search, used, "AND", filter, undefined, options);
+    if (every.results.length >= need) {
+      const ranked = rankRows(
+        index,
+        every,
+        used.length,
+        every.results.map(() => used.length),
+      );
+      ranked.matches = matchingDocs(index, every.expansions[0] as Map<string, number>, predicate);
+      ranked.total = ranked.matches.length;
+      return ranked;
+    }
+  }
+  // `last` keeps only documents matching the first word: the others need not be built or sorted.
+  const found = matchWords(
+    index.search,
+    used,
+    all ? "AND" : "OR",
+    filter,
+    strategy === "last" ? 0 : undefined,
+    options,
+  );
+  // The order in which words are kept: query order, or the rarest first.
+  let order = used.map((_, i) => i);
+  if (strategy === "frequency" && !all) {
+    const frequency = used.map(() => 0);
+    for (const mask of found.masks) {
+      for (let i = 0; i < used.length; i++)
+        if ((mask >> (found.canonical[i] as number)) & 1) frequency[i] = (frequency[i] as number) + 1;
+    }
+    // A word no document matches cannot narrow anything: it goes first, as the most frequent would.
+    const weight = (i: number) => (frequency[i] === 0 ? Number.POSITIVE_INFINITY : (frequency[i] as number));
+    order = order.sort((a, b) => weight(a) - weight(b) || a - b);
+  }
+  const bits = order.map((i) => 1 << (found.canonical[i] as number));
+  const kept = found.masks.map((mask) => {
+    if (all) return used.length;
+    let k = 0;
+    while (k < bits.length && (mask & (bits[k] as number)) !== 0) k++;
+    return k;
+  });
+  return rankRows(index, found, used.length, kept, pageOnly ? need : undefined);
+}
+
+/**
+ * Orders the results with at least one word kept: by words kept, score, primary-key order. The
+ * ranking score is (words kept + score / best score among the documents keeping as many words) /
+ * (query words + 1), so 1 for the best document matching every word, decreasing in ranking order.
+ */
+function rankRows(
+  index: LoadedIndex,
+  found: WordMatches,
+  words: number,
+  kept: number[],
+  need?: number,
+): Ranked {
+  // With `need`, only the tiers (words kept) that hold the first `need` matches are ordered; the
+  // matches of lower tiers are counted.
+  const perTier = new Array<number>(words + 1).fill(0);
+  for (const k of kept) perTier[k] = (perTier[k] as number) + 1;
+  const total = found.results.length - (perTier[0] as number);
+  let lowest = 1;
+  if (need !== undefined) {
+    let sum = 0;
+    for (lowest = words; lowest > 1; lowest--) {
+      sum += perTier[lowest] as number;
+      if (sum >= need) break;
+    }
+  }
+  const rows: { id: string; kept: number; score: number; position: number }[] = [];
+  found.results.forEach((result, r) => {
+    const k = kept[r] as number;
+    if (k < lowest) return;
+    const id = result.id as string;
+    rows.push({
+      id,
+      kept: k,
+      score: result.score,
+      position: index.docs.get(id)?.position ?? Number.MAX_SAFE_INTEGER,
+    });
+  });
+  rows.sort((a, b) => b.kept - a.kept || b.score - a.score || a.position - b.position);
+  let scores: Map<string, number> | undefined;
+  const score = (id: string): number => {
+    if (scores === undefined) {
+      scores = new Map();
+      const best = new Map<number, number>();
+      // Rows are sorted: the first of each tier has its best score.
+      for (const row of rows) if (!best.has(row.kept)) best.set(row.kept, row.score);
+      for (const row of rows) {
+        const top = best.get(row.kept) as number;
+        scores.set(row.id, (row.kept + (top > 0 ? row.score / top : 1)) / (words + 1));
+      }
+    }
+    return scores.get(id) ?? 0;
+  };
+  return { ids: rows.map((row) => row.id), total, score, terms: found.terms };
+}
+
+/** Documents holding any of `terms` (and passing the filter), read from the postings without scoring. */
+function matchingDocs(
+  index: LoadedIndex,
+  terms: Map<string, number>,
+  predicate: DocumentPredicate | null,
+): Document[] {
+  const { _index: termIndex, _documentIds: documentIds } = index.search as unknown as Postings;
+  if (typeof termIndex?.get !== "function" || !(documentIds instanceof Map)) {
+    throw new Error("MiniSearch's postings are not where this engine expects them (minisearch upgraded?)");
+  }
+  const shortIds = new Set<number>();
+  for (const term of terms.keys()) {
+    for (const docs of termIndex.get(term)?.values() ?? []) {
+      for (const shortId of docs.keys()) shortIds.add(shortId);
+    }
+  }
+  const docs: Document[] = [];
+  for (const shortId of shortIds) {
+    const id = documentIds.get(shortId);
+    const entry = id === undefined ? undefined : index.docs.get(id);
+    if (entry !== undefined && (predicate === null || predicate(entry.doc))) docs.push(entry.doc);
+  }
+  return docs;
+}
+
+/**
+ * `sort` with `last` or `all`: the matches read from the postings (unscored: `last` keeps the
+ * documents matching the first word, `all` those matching every word), sorted by the criteria.
+ * Ranking only breaks ties between equal sort keys, so when the page and its edges have none, the
+ * order is final without scoring anything; otherwise null (rank everything, then sort).
+ */
+function sortedWithoutTies(
+  index: LoadedIndex,
+  allWords: string[],
+  predicate: DocumentPredicate | null,
+  query: SearchQuery,
+  criteria: SortCriterion[],
+  options: SearchWordsOptions = {},
+): Ranked | null {
+  const strategy = query.matchingStrategy ?? "last";
+  if (strategy === "frequency") return null;
+  const words = allWords.slice(0, MAX_QUERY_WORDS);
+  const expansions = expandQueryWords(termIndexOf(index.search), words, options);
+  const required = strategy === "all" || words.length === 1 ? expansions : expansions.slice(0, 1);
+  const matches = postingsMatches(index, required, predicate);
+  const ids = sortIds(
+    matches.map((m) => m.id),
+    criteria,
+    (id) => index.docs.get(id)?.doc,
+  );
+  const from = Math.max(0, query.offset - 1);
+  const to = Math.min(ids.length - 1, query.offset + query.limit);
+  for (let i = from; i < to; i++) {
+    const a = index.docs.get(ids[i] as string)?.doc ?? {};
+    const b = index.docs.get(ids[i + 1] as string)?.doc ?? {};
+    if (sameSortKeys(a, b, criteria)) return null;
+  }
+  const terms = new Set<string>();
+  for (const expanded of expansions) for (const term of expanded.keys()) terms.add(term);
+  return { ids, total: ids.length, matches: matches.map((m) => m.doc), score: () => 0, terms };
+}
+
+/** Documents holding a term of every one of `required` (and passing the filter), in primary-key order. */
+function postingsMatches(
+  index: LoadedIndex,
+  required: Map<string, number>[],
+  predicate: DocumentPredicate | null,
+): { id: string; doc: Document }[] {
+  const { _index: termIndex, _documentIds: documentIds } = index.search as unknown as Postings;
+  if (typeof termIndex?.get !== "function" || !(documentIds instanceof Map)) {
+    throw new Error("MiniSearch's postings are not where this engine expects them (minisearch upgraded?)");
+  }
+  let current: Set<number> | null = null;
+  for (const terms of required) {
+    const next = new Set<number>();
+    for (const term of terms.keys()) {
+      for (const docs of termIndex.get(term)?.values() ?? []) {
+        for (const shortId of docs.keys()) if (current === null || current.has(shortId)) next.add(shortId);
+      }
+    }
+    current = next;
+  }
+  const out: { id: string; doc: Document; position: number }[] = [];
+  for (const shortId of current ?? []) {
+    const id = documentIds.get(shortId);
+    const entry = id === undefined ? undefined : index.docs.get(id);
+    if (entry !== undefined && (predicate === null || predicate(entry.doc))) {
+      out.push({ id: id as string, doc: entry.doc, position: entry.position });
+    }
+  }
+  return out.sort((a, b) => a.position - b.position);
 }

@@ -25,6 +25,19 @@ const CLIENT_FIELDS: Record<string, string> = {
   invalid_search_limit: "limit",
   invalid_search_offset: "offset",
   invalid_search_filter: "filter",
+  invalid_search_page: "page",
+  invalid_search_hits_per_page: "hitsPerPage",
+  invalid_search_sort: "sort",
+  invalid_search_facets: "facets",
+  invalid_search_attributes_to_retrieve: "attributesToRetrieve",
+  invalid_search_attributes_to_highlight: "attributesToHighlight",
+  invalid_search_attributes_to_crop: "attributesToCrop",
+  invalid_search_highlight_pre_tag: "highlightPreTag",
+  invalid_search_highlight_post_tag: "highlightPostTag",
+  invalid_search_crop_length: "cropLength",
+  invalid_search_crop_marker: "cropMarker",
+  invalid_search_show_ranking_score: "showRankingScore",
+  invalid_search_matching_strategy: "matchingStrategy",
 };
 
 /**

@@ -132,4 +132,58 @@ describe("MeilisearchRetrieval against a local double of the Meilisearch API (do
     });
     expect(await failure(odd.search(target("products"), QUERY))).toMatchObject({ failure: "unavailable" });
   });
+  it("passes Meilisearch's search parameters through and maps facets and exhaustive totals", async () => {
+    double.requests.length = 0;
+    const result = await meili.search(target("products"), {
+      q: "red",
+      limit: 2,
+      offset: 0,
+      pagination: { page: 1, hitsPerPage: 2 },
+      filter: ["tags = shoes", ["id = 1", "id = 3"]],
+      sort: ["title:desc"],
+      facets: ["tags", "id"],
+      attributesToRetrieve: ["id", "title"],
+      attributesToHighlight: ["title"],
+      highlightPreTag: "<b>",
+      highlightPostTag: "</b>",
+      showRankingScore: true,
+      matchingStrategy: "all",
+    });
+    expect(double.requests[0]?.body).toEqual({
+      q: "red",
+      page: 1,
+      hitsPerPage: 2,
+      filter: ["tags = shoes", ["id = 1", "id = 3"]],
+      sort: ["title:desc"],
+      facets: ["tags", "id"],
+      attributesToRetrieve: ["id", "title"],
+      attributesToHighlight: ["title"],
+      highlightPreTag: "<b>",
+      highlightPostTag: "</b>",
+      showRankingScore: true,
+      matchingStrategy: "all",
+    });
+    expect(result.estimatedTotalHits).toBe(3);
+    expect(result.hits[0]).toEqual({
+      id: 3,
+      title: "Red socks",
+      _formatted: { id: "3", title: "<b>Red</b> socks" },
+      _rankingScore: 1,
+    });
+    expect(result.facetDistribution).toEqual({
+      tags: { shoes: 1, running: 1, apparel: 1, socks: 1 },
+      id: { "1": 1, "2": 1, "3": 1 },
+    });
+    expect(result.facetStats).toEqual({ id: { min: 1, max: 3 } });
+  });
+
+  it("maps invalid_search_sort and invalid_search_facets to invalid_request naming the field", async () => {
+    const sort = await failure(meili.search(target("products"), { ...QUERY, sort: ["price:asc"] }));
+    expect([sort.failure, sort.field]).toEqual(["invalid_request", "sort"]);
+    expect(sort.message).toBe(
+      "Attribute `price` is not sortable. Available sortable attributes are: `id, title`.",
+    );
+    const facets = await failure(meili.search(target("products"), { ...QUERY, facets: ["color"] }));
+    expect([facets.failure, facets.field]).toEqual(["invalid_request", "facets"]);
+  });
 });

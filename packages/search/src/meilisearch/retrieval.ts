@@ -53,12 +53,7 @@ export class MeilisearchRetrieval implements Retrieval {
           "content-type": "application/json",
           ...(this.apiKey === "" ? {} : { authorization: `Bearer ${this.apiKey}` }),
         },
-        body: JSON.stringify({
-          q: query.q,
-          limit: query.limit,
-          offset: query.offset,
-          ...(query.filter === undefined ? {} : { filter: query.filter }),
-        }),
+        body: JSON.stringify(requestBody(query)),
         // Never follow a redirect: it would send the query and the API key to another address.
         redirect: "manual",
         signal: controller.signal,
@@ -94,16 +89,53 @@ export class MeilisearchRetrieval implements Retrieval {
   }
 }
 
+/** The parameters a search passes on, as Meilisearch's `POST /indexes/{uid}/search` takes them. */
+const PASSED_ON = [
+  "filter",
+  "sort",
+  "facets",
+  "attributesToRetrieve",
+  "attributesToHighlight",
+  "highlightPreTag",
+  "highlightPostTag",
+  "attributesToCrop",
+  "cropLength",
+  "cropMarker",
+  "showRankingScore",
+  "matchingStrategy",
+] as const;
+
+function requestBody(query: SearchQuery): Record<string, unknown> {
+  const body: Record<string, unknown> = { q: query.q };
+  if (query.pagination === undefined) {
+    body.limit = query.limit;
+    body.offset = query.offset;
+  } else {
+    // Exhaustive pagination: Meilisearch then answers totalHits, an exact count.
+    body.page = query.pagination.page;
+    body.hitsPerPage = query.pagination.hitsPerPage;
+  }
+  for (const name of PASSED_ON) if (query[name] !== undefined) body[name] = query[name];
+  return body;
+}
+
 /** Maps Meilisearch's documented search response (`hits`, `estimatedTotalHits`, ...) to the port's result. */
 function resultOf(body: unknown): RetrievalResult {
   if (!isPlainObject(body) || !Array.isArray(body.hits) || !body.hits.every(isPlainObject)) {
     throw new RetrievalError("unavailable", "Meilisearch answered a search without a hits array");
   }
-  // estimatedTotalHits with limit/offset; totalHits when an index is set to exhaustive pagination.
+  // estimatedTotalHits with limit/offset; totalHits with page/hitsPerPage.
   const total = body.estimatedTotalHits ?? body.totalHits;
-  return {
+  const result: RetrievalResult = {
     hits: body.hits,
     estimatedTotalHits:
       typeof total === "number" && Number.isFinite(total) && total >= 0 ? total : body.hits.length,
   };
+  if (isPlainObject(body.facetDistribution)) {
+    result.facetDistribution = body.facetDistribution as Record<string, Record<string, number>>;
+  }
+  if (isPlainObject(body.facetStats)) {
+    result.facetStats = body.facetStats as Record<string, { min: number; max: number }>;
+  }
+  return result;
 }

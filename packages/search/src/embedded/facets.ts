@@ -1,0 +1,146 @@
+// Facets of the embedded engine: value counts over every matching document (not only the page),
+// and the min/max of numeric values, as Meilisearch answers `facetDistribution` and `facetStats`.
+
+import { nfkc } from "@relevance/core";
+import { MAX_VALUES_PER_FACET } from "../limits.ts";
+import type { FacetStats } from "../ports.ts";
+import { RetrievalError } from "../ports.ts";
+import { fieldValue } from "./fields.ts";
+
+/**
+ * The attributes `facets` names, `*` standing for every filterable attribute. An attribute that is
+ * not filterable is an invalid_request (field `facets`), as in Meilisearch.
+ */
+export function facetAttributes(facets: readonly string[], filterable: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const name of facets) {
+    const names = name === "*" ? filterable : [name];
+    for (const attribute of names) {
+      if (!filterable.some((f) => f === attribute || attribute.startsWith(`${f}.`))) {
+        const available =
+          filterable.length === 0
+            ? "This index has no filterable attributes."
+            : `Filterable attributes: ${filterable.map((f) => `\`${f}\``).join(", ")}.`;
+        throw new RetrievalError(
+          "invalid_request",
+          `Attribute \`${attribute}\` is not filterable, so it cannot be a facet. ${available}`,
+          "facets",
+        );
+      }
+      if (!out.includes(attribute)) out.push(attribute);
+    }
+  }
+  return out;
+}
+
+export interface Facets {
+  facetDistribution: Record<string, Record<string, number>>;
+  facetStats: Record<string, FacetStats>;
+}
+
+/**
+ * Counts, per attribute, the documents holding each value (an array counts each distinct element
+ * once). Strings are counted case-insensitively (NFKC, lower case, as the filter compares them) and
+ * reported as first seen; numbers and booleans as written. At most MAX_VALUES_PER_FACET values are
+ * reported per attribute (numbers first, ascending; then booleans; then strings alphabetically).
+ * One pass over the documents.
+ */
+export function computeFacets(
+  docs: Iterable<Record<string, unknown>>,
+  attributes: readonly string[],
+): Facets {
+  const counters = attributes.map(() => new FacetCounter());
+  const seen = new Set<unknown>();
+  for (const doc of docs) {
+    for (let a = 0; a < attributes.length; a++) {
+      const value = fieldValue(doc, attributes[a] as string);
+      const counter = counters[a] as FacetCounter;
+      if (!Array.isArray(value)) {
+        counter.add(value);
+        continue;
+      }
+      // An array counts each distinct element once.
+      seen.clear();
+      for (const element of value) {
+        const key = typeof element === "string" ? counter.normalized(element) : element;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        counter.add(element);
+      }
+    }
+  }
+  const facetDistribution: Record<string, Record<string, number>> = {};
+  const facetStats: Record<string, FacetStats> = {};
+  attributes.forEach((attribute, a) => {
+    const counter = counters[a] as FacetCounter;
+    facetDistribution[attribute] = counter.distribution();
+    if (counter.min <= counter.max) facetStats[attribute] = { min: counter.min, max: counter.max };
+  });
+  return { facetDistribution, facetStats };
+}
+
+/** Counts of one facet's values: strings by normalized form (shown as first seen), numbers, booleans. */
+class FacetCounter {
+  min = Number.POSITIVE_INFINITY;
+  max = Number.NEGATIVE_INFINITY;
+  private readonly strings = new Map<string, { shown: string; count: number }>();
+  private readonly numbers = new Map<number, number>();
+  private readonly booleans = [0, 0];
+  /** Raw string → normalized, so each distinct string is normalized once (bounded). */
+  private readonly cache = new Map<string, string>();
+
+  normalized(text: string): string {
+    let n = this.cache.get(text);
+    if (n === undefined) {
+      n = nfkc(text).toLowerCase();
+      if (this.cache.size < 100_000) this.cache.set(text, n);
+    }
+    return n;
+  }
+
+  add(value: unknown): void {
+    if (typeof value === "string") {
+      const key = this.normalized(value);
+      const entry = this.strings.get(key);
+      if (entry === undefined) this.strings.set(key, { shown: value, count: 1 });
+      else entry.count++;
+    } else if (typeof value === "number" && Number.isFinite(value)) {
+      this.numbers.set(value, (this.numbers.get(value) ?? 0) + 1);
+      if (value < this.min) this.min = value;
+      if (value > this.max) this.max = value;
+    } else if (typeof value === "boolean") {
+      this.booleans[value ? 1 : 0] = (this.booleans[value ? 1 : 0] as number) + 1;
+    }
+  }
+
+  /**
+   * At most MAX_VALUES_PER_FACET values: numbers first, ascending, then booleans, then strings in
+   * alphabetical order. Only the numbers reported are turned into text.
+   */
+  distribution(): Record<string, number> {
+    const out: Record<string, number> = {};
+    let room = MAX_VALUES_PER_FACET;
+    const add = (shown: string, count: number) => {
+      out[shown] = (out[shown] ?? 0) + count;
+      room--;
+    };
+    if (this.numbers.size > 0) {
+      const values = Float64Array.from(this.numbers.keys()).sort();
+      for (let i = 0; i < values.length && room > 0; i++) {
+        const value = values[i] as number;
+        add(String(value), this.numbers.get(value) as number);
+      }
+    }
+    if (this.booleans[0] && room > 0) add("false", this.booleans[0]);
+    if (this.booleans[1] && room > 0) add("true", this.booleans[1]);
+    if (room > 0 && this.strings.size > 0) {
+      const entries = [...this.strings.values()];
+      entries.sort((x, y) => (x.shown < y.shown ? -1 : x.shown > y.shown ? 1 : 0));
+      for (const { shown, count } of entries) {
+        if (room <= 0) break;
+        add(shown, count);
+      }
+    }
+    return out;
+  }
+}
