@@ -38,8 +38,6 @@ function cpuMs(pid: number): number {
   return ns / 1e6;
 }
 
-const rssMB = rssMiB;
-
 async function call(
   url: string,
   method: string,
@@ -109,11 +107,11 @@ async function main(): Promise<void> {
     let cpu = 0;
     let grew = 0;
     for (const req of requests) {
-      const rss0 = rssMB(pid);
+      const rss0 = rssMiB(pid);
       const cpu0 = cpuMs(pid);
       answer = await sendHttp(url, req);
       cpu = Math.max(cpu, cpuMs(pid) - cpu0);
-      grew = Math.max(grew, rssMB(pid) - rss0);
+      grew = Math.max(grew, rssMiB(pid) - rss0);
     }
     const wrong = answer === undefined ? "no answer" : judge(c, answer);
     const ok = cpu <= CPU_TARGET_MS && grew <= RSS_TARGET_MB && wrong === null;
@@ -140,7 +138,7 @@ async function main(): Promise<void> {
     `≤ +${P50_TARGET * 100} %`,
     change <= P50_TARGET ? "ok" : "MISSED",
   ]);
-  const rss = rssMB(pid);
+  const rss = rssMiB(pid);
   child.kill("SIGTERM");
 
   // The over-limit documents upload costs what the limit lets in (it is read up to the limit before
@@ -164,10 +162,10 @@ async function main(): Promise<void> {
       const runs: Array<{ cpu: number; grew: number; answer: Answer }> = [];
       for (let i = 0; i < 7; i++) {
         await new Promise((r) => setTimeout(r, 700));
-        const rss0 = rssMB(smallPid);
+        const rss0 = rssMiB(smallPid);
         const cpu0 = cpuMs(smallPid);
         const answer = await sendHttp(small.url, req);
-        if (i >= 2) runs.push({ cpu: cpuMs(smallPid) - cpu0, grew: rssMB(smallPid) - rss0, answer });
+        if (i >= 2) runs.push({ cpu: cpuMs(smallPid) - cpu0, grew: rssMiB(smallPid) - rss0, answer });
       }
       runs.sort((a, b) => a.cpu - b.cpu);
       const { cpu, grew, answer } = runs[2] as (typeof runs)[number];

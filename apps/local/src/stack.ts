@@ -248,6 +248,8 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
       if (!stopping) alerts.start();
     });
 
+  // The monitor applies TRUST_PROXY itself (it also needs it for the cookie's Secure flag).
+  const clientAddress = forwardedClientAddress(nodeClientAddress, config.trustProxy);
   const app = new Hono();
   app.onError(onError(log));
   app.notFound(routeFallback(app));
@@ -276,7 +278,7 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
       log,
       modelCacheMb: config.modelCacheMb,
       modelMaxBytes: config.modelMaxBytes,
-      clientAddress: forwardedClientAddress(nodeClientAddress, config.trustProxy),
+      clientAddress,
     }),
   );
   app.route(
@@ -292,7 +294,7 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
       // The OpenAPI document also describes the search route this process serves.
       extraLimitRows: SEARCH_LIMITS,
       extraOpenApi: { paths: SEARCH_OPENAPI_PATHS, schemas: SEARCH_OPENAPI_SCHEMAS },
-      clientAddress: forwardedClientAddress(nodeClientAddress, config.trustProxy),
+      clientAddress,
     }),
   );
 

@@ -79,15 +79,6 @@ export class AuthThrottle {
     return wait;
   }
 
-  /**
-   * Throws the 429 when this address or credential prefix is over its budget, before any credential
-   * is verified. Prefer `verdict` where a correct credential must never be slowed.
-   */
-  check(address: string, credential: string | undefined): void {
-    const wait = this.retryAfterSeconds(address, credential);
-    if (wait > 0) throw tooManyFailures(wait);
-  }
-
   /** Counts one failed attempt against the address and the credential's prefix. */
   failed(address: string, credential: string | undefined): void {
     const now = this.#now();
