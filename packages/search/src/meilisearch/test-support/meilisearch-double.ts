@@ -538,6 +538,19 @@ function indexRoutes(app: Hono, slowMs: number): IndexRequest[] {
     });
   }
 
+  // Meilisearch answers documents in its internal order (the order they were first added): a Map's.
+  app.get("/indexes/:uid/documents", (c) => {
+    const denied = authFailure(c);
+    if (denied !== null) return denied;
+    const uid = c.req.param("uid");
+    const index = indexes.get(uid);
+    if (index === undefined) return notFound(c, uid);
+    const offset = Number(c.req.query("offset") ?? 0);
+    const limit = Number(c.req.query("limit") ?? 20);
+    const all = [...index.documents.values()];
+    return c.json({ results: all.slice(offset, offset + limit), offset, limit, total: all.length });
+  });
+
   app.delete("/indexes/:uid/documents", (c) => {
     const denied = authFailure(c);
     if (denied !== null) return denied;
