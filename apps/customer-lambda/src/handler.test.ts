@@ -7,7 +7,7 @@
 import type { AddressInfo } from "node:net";
 import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import { serve } from "@hono/node-server";
-import { createAdminApp } from "@relevance/admin";
+import { createAdminApp, LAMBDA_MAX_RESPONSE_BYTES } from "@relevance/admin";
 import { syncIndexSettings } from "@relevance/search";
 import { MeilisearchIndexManager } from "@relevance/search/meilisearch";
 import {
@@ -28,13 +28,7 @@ import {
   DOUBLE_TOKEN,
 } from "../../../packages/settings/src/kv/test-support/cloudflare-api-double.ts";
 import { createCustomerApi } from "./app.ts";
-import {
-  createHandler,
-  customerEnvProblems,
-  depsFromEnv,
-  handler,
-  LAMBDA_MAX_RESPONSE_BYTES,
-} from "./handler.ts";
+import { createHandler, customerEnvProblems, depsFromEnv, handler } from "./handler.ts";
 
 const ADMIN_TOKEN = "admin-token-for-the-customer-lambda-test";
 const silent: Logger = { info: () => {}, warn: () => {}, error: () => {} };

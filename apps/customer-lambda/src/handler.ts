@@ -3,7 +3,7 @@
 // documents and indexes live in Meilisearch, reached through the IndexManager port; the search reads
 // the KV copies the exporter writes, over Cloudflare's REST API. See ../README.md and docs/deploy.md.
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { bodyLimitsFromEnv } from "@relevance/admin";
+import { bodyLimitsFromEnv, LAMBDA_DOCUMENTS_BODY_BYTES, LAMBDA_MAX_RESPONSE_BYTES } from "@relevance/admin";
 import { lambdaClientAddress } from "@relevance/http";
 import { artifactMaxBytes, DEFAULT_MODEL_CACHE_MB, type WorkerEnvProblem } from "@relevance/search";
 import { MeilisearchIndexManager, MeilisearchRetrieval } from "@relevance/search/meilisearch";
@@ -25,12 +25,6 @@ const REQUIRED = [
   "MEILISEARCH_API_KEY",
 ] as const;
 
-/**
- * Lambda answers at most 6 MB (request and response, API Gateway included): a documents page is
- * bounded a little under it, and an upload's default limit leaves room for the event's envelope.
- */
-export const LAMBDA_MAX_RESPONSE_BYTES = 5_500_000;
-export const LAMBDA_DOCUMENTS_BODY_BYTES = 5 * 1024 * 1024;
 /** KV is read over Cloudflare's REST API from here, not a binding: slower than in the Worker. */
 const DEFAULT_KV_TIMEOUT_MS = 1000;
 const DEFAULT_MEILISEARCH_TIMEOUT_MS = 2000;
