@@ -10,7 +10,11 @@ import {
   SEARCH_OPENAPI_PATHS,
   SEARCH_OPENAPI_SCHEMAS,
 } from "@relevance/search";
-import { EmbeddedRetrieval, SqliteIndexSnapshotStore } from "@relevance/search/embedded";
+import {
+  EmbeddedIndexManager,
+  EmbeddedRetrieval,
+  SqliteIndexSnapshotStore,
+} from "@relevance/search/embedded";
 import { ChangeTailer, type Logger } from "@relevance/settings";
 import {
   openDatabase,
@@ -99,6 +103,9 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
   const changeLog = new SqliteChangeLog(settingsDb);
   const kv = new SqliteKv(kvDb);
   const documents = new SqliteDocumentStore(settingsDb);
+  // Index writes go through the IndexManager port, as they go to Meilisearch in production: tasks
+  // (GET /api/v1/tasks/{uid}) in the same database, processed in order by an in-process worker.
+  const indexManager = new EmbeddedIndexManager({ db: settingsDb, documents, logger: log });
 
   let tailer: ChangeTailer | null = null;
   let unsubscribe = () => {};
@@ -287,6 +294,9 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
       table,
       kv,
       documents,
+      indexManager,
+      // Read-your-writes, as the embedded stack always had: each write's task ends before the answer.
+      awaitTasks: { timeoutMs: 30_000 },
       adminToken: config.adminToken,
       log,
       now: () => new Date(),
@@ -325,6 +335,7 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
       unsubscribe();
       await tailer?.stop();
       await retrieval.flush();
+      await indexManager.idle();
       await scheduler?.stop();
       await costReports;
       await cost.idle();

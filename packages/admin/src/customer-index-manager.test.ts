@@ -127,6 +127,9 @@ describe("customer API with an index manager", () => {
         throw new Error("unreachable");
       },
       getTask: async () => null,
+      waitForTask: async () => {
+        throw new Error("unreachable");
+      },
     };
     const { h, call } = await setup(() => refusing);
     const res = await call("POST", "/api/v1/indexes", { name: "products" });

@@ -68,9 +68,14 @@ function recordView(item: TableItem): Record<string, unknown> {
 /** The customer management API (`x-api-key`): indexes, documents, settings and aliases of one account. */
 export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
   const { table, log, now } = deps;
+  // Writes go to the backend when there is one; reads to the store when there is one.
   const target = documentsTarget(deps);
   const indexDocuments: IndexDocuments =
-    target.kind === "store" ? storeDocuments(target.documents) : backendIndexDocuments(target.backend, log);
+    deps.documents !== undefined
+      ? storeDocuments(deps.documents)
+      : target.kind === "backend"
+        ? backendIndexDocuments(target.backend, log)
+        : storeDocuments(target.documents);
   const limits = resolveBodyLimits(deps.limits);
   const app = new Hono<CustomerEnv>();
   app.onError(onError(log));
@@ -106,7 +111,22 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
     send: () => Promise<TaskSummary>,
   ): Promise<TaskSummary> => {
     try {
-      return customerTask(await send(), account(c));
+      const summary = await send();
+      if (deps.awaitTasks === undefined || target.kind !== "backend")
+        return customerTask(summary, account(c));
+      // Waited for (the embedded stack): the answer says how the write ended.
+      const done = await target.backend
+        .waitForTask(summary.taskUid, { timeoutMs: deps.awaitTasks.timeoutMs })
+        .catch(() => null);
+      if (done?.status === "failed") {
+        log.warn("index task failed", {
+          account: account(c),
+          write: what,
+          taskUid: summary.taskUid,
+          error: done.error?.message,
+        });
+      }
+      return customerTask({ ...summary, status: done?.status ?? summary.status }, account(c));
     } catch (error) {
       log.error("index manager refused a write", {
         account: account(c),
@@ -215,6 +235,11 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
     }
     const { backend } = target;
     const task = await handOn(c, "index deletion", () => backend.deleteIndex(uidOf(c, name)));
+    // A store read directly may hold documents of an index its manager never knew (written before
+    // the manager was added): they go too.
+    if (deps.documents !== undefined && deps.awaitTasks !== undefined) {
+      await deps.documents.deleteIndex(account(c), name);
+    }
     return c.json({ deleted: name, ...taskFields(task) });
   });
 

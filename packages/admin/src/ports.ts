@@ -33,11 +33,19 @@ export interface ApiDeps {
   /**
    * The search backend's index management (structurally the IndexManager port of @relevance/search).
    * When present, the customer app hands every index, document and settings write on to it after
-   * the settings table (which stays the source of truth for settings and aliases), reads documents
-   * and stats from it, and serves its tasks at `GET /api/v1/tasks/{uid}`; answers to writes carry
-   * its task. Without it, documents go to `documents` synchronously.
+   * the settings table (which stays the source of truth for settings and aliases), and serves its
+   * tasks at `GET /api/v1/tasks/{uid}`; answers to writes carry its task. Documents, counts and
+   * stats are read from `documents` when given (the embedded stack, whose manager writes to that
+   * store), else from the manager (Lambda: Meilisearch). Without it, documents go to `documents`
+   * synchronously.
    */
   indexManager?: IndexBackend;
+  /**
+   * With an index manager: wait (up to `timeoutMs`) for each write's task before answering, and
+   * answer its final state. The embedded stack sets it, so what a client wrote is what it reads next
+   * (its document store is read directly); Meilisearch's clients still get a task to follow.
+   */
+  awaitTasks?: { timeoutMs: number };
   /**
    * Largest body a documents page may have, in bytes. Unset: no bound (pages are streamed). The
    * Lambda deployment sets it under API Gateway's 6 MB response limit: a page that would exceed
@@ -101,6 +109,8 @@ export interface IndexBackend {
     page?: { offset?: number; limit?: number },
   ): Promise<{ results: Record<string, unknown>[]; offset: number; limit: number; total: number }>;
   getTask(taskUid: number): Promise<BackendTask | null>;
+  /** The task once it is `succeeded` or `failed`; rejects when it does not end within `timeoutMs`. */
+  waitForTask(taskUid: number, options?: { timeoutMs?: number }): Promise<BackendTask>;
 }
 
 /** The admin app touches no documents: the admin Lambda runs without a document store. */
