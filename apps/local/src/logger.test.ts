@@ -66,6 +66,15 @@ describe("startupConsole, human format", () => {
     );
   });
 
+  it("prints at most 10 warnings before the banner; later ones wait below it", () => {
+    const { console, text } = capture("human");
+    for (let i = 0; i < 15; i++) console.logger("local").warn(`disk ${i}`);
+    expect(text().trimEnd().split("\n")).toHaveLength(10);
+    console.ready(info);
+    const after = text().split("Log lines follow")[1] ?? "";
+    expect(after.split("\n").filter((l) => l.includes("WARN"))).toHaveLength(5);
+  });
+
   it("never holds more than a screen of lines before the banner", () => {
     const { console, text } = capture("human");
     for (let i = 0; i < 100; i++) console.logger("local").info(`something ${i}`);

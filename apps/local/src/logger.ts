@@ -17,6 +17,8 @@ export interface StartupConsole {
 
 /** Lines held back before the banner; beyond this they are only counted (a start that hangs stays bounded). */
 const MAX_HELD = 20;
+/** Warnings printed before the banner; later ones wait below it, so the banner stays on the first screen. */
+const MAX_EARLY_WARNINGS = 10;
 
 /** The local stack prints every log line on stdout, errors included (one stream to tail). */
 export function startupConsole(
@@ -30,6 +32,7 @@ export function startupConsole(
   const hidden = new Map<string, number>();
   let held: string[] | null = [];
   let dropped = 0;
+  let earlyWarnings = 0;
   const flushHeld = () => {
     for (const line of held ?? []) write(`${line}\n`);
     if (dropped > 0) write(`... ${dropped} more lines while starting (LOG_FORMAT=json prints each)\n`);
@@ -43,9 +46,11 @@ export function startupConsole(
       return;
     }
     const line = formatHumanLine(entry, output.color);
-    // Warnings and errors never wait for the banner: they may be why it never comes.
+    // Errors and the first warnings do not wait for the banner: they may be why it never comes. An
+    // error also brings out the held lines, the context of a start that may not finish.
     if (held !== null && level === "error") flushHeld();
-    if (held === null || level !== "info") write(`${line}\n`);
+    const early = held !== null && level === "warn" && earlyWarnings++ < MAX_EARLY_WARNINGS;
+    if (held === null || level === "error" || early) write(`${line}\n`);
     else if (held.length < MAX_HELD) held.push(line);
     else dropped++;
   };
