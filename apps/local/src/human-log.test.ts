@@ -63,7 +63,12 @@ describe("formatHumanLine", () => {
   it("never writes control characters a client could have sent (escape sequences, DEL, C1)", () => {
     const hostile = "/x\u001b[2J\u009b31m\u007f\r\nfake";
     const line = formatHumanLine(
-      entry({ level: "warn", message: `bad ${hostile}`, fields: { path: hostile } }),
+      entry({
+        level: "warn",
+        component: hostile,
+        message: `bad ${hostile}`,
+        fields: { path: hostile, [hostile]: 1 },
+      }),
       false,
     );
     expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);

@@ -62,18 +62,19 @@ const LABEL: Record<Level, string> = { info: "info ", warn: "WARN ", error: "ERR
 export function formatHumanLine(entry: LogEntry, color: boolean): string {
   const fields = Object.entries(entry.fields)
     .filter(([key]) => key !== "component")
-    .map(([key, value]) => `${key}=${formatValue(value)}`)
+    .map(([key, value]) => `${escapeControls(key)}=${formatValue(value)}`)
     .join(" ");
   const message = escapeControls(entry.message);
+  const component = escapeControls(entry.component).padEnd(7);
   const level = LABEL[entry.level];
   const parts = color
     ? [
         paint.dim(clock(entry.time)),
         entry.level === "error" ? paint.red(level) : entry.level === "warn" ? paint.yellow(level) : level,
-        paint.cyan(entry.component.padEnd(7)),
+        paint.cyan(component),
         entry.level === "info" ? message : paint.bold(message),
       ]
-    : [clock(entry.time), level, entry.component.padEnd(7), message];
+    : [clock(entry.time), level, component, message];
   return `${parts.join(" ")}${fields === "" ? "" : ` ${color ? paint.dim(fields) : fields}`}`;
 }
 
