@@ -25,6 +25,8 @@ export interface DemoReady extends DemoCredentials {
   modelId: string;
   /** A ready-to-run scored search. */
   curl: string;
+  /** What that search answered at start-up. */
+  relevanceScore: number;
 }
 
 /** An HTTP call to the stack's APIs: in-process (`app.request`) at start-up, over fetch in the training script. */
@@ -243,5 +245,5 @@ export async function seedDemo(stack: Stack, config: LocalConfig, log: Logger): 
     relevanceScore: score,
     curl,
   });
-  return { ...credentials, modelId, curl };
+  return { ...credentials, modelId, curl, relevanceScore: score };
 }

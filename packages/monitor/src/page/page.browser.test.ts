@@ -1,5 +1,6 @@
 /**
- * `/system` in a real headless Chromium (playwright-core + Debian's chromium) against the monitor app
+ * `/system` in a real headless Chromium (playwright-core + the launcher of `@svcmon/monitor/test-support/chromium`:
+ * the Chromium of the npm package @sparticuz/chromium unless CHROMIUM_PATH is set) against the monitor app
  * served by @hono/node-server over a real chDB store. Screenshot: packages/monitor/test-output/.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { addDays, DEFAULT_HIERARCHY_RULES, monthStart, utcDay } from "@svcmon/core";
+import { launchChromium } from "@svcmon/monitor/test-support/chromium";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, hangingStore, MIN, makeApp, openTempStore, runAt, TOKEN, uuid } from "../api/test-support.ts";
@@ -18,7 +20,6 @@ import { fileSource } from "../cost/cur-source.ts";
 import { type CurLine, writeCurFile } from "../cost/cur-writer.ts";
 import { combineQueueHealth, queueHealthReader } from "../queues/queue-health.ts";
 import { SqliteQueue } from "../queues/sqlite-queue.ts";
-import { CHROMIUM, launchChromium } from "./test-support.ts";
 
 const SHOT = fileURLToPath(new URL("../../test-output/system-page.png", import.meta.url));
 const DAY = 24 * 60 * MIN;
@@ -51,11 +52,8 @@ async function openQueues(): Promise<SqliteQueue[]> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is missing at ${CHROMIUM}: install it (apt-get install -y chromium; .ci/run does this) to run the /system browser test`,
-    );
-  }
+  // First: without a Chromium the launcher says how to get one, before any store is built.
+  browser = await launchChromium();
   const t = await openTempStore("svcmon-page-");
   store = t.store;
   cleanup = t.cleanup;
@@ -108,7 +106,6 @@ beforeAll(async () => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
   });
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
