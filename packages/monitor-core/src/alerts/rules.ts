@@ -18,7 +18,10 @@ export const DISK_RESOLVE_BELOW = 0.75;
 export const DISK_SUBJECT = "analytics_db";
 
 export interface AlertInput {
-  /** `collectorsHealth(...)`: `health === "red"` means no success within 2 × interval (or never). */
+  /**
+   * `collectorsHealth(...)`: `health === "red"` means no success within 2 × interval (or never, past
+   * the grace of a new collector). `new` (waiting for a first run) never fires.
+   */
   collectors: readonly CollectorHealth[];
   /** `failureStreaks(...)` (or `failingSubjects`); streaks ≥ 3 fire. */
   streaks: readonly FailureStreak[];
