@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { evaluateConditions } from "./alerts/rules.ts";
 import { coverage } from "./coverage.ts";
+import { freshnessList } from "./freshness.ts";
 import { collectorHealth, collectorsHealth, overallHealth } from "./health.ts";
 import { type CollectorSpec, DEFAULT_COLLECTORS, HOUR_MS, MINUTE_MS, type RunRecord } from "./records.ts";
 import { account, EC2, hours, min, NOW, run } from "./test-support.ts";
@@ -68,6 +69,15 @@ describe("a collector that never ran", () => {
 
   it("registered in the future (a clock behind) is new, not red", () => {
     expect(collectorHealth(registered(-5 * MINUTE_MS), [], NOW).health).toBe("new");
+  });
+});
+
+describe("the freshness check (seed 3.2) of a collector that never ran", () => {
+  it("lists it only once its registration is older than its threshold (60 min)", () => {
+    expect(freshnessList([registered(60 * MINUTE_MS + 59_999)], [], NOW)).toEqual([]);
+    expect(freshnessList([registered(61 * MINUTE_MS)], [], NOW).map((e) => e.name)).toEqual(["config_ec2"]);
+    // unknown registration: listed as before
+    expect(freshnessList([EC2], [], NOW).map((e) => e.minutes)).toEqual([null]);
   });
 });
 

@@ -331,7 +331,9 @@ ORDER BY collector, cloud_account_id, cloud_region`,
     account_id,
     argMax(account_name, updated_at) AS account_name,
     argMax(svc_status, updated_at) AS svc_status,
-    toUnixTimestamp64Milli(max(updated_at)) AS updated_ms
+    toUnixTimestamp64Milli(max(updated_at)) AS updated_ms,
+    countIf(svc_status = 'active') > 0 AS ever_active,
+    toUnixTimestamp64Milli(minIf(updated_at, svc_status = 'active')) AS first_active_ms
 FROM svc.cloud_accounts
 GROUP BY account_id
 ORDER BY account_id`,
@@ -341,6 +343,7 @@ ORDER BY account_id`,
       account_name: String(r.account_name),
       svc_status: String(r.svc_status) as CloudAccountRow["svc_status"],
       updated_at: num(r.updated_ms),
+      first_active_at: Number(r.ever_active) === 1 || r.ever_active === true ? num(r.first_active_ms) : null,
     }));
   }
 

@@ -329,4 +329,22 @@ ORDER BY (account_id, region, resource_type, resource_id, observed_at, event_id)
 TTL toDateTime(received_at) + INTERVAL 30 DAY`,
     ],
   },
+  {
+    version: 10,
+    name: "create_collector_registrations",
+    statements: [
+      // When the registry first knew each collector (docs/monitor-tables.md): the start of a new
+      // collector's grace, so it must survive restarts and re-registrations. A row is written only for
+      // a name without one, and reads take the earliest (min / argMin), so a second row from a race
+      // between two processes changes nothing. Plain MergeTree: no merge may drop the earliest row.
+      `CREATE TABLE IF NOT EXISTS svc.collector_registrations
+(
+    name String,
+    registered_at DateTime64(3),
+    registered_by LowCardinality(String)
+)
+ENGINE = MergeTree
+ORDER BY (name, registered_at)`,
+    ],
+  },
 ];
