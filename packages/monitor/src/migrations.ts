@@ -51,6 +51,11 @@ const LATEST_SELECT = `SELECT
 FROM svc.collector_runs
 GROUP BY collector, cloud_account_id, cloud_region`;
 
+const FIRST_ACTIVE_SELECT = `SELECT account_id, min(updated_at) AS first_active_at
+FROM svc.cloud_accounts
+WHERE svc_status = 'active'
+GROUP BY account_id`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -345,6 +350,27 @@ TTL toDateTime(received_at) + INTERVAL 30 DAY`,
 )
 ENGINE = MergeTree
 ORDER BY (name, registered_at)`,
+    ],
+  },
+  {
+    version: 11,
+    name: "account_first_active_view",
+    statements: [
+      // When each account was first known as active: the start of the grace of a never-scanned
+      // account (docs/monitor-rules.md). svc.cloud_accounts cannot tell: its merges keep only the
+      // latest version. The view keeps the earliest active updated_at, which merges never move.
+      `CREATE TABLE IF NOT EXISTS svc.account_first_active
+(
+    account_id String,
+    first_active_at SimpleAggregateFunction(min, DateTime64(3))
+)
+ENGINE = AggregatingMergeTree
+ORDER BY account_id`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS svc.account_first_active_mv TO svc.account_first_active AS
+${FIRST_ACTIVE_SELECT}`,
+      // Backfill what svc.cloud_accounts still holds (min ignores duplicates: re-running is harmless).
+      `INSERT INTO svc.account_first_active
+${FIRST_ACTIVE_SELECT}`,
     ],
   },
 ];
