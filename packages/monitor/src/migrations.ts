@@ -350,6 +350,11 @@ TTL toDateTime(received_at) + INTERVAL 30 DAY`,
 )
 ENGINE = MergeTree
 ORDER BY (name, registered_at)`,
+      // Collectors stored by PUT before this table existed: registered at their earliest surviving
+      // override (merges of svc.collectors keep only the latest). Reads take the earliest row, so
+      // running this again changes nothing that matters.
+      `INSERT INTO svc.collector_registrations (name, registered_at, registered_by)
+SELECT name, min(updated_at), 'api' FROM svc.collectors GROUP BY name`,
     ],
   },
   {
