@@ -128,6 +128,40 @@ describe("dependencies: waiting for a new upstream is not a failure", () => {
     expect(staleAlerts(fresh, [gated])).toEqual([]);
   });
 
+  it("its gated failures raise no failure alert while it waits, even 3 in a row", () => {
+    const hb5: CollectorSpec = { ...hb, expected_interval_minutes: 5, registered_at: NOW - 9 * MINUTE_MS };
+    const specs = [...fresh.slice(0, 3), hb5];
+    const runs = [8, 5, 2].map((m) => ({
+      ...gated,
+      run_id: `00000000-0000-4000-8000-00000000000${m % 10}`,
+      completed_at: min(m),
+    }));
+    const streak = {
+      collector: "hierarchy_builder",
+      cloud_account_id: gated.cloud_account_id,
+      cloud_region: gated.cloud_region,
+      consecutive_failures: 3,
+      last_success_at: null,
+      last_error: gated.error,
+    };
+    const input = {
+      collectors: collectorsHealth(specs, runs, NOW),
+      streaks: [streak],
+      accounts: [],
+      unscanned: [],
+      dead_letter_queues: [],
+      disk_used_ratio: 0.1,
+    };
+    expect(input.collectors[3]?.health).toBe("new");
+    expect(evaluateConditions(input, NOW)).toEqual([]);
+    // Once the upstream collectors are no longer new, the same streak fires.
+    const late = DEFAULT_COLLECTORS.slice(0, 3).map((s) => registered(31 * MINUTE_MS, s));
+    const after = { ...input, collectors: collectorsHealth([...late, hb5], runs, NOW) };
+    expect(evaluateConditions(after, NOW).map((c) => c.key)).toContain(
+      "collector_failure|hierarchy_builder/111111111111/us-east-1",
+    );
+  });
+
   it("once an upstream collector has succeeded, a failing hierarchy_builder is red again", () => {
     const upstreamOk = run({ collector: "config_ebs", at: min(2) });
     const h = collectorsHealth(fresh, [gated, upstreamOk], NOW)[3];

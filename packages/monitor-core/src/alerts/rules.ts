@@ -70,8 +70,11 @@ export function evaluateConditions(input: AlertInput, now: EpochMs, previous?: A
   }
   for (const [id, detail] of noAccess) add("account_no_access", id, detail);
 
+  // A `new` collector that has runs is one waiting for its new upstream collectors: its failures are
+  // its dependency gate saying so, not a fault of its own (docs/monitor-rules.md, "Dependencies").
+  const waiting = new Set(input.collectors.filter((c) => c.health === "new").map((c) => c.name));
   for (const s of input.streaks) {
-    if (s.consecutive_failures < CONSECUTIVE_FAILURES_THRESHOLD) continue;
+    if (s.consecutive_failures < CONSECUTIVE_FAILURES_THRESHOLD || waiting.has(s.collector)) continue;
     const subject = `${s.collector}/${s.cloud_account_id}/${s.cloud_region}`;
     const err = s.last_error === "" ? "" : `: ${s.last_error}`;
     add(
