@@ -114,7 +114,7 @@ export const monitorOpenApiDocument = {
       Health: {
         enum: [...HEALTH_STATES],
         description:
-          "new: never ran, registered less than 2 × the expected interval ago (waiting for its first run; never alerted on). " +
+          "new: never ran, registered at most 2 × the expected interval ago, or gated while its upstream collectors are new (waiting; never alerted on). " +
           "green, amber, red: docs/monitor-rules.md. red is the collector_stale alert.",
       },
       CollectorStatus: {

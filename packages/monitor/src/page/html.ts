@@ -92,7 +92,7 @@ export function systemPage(nonce: string): string {
 const SCRIPT = `
 "use strict";
 const REFRESH_MS = 10000;
-// "new": never ran, within its grace (docs/monitor-rules.md); waiting is not a problem, so not red.
+// "new": waiting for a first run within its grace (docs/monitor-rules.md); not a problem, so not red.
 const WORDS = { new: "Waiting", green: "Healthy", amber: "Degraded", red: "Unhealthy" };
 const OVERALL = { new: "Waiting for the collectors' first runs", green: "Healthy", amber: "Degraded", red: "Unhealthy" };
 const ATTENTION = { no_access: "no access: role assumption fails", pending_setup: "pending setup" };
