@@ -2,7 +2,8 @@
 // startStack) on a fresh DATA_DIR, with an alert webhook (a local receiver double) and a monitor clock
 // this test moves: in its first minutes, and across a restart, no collector is stale and nothing is
 // sent; once a collector's grace (2 × its interval since it was registered) has passed without a run,
-// the stale alert fires. Ticks of the alert engine are driven directly; no real minute is waited.
+// the stale alert fires. An account added in the first minute and never scanned likewise waits 24 h
+// before it is unscanned. Ticks of the alert engine are driven directly; no real minute is waited.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -75,6 +76,15 @@ afterAll(async () => {
 
 describe("the first hour of a fresh monitor", () => {
   it("sends no stale alert in its first minutes, nor after a restart; the collectors are new", async () => {
+    // An account set up in the first minute, never scanned yet: waiting for its first scan too.
+    const put = await call(
+      stack?.url ?? "",
+      "PUT",
+      "/api/system/accounts/123456789012",
+      { account_name: "prod", svc_status: "active" },
+      monitor,
+    );
+    expect(put.status).toBe(200);
     await evaluateAt(T0);
     await evaluateAt(T0 + 5 * MIN);
     expect(staleSent()).toEqual([]);
@@ -94,6 +104,8 @@ describe("the first hour of a fresh monitor", () => {
     });
     expect(body.overall_health).toBe("new");
     expect(body.alerts).toEqual([]);
+    expect(body.unscanned_accounts).toEqual([]);
+    expect(body.new_accounts.map((a: { account_id: string }) => a.account_id)).toEqual(["123456789012"]);
 
     // A restart 20 min in: the registration time is stored, so the grace still counts from T0.
     await stack?.stop();
@@ -132,5 +144,15 @@ describe("the first hour of a fresh monitor", () => {
     expect(later[1]?.details.items.map((i) => [i.subject, i.kind])).toEqual([
       ["hierarchy_builder", "firing"],
     ]);
+
+    // The account, never scanned, is unscanned (and alerted on) once 24 h have passed since it was added.
+    const unscanned = () =>
+      hook.received
+        .map((r) => r.body as Sent & { subject: string })
+        .filter((b) => b.rule === "account_unscanned");
+    await evaluateAt(T0 + 24 * 60 * MIN);
+    expect(unscanned()).toEqual([]);
+    await evaluateAt(T0 + 24 * 60 * MIN + MIN);
+    expect(unscanned().map((b) => [b.kind, b.subject])).toEqual([["firing", "123456789012"]]);
   }, 60_000);
 });
