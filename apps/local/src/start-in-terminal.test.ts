@@ -10,6 +10,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { MAIN } from "./test-support.ts";
 
+// util-linux `script` gives the process a pseudo-terminal. It ships with every Linux (bsdutils is
+// Essential on Debian): its absence fails the suite with the reason rather than skipping it.
 const hasScript = spawnSync("script", ["--version"], { stdio: "ignore" }).status === 0;
 const dataDir = mkdtempSync(join(tmpdir(), "start-tty-"));
 const running = new Set<ChildProcess>();
@@ -77,7 +79,11 @@ function paste(commandLine: string): { relevanceScore?: unknown; hits?: unknown[
   return JSON.parse(r.stdout);
 }
 
-describe.runIf(hasScript)("npm start in a terminal", () => {
+describe("npm start in a terminal", () => {
+  it("has util-linux script to open a pseudo-terminal with", () => {
+    expect(hasScript, "util-linux `script` (package bsdutils/util-linux) is needed by this test").toBe(true);
+  });
+
   it("shows the banner within a screen, and its curl pasted into a shell answers a scored search", async () => {
     const stack = startInTerminal({});
     const text = await stack.until((t) => t.includes("Log lines follow"));
