@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import { serve } from "@hono/node-server";
 import { createAdminApp, LAMBDA_MAX_RESPONSE_BYTES } from "@relevance/admin";
+import { undocumentedRoutes } from "@relevance/http";
 import { syncIndexSettings } from "@relevance/search";
 import { MeilisearchIndexManager } from "@relevance/search/meilisearch";
 import {
@@ -27,7 +28,7 @@ import {
   DOUBLE_ACCOUNT,
   DOUBLE_TOKEN,
 } from "../../../packages/settings/src/kv/test-support/cloudflare-api-double.ts";
-import { createCustomerApi } from "./app.ts";
+import { createCustomerApi, customerApiDocument } from "./app.ts";
 import { createHandler, customerEnvProblems, depsFromEnv, handler } from "./handler.ts";
 
 const ADMIN_TOKEN = "admin-token-for-the-customer-lambda-test";
@@ -267,6 +268,14 @@ describe("customer API on Lambda (DynamoDB, Meilisearch, Workers KV)", () => {
     expect(paths).toContain("/api/v1/tasks/{uid}");
     expect(paths.filter((p) => p.startsWith("/api/v1/admin"))).toEqual([]);
     expect(doc["x-limits"].some((row: { area: string }) => row.area === "admin")).toBe(false);
+  });
+
+  it("documents every route it serves in its OpenAPI document, and serves every route documented there", () => {
+    const d = deps();
+    expect(undocumentedRoutes(createCustomerApi(d), [customerApiDocument(d.customer) as never])).toEqual({
+      undocumented: [],
+      unserved: [],
+    });
   });
 
   it("refuses an upload over the Lambda's 5 MiB default before reading it", async () => {
