@@ -1,13 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  ClickHouseCollectorRegistry,
-  type ClickHouseRunStore,
-  type Collector,
-  openChdbRunStore,
-  type RunStore,
-} from "@svcmon/monitor";
+import type { Collector, RunStore } from "@svcmon/core";
+import { ClickHouseCollectorRegistry, type ClickHouseRunStore, openChdbRunStore } from "@svcmon/monitor";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCollectorHandler } from "./collector.ts";
 import { COLLECTORS_MODULE } from "./collectors.ts";

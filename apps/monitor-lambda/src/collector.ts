@@ -7,14 +7,13 @@
 
 import type { Logger } from "@relevance/settings";
 import { jsonLogger } from "@relevance/settings/json-logger";
+import type { Collector, RunStore } from "@svcmon/core";
 import {
   accountsFromStore,
   ClickHouseCollectorRegistry,
   type ClickHouseRunStore,
-  type Collector,
   type RegionSource,
   type RunOutcome,
-  type RunStore,
   Scheduler,
   type SchedulerOptions,
 } from "@svcmon/monitor";

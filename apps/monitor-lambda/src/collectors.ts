@@ -9,13 +9,12 @@
  */
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { STSClient } from "@aws-sdk/client-sts";
-import type { HierarchyRules } from "@svcmon/core";
+import type { Collector, HierarchyRules } from "@svcmon/core";
 import {
   ClickHouseCostStore,
   ClickHouseHierarchyStore,
   ClickHouseResourceSink,
   type ClickHouseRunStore,
-  type Collector,
   hierarchyBuilder,
   type RegionSource,
   type RuntimeLogEvent,

@@ -4,8 +4,7 @@
  * store (svc.resource_events through ClickHouseResourceEventSink on AWS). The store skips events it
  * already holds, so a redelivered message is acknowledged without being stored twice.
  */
-import type { ResourceEvent, ResourceEventStore } from "@svcmon/monitor";
-import { parseResourceEvent } from "@svcmon/monitor";
+import { parseResourceEvent, type ResourceEvent, type ResourceEventStore } from "@svcmon/core";
 import type { IngestDeps } from "./ingest.ts";
 
 export function eventIngest(events: ResourceEventStore): Omit<IngestDeps<ResourceEvent>, "log"> {

@@ -2,14 +2,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  ClickHouseResourceEventSink,
-  type ClickHouseRunStore,
-  openChdbRunStore,
-  openHttpRunStore,
   parseResourceEvent,
   RESOURCE_EVENT_KIND,
   type ResourceEvent,
   RunStoreUnavailable,
+} from "@svcmon/core";
+import {
+  ClickHouseResourceEventSink,
+  type ClickHouseRunStore,
+  openChdbRunStore,
+  openHttpRunStore,
 } from "@svcmon/monitor";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventIngest } from "./event-ingest.ts";

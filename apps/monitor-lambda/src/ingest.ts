@@ -9,8 +9,8 @@
 
 import type { Logger } from "@relevance/settings";
 import { jsonLogger } from "@relevance/settings/json-logger";
-import type { Result } from "@svcmon/core";
-import { ClickHouseResourceEventSink, RunStoreUnavailable } from "@svcmon/monitor";
+import { type Result, RunStoreUnavailable } from "@svcmon/core";
+import { ClickHouseResourceEventSink } from "@svcmon/monitor";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { clickHouseFromEnv, orThrow } from "./config.ts";
 import { eventIngest } from "./event-ingest.ts";

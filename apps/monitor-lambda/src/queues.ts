@@ -5,14 +5,10 @@
  * The status and alerts functions get the URLs in MONITOR_SQS_QUEUE_URLS and
  * MONITOR_SQS_DEAD_LETTER_QUEUE_URLS (infra/src/monitor-stack.ts).
  */
+
 import { SQSClient } from "@aws-sdk/client-sqs";
-import {
-  type QueueHealth,
-  queueHealthReader,
-  SQS_SOURCE,
-  SqsQueueHealth,
-  sqsQueueListsFromEnv,
-} from "@svcmon/monitor";
+import type { QueueHealth } from "@svcmon/core";
+import { queueHealthReader, SQS_SOURCE, SqsQueueHealth, sqsQueueListsFromEnv } from "@svcmon/monitor";
 import { orThrow } from "./config.ts";
 
 export type QueueHealthRead = () => Promise<QueueHealth[]>;

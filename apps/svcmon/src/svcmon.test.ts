@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MAX_RUN_ERROR_CHARS, validateRunRecord } from "@svcmon/core";
-import { type ClickHouseRunStore, type CollectorRunRow, openChdbRunStore } from "@svcmon/monitor";
+import { type CollectorRunRow, MAX_RUN_ERROR_CHARS, validateRunRecord } from "@svcmon/core";
+import { type ClickHouseRunStore, openChdbRunStore } from "@svcmon/monitor";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseArgs, Tail, UsageError } from "./svcmon.ts";
 

@@ -3,8 +3,9 @@
  * run store's client (run store, registry, inventory, hierarchy, cost, events). The deadline is a
  * race as well as an AbortSignal, so it also holds on chDB, which cannot cancel a running query.
  */
+
 import { ClickHouseError } from "@clickhouse/client";
-import { RunStoreError, RunStoreQueryError, RunStoreUnavailable } from "./run-store.ts";
+import { RunStoreError, RunStoreQueryError, RunStoreUnavailable } from "@svcmon/core";
 
 const NETWORK_CODES = new Set([
   "ECONNREFUSED",

@@ -2,15 +2,13 @@
  * RunStore over @clickhouse/client. The same code serves a ClickHouse server over HTTP and the
  * embedded chDB engine (chdb/connection plugs into createClient({ connection })).
  */
+
 import {
   type ClickHouseClient,
   type ClickHouseClientConfigOptions,
   ClickHouseLogLevel,
   createClient,
 } from "@clickhouse/client";
-import { createChdbConnection } from "chdb/connection";
-import { chCall, msToCh } from "./clickhouse-call.ts";
-import { MIGRATIONS, MIGRATIONS_BOOTSTRAP, type Migration } from "./migrations.ts";
 import {
   type AccountLastSuccessRow,
   type CloudAccountRow,
@@ -27,7 +25,10 @@ import {
   RunStoreQueryError,
   validateAccount,
   validateRun,
-} from "./run-store.ts";
+} from "@svcmon/core";
+import { createChdbConnection } from "chdb/connection";
+import { chCall, msToCh } from "./clickhouse-call.ts";
+import { MIGRATIONS, MIGRATIONS_BOOTSTRAP, type Migration } from "./migrations.ts";
 
 export interface ClickHouseRunStoreOptions {
   /** Upper bound for every statement, including connecting. Default 5000 ms. */

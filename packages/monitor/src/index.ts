@@ -6,5 +6,4 @@ export * from "./inventory/index.ts";
 export * from "./migrations.ts";
 export * from "./queues/index.ts";
 export * from "./registry-clickhouse.ts";
-export * from "./run-store.ts";
 export * from "./runtime/index.ts";

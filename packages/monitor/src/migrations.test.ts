@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { RunStoreQueryError } from "@svcmon/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClickHouseRunStore, createChdbClient } from "./clickhouse-run-store.ts";
 import { MIGRATIONS } from "./migrations.ts";
-import { RunStoreQueryError } from "./run-store.ts";
 
 // One chDB data folder per test file (one engine per folder per process).
 const dir = mkdtempSync(join(tmpdir(), "svcmon-migrations-"));

@@ -1,12 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CollectorSpec, DEFAULT_COLLECTORS } from "@svcmon/core";
+import { type CollectorSpec, DEFAULT_COLLECTORS, RunStoreValidationError } from "@svcmon/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { msToCh } from "./clickhouse-call.ts";
 import { type ClickHouseRunStore, openChdbRunStore } from "./clickhouse-run-store.ts";
 import { ClickHouseCollectorRegistry } from "./registry-clickhouse.ts";
-import { RunStoreValidationError } from "./run-store.ts";
 
 // One chDB data folder per test file (one engine per folder per process).
 const dir = mkdtempSync(join(tmpdir(), "svcmon-registry-"));

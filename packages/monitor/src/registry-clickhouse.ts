@@ -9,16 +9,16 @@
  */
 import type { ClickHouseClient } from "@clickhouse/client";
 import {
+  type CollectorRegistry,
   type CollectorSpec,
   DEFAULT_COLLECTORS,
   type EpochMs,
   type RegisteredBy,
+  RunStoreValidationError,
   validateCollectorSpec,
 } from "@svcmon/core";
 import { chCall, msToCh } from "./clickhouse-call.ts";
 import type { ClickHouseRunStore } from "./clickhouse-run-store.ts";
-import type { CollectorRegistry } from "./registry.ts";
-import { RunStoreValidationError } from "./run-store.ts";
 
 export interface ClickHouseCollectorRegistryOptions {
   /** Configured collectors (before overrides). Default: DEFAULT_COLLECTORS. */

@@ -1,7 +1,7 @@
 import { createServer } from "node:net";
+import { RunStoreUnavailable } from "@svcmon/core";
 import { describe, expect, it } from "vitest";
 import { openHttpRunStore } from "./clickhouse-run-store.ts";
-import { RunStoreUnavailable } from "./run-store.ts";
 
 /** A local port nobody listens on: bind an ephemeral port, then release it. */
 async function closedPort(): Promise<number> {

@@ -1,16 +1,22 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AlertState, type CollectorSpec, emptyState, type RunStatus } from "@svcmon/core";
+import {
+  type AlertState,
+  type AlertStateStore,
+  type CollectorRunInput,
+  type CollectorSpec,
+  emptyState,
+  type RunStatus,
+} from "@svcmon/core";
 import { type Channel, type DeliveryLog, InMemoryDeliveryLog, webhookChannel } from "@svcmon/notify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpReceiverDouble, startHttpReceiverDouble } from "../../../notify/src/test-doubles.ts";
 import { call, InMemoryCollectorRegistry, MIN, makeApp, memoryLog, uuid } from "../api/test-support.ts";
 import { type ClickHouseRunStore, openChdbRunStore } from "../clickhouse-run-store.ts";
-import type { CollectorRunInput } from "../run-store.ts";
 import { ClickHouseDeliveryLog } from "./delivery-log-clickhouse.ts";
 import { AlertEngine } from "./engine.ts";
-import { type AlertStateStore, ClickHouseAlertStateStore } from "./state-store.ts";
+import { ClickHouseAlertStateStore } from "./state-store.ts";
 
 // Real chDB on this file's own temp folder; real HTTP receivers behind real webhook channels.
 // Each test uses its own collector and its own state key, so the tests share the store. A restart

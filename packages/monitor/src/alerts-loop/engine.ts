@@ -5,12 +5,17 @@
  */
 import {
   type AlertState,
+  type AlertStateStore,
+  type CollectorRegistry,
+  type DbHealth,
   evaluateConditions,
   type Flip,
   type IntentItem,
   markDelivered,
   markFailed,
   type NotificationIntent,
+  type QueueHealth,
+  type RunStore,
   step,
 } from "@svcmon/core";
 import {
@@ -23,10 +28,6 @@ import {
   type Notification,
 } from "@svcmon/notify";
 import { alertInput, type FiringAlertJson, firingAlerts, readSnapshot } from "../api/evaluate.ts";
-import type { QueueHealth } from "../queues/queue-health.ts";
-import type { CollectorRegistry } from "../registry.ts";
-import type { DbHealth, RunStore } from "../run-store.ts";
-import type { AlertStateStore } from "./state-store.ts";
 
 export const DEFAULT_ALERT_EVAL_INTERVAL_MS = 60_000;
 /** Ticks are never closer than this, even when a retry is due sooner. */

@@ -3,19 +3,14 @@
  * document per key, versioned. The ClickHouse adapter writes svc.alert_state (migration 5) on the run
  * store's own client; a load reads the highest version (argMax), so no FINAL and no merge is needed.
  */
+
 import type { ClickHouseClient } from "@clickhouse/client";
+import type { AlertStateStore } from "@svcmon/core";
 import { type AlertState, emptyState } from "@svcmon/core";
 import { msToCh } from "../clickhouse-call.ts";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
 
 export const ALERT_STATE_KEY = "monitor";
-
-export interface AlertStateStore {
-  /** The stored state, or `emptyState()` when none was saved. */
-  load(): Promise<AlertState>;
-  /** Replaces the stored state; a later save always wins over an earlier one. */
-  save(state: AlertState): Promise<void>;
-}
 
 function isState(v: unknown): v is AlertState {
   return (

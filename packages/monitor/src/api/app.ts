@@ -21,12 +21,18 @@ import {
   AUTH_FAILURES_PER_ADDRESS,
   AUTH_FAILURES_PER_PREFIX,
   AUTH_WINDOW_MS,
+  type CloudAccountRow,
+  type CollectorRegistry,
   type CollectorSpec,
   DEFAULT_MONITOR_BODY_BYTES,
   MAX_CREDENTIAL_CHARS,
   MAX_MONITOR_JSON_DEPTH,
   type OwnCostReport,
   overallHealth,
+  type QueueHealth,
+  type RunStore,
+  RunStoreUnavailable,
+  RunStoreValidationError,
   validateAccountUpdate,
   validateCollectorSpec,
   validateRunBatch,
@@ -34,14 +40,7 @@ import {
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { ownCostForStatus } from "../cost/status.ts";
 import { PageSessions, registerSystemPage } from "../page/index.ts";
-import { type QueueHealth, queuesForStatus } from "../queues/queue-health.ts";
-import type { CollectorRegistry } from "../registry.ts";
-import {
-  type CloudAccountRow,
-  type RunStore,
-  RunStoreUnavailable,
-  RunStoreValidationError,
-} from "../run-store.ts";
+import { queuesForStatus } from "../queues/queue-health.ts";
 import {
   analyticsDb,
   evaluateCoverage,

@@ -12,33 +12,31 @@
  * store's real latest run and never take its place as "latest".
  */
 import {
+  type AccountLastSuccessRow,
   type AccountRecord,
   type AlertInput,
   type AlertState,
+  type CloudAccountRow,
   CONSECUTIVE_FAILURES_THRESHOLD,
   type CollectorHealth,
   type CollectorSpec,
   type Coverage,
   collectorsHealth,
   coverage,
+  type DbHealth,
+  type FailureStreakRow,
   type FreshnessEntry,
   freshnessList,
   HOUR_MS,
+  type LastSuccessRow,
+  type LatestRunRow,
   MINUTE_MS,
+  type QueueHealth,
   type RunRecord,
+  type RunStore,
   UNSCANNED_WINDOW_HOURS,
 } from "@svcmon/core";
 import { deadLetterDepths, deadLetterUnread } from "../queues/dead-letter-alerts.ts";
-import type { QueueHealth } from "../queues/queue-health.ts";
-import type {
-  AccountLastSuccessRow,
-  CloudAccountRow,
-  DbHealth,
-  FailureStreakRow,
-  LastSuccessRow,
-  LatestRunRow,
-  RunStore,
-} from "../run-store.ts";
 
 /** Floor of the failure-streak window: 24 h. */
 export const MIN_STREAK_WINDOW_MS = 24 * HOUR_MS;

@@ -4,10 +4,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CollectorSpec, DEFAULT_COLLECTORS, type RegisteredBy } from "@svcmon/core";
+import {
+  type CollectorRegistry,
+  type CollectorRunInput,
+  type CollectorSpec,
+  DEFAULT_COLLECTORS,
+  type RegisteredBy,
+  type RunStore,
+} from "@svcmon/core";
 import { type ClickHouseRunStore, openChdbRunStore } from "../clickhouse-run-store.ts";
-import type { CollectorRegistry } from "../registry.ts";
-import type { CollectorRunInput, RunStore } from "../run-store.ts";
 import { createMonitorApp, type MonitorApiLogger, type MonitorAppDeps } from "./app.ts";
 
 /**

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type RunStore, RunStoreQueryError, RunStoreValidationError } from "@svcmon/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ClickHouseRunStore, openHttpRunStore } from "../clickhouse-run-store.ts";
 import { queueHealthReader } from "../queues/queue-health.ts";
 import { SqliteQueue } from "../queues/sqlite-queue.ts";
-import { type RunStore, RunStoreQueryError, RunStoreValidationError } from "../run-store.ts";
 import { call, hangingStore, MIN, makeApp, memoryLog, openTempStore, runAt } from "./test-support.ts";
 
 // Real chDB on a temp folder of this file; faults are injected by wrapping that real store.

@@ -4,10 +4,11 @@
  * one event per resource on the queue, and report. A page that still fails ends that API with a
  * problem named by API and page: `partial` when something was read, `failed` when nothing was.
  */
+
 import { randomUUID } from "node:crypto";
 import type { EC2Client } from "@aws-sdk/client-ec2";
+import type { Collector, CollectorContext, CollectorResult } from "@svcmon/core";
 import { RESOURCES_TABLE, type ResourceRow } from "../inventory/resource-row.ts";
-import type { Collector, CollectorContext, CollectorResult } from "../runtime/collector.ts";
 import { errorText, type RuntimeLogEvent } from "../runtime/scheduler.ts";
 import type { RowSink } from "../runtime/simulated-cloud.ts";
 import type { TemporaryCredentials } from "./assume-role.ts";

@@ -1,8 +1,8 @@
 import { DescribeInstancesCommand, type DescribeInstancesCommandInput, EC2Client } from "@aws-sdk/client-ec2";
 import { AssumeRoleCommand, STSClient } from "@aws-sdk/client-sts";
+import { parseResourceEvent } from "@svcmon/core";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseResourceEvent } from "../queues/resource-event.ts";
 import { RoleAssumer } from "./assume-role.ts";
 import { ec2Collector } from "./ec2-collector.ts";
 import { AccessDeniedError, AwsCollectError } from "./errors.ts";

@@ -3,7 +3,7 @@
  * what they need (role assumption, retries, the SQS event sender, the region source).
  * docs/monitor-runtime.md, "AWS collectors".
  */
-import type { Collector } from "../runtime/collector.ts";
+import type { Collector } from "@svcmon/core";
 import type { AwsCollectorDeps } from "./collect.ts";
 import { ebsCollector } from "./ebs-collector.ts";
 import { ec2Collector } from "./ec2-collector.ts";

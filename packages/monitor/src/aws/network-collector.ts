@@ -3,6 +3,7 @@
  * (DescribeVpcs, DescribeSubnets, DescribeSecurityGroups, DescribeNatGateways, each paginated).
  * One API failing does not stop the others: the run is then `partial`.
  */
+
 import {
   DescribeNatGatewaysCommand,
   DescribeSecurityGroupsCommand,
@@ -13,8 +14,8 @@ import {
   type Subnet,
   type Vpc,
 } from "@aws-sdk/client-ec2";
+import type { Collector } from "@svcmon/core";
 import { tagsFromAws } from "../inventory/resource-row.ts";
-import type { Collector } from "../runtime/collector.ts";
 import { ec2Arn } from "./clients.ts";
 import {
   type AwsCollectorDeps,

@@ -4,8 +4,9 @@
  * limited to an allow-list. When they cannot be read, the fallback list is used, so the runs still
  * happen and their records say why (a refused role, for example, then fails every run).
  */
+
 import { DescribeRegionsCommand } from "@aws-sdk/client-ec2";
-import type { CollectorAccount } from "../runtime/collector.ts";
+import type { CollectorAccount } from "@svcmon/core";
 import { errorText, type RegionSource, type RuntimeLogEvent } from "../runtime/scheduler.ts";
 import { type Ec2ClientFactory, ec2ClientFactory } from "./clients.ts";
 import type { CredentialSource } from "./collect.ts";

@@ -8,13 +8,13 @@ import {
   EC2Client,
 } from "@aws-sdk/client-ec2";
 import { AssumeRoleCommand, type AssumeRoleCommandInput, STSClient } from "@aws-sdk/client-sts";
+import type { CollectorAccount } from "@svcmon/core";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type ClickHouseRunStore, openChdbRunStore } from "../clickhouse-run-store.ts";
 import { ClickHouseResourceSink } from "../inventory/clickhouse-resource-sink.ts";
 import { resourcesLatest } from "../inventory/resources-latest.ts";
 import { ClickHouseCollectorRegistry } from "../registry-clickhouse.ts";
-import type { CollectorAccount } from "../runtime/collector.ts";
 import { FakeClock } from "../runtime/fake-clock.ts";
 import {
   accountsFromStore,

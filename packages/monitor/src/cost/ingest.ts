@@ -12,9 +12,9 @@ import {
   type CurField,
   parseCsvLine,
   type ReportColumn,
+  RunStoreQueryError,
   resolveCurColumns,
 } from "@svcmon/core";
-import { RunStoreQueryError } from "../run-store.ts";
 import { type CurSource, curFormatOf, sourceName, tableFunction } from "./cur-source.ts";
 import type { CostDb } from "./db.ts";
 import { ident } from "./sql.ts";

@@ -6,8 +6,13 @@
  * DEFAULT_GATES name this collector, so a run without a recent config_* success fails with
  * `dependency not met: ...` before this code is called.
  */
-import { assignNode, type HierarchyRules, untaggedServiceReason } from "@svcmon/core";
-import type { Collector, CollectorResult } from "../runtime/collector.ts";
+import {
+  assignNode,
+  type Collector,
+  type CollectorResult,
+  type HierarchyRules,
+  untaggedServiceReason,
+} from "@svcmon/core";
 import type { HierarchyRow, HierarchyStore } from "./hierarchy-store.ts";
 
 export const HIERARCHY_BUILDER = "hierarchy_builder";

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { RunStoreValidationError } from "@svcmon/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type ClickHouseRunStore, openChdbRunStore } from "../clickhouse-run-store.ts";
-import { RunStoreValidationError } from "../run-store.ts";
 import { CountingSink, SimulatedCloud, simulatedCollectors } from "../runtime/simulated-cloud.ts";
 import { ClickHouseResourceSink } from "./clickhouse-resource-sink.ts";
 import { RESOURCES_TABLE, tagsFromAws, validateResourceRow } from "./resource-row.ts";

@@ -2,10 +2,11 @@
  * The RowSink of collectors (real and simulated) over ClickHouse: rows of table `resources` go to
  * `svc.resources` (migration 7); any other table goes to the fallback sink when one is given.
  */
+
 import type { ClickHouseClient } from "@clickhouse/client";
+import { RunStoreValidationError } from "@svcmon/core";
 import { chCall, msToCh } from "../clickhouse-call.ts";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
-import { RunStoreValidationError } from "../run-store.ts";
 import type { RowSink } from "../runtime/simulated-cloud.ts";
 import { RESOURCES_TABLE, type ResourceRow, validateResourceRow } from "./resource-row.ts";
 

@@ -4,7 +4,7 @@
  * hierarchy rules read: `team`, `env`, `cost-center`, `Name`, and `svc:purpose=svc-infrastructure`
  * on the service's own resources, a few of which deliberately lack it.
  */
-import type { CollectorContext } from "../runtime/collector.ts";
+import type { CollectorContext } from "@svcmon/core";
 import { hash32, prng } from "../runtime/seeded-random.ts";
 import type { EbsVolume, Ec2Instance, NetworkResource } from "../runtime/simulated-cloud.ts";
 import { resourceArn } from "./arn.ts";

@@ -3,10 +3,8 @@
  * 7-day failure counts and latest-run details the page's cards need). docs/monitor-page.md.
  */
 import { ApiError, type AuthThrottle, type ClientAddress } from "@relevance/http";
-import { MAX_CREDENTIAL_CHARS } from "@svcmon/core";
+import { type CollectorRegistry, MAX_CREDENTIAL_CHARS, type RunStore } from "@svcmon/core";
 import type { Context, Hono, MiddlewareHandler } from "hono";
-import type { CollectorRegistry } from "../registry.ts";
-import type { RunStore } from "../run-store.ts";
 import { loginPage, systemPage } from "./html.ts";
 import { type PageSessions, SESSION_COOKIE, SESSION_TTL_MS } from "./sessions.ts";
 

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { RunStoreUnavailable } from "@svcmon/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { msToCh } from "../clickhouse-call.ts";
 import { type ClickHouseRunStore, openChdbRunStore, openHttpRunStore } from "../clickhouse-run-store.ts";
-import { RunStoreUnavailable } from "../run-store.ts";
 import { ClickHouseResourceEventSink, RESOURCE_EVENTS_TABLE } from "./clickhouse-resource-event-sink.ts";
 import { OBSERVED_AT, resourceEvent, resourceEventStoreContract } from "./resource-event-store.contract.ts";
 import { MemoryResourceEventStore, resourceEventId } from "./resource-event-store.ts";

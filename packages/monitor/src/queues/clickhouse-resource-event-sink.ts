@@ -5,17 +5,19 @@
  * can both pass that check; the table is a ReplacingMergeTree keyed by the event, so merges collapse
  * such a pair and `list` reads with FINAL: a reader never sees an event twice.
  */
+
 import type { ClickHouseClient } from "@clickhouse/client";
-import { chCall, msToCh } from "../clickhouse-call.ts";
-import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
-import { RESOURCE_EVENT_KIND, type ResourceEvent } from "./resource-event.ts";
 import {
   type AppendResult,
-  checkedEvents,
+  RESOURCE_EVENT_KIND,
+  type ResourceEvent,
   type ResourceEventFilter,
   type ResourceEventStore,
   type StoredResourceEvent,
-} from "./resource-event-store.ts";
+} from "@svcmon/core";
+import { chCall, msToCh } from "../clickhouse-call.ts";
+import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
+import { checkedEvents } from "./resource-event-store.ts";
 
 export const RESOURCE_EVENTS_TABLE = "svc.resource_events";
 

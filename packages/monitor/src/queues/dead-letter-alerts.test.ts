@@ -4,11 +4,11 @@ import {
   alertKey,
   emptyState,
   evaluateConditions,
+  type QueueHealth,
   step,
 } from "@svcmon/core";
 import { describe, expect, it } from "vitest";
 import { deadLetterDepths, deadLetterUnread } from "./dead-letter-alerts.ts";
-import type { QueueHealth } from "./queue-health.ts";
 
 const NOW = Date.UTC(2025, 3, 1, 10, 0, 0);
 const KEY = alertKey("dead_letter_queue", "events-dlq");

@@ -1,3 +1,4 @@
+import type { QueueHealth } from "@svcmon/core";
 /**
  * From queue health to the "Dead-letter queue non-empty" rule (seed §6, critical). Pure.
  *
@@ -8,7 +9,6 @@
  * kept firing by the rules when `deadLetterUnread` gives them the reason; with every queue read, an
  * alert whose dead-letter queue is gone from the configuration resolves.
  */
-import type { QueueHealth } from "./queue-health.ts";
 
 /** Known dead-letter depths, one per dead-letter queue (two queues may share one: the larger depth). */
 export function deadLetterDepths(queues: readonly QueueHealth[] | null): { queue: string; depth: number }[] {

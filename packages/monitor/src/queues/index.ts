@@ -1,13 +1,11 @@
+export type { QueueHealth, QueueHealthSource } from "@svcmon/core";
 export * from "./clickhouse-resource-event-sink.ts";
 export * from "./dead-letter-alerts.ts";
-export * from "./event-queue.ts";
 export * from "./ingest-consumer.ts";
 export {
   combineQueueHealth,
   DEFAULT_QUEUE_READ_TIMEOUT_MS,
-  type QueueHealth,
   type QueueHealthReaderOptions,
-  type QueueHealthSource,
   type QueueStatus,
   type QueueStatusJson,
   type QueuesStatus,
@@ -17,7 +15,6 @@ export {
   queuesForStatus,
   unreadableQueue,
 } from "./queue-health.ts";
-export * from "./resource-event.ts";
 export * from "./resource-event-store.ts";
 export * from "./sqlite-queue.ts";
 export * from "./sqs.ts";

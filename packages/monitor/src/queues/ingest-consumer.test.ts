@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type CollectorContext, type EventQueue, parseResourceEvent, type ResourceEvent } from "@svcmon/core";
 import { afterAll, describe, expect, it } from "vitest";
-import type { CollectorContext } from "../runtime/collector.ts";
 import { FakeClock } from "../runtime/fake-clock.ts";
 import {
   CountingSink,
@@ -12,10 +12,8 @@ import {
   SimulatedCloud,
   simulatedCollectors,
 } from "../runtime/simulated-cloud.ts";
-import type { EventQueue } from "./event-queue.ts";
 import { IngestConsumer } from "./ingest-consumer.ts";
 import { queueStatus } from "./queue-health.ts";
-import { parseResourceEvent, type ResourceEvent } from "./resource-event.ts";
 import { SqliteQueue } from "./sqlite-queue.ts";
 
 const ACCT = DEMO_ACCOUNTS[0]?.account_id as string;

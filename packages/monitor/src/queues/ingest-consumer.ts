@@ -4,10 +4,14 @@
  * is malformed, or that the handler rejects, is not acknowledged: it comes back after the visibility
  * timeout and, after `maxReceives` receives, the queue moves it to its dead-letter queue.
  */
-import type { Clock } from "../runtime/collector.ts";
+import {
+  type Clock,
+  type ConsumableQueue,
+  parseResourceEvent,
+  type ReceivedMessage,
+  type ResourceEvent,
+} from "@svcmon/core";
 import { systemClock } from "../runtime/collector.ts";
-import type { ConsumableQueue, ReceivedMessage } from "./event-queue.ts";
-import { parseResourceEvent, type ResourceEvent } from "./resource-event.ts";
 
 export type IngestLog = (
   level: "info" | "warn" | "error",

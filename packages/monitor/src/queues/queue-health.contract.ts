@@ -1,6 +1,7 @@
 // One behaviour suite for every QueueHealthSource adapter (SQS, embedded SQLite).
+import type { QueueHealth, QueueHealthSource } from "@svcmon/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { type QueueHealth, type QueueHealthSource, queueStatus } from "./queue-health.ts";
+import { queueStatus } from "./queue-health.ts";
 
 /** What a queue holds when the test starts. */
 export interface QueueSetup {

@@ -1,8 +1,7 @@
+import type { QueueHealth, QueueHealthSource } from "@svcmon/core";
 import { describe, expect, it } from "vitest";
 import {
   combineQueueHealth,
-  type QueueHealth,
-  type QueueHealthSource,
   queueHealthReader,
   queueStatus,
   queueStatusJson,

@@ -4,36 +4,8 @@
  * source safe to call from a request (bounded in time, never rejecting). Adapters: SQS (`sqs.ts`) and
  * the embedded SQLite queue (`sqlite-queue.ts`); both run `queue-health.contract.ts`.
  */
+import type { QueueHealth, QueueHealthSource } from "@svcmon/core";
 import { settleWithin } from "../settle-within.ts";
-
-export interface QueueHealth {
-  /** The queue's name (SQS: the last segment of its URL). */
-  name: string;
-  /** Which adapter read it, e.g. `sqs` or `embedded-sqlite`. */
-  source: string;
-  /** When it was read (epoch ms). */
-  read_at: number;
-  /** Messages available for retrieval (SQS ApproximateNumberOfMessages); null when unreadable. */
-  depth: number | null;
-  /** Messages received and not yet deleted (ApproximateNumberOfMessagesNotVisible); null when unreadable. */
-  in_flight: number | null;
-  /** The queue's dead-letter queue; null when it has none (or when the queue itself could not be read). */
-  dead_letter_queue: string | null;
-  /** Messages held by the dead-letter queue (visible + in flight); null when there is none or it is unreadable. */
-  dead_letter_depth: number | null;
-  /** Why something above could not be read; null when everything was. */
-  error: string | null;
-}
-
-export interface QueueHealthSource {
-  /** The queues this source reports, known without I/O (a failed read still names them). */
-  readonly queues: readonly string[];
-  /**
-   * One entry per queue of `queues`, in that order. A queue that cannot be read becomes an entry with
-   * `error` set; the promise rejects only on a bug, never because a queue is unreadable.
-   */
-  read(signal?: AbortSignal): Promise<QueueHealth[]>;
-}
 
 /** The status in words: `unreadable` wins (the numbers are unknown), then `dead_letters`, else `ok`. */
 export type QueueStatus = "ok" | "dead_letters" | "unreadable";

@@ -2,10 +2,14 @@
  * The contract of the ResourceEventStore port: every adapter runs it. `make` gives an empty store
  * whose `received_at` clock reads `now()`.
  */
+import {
+  RESOURCE_EVENT_KIND,
+  type ResourceEvent,
+  type ResourceEventStore,
+  RunStoreValidationError,
+} from "@svcmon/core";
 import { describe, expect, it } from "vitest";
-import { RunStoreValidationError } from "../run-store.ts";
-import { RESOURCE_EVENT_KIND, type ResourceEvent } from "./resource-event.ts";
-import { type ResourceEventStore, resourceEventId } from "./resource-event-store.ts";
+import { resourceEventId } from "./resource-event-store.ts";
 
 /** Recent (ClickHouse drops rows beyond the table's TTL) and fixed for the whole file. */
 export const OBSERVED_AT = Math.floor(Date.now() / 1000) * 1000 - 10 * 60_000;

@@ -4,40 +4,15 @@
  * (SQS redelivers after a visibility timeout, a publisher retry can send an event twice), so every
  * event has an id derived from its content, and appending an event already stored stores nothing.
  */
+
 import { createHash } from "node:crypto";
-import { RunStoreValidationError } from "../run-store.ts";
-import { type ResourceEvent, validateResourceEvent } from "./resource-event.ts";
-
-export interface StoredResourceEvent extends ResourceEvent {
-  /** `resourceEventId(event)`. */
-  event_id: string;
-  /** Epoch ms the store received it (the first time). */
-  received_at: number;
-}
-
-export interface AppendResult {
-  /** Events stored by this call. */
-  stored: number;
-  /** Events already stored, or repeated within the call: not stored again. */
-  duplicates: number;
-}
-
-export interface ResourceEventFilter {
-  account_id?: string;
-  resource_id?: string;
-  /** Default 1000. */
-  limit?: number;
-}
-
-export interface ResourceEventStore {
-  /**
-   * Stores the events not stored yet, all or nothing: a batch with an invalid event is refused with
-   * RunStoreValidationError (naming the event's index and field) and stores nothing.
-   */
-  append(events: readonly ResourceEvent[]): Promise<AppendResult>;
-  /** Stored events, each once: the newest observation first, then by account, region, type, resource, id. */
-  list(filter?: ResourceEventFilter): Promise<StoredResourceEvent[]>;
-}
+import type {
+  AppendResult,
+  ResourceEventFilter,
+  ResourceEventStore,
+  StoredResourceEvent,
+} from "@svcmon/core";
+import { type ResourceEvent, RunStoreValidationError, validateResourceEvent } from "@svcmon/core";
 
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);

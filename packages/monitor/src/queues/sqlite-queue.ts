@@ -9,12 +9,20 @@
  * a message whose send returned is on disk and survives a crash of the process (or the machine).
  * Several queues may share one file; each is keyed by its name.
  */
+
 import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import type { ConsumableQueue, EventQueue, ReceivedMessage, ReceiveOptions } from "./event-queue.ts";
-import { errorText, type QueueHealth, type QueueHealthSource, unreadableQueue } from "./queue-health.ts";
+import type {
+  ConsumableQueue,
+  EventQueue,
+  QueueHealth,
+  QueueHealthSource,
+  ReceivedMessage,
+  ReceiveOptions,
+} from "@svcmon/core";
+import { errorText, unreadableQueue } from "./queue-health.ts";
 
 export const EMBEDDED_QUEUE_SOURCE = "embedded-sqlite";
 export const DEFAULT_MAX_RECEIVES = 5;

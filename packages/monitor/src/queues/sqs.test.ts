@@ -1,7 +1,8 @@
 import { SQSClient } from "@aws-sdk/client-sqs";
+import type { QueueHealth } from "@svcmon/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { queueHealthContract } from "./queue-health.contract.ts";
-import { type QueueHealth, queueHealthReader, queueStatus } from "./queue-health.ts";
+import { queueHealthReader, queueStatus } from "./queue-health.ts";
 import {
   deadLetterArn,
   parseSqsArn,

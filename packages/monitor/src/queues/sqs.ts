@@ -9,8 +9,14 @@
  * a timeout) becomes that queue's error entry; the other queues are still read.
  */
 import { GetQueueAttributesCommand, GetQueueUrlCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import { type Issue, isPlainObject, type Result } from "@svcmon/core";
-import { errorText, type QueueHealth, type QueueHealthSource, unreadableQueue } from "./queue-health.ts";
+import {
+  type Issue,
+  isPlainObject,
+  type QueueHealth,
+  type QueueHealthSource,
+  type Result,
+} from "@svcmon/core";
+import { errorText, unreadableQueue } from "./queue-health.ts";
 
 export const SQS_SOURCE = "sqs";
 /** Per queue (its attributes, then its dead-letter queue's URL and attributes). */

@@ -1,5 +1,6 @@
+import type { Clock } from "@svcmon/core";
+
 /** A manual clock for tests: time moves only through `advance`, timers fire in time order. */
-import type { Clock } from "./collector.ts";
 
 interface Timer {
   at: number;

@@ -1,12 +1,20 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CollectorSpec, collectorHealth, DEFAULT_COLLECTORS, type RunRecord } from "@svcmon/core";
+import {
+  type Collector,
+  type CollectorAccount,
+  type CollectorContext,
+  type CollectorResult,
+  type CollectorSpec,
+  collectorHealth,
+  DEFAULT_COLLECTORS,
+  type RunRecord,
+  type RunStore,
+} from "@svcmon/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type ClickHouseRunStore, openChdbRunStore } from "../clickhouse-run-store.ts";
 import { ClickHouseCollectorRegistry } from "../registry-clickhouse.ts";
-import type { RunStore } from "../run-store.ts";
-import type { Collector, CollectorAccount, CollectorContext, CollectorResult } from "./collector.ts";
 import { FakeClock } from "./fake-clock.ts";
 import { accountsFromStore, type RuntimeLogEvent, Scheduler, type SchedulerOptions } from "./scheduler.ts";
 import { DEMO_ACCOUNTS, SimulatedCloud, simulatedCollectors } from "./simulated-cloud.ts";

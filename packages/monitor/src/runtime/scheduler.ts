@@ -5,23 +5,22 @@
  */
 import { randomUUID } from "node:crypto";
 import {
-  DEPENDENCY_WINDOW_MINUTES,
-  dependencyGate,
-  MINUTE_MS,
-  type RunRecord,
-  UINT32_MAX,
-  UPSTREAM_COLLECTORS,
-} from "@svcmon/core";
-import type { CollectorRegistry } from "../registry.ts";
-import type { CollectorRunRow, RunStore } from "../run-store.ts";
-import {
   type Clock,
   type Collector,
   type CollectorAccount,
   type CollectorContext,
+  type CollectorRegistry,
   type CollectorResult,
-  systemClock,
-} from "./collector.ts";
+  type CollectorRunRow,
+  DEPENDENCY_WINDOW_MINUTES,
+  dependencyGate,
+  MINUTE_MS,
+  type RunRecord,
+  type RunStore,
+  UINT32_MAX,
+  UPSTREAM_COLLECTORS,
+} from "@svcmon/core";
+import { systemClock } from "./collector.ts";
 
 export interface RuntimeLogEvent {
   level: "debug" | "info" | "warn" | "error";

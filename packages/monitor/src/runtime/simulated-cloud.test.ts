@@ -1,5 +1,5 @@
+import type { CollectorContext } from "@svcmon/core";
 import { describe, expect, it } from "vitest";
-import type { CollectorContext } from "./collector.ts";
 import { FakeClock } from "./fake-clock.ts";
 import {
   CountingSink,

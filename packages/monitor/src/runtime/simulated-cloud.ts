@@ -4,19 +4,19 @@
  * hierarchy_builder scanning it, and injectable faults per account/region. Real AWS collectors
  * implement the same `Collector` interface (docs/monitor-runtime.md).
  */
-import { RESOURCES_TABLE } from "../inventory/resource-row.ts";
-import { simulatedRows, withSimulatedTags } from "../inventory/simulated-tags.ts";
-import type { EventQueue } from "../queues/event-queue.ts";
-import { RESOURCE_EVENT_KIND, type ResourceEvent } from "../queues/resource-event.ts";
-import type { CollectorAccount as Account } from "./collector.ts";
 import {
+  type CollectorAccount as Account,
   type Clock,
   type Collector,
   type CollectorContext,
   type CollectorResult,
-  sleep,
-  systemClock,
-} from "./collector.ts";
+  type EventQueue,
+  RESOURCE_EVENT_KIND,
+  type ResourceEvent,
+} from "@svcmon/core";
+import { RESOURCES_TABLE } from "../inventory/resource-row.ts";
+import { simulatedRows, withSimulatedTags } from "../inventory/simulated-tags.ts";
+import { sleep, systemClock } from "./collector.ts";
 import { hash32, prng } from "./seeded-random.ts";
 
 export const DEMO_ACCOUNTS: readonly Required<Account>[] = [

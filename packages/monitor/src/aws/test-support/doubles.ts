@@ -1,6 +1,5 @@
 /** In-memory doubles of the collectors' ports (sink and queue) and a context, for the AWS collector tests. */
-import type { EventQueue } from "../../queues/event-queue.ts";
-import type { CollectorContext } from "../../runtime/collector.ts";
+import type { CollectorContext, EventQueue } from "@svcmon/core";
 import type { RowSink } from "../../runtime/simulated-cloud.ts";
 
 export class MemorySink implements RowSink {

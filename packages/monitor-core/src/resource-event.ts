@@ -2,24 +2,10 @@
  * The message a collector puts on the event queue for each resource it observed, and its validation.
  * Pure: no I/O, no clock. The ingest consumer refuses (does not acknowledge) anything that fails here.
  */
-import { at, type Issue, isPlainObject, type Result } from "@svcmon/core";
+import type { ResourceEvent } from "./ports.ts";
+import { at, type Issue, isPlainObject, type Result } from "./result.ts";
 
 export const RESOURCE_EVENT_KIND = "resource_observed";
-
-export interface ResourceEvent {
-  kind: typeof RESOURCE_EVENT_KIND;
-  /** The collector that observed it, e.g. `config_ec2`. */
-  collector: string;
-  account_id: string;
-  region: string;
-  /** e.g. `ec2_instance`, `ebs_volume`, `vpc`, `hierarchy_node`. */
-  resource_type: string;
-  resource_id: string;
-  /** Epoch ms of the observation. */
-  observed_at: number;
-  /** What the collector saw, as plain JSON. */
-  attributes: Record<string, unknown>;
-}
 
 const TEXT_FIELDS = ["collector", "account_id", "region", "resource_type", "resource_id"] as const;
 const MAX_TEXT = 1024;
