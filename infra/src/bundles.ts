@@ -63,7 +63,6 @@ export function bundleDir(name: BundleName): string {
     minifySyntax: true,
     legalComments: "none",
     banner: { js: REQUIRE_SHIM },
-    alias: { "chdb/connection": join(LAMBDA_DIR, "no-chdb.ts") },
     logLevel: "silent",
   });
   if (result.errors.length > 0) {

@@ -5,6 +5,7 @@
 // /system page served over real HTTP and rendered in headless Chromium. Targets are reported, never
 // asserted. BENCH_MONITOR_DAYS shortens the history (for a quick try); BENCH_MONITOR_ROUNDS repeats
 // the timed reads (status, freshness, alert ticks, page) on the same store.
+
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,6 +14,7 @@ import { join } from "node:path";
 import { resourceUsage } from "node:process";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
+import { openChdbRunStore } from "@svcmon/monitor/chdb";
 import { chromiumHere, launchChromium } from "@svcmon/monitor/test-support/chromium";
 import { createMonitorApp, type MonitorApiLogger } from "../../packages/monitor/src/api/index.ts";
 import { InMemoryCollectorRegistry } from "../../packages/monitor/src/api/test-support.ts";
@@ -20,7 +22,6 @@ import {
   AlertEngine,
   ClickHouseAlertStateStore,
   memoryDeliveryLog,
-  openChdbRunStore,
 } from "../../packages/monitor/src/index.ts";
 import { webhookChannel } from "../../packages/notify/src/index.ts";
 import { missedTargets, percentile, printMissed, printTargetTable } from "./report.ts";

@@ -1,9 +1,11 @@
 // `npm start` as a real process: the ingest consumer stores the collectors' events in
 // svc.resource_events of the embedded chDB store in DATA_DIR, each event once.
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ClickHouseResourceEventSink, openChdbRunStore } from "@svcmon/monitor";
+import { ClickHouseResourceEventSink } from "@svcmon/monitor";
+import { openChdbRunStore } from "@svcmon/monitor/chdb";
 import { afterAll, describe, expect, it } from "vitest";
 import { call, MONITOR_TOKEN, type RunningStack, spawnStack } from "./test-support.ts";
 

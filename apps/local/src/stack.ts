@@ -40,7 +40,6 @@ import {
   hierarchyBuilder,
   hierarchyRulesFromEnv,
   IngestConsumer,
-  openChdbRunStore,
   queueHealthReader,
   Scheduler,
   SimulatedCloud,
@@ -49,6 +48,7 @@ import {
   writeSimulatedCurReports,
 } from "@svcmon/monitor";
 import { createMonitorApp } from "@svcmon/monitor/api";
+import { openChdbRunStore } from "@svcmon/monitor/chdb";
 import { createChannels } from "@svcmon/notify";
 import { Hono } from "hono";
 import { answerClientError } from "./client-error.ts";

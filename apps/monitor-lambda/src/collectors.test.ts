@@ -14,9 +14,9 @@ import {
   ClickHouseCollectorRegistry,
   ClickHouseHierarchyStore,
   type ClickHouseRunStore,
-  openChdbRunStore,
   resourcesLatest,
 } from "@svcmon/monitor";
+import { openChdbRunStore } from "@svcmon/monitor/chdb";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {

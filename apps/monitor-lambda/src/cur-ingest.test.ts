@@ -3,6 +3,7 @@
  * and the cost store is real chDB, whose s3() source is swapped for fileSource() of report files the
  * test writes through ClickHouse (the SQL of the real s3() source is asserted separately).
  */
+
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -17,10 +18,10 @@ import {
   type CurLayout,
   type CurLine,
   fileSource,
-  openChdbRunStore,
   tableFunction,
   writeCurFile,
 } from "@svcmon/monitor";
+import { openChdbRunStore } from "@svcmon/monitor/chdb";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCurIngestHandler, curIngestFromEnv, curS3Source } from "./cur-ingest.ts";

@@ -7,12 +7,8 @@ import {
   type ResourceEvent,
   RunStoreUnavailable,
 } from "@svcmon/core";
-import {
-  ClickHouseResourceEventSink,
-  type ClickHouseRunStore,
-  openChdbRunStore,
-  openHttpRunStore,
-} from "@svcmon/monitor";
+import { ClickHouseResourceEventSink, type ClickHouseRunStore, openHttpRunStore } from "@svcmon/monitor";
+import { openChdbRunStore } from "@svcmon/monitor/chdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventIngest } from "./event-ingest.ts";
 import { createIngestHandler } from "./ingest.ts";

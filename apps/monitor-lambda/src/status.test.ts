@@ -3,13 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { DEFAULT_COLLECTORS, DEFAULT_HIERARCHY_RULES } from "@svcmon/core";
-import {
-  ClickHouseCostStore,
-  type ClickHouseRunStore,
-  fileSource,
-  openChdbRunStore,
-  writeCurFile,
-} from "@svcmon/monitor";
+import { ClickHouseCostStore, type ClickHouseRunStore, fileSource, writeCurFile } from "@svcmon/monitor";
+import { openChdbRunStore } from "@svcmon/monitor/chdb";
 import type { APIGatewayProxyResult } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DOUBLE_REGION, SqsDouble } from "../../../packages/monitor/src/queues/test-support/sqs-double.ts";

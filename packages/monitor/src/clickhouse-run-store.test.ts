@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CollectorRunInput, RunStoreValidationError } from "@svcmon/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type ClickHouseRunStore, createChdbClient, openChdbRunStore } from "./clickhouse-run-store.ts";
+import { createChdbClient, openChdbRunStore } from "./chdb.ts";
+import type { ClickHouseRunStore } from "./clickhouse-run-store.ts";
 
 // One chDB data folder per test file (one engine per folder per process).
 const dir = mkdtempSync(join(tmpdir(), "svcmon-runstore-"));

@@ -3,12 +3,7 @@
  * embedded chDB engine (chdb/connection plugs into createClient({ connection })).
  */
 
-import {
-  type ClickHouseClient,
-  type ClickHouseClientConfigOptions,
-  ClickHouseLogLevel,
-  createClient,
-} from "@clickhouse/client";
+import { type ClickHouseClient, ClickHouseLogLevel, createClient } from "@clickhouse/client";
 import {
   type AccountLastSuccessRow,
   type CloudAccountRow,
@@ -26,7 +21,6 @@ import {
   validateAccount,
   validateRun,
 } from "@svcmon/core";
-import { createChdbConnection } from "chdb/connection";
 import { chCall, msToCh } from "./clickhouse-call.ts";
 import { MIGRATIONS, MIGRATIONS_BOOTSTRAP, type Migration } from "./migrations.ts";
 
@@ -511,22 +505,6 @@ function toRunRow(r: Record<string, unknown>): CollectorRunRow {
     error: String(r.error),
     duration_ms: num(r.duration_ms),
   };
-}
-
-/**
- * A @clickhouse/client over the embedded chDB engine. chdb/connection implements the client's
- * Connection contract (typed against @clickhouse/client-common, a structurally identical copy of the
- * client's bundled types), hence the cast.
- */
-export function createChdbClient(path: string, timeoutMs = 5000): ClickHouseClient {
-  const connection = createChdbConnection({ path }) as unknown as ClickHouseClientConfigOptions["connection"];
-  return createClient({ connection, request_timeout: timeoutMs });
-}
-
-/** Embedded default: chDB on a data folder (one process owns a folder). */
-export function openChdbRunStore(path: string, opts: ClickHouseRunStoreOptions = {}): ClickHouseRunStore {
-  const timeoutMs = opts.timeoutMs ?? 5000;
-  return new ClickHouseRunStore(createChdbClient(path, timeoutMs), { ...opts, timeoutMs });
 }
 
 export interface HttpRunStoreConfig extends ClickHouseRunStoreOptions {

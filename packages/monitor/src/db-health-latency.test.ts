@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, InMemoryCollectorRegistry, makeApp } from "./api/test-support.ts";
+import { openChdbRunStore } from "./chdb.ts";
 import { type ClickHouseHttpDouble, startClickHouseHttpDouble } from "./clickhouse-http-double.ts";
-import { openChdbRunStore, openHttpRunStore, QUERY_LOG_WINDOW_MINUTES } from "./clickhouse-run-store.ts";
+import { openHttpRunStore, QUERY_LOG_WINDOW_MINUTES } from "./clickhouse-run-store.ts";
 
 const QUERY_LOG = /FROM system\.query_log/;
 

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RunStoreQueryError } from "@svcmon/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ClickHouseRunStore, createChdbClient } from "./clickhouse-run-store.ts";
+import { createChdbClient } from "./chdb.ts";
+import { ClickHouseRunStore } from "./clickhouse-run-store.ts";
 import { MIGRATIONS } from "./migrations.ts";
 
 // One chDB data folder per test file (one engine per folder per process).

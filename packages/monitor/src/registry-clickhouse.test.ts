@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CollectorSpec, DEFAULT_COLLECTORS, RunStoreValidationError } from "@svcmon/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { openChdbRunStore } from "./chdb.ts";
 import { msToCh } from "./clickhouse-call.ts";
-import { type ClickHouseRunStore, openChdbRunStore } from "./clickhouse-run-store.ts";
+import type { ClickHouseRunStore } from "./clickhouse-run-store.ts";
 import { ClickHouseCollectorRegistry } from "./registry-clickhouse.ts";
 
 // One chDB data folder per test file (one engine per folder per process).

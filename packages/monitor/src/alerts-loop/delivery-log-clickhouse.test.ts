@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { deliveryLogContract } from "@svcmon/notify/delivery-log-contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ClickHouseRunStore, openChdbRunStore } from "../clickhouse-run-store.ts";
+import { openChdbRunStore } from "../chdb.ts";
+import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
 import { ClickHouseDeliveryLog } from "./delivery-log-clickhouse.ts";
 
 // Real chDB on this file's own data folder. A "reopen" closes the store and opens a new one on the

@@ -13,7 +13,8 @@ import { type Channel, type DeliveryLog, InMemoryDeliveryLog, webhookChannel } f
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpReceiverDouble, startHttpReceiverDouble } from "../../../notify/src/test-doubles.ts";
 import { call, InMemoryCollectorRegistry, MIN, makeApp, memoryLog, uuid } from "../api/test-support.ts";
-import { type ClickHouseRunStore, openChdbRunStore } from "../clickhouse-run-store.ts";
+import { openChdbRunStore } from "../chdb.ts";
+import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
 import { ClickHouseDeliveryLog } from "./delivery-log-clickhouse.ts";
 import { AlertEngine } from "./engine.ts";
 import { ClickHouseAlertStateStore } from "./state-store.ts";

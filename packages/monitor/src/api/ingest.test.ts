@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createChdbClient } from "../chdb.ts";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
-import { createChdbClient } from "../clickhouse-run-store.ts";
 import {
   call,
   InMemoryCollectorRegistry,

@@ -1,6 +1,7 @@
 /**
  * Test helpers of the API tests. Nothing here stands in for the run store: tests run on real chDB.
  */
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,7 +13,8 @@ import {
   type RegisteredBy,
   type RunStore,
 } from "@svcmon/core";
-import { type ClickHouseRunStore, openChdbRunStore } from "../clickhouse-run-store.ts";
+import { openChdbRunStore } from "../chdb.ts";
+import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
 import { createMonitorApp, type MonitorApiLogger, type MonitorAppDeps } from "./app.ts";
 
 /**

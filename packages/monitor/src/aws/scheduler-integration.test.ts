@@ -11,7 +11,8 @@ import { AssumeRoleCommand, type AssumeRoleCommandInput, STSClient } from "@aws-
 import type { CollectorAccount } from "@svcmon/core";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type ClickHouseRunStore, openChdbRunStore } from "../clickhouse-run-store.ts";
+import { openChdbRunStore } from "../chdb.ts";
+import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
 import { ClickHouseResourceSink } from "../inventory/clickhouse-resource-sink.ts";
 import { resourcesLatest } from "../inventory/resources-latest.ts";
 import { ClickHouseCollectorRegistry } from "../registry-clickhouse.ts";

@@ -13,7 +13,8 @@ import {
   type RunStore,
 } from "@svcmon/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type ClickHouseRunStore, openChdbRunStore } from "../clickhouse-run-store.ts";
+import { openChdbRunStore } from "../chdb.ts";
+import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
 import { ClickHouseCollectorRegistry } from "../registry-clickhouse.ts";
 import { FakeClock } from "./fake-clock.ts";
 import { accountsFromStore, type RuntimeLogEvent, Scheduler, type SchedulerOptions } from "./scheduler.ts";
