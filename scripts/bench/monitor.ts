@@ -14,10 +14,10 @@ import { join } from "node:path";
 import { resourceUsage } from "node:process";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
+import { InMemoryCollectorRegistry } from "@svcmon/core";
 import { openChdbRunStore } from "@svcmon/monitor/chdb";
 import { chromiumHere, launchChromium } from "@svcmon/monitor/test-support/chromium";
 import { createMonitorApp, type MonitorApiLogger } from "../../packages/monitor/src/api/index.ts";
-import { InMemoryCollectorRegistry } from "../../packages/monitor/src/api/test-support.ts";
 import {
   AlertEngine,
   ClickHouseAlertStateStore,

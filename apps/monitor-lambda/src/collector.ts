@@ -7,12 +7,11 @@
 
 import type { Logger } from "@relevance/settings";
 import { jsonLogger } from "@relevance/settings/json-logger";
-import type { Collector, RunStore } from "@svcmon/core";
+import type { Collector, RegionSource, RunStore } from "@svcmon/core";
 import {
   accountsFromStore,
   ClickHouseCollectorRegistry,
   type ClickHouseRunStore,
-  type RegionSource,
   type RunOutcome,
   Scheduler,
   type SchedulerOptions,

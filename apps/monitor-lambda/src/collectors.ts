@@ -9,15 +9,13 @@
  */
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { STSClient } from "@aws-sdk/client-sts";
-import type { Collector, HierarchyRules } from "@svcmon/core";
+import type { Collector, HierarchyRules, RegionSource, RuntimeLogEvent } from "@svcmon/core";
 import {
   ClickHouseCostStore,
   ClickHouseHierarchyStore,
   ClickHouseResourceSink,
   type ClickHouseRunStore,
   hierarchyBuilder,
-  type RegionSource,
-  type RuntimeLogEvent,
 } from "@svcmon/monitor";
 import {
   awsCollectors,

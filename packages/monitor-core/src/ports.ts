@@ -9,6 +9,7 @@
  */
 import type { AlertState } from "./alerts/index.ts";
 import type { AccountStatus, CollectorSpec, RunStatus } from "./records.ts";
+import type { ResourceRow } from "./resource-row.ts";
 
 // ---- Run store (svc.collector_runs, svc.cloud_accounts) ----
 
@@ -320,3 +321,55 @@ export interface ResourceEventStore {
   /** Stored events, each once: the newest observation first, then by account, region, type, resource, id. */
   list(filter?: ResourceEventFilter): Promise<StoredResourceEvent[]>;
 }
+
+// ---- Resource inventory (svc.resources) and the hierarchy ----
+
+/** Where simulated collectors write their rows (the count becomes `rows_inserted`). */
+export interface RowSink {
+  write(table: string, rows: readonly Record<string, unknown>[]): Promise<number>;
+}
+
+export interface HierarchyRow {
+  cloud_account_id: string;
+  cloud_region: string;
+  resource_type: string;
+  resource_id: string;
+  arn: string;
+  node: string;
+  /** What placed it: `svc:purpose`, `rules[i]` or `unassigned`. */
+  rule: string;
+  /** Non-empty when the resource looks like the service's own but lacks svc:purpose. */
+  untagged_service_reason: string;
+}
+
+/** What the hierarchy builder needs (ClickHouseHierarchyStore; tests can pass another). */
+export interface HierarchyStore {
+  /**
+   * The latest state of every resource of the account and region that the latest succeeded run of
+   * its collector saw (observed at or after that run started).
+   */
+  latestResources(accountId: string, region: string): Promise<ResourceRow[]>;
+  /** Writes one build: its rows, then its record (so a reader never sees a build without rows). */
+  writeBuild(
+    accountId: string,
+    region: string,
+    builtAt: number,
+    rows: readonly HierarchyRow[],
+  ): Promise<number>;
+  /** The rows of the latest build of every account and region. */
+  latestHierarchy(opts?: { untaggedOnly?: boolean }): Promise<(HierarchyRow & { built_at: number })[]>;
+}
+
+// ---- The collector runtime ----
+
+export interface RuntimeLogEvent {
+  level: "debug" | "info" | "warn" | "error";
+  msg: string;
+  collector?: string;
+  account?: string;
+  region?: string;
+  run_id?: string;
+}
+
+/** The regions to scan in one account. */
+export type RegionSource = (account: CollectorAccount) => Promise<readonly string[]>;

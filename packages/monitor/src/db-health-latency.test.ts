@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { InMemoryCollectorRegistry } from "@svcmon/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, InMemoryCollectorRegistry, makeApp } from "./api/test-support.ts";
+import { call, makeApp } from "./api/test-support.ts";
 import { openChdbRunStore } from "./chdb.ts";
 import { type ClickHouseHttpDouble, startClickHouseHttpDouble } from "./clickhouse-http-double.ts";
 import { openHttpRunStore, QUERY_LOG_WINDOW_MINUTES } from "./clickhouse-run-store.ts";

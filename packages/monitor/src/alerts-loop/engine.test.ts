@@ -7,12 +7,13 @@ import {
   type CollectorRunInput,
   type CollectorSpec,
   emptyState,
+  InMemoryCollectorRegistry,
   type RunStatus,
 } from "@svcmon/core";
 import { type Channel, type DeliveryLog, InMemoryDeliveryLog, webhookChannel } from "@svcmon/notify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpReceiverDouble, startHttpReceiverDouble } from "../../../notify/src/test-doubles.ts";
-import { call, InMemoryCollectorRegistry, MIN, makeApp, memoryLog, uuid } from "../api/test-support.ts";
+import { call, MIN, makeApp, memoryLog, uuid } from "../api/test-support.ts";
 import { openChdbRunStore } from "../chdb.ts";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
 import { ClickHouseDeliveryLog } from "./delivery-log-clickhouse.ts";

@@ -1,16 +1,8 @@
+import { InMemoryCollectorRegistry } from "@svcmon/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createChdbClient } from "../chdb.ts";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
-import {
-  call,
-  InMemoryCollectorRegistry,
-  MIN,
-  makeApp,
-  openTempStore,
-  runAt,
-  TOKEN,
-  uuid,
-} from "./test-support.ts";
+import { call, MIN, makeApp, openTempStore, runAt, TOKEN, uuid } from "./test-support.ts";
 
 // Real chDB on a temp folder of this file; the registry is an in-memory registry (see test-support).
 let store: ClickHouseRunStore;

@@ -1,4 +1,5 @@
 import {
+  InMemoryCollectorRegistry,
   MAX_ACCOUNT_ID_CHARS,
   MAX_ACCOUNT_NAME_CHARS,
   MAX_COLLECTOR_NAME_CHARS,
@@ -8,15 +9,7 @@ import {
 } from "@svcmon/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
-import {
-  call,
-  InMemoryCollectorRegistry,
-  MIN,
-  makeApp,
-  openTempStore,
-  runAt,
-  TOKEN,
-} from "./test-support.ts";
+import { call, MIN, makeApp, openTempStore, runAt, TOKEN } from "./test-support.ts";
 
 // Real chDB on a temp folder of this file: "nothing written" is read back from the store itself.
 let store: ClickHouseRunStore;

@@ -1,9 +1,10 @@
 // The status body, as served, matches the Status schema of /api/system/openapi.json: the schema is
 // checked against real answers (a fresh monitor whose collectors are new, and one with runs).
+import { InMemoryCollectorRegistry } from "@svcmon/core";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
-import { call, InMemoryCollectorRegistry, MIN, makeApp, openTempStore, runAt } from "./test-support.ts";
+import { call, MIN, makeApp, openTempStore, runAt } from "./test-support.ts";
 
 let store: ClickHouseRunStore;
 let cleanup: () => Promise<void>;

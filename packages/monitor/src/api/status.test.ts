@@ -1,7 +1,7 @@
-import { DEFAULT_COLLECTORS } from "@svcmon/core";
+import { DEFAULT_COLLECTORS, InMemoryCollectorRegistry } from "@svcmon/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
-import { call, InMemoryCollectorRegistry, MIN, makeApp, openTempStore, runAt, uuid } from "./test-support.ts";
+import { call, MIN, makeApp, openTempStore, runAt, uuid } from "./test-support.ts";
 
 // Real chDB on a temp folder of this file; registries are in-memory registries (see test-support).
 let store: ClickHouseRunStore;

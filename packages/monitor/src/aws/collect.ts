@@ -7,10 +7,16 @@
 
 import { randomUUID } from "node:crypto";
 import type { EC2Client } from "@aws-sdk/client-ec2";
-import type { Collector, CollectorContext, CollectorResult } from "@svcmon/core";
-import { RESOURCES_TABLE, type ResourceRow } from "../inventory/resource-row.ts";
-import { errorText, type RuntimeLogEvent } from "../runtime/scheduler.ts";
-import type { RowSink } from "../runtime/simulated-cloud.ts";
+import {
+  type Collector,
+  type CollectorContext,
+  type CollectorResult,
+  errorText,
+  RESOURCES_TABLE,
+  type ResourceRow,
+  type RowSink,
+  type RuntimeLogEvent,
+} from "@svcmon/core";
 import type { TemporaryCredentials } from "./assume-role.ts";
 import { type Ec2ClientFactory, ec2ClientFactory } from "./clients.ts";
 import { AccessDeniedError, AwsCollectError, PartialSendError } from "./errors.ts";

@@ -1,8 +1,7 @@
 /** `config_ec2`: EC2 instances of one account and region (DescribeInstances, paginated). */
 
 import { DescribeInstancesCommand, type Instance } from "@aws-sdk/client-ec2";
-import type { Collector } from "@svcmon/core";
-import { tagsFromAws } from "../inventory/resource-row.ts";
+import { type Collector, tagsFromAws } from "@svcmon/core";
 import { ec2Arn } from "./clients.ts";
 import {
   type AwsCollectorDeps,

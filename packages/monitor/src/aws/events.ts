@@ -3,8 +3,7 @@
  * (../queues/resource-event.ts, which the ingest consumer validates), sent through the queue's
  * `EventQueue` port (the embedded SQLite queue, or SqsEventPublisher on AWS).
  */
-import { type EventQueue, RESOURCE_EVENT_KIND, type ResourceEvent } from "@svcmon/core";
-import type { ResourceRow } from "../inventory/resource-row.ts";
+import { type EventQueue, RESOURCE_EVENT_KIND, type ResourceEvent, type ResourceRow } from "@svcmon/core";
 
 export type { EventQueue };
 

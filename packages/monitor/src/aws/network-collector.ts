@@ -14,8 +14,7 @@ import {
   type Subnet,
   type Vpc,
 } from "@aws-sdk/client-ec2";
-import type { Collector } from "@svcmon/core";
-import { tagsFromAws } from "../inventory/resource-row.ts";
+import { type Collector, tagsFromAws } from "@svcmon/core";
 import { ec2Arn } from "./clients.ts";
 import {
   type AwsCollectorDeps,

@@ -6,8 +6,7 @@
  */
 
 import { DescribeRegionsCommand } from "@aws-sdk/client-ec2";
-import type { CollectorAccount } from "@svcmon/core";
-import { errorText, type RegionSource, type RuntimeLogEvent } from "../runtime/scheduler.ts";
+import { type CollectorAccount, errorText, type RegionSource, type RuntimeLogEvent } from "@svcmon/core";
 import { type Ec2ClientFactory, ec2ClientFactory } from "./clients.ts";
 import type { CredentialSource } from "./collect.ts";
 import { type RetryOptions, withRetry } from "./retry.ts";

@@ -1,3 +1,4 @@
+import { sleep as sleepOn, systemClock } from "@svcmon/core";
 /**
  * Retries of AWS calls: throttling, 5xx and timeouts are retried with exponential backoff and full
  * jitter (delay = random × min(cap, base × 2^(attempt−1))), a bounded number of attempts. The SDK
@@ -5,7 +6,6 @@
  * attempt count in an error text is the real one. The run's own deadline (the AbortSignal) is never
  * retried.
  */
-import { sleep as sleepOn, systemClock } from "../runtime/collector.ts";
 
 export interface RetryOptions {
   /** Attempts in all, first included. Default 5. */

@@ -9,6 +9,7 @@ import {
 } from "@aws-sdk/client-ec2";
 import { AssumeRoleCommand, type AssumeRoleCommandInput, STSClient } from "@aws-sdk/client-sts";
 import type { CollectorAccount } from "@svcmon/core";
+import { FakeClock } from "@svcmon/core/fake-clock";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openChdbRunStore } from "../chdb.ts";
@@ -16,7 +17,6 @@ import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
 import { ClickHouseResourceSink } from "../inventory/clickhouse-resource-sink.ts";
 import { resourcesLatest } from "../inventory/resources-latest.ts";
 import { ClickHouseCollectorRegistry } from "../registry-clickhouse.ts";
-import { FakeClock } from "../runtime/fake-clock.ts";
 import {
   accountsFromStore,
   type RunOutcome,

@@ -3,9 +3,9 @@
  * entries retried when the fault is on SQS's side (SenderFault false) and dropped when it is ours,
  * whole-call throttling/5xx/timeouts retried with backoff (retry.ts).
  */
+
 import { SendMessageBatchCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import { sleep as sleepOn, systemClock } from "../runtime/collector.ts";
-import { errorText } from "../runtime/scheduler.ts";
+import { errorText, sleep as sleepOn, systemClock } from "@svcmon/core";
 import { PartialSendError } from "./errors.ts";
 import type { EventQueue } from "./events.ts";
 import { backoffDelayMs, type RetryOptions, raceAbort, retryableReason } from "./retry.ts";

@@ -2,8 +2,7 @@
  * The status body's `own_cost` (docs/monitor-api.md). Never rejects and never waits longer than
  * the status route's bound: the status answers even when the cost tables do not.
  */
-import type { OwnCostReport } from "@svcmon/core";
-import { settleWithin } from "../settle-within.ts";
+import { type OwnCostReport, settleWithin } from "@svcmon/core";
 
 export interface OwnCostStatus {
   own_cost?: OwnCostReport | null;

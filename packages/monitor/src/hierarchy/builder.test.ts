@@ -2,12 +2,18 @@
  * hierarchy_builder against real chDB: the Scheduler's dependency gate in front of it, the latest
  * resources of svc.resources in, the build out (svc.resource_hierarchy, svc.hierarchy_builds).
  */
-import { type CollectorAccount, DEFAULT_HIERARCHY_RULES, type HierarchyRules } from "@svcmon/core";
+
+import {
+  type CollectorAccount,
+  DEFAULT_HIERARCHY_RULES,
+  type HierarchyRules,
+  InMemoryCollectorRegistry,
+} from "@svcmon/core";
+import { FakeClock } from "@svcmon/core/fake-clock";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { InMemoryCollectorRegistry, openTempStore } from "../api/test-support.ts";
+import { openTempStore } from "../api/test-support.ts";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
 import { ClickHouseResourceSink } from "../inventory/clickhouse-resource-sink.ts";
-import { FakeClock } from "../runtime/fake-clock.ts";
 import { Scheduler } from "../runtime/scheduler.ts";
 import { SimulatedCloud, simulatedCollectors } from "../runtime/simulated-cloud.ts";
 import { type BuiltHierarchy, HIERARCHY_BUILDER, hierarchyBuilder } from "./builder.ts";

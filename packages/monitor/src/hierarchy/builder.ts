@@ -10,10 +10,11 @@ import {
   assignNode,
   type Collector,
   type CollectorResult,
+  type HierarchyRow,
   type HierarchyRules,
+  type HierarchyStore,
   untaggedServiceReason,
 } from "@svcmon/core";
-import type { HierarchyRow, HierarchyStore } from "./hierarchy-store.ts";
 
 export const HIERARCHY_BUILDER = "hierarchy_builder";
 

@@ -4,42 +4,12 @@
  * (svc.resource_hierarchy) and its record (svc.hierarchy_builds). Only the latest build of an
  * account and region counts, so a resource the latest build did not see is gone from the hierarchy.
  */
+
 import type { ClickHouseClient } from "@clickhouse/client";
+import type { HierarchyRow, HierarchyStore, ResourceRow } from "@svcmon/core";
 import { chCall, msToCh } from "../clickhouse-call.ts";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
-import type { ResourceRow } from "../inventory/resource-row.ts";
 import { resourcesLatest } from "../inventory/resources-latest.ts";
-
-export interface HierarchyRow {
-  cloud_account_id: string;
-  cloud_region: string;
-  resource_type: string;
-  resource_id: string;
-  arn: string;
-  node: string;
-  /** What placed it: `svc:purpose`, `rules[i]` or `unassigned`. */
-  rule: string;
-  /** Non-empty when the resource looks like the service's own but lacks svc:purpose. */
-  untagged_service_reason: string;
-}
-
-/** What the hierarchy builder needs (ClickHouseHierarchyStore; tests can pass another). */
-export interface HierarchyStore {
-  /**
-   * The latest state of every resource of the account and region that the latest succeeded run of
-   * its collector saw (observed at or after that run started).
-   */
-  latestResources(accountId: string, region: string): Promise<ResourceRow[]>;
-  /** Writes one build: its rows, then its record (so a reader never sees a build without rows). */
-  writeBuild(
-    accountId: string,
-    region: string,
-    builtAt: number,
-    rows: readonly HierarchyRow[],
-  ): Promise<number>;
-  /** The rows of the latest build of every account and region. */
-  latestHierarchy(opts?: { untaggedOnly?: boolean }): Promise<(HierarchyRow & { built_at: number })[]>;
-}
 
 /** The latest build per account and region. */
 export const LATEST_BUILDS_SQL = `SELECT cloud_account_id, cloud_region, max(built_at) AS built_at

@@ -1,13 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RunStoreValidationError } from "@svcmon/core";
+import { RESOURCES_TABLE, RunStoreValidationError, tagsFromAws, validateResourceRow } from "@svcmon/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openChdbRunStore } from "../chdb.ts";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
 import { CountingSink, SimulatedCloud, simulatedCollectors } from "../runtime/simulated-cloud.ts";
 import { ClickHouseResourceSink } from "./clickhouse-resource-sink.ts";
-import { RESOURCES_TABLE, tagsFromAws, validateResourceRow } from "./resource-row.ts";
 import { resourcesLatest } from "./resources-latest.ts";
 import { resourceRow, rowSinkContract } from "./row-sink.contract.ts";
 import { SERVICE_HOME, SERVICE_PURPOSE_TAG, SERVICE_PURPOSE_VALUE } from "./simulated-tags.ts";

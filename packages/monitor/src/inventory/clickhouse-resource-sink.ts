@@ -4,11 +4,15 @@
  */
 
 import type { ClickHouseClient } from "@clickhouse/client";
-import { RunStoreValidationError } from "@svcmon/core";
+import {
+  RESOURCES_TABLE,
+  type ResourceRow,
+  type RowSink,
+  RunStoreValidationError,
+  validateResourceRow,
+} from "@svcmon/core";
 import { chCall, msToCh } from "../clickhouse-call.ts";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
-import type { RowSink } from "../runtime/simulated-cloud.ts";
-import { RESOURCES_TABLE, type ResourceRow, validateResourceRow } from "./resource-row.ts";
 
 export interface ClickHouseResourceSinkOptions {
   /** Upper bound per insert. Default 10 000 ms. */

@@ -1,5 +1,4 @@
 export * from "./arn.ts";
 export * from "./clickhouse-resource-sink.ts";
-export * from "./resource-row.ts";
 export * from "./resources-latest.ts";
 export * from "./simulated-tags.ts";

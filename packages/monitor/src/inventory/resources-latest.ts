@@ -3,9 +3,10 @@
  * (cloud_account_id, cloud_region, resource_type, resource_id). No FINAL: argMax ignores the
  * duplicates that ReplacingMergeTree has not merged yet.
  */
+
 import type { ClickHouseClient } from "@clickhouse/client";
+import type { ResourceRow } from "@svcmon/core";
 import { chCall } from "../clickhouse-call.ts";
-import type { ResourceRow } from "./resource-row.ts";
 
 export interface ResourcesLatestQuery {
   /**

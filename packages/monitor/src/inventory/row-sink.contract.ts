@@ -3,9 +3,8 @@
  * runs it. `make` gives a fresh sink; `read` returns the ids stored so far (null when the adapter
  * keeps no rows, like CountingSink).
  */
+import { RESOURCES_TABLE, type ResourceRow, type RowSink } from "@svcmon/core";
 import { describe, expect, it } from "vitest";
-import type { RowSink } from "../runtime/simulated-cloud.ts";
-import { RESOURCES_TABLE, type ResourceRow } from "./resource-row.ts";
 
 export function resourceRow(id: string, over: Partial<ResourceRow> = {}): ResourceRow {
   return {

@@ -4,11 +4,10 @@
  * hierarchy rules read: `team`, `env`, `cost-center`, `Name`, and `svc:purpose=svc-infrastructure`
  * on the service's own resources, a few of which deliberately lack it.
  */
-import type { CollectorContext } from "@svcmon/core";
+import type { CollectorContext, ResourceRow } from "@svcmon/core";
 import { hash32, prng } from "../runtime/seeded-random.ts";
 import type { EbsVolume, Ec2Instance, NetworkResource } from "../runtime/simulated-cloud.ts";
 import { resourceArn } from "./arn.ts";
-import type { ResourceRow } from "./resource-row.ts";
 
 export const SERVICE_PURPOSE_TAG = "svc:purpose";
 export const SERVICE_PURPOSE_VALUE = "svc-infrastructure";

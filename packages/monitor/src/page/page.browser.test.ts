@@ -9,21 +9,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
-import { addDays, DEFAULT_COLLECTORS, DEFAULT_HIERARCHY_RULES, monthStart, utcDay } from "@svcmon/core";
+import {
+  addDays,
+  DEFAULT_COLLECTORS,
+  DEFAULT_HIERARCHY_RULES,
+  InMemoryCollectorRegistry,
+  monthStart,
+  utcDay,
+} from "@svcmon/core";
 import { launchChromium } from "@svcmon/monitor/test-support/chromium";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  call,
-  hangingStore,
-  InMemoryCollectorRegistry,
-  MIN,
-  makeApp,
-  openTempStore,
-  runAt,
-  TOKEN,
-  uuid,
-} from "../api/test-support.ts";
+import { call, hangingStore, MIN, makeApp, openTempStore, runAt, TOKEN, uuid } from "../api/test-support.ts";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
 import { ClickHouseCostStore } from "../cost/cost-store.ts";
 import { fileSource } from "../cost/cur-source.ts";

@@ -1,14 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RunStoreUnavailable } from "@svcmon/core";
+import { MemoryResourceEventStore, RunStoreUnavailable, resourceEventId } from "@svcmon/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openChdbRunStore } from "../chdb.ts";
 import { msToCh } from "../clickhouse-call.ts";
 import { type ClickHouseRunStore, openHttpRunStore } from "../clickhouse-run-store.ts";
 import { ClickHouseResourceEventSink, RESOURCE_EVENTS_TABLE } from "./clickhouse-resource-event-sink.ts";
 import { OBSERVED_AT, resourceEvent, resourceEventStoreContract } from "./resource-event-store.contract.ts";
-import { MemoryResourceEventStore, resourceEventId } from "./resource-event-store.ts";
 
 // One chDB data folder per test file (one engine per folder per process).
 const dir = mkdtempSync(join(tmpdir(), "svcmon-resource-events-"));

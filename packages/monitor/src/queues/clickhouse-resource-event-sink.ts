@@ -9,6 +9,7 @@
 import type { ClickHouseClient } from "@clickhouse/client";
 import {
   type AppendResult,
+  checkedEvents,
   RESOURCE_EVENT_KIND,
   type ResourceEvent,
   type ResourceEventFilter,
@@ -17,7 +18,6 @@ import {
 } from "@svcmon/core";
 import { chCall, msToCh } from "../clickhouse-call.ts";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
-import { checkedEvents } from "./resource-event-store.ts";
 
 export const RESOURCE_EVENTS_TABLE = "svc.resource_events";
 

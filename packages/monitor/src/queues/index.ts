@@ -15,6 +15,5 @@ export {
   queuesForStatus,
   unreadableQueue,
 } from "./queue-health.ts";
-export * from "./resource-event-store.ts";
 export * from "./sqlite-queue.ts";
 export * from "./sqs.ts";

@@ -1,14 +1,19 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CollectorContext, type EventQueue, parseResourceEvent, type ResourceEvent } from "@svcmon/core";
+import {
+  type CollectorContext,
+  type EventQueue,
+  parseResourceEvent,
+  type ResourceEvent,
+  type RowSink,
+} from "@svcmon/core";
+import { FakeClock } from "@svcmon/core/fake-clock";
 import { afterAll, describe, expect, it } from "vitest";
-import { FakeClock } from "../runtime/fake-clock.ts";
 import {
   CountingSink,
   DEMO_ACCOUNTS,
   DEMO_REGIONS,
-  type RowSink,
   SimulatedCloud,
   simulatedCollectors,
 } from "../runtime/simulated-cloud.ts";

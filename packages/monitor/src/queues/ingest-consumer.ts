@@ -10,8 +10,8 @@ import {
   parseResourceEvent,
   type ReceivedMessage,
   type ResourceEvent,
+  systemClock,
 } from "@svcmon/core";
-import { systemClock } from "../runtime/collector.ts";
 
 export type IngestLog = (
   level: "info" | "warn" | "error",

@@ -6,19 +6,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { alertKey } from "@svcmon/core";
+import { alertKey, InMemoryCollectorRegistry } from "@svcmon/core";
 import { InMemoryDeliveryLog } from "@svcmon/notify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AlertEngine } from "../alerts-loop/engine.ts";
 import { ClickHouseAlertStateStore } from "../alerts-loop/state-store.ts";
-import {
-  call,
-  hangingStore,
-  InMemoryCollectorRegistry,
-  makeApp,
-  memoryLog,
-  openTempStore,
-} from "../api/test-support.ts";
+import { call, hangingStore, makeApp, memoryLog, openTempStore } from "../api/test-support.ts";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
 import { combineQueueHealth, queueHealthReader } from "./queue-health.ts";
 import { SqliteQueue } from "./sqlite-queue.ts";

@@ -4,8 +4,7 @@
  * source safe to call from a request (bounded in time, never rejecting). Adapters: SQS (`sqs.ts`) and
  * the embedded SQLite queue (`sqlite-queue.ts`); both run `queue-health.contract.ts`.
  */
-import type { QueueHealth, QueueHealthSource } from "@svcmon/core";
-import { settleWithin } from "../settle-within.ts";
+import { type QueueHealth, type QueueHealthSource, settleWithin } from "@svcmon/core";
 
 /** The status in words: `unreadable` wins (the numbers are unknown), then `dead_letters`, else `ok`. */
 export type QueueStatus = "ok" | "dead_letters" | "unreadable";

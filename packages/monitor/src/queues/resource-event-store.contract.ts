@@ -7,9 +7,9 @@ import {
   type ResourceEvent,
   type ResourceEventStore,
   RunStoreValidationError,
+  resourceEventId,
 } from "@svcmon/core";
 import { describe, expect, it } from "vitest";
-import { resourceEventId } from "./resource-event-store.ts";
 
 /** Recent (ClickHouse drops rows beyond the table's TTL) and fixed for the whole file. */
 export const OBSERVED_AT = Math.floor(Date.now() / 1000) * 1000 - 10 * 60_000;

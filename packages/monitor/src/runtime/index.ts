@@ -1,3 +1,2 @@
-export * from "./collector.ts";
 export * from "./scheduler.ts";
 export * from "./simulated-cloud.ts";

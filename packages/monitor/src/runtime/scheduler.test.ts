@@ -11,13 +11,14 @@ import {
   DEFAULT_COLLECTORS,
   type RunRecord,
   type RunStore,
+  type RuntimeLogEvent,
 } from "@svcmon/core";
+import { FakeClock } from "@svcmon/core/fake-clock";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openChdbRunStore } from "../chdb.ts";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
 import { ClickHouseCollectorRegistry } from "../registry-clickhouse.ts";
-import { FakeClock } from "./fake-clock.ts";
-import { accountsFromStore, type RuntimeLogEvent, Scheduler, type SchedulerOptions } from "./scheduler.ts";
+import { accountsFromStore, Scheduler, type SchedulerOptions } from "./scheduler.ts";
 import { DEMO_ACCOUNTS, SimulatedCloud, simulatedCollectors } from "./simulated-cloud.ts";
 
 // One chDB data folder per test file (one engine per folder per process).

@@ -14,25 +14,17 @@ import {
   type CollectorRunRow,
   DEPENDENCY_WINDOW_MINUTES,
   dependencyGate,
+  errorText,
+  MAX_ERROR_CHARS,
   MINUTE_MS,
+  type RegionSource,
   type RunRecord,
   type RunStore,
+  type RuntimeLogEvent,
+  systemClock,
   UINT32_MAX,
   UPSTREAM_COLLECTORS,
 } from "@svcmon/core";
-import { systemClock } from "./collector.ts";
-
-export interface RuntimeLogEvent {
-  level: "debug" | "info" | "warn" | "error";
-  msg: string;
-  collector?: string;
-  account?: string;
-  region?: string;
-  run_id?: string;
-}
-
-/** The regions to scan in one account. */
-export type RegionSource = (account: CollectorAccount) => Promise<readonly string[]>;
 
 /** A collector gated on recent successes of others (seed 3.3). */
 export interface DependencyGateConfig {
@@ -77,20 +69,10 @@ export type RunOutcome =
   /** Every write attempt failed: the run is lost (and the collector shows as stale). */
   | { outcome: "lost"; record: CollectorRunRow; error: string };
 
-const MAX_ERROR_CHARS = 4096;
-
 type Finished = Pick<CollectorRunRow, "status" | "events_produced" | "rows_inserted" | "error">;
 
 function failed(error: string): Finished {
   return { status: "failed", events_produced: 0, rows_inserted: 0, error };
-}
-
-export function errorText(err: unknown): string {
-  let text: string;
-  if (err instanceof Error) {
-    text = err.message.startsWith(`${err.name}:`) ? err.message : `${err.name}: ${err.message}`;
-  } else text = String(err);
-  return text.length > MAX_ERROR_CHARS ? `…${text.slice(-(MAX_ERROR_CHARS - 1))}` : text;
 }
 
 function isU32(v: unknown): v is number {

@@ -1,6 +1,6 @@
 import type { CollectorContext } from "@svcmon/core";
+import { FakeClock } from "@svcmon/core/fake-clock";
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "./fake-clock.ts";
 import {
   CountingSink,
   DEMO_ACCOUNTS,

@@ -12,11 +12,13 @@ import {
   type CollectorResult,
   type EventQueue,
   RESOURCE_EVENT_KIND,
+  RESOURCES_TABLE,
   type ResourceEvent,
+  type RowSink,
+  sleep,
+  systemClock,
 } from "@svcmon/core";
-import { RESOURCES_TABLE } from "../inventory/resource-row.ts";
 import { simulatedRows, withSimulatedTags } from "../inventory/simulated-tags.ts";
-import { sleep, systemClock } from "./collector.ts";
 import { hash32, prng } from "./seeded-random.ts";
 
 export const DEMO_ACCOUNTS: readonly Required<Account>[] = [
@@ -64,11 +66,6 @@ export type Fault =
    * and they end in the dead-letter queue.
    */
   | { kind: "poison"; count?: number };
-
-/** Where simulated collectors write their rows (the count becomes `rows_inserted`). */
-export interface RowSink {
-  write(table: string, rows: readonly Record<string, unknown>[]): Promise<number>;
-}
 
 /** Keeps row counts per table; enough for the demo and tests. */
 export class CountingSink implements RowSink {

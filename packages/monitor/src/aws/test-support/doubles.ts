@@ -1,6 +1,5 @@
 /** In-memory doubles of the collectors' ports (sink and queue) and a context, for the AWS collector tests. */
-import type { CollectorContext, EventQueue } from "@svcmon/core";
-import type { RowSink } from "../../runtime/simulated-cloud.ts";
+import type { CollectorContext, EventQueue, RowSink } from "@svcmon/core";
 
 export class MemorySink implements RowSink {
   readonly rows: { table: string; row: Record<string, unknown> }[] = [];

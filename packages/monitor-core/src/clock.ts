@@ -4,7 +4,7 @@
  * Real AWS collectors implement the same interface (docs/monitor-runtime.md): assume the role of
  * `ctx.account` (STS AssumeRole), call the regional APIs of `ctx.region`, honour `ctx.signal`.
  */
-import type { Clock } from "@svcmon/core";
+import type { Clock } from "./ports.ts";
 
 export const systemClock: Clock = {
   now: () => Date.now(),

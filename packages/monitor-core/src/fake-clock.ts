@@ -1,4 +1,4 @@
-import type { Clock } from "@svcmon/core";
+import type { Clock } from "./ports.ts";
 
 /** A manual clock for tests: time moves only through `advance`, timers fire in time order. */
 

@@ -8,11 +8,13 @@
 import { createHash } from "node:crypto";
 import type {
   AppendResult,
+  ResourceEvent,
   ResourceEventFilter,
   ResourceEventStore,
   StoredResourceEvent,
-} from "@svcmon/core";
-import { type ResourceEvent, RunStoreValidationError, validateResourceEvent } from "@svcmon/core";
+} from "./ports.ts";
+import { validateResourceEvent } from "./resource-event.ts";
+import { RunStoreValidationError } from "./run-store.ts";
 
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);

@@ -2,7 +2,7 @@
  * One observation of a cloud resource, the row shape of `svc.resources` (migration 7, contract in
  * docs/monitor-tables.md). Pure: validation and tag mapping, no I/O.
  */
-import { at, type Issue, isPlainObject, type Result } from "@svcmon/core";
+import { at, type Issue, isPlainObject, type Result } from "./result.ts";
 
 /** Table name collectors pass to `RowSink.write` for resource rows. */
 export const RESOURCES_TABLE = "resources";
