@@ -89,7 +89,7 @@ export interface MonitorStackProps extends StackProps {
   collectors?: readonly CollectorSpec[];
   /**
    * IAM roles that read the cost reports from the bucket: the identity the ClickHouse server uses for
-   * `s3()` (packages/monitor/src/cost, "environment" credentials). None by default.
+   * `s3()` (packages/monitor-cost, "environment" credentials). None by default.
    */
   curReaderArns?: readonly string[];
   /**

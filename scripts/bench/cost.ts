@@ -8,10 +8,8 @@ import os from "node:os";
 import { join } from "node:path";
 import { resourceUsage } from "node:process";
 import { fileURLToPath } from "node:url";
-import { openChdbRunStore } from "@svcmon/monitor/chdb";
-import { ClickHouseCostStore } from "../../packages/monitor/src/cost/cost-store.ts";
-import { fileSource } from "../../packages/monitor/src/cost/cur-source.ts";
-import type { Partition } from "../../packages/monitor/src/cost/ingest.ts";
+import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
+import { ClickHouseCostStore, fileSource, type Partition } from "@svcmon/monitor-cost";
 import {
   addDays,
   DEFAULT_HIERARCHY_RULES,

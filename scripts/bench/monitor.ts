@@ -15,14 +15,11 @@ import { resourceUsage } from "node:process";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { InMemoryCollectorRegistry } from "@svcmon/core";
-import { openChdbRunStore } from "@svcmon/monitor/chdb";
-import { chromiumHere, launchChromium } from "@svcmon/monitor/test-support/chromium";
-import { createMonitorApp, type MonitorApiLogger } from "../../packages/monitor/src/api/index.ts";
-import {
-  AlertEngine,
-  ClickHouseAlertStateStore,
-  memoryDeliveryLog,
-} from "../../packages/monitor/src/index.ts";
+import { createMonitorApp, type MonitorApiLogger } from "@svcmon/monitor-api";
+import { chromiumHere, launchChromium } from "@svcmon/monitor-api/test-support/chromium";
+import { ClickHouseAlertStateStore } from "@svcmon/monitor-clickhouse";
+import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
+import { AlertEngine, memoryDeliveryLog } from "@svcmon/monitor-runtime";
 import { webhookChannel } from "../../packages/notify/src/index.ts";
 import { missedTargets, percentile, printMissed, printTargetTable } from "./report.ts";
 

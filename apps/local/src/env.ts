@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { type BodyLimits, bodyLimitsFromEnv } from "@relevance/admin";
 import { formatIssues } from "@relevance/core";
 import { artifactMaxBytes, DEFAULT_MODEL_CACHE_MB } from "@relevance/search";
-import { alertIntervalFromEnv } from "@svcmon/monitor";
+import { alertIntervalFromEnv } from "@svcmon/monitor-runtime";
 import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@svcmon/notify";
 
 export interface LocalConfig {

@@ -23,32 +23,34 @@ import {
   SqliteKv,
   SqliteSettingsTable,
 } from "@relevance/settings/sqlite";
+import { createMonitorApp } from "@svcmon/monitor-api";
 import {
-  AlertEngine,
-  accountsFromStore,
+  CountingSink,
+  DEMO_ACCOUNTS,
+  DEMO_REGIONS,
+  SimulatedCloud,
+  simulatedCollectors,
+} from "@svcmon/monitor-aws/test-support/simulated-cloud";
+import {
   ClickHouseAlertStateStore,
   ClickHouseCollectorRegistry,
-  ClickHouseCostStore,
   ClickHouseDeliveryLog,
   ClickHouseHierarchyStore,
   ClickHouseResourceEventSink,
   ClickHouseResourceSink,
   type ClickHouseRunStore,
-  CountingSink,
-  DEMO_ACCOUNTS,
-  DEMO_REGIONS,
+} from "@svcmon/monitor-clickhouse";
+import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
+import { ClickHouseCostStore } from "@svcmon/monitor-cost";
+import { writeSimulatedCurReports } from "@svcmon/monitor-cost/test-support/simulated-cur";
+import { IngestConsumer, queueHealthReader, SqliteQueue } from "@svcmon/monitor-queues";
+import {
+  AlertEngine,
+  accountsFromStore,
   hierarchyBuilder,
   hierarchyRulesFromEnv,
-  IngestConsumer,
-  queueHealthReader,
   Scheduler,
-  SimulatedCloud,
-  SqliteQueue,
-  simulatedCollectors,
-  writeSimulatedCurReports,
-} from "@svcmon/monitor";
-import { createMonitorApp } from "@svcmon/monitor/api";
-import { openChdbRunStore } from "@svcmon/monitor/chdb";
+} from "@svcmon/monitor-runtime";
 import { createChannels } from "@svcmon/notify";
 import { Hono } from "hono";
 import { answerClientError } from "./client-error.ts";

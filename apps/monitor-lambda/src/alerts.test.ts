@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { ClickHouseAlertStateStore, type ClickHouseRunStore } from "@svcmon/monitor";
-import { firingAlerts } from "@svcmon/monitor/api";
-import { openChdbRunStore } from "@svcmon/monitor/chdb";
+import { ClickHouseAlertStateStore, type ClickHouseRunStore } from "@svcmon/monitor-clickhouse";
+import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
+import { DOUBLE_REGION, SqsDouble } from "@svcmon/monitor-queues/test-support/sqs-double";
+import { firingAlerts } from "@svcmon/monitor-runtime";
 import { webhookChannel } from "@svcmon/notify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DOUBLE_REGION, SqsDouble } from "../../../packages/monitor/src/queues/test-support/sqs-double.ts";
 import {
   type HttpReceiverDouble,
   startHttpReceiverDouble,

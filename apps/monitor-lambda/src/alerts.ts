@@ -11,12 +11,12 @@
 import type { Logger } from "@relevance/settings";
 import { jsonLogger } from "@relevance/settings/json-logger";
 import {
-  AlertEngine,
   ClickHouseAlertStateStore,
   ClickHouseCollectorRegistry,
   ClickHouseDeliveryLog,
   type ClickHouseRunStore,
-} from "@svcmon/monitor";
+} from "@svcmon/monitor-clickhouse";
+import { AlertEngine } from "@svcmon/monitor-runtime";
 import { type Channel, createChannels } from "@svcmon/notify";
 import { alertsFromEnv, clickHouseFromEnv, orThrow } from "./config.ts";
 import { type QueueHealthRead, queueHealthFromEnv } from "./queues.ts";

@@ -8,14 +8,13 @@
 import type { Logger } from "@relevance/settings";
 import { jsonLogger } from "@relevance/settings/json-logger";
 import type { Collector, RegionSource, RunStore } from "@svcmon/core";
+import { ClickHouseCollectorRegistry, type ClickHouseRunStore } from "@svcmon/monitor-clickhouse";
 import {
   accountsFromStore,
-  ClickHouseCollectorRegistry,
-  type ClickHouseRunStore,
   type RunOutcome,
   Scheduler,
   type SchedulerOptions,
-} from "@svcmon/monitor";
+} from "@svcmon/monitor-runtime";
 import { awsClients, COLLECTORS_MODULE, lambdaCollectors } from "./collectors.ts";
 import {
   type CollectorSettings,

@@ -11,20 +11,20 @@ import { SendMessageBatchCommand, type SendMessageBatchCommandInput, SQSClient }
 import { AssumeRoleCommand, type AssumeRoleCommandInput, STSClient } from "@aws-sdk/client-sts";
 import { DEFAULT_HIERARCHY_RULES } from "@svcmon/core";
 import {
-  ClickHouseCollectorRegistry,
-  ClickHouseHierarchyStore,
-  type ClickHouseRunStore,
-  resourcesLatest,
-} from "@svcmon/monitor";
-import { openChdbRunStore } from "@svcmon/monitor/chdb";
-import { mockClient } from "aws-sdk-client-mock";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
   assumeRoleAccessDenied,
   assumeRoleOutput,
   instance,
   instancesPage,
-} from "../../../packages/monitor/src/aws/test-support/aws-responses.ts";
+} from "@svcmon/monitor-aws/test-support/aws-responses";
+import {
+  ClickHouseCollectorRegistry,
+  ClickHouseHierarchyStore,
+  type ClickHouseRunStore,
+  resourcesLatest,
+} from "@svcmon/monitor-clickhouse";
+import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
+import { mockClient } from "aws-sdk-client-mock";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCollectorHandler } from "./collector.ts";
 import { awsClients, lambdaCollectors } from "./collectors.ts";
 import { memoryLogger } from "./test-support.ts";

@@ -11,17 +11,17 @@ import { Readable } from "node:stream";
 import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { sdkStreamMixin } from "@smithy/core/serde";
 import { DEFAULT_HIERARCHY_RULES } from "@svcmon/core";
+import type { ClickHouseRunStore } from "@svcmon/monitor-clickhouse";
+import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
 import {
   ClickHouseCostStore,
-  type ClickHouseRunStore,
   CostReportRejected,
   type CurLayout,
   type CurLine,
   fileSource,
   tableFunction,
   writeCurFile,
-} from "@svcmon/monitor";
-import { openChdbRunStore } from "@svcmon/monitor/chdb";
+} from "@svcmon/monitor-cost";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCurIngestHandler, curIngestFromEnv, curS3Source } from "./cur-ingest.ts";

@@ -20,7 +20,7 @@ import {
   type CurSource,
   type IngestResult,
   type S3Auth,
-} from "@svcmon/monitor";
+} from "@svcmon/monitor-cost";
 import { clickHouseFromEnv, orThrow } from "./config.ts";
 import {
   type CurManifest,

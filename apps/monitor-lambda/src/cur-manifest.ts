@@ -11,7 +11,7 @@
  *   only after every data file is in S3.
  */
 import { at, type Issue, isPlainObject, type Result } from "@svcmon/core";
-import { curFormatOf } from "@svcmon/monitor";
+import { curFormatOf } from "@svcmon/monitor-cost";
 
 export interface S3Location {
   bucket: string;

@@ -5,7 +5,7 @@
  * already holds, so a redelivered message is acknowledged without being stored twice.
  */
 import { parseResourceEvent, type ResourceEvent, type ResourceEventStore } from "@svcmon/core";
-import type { IngestDeps } from "./ingest.ts";
+import type { IngestDeps } from "./ingest-deps.ts";
 
 export function eventIngest(events: ResourceEventStore): Omit<IngestDeps<ResourceEvent>, "log"> {
   return { parse: parseResourceEvent, store: (batch) => events.append(batch) };

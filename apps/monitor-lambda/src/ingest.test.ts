@@ -7,8 +7,12 @@ import {
   type ResourceEvent,
   RunStoreUnavailable,
 } from "@svcmon/core";
-import { ClickHouseResourceEventSink, type ClickHouseRunStore, openHttpRunStore } from "@svcmon/monitor";
-import { openChdbRunStore } from "@svcmon/monitor/chdb";
+import {
+  ClickHouseResourceEventSink,
+  type ClickHouseRunStore,
+  openHttpRunStore,
+} from "@svcmon/monitor-clickhouse";
+import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventIngest } from "./event-ingest.ts";
 import { createIngestHandler } from "./ingest.ts";

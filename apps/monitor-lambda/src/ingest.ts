@@ -7,28 +7,16 @@
  * takes. The store skips events it already holds, so a message delivered again is harmless.
  */
 
-import type { Logger } from "@relevance/settings";
 import { jsonLogger } from "@relevance/settings/json-logger";
-import { type Result, RunStoreUnavailable } from "@svcmon/core";
-import { ClickHouseResourceEventSink } from "@svcmon/monitor";
+import { RunStoreUnavailable } from "@svcmon/core";
+import { ClickHouseResourceEventSink } from "@svcmon/monitor-clickhouse";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { clickHouseFromEnv, orThrow } from "./config.ts";
 import { eventIngest } from "./event-ingest.ts";
+import type { IngestDeps, StoreOutcome } from "./ingest-deps.ts";
 import { once, openStore } from "./store.ts";
 
-export interface StoreOutcome {
-  stored: number;
-  /** Already stored (a redelivery): nothing written. */
-  duplicates: number;
-}
-
-export interface IngestDeps<E> {
-  /** A message body to an event; invalid bodies are refused with every problem. */
-  parse: (body: string) => Result<E>;
-  /** Stores events, all or nothing; rejecting leaves their messages on the queue. */
-  store: (events: readonly E[]) => Promise<StoreOutcome>;
-  log: Logger;
-}
+export type { IngestDeps, StoreOutcome } from "./ingest-deps.ts";
 
 export type IngestHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
 

@@ -8,7 +8,7 @@
 
 import { SQSClient } from "@aws-sdk/client-sqs";
 import type { QueueHealth } from "@svcmon/core";
-import { queueHealthReader, SQS_SOURCE, SqsQueueHealth, sqsQueueListsFromEnv } from "@svcmon/monitor";
+import { queueHealthReader, SQS_SOURCE, SqsQueueHealth, sqsQueueListsFromEnv } from "@svcmon/monitor-queues";
 import { orThrow } from "./config.ts";
 
 export type QueueHealthRead = () => Promise<QueueHealth[]>;

@@ -9,13 +9,14 @@ import { type AuthThrottle, lambdaClientAddress } from "@relevance/http";
 import type { Logger } from "@relevance/settings";
 import { jsonLogger } from "@relevance/settings/json-logger";
 import { DEFAULT_HIERARCHY_RULES, type HierarchyRules } from "@svcmon/core";
+import { createMonitorApp, type MonitorAppDeps } from "@svcmon/monitor-api";
 import {
   ClickHouseAlertStateStore,
   ClickHouseCollectorRegistry,
-  ClickHouseCostStore,
   type ClickHouseRunStore,
-} from "@svcmon/monitor";
-import { createMonitorApp, firingAlerts, type MonitorAppDeps } from "@svcmon/monitor/api";
+} from "@svcmon/monitor-clickhouse";
+import { ClickHouseCostStore } from "@svcmon/monitor-cost";
+import { firingAlerts } from "@svcmon/monitor-runtime";
 import type { Hono } from "hono";
 import { handle } from "hono/aws-lambda";
 import { clickHouseFromEnv, orThrow, statusFromEnv } from "./config.ts";

@@ -4,8 +4,8 @@ import { createServer, type IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CollectorRunRow, MAX_RUN_ERROR_CHARS, validateRunRecord } from "@svcmon/core";
-import type { ClickHouseRunStore } from "@svcmon/monitor";
-import { openChdbRunStore } from "@svcmon/monitor/chdb";
+import type { ClickHouseRunStore } from "@svcmon/monitor-clickhouse";
+import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseArgs, Tail, UsageError } from "./svcmon.ts";
 

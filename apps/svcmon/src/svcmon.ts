@@ -264,7 +264,7 @@ async function postRun(url: string, token: string, record: RunRecordOut): Promis
 }
 
 async function storeRun(dir: string, record: RunRecordOut): Promise<void> {
-  const { openChdbRunStore } = await import("@svcmon/monitor/chdb");
+  const { openChdbRunStore } = await import("@svcmon/monitor-clickhouse/chdb");
   const store = openChdbRunStore(dir, { timeoutMs: 30_000 });
   try {
     await store.migrate();

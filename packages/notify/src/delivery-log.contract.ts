@@ -1,6 +1,6 @@
 /**
  * One behaviour suite for every `DeliveryLog` adapter (in memory here; ClickHouse/chDB in
- * `@svcmon/monitor`). Each test uses notification ids of its own, so adapters may share one storage.
+ * `@svcmon/monitor-clickhouse`). Each test uses notification ids of its own, so adapters may share one storage.
  */
 import { describe, expect, it } from "vitest";
 import { deliver } from "./deliver.ts";

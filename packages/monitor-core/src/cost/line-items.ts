@@ -1,7 +1,7 @@
 /**
  * Cost attribution (issue 8, item 5): which hierarchy node a cost line belongs to, or why it is
  * outside any node. This is the reference of the rule; the store computes the same in SQL
- * (`packages/monitor/src/cost/attribution-sql.ts`, checked against this file by a shared table of cases).
+ * (`packages/monitor-cost/src/attribution-sql.ts`, checked against this file by a shared table of cases).
  *
  * 1. Charges no resource can carry a tag for are outside any node, under their reason:
  *    line item types Tax, Fee, RIFee, SavingsPlanRecurringFee, SavingsPlanUpfrontFee (that type is

@@ -1,0 +1,443 @@
+/**
+ * The monitor's HTTP API (spec §3 ingest, §4, §5): run ingest, account and collector updates, the
+ * system status, freshness and coverage. A Hono app, runtime-neutral (Web APIs only).
+ * Routes and decisions: docs/monitor-api.md.
+ */
+
+import {
+  ApiError,
+  AuthThrottle,
+  assertJsonShape,
+  type ClientAddress,
+  forwardedClientAddress,
+  headerClientAddress,
+  invalid,
+  limitBody,
+  onError,
+  routeFallback,
+  unauthorized,
+} from "@relevance/http";
+import {
+  AUTH_FAILURES_PER_ADDRESS,
+  AUTH_FAILURES_PER_PREFIX,
+  AUTH_WINDOW_MS,
+  type CloudAccountRow,
+  type CollectorRegistry,
+  type CollectorSpec,
+  DEFAULT_MONITOR_BODY_BYTES,
+  MAX_CREDENTIAL_CHARS,
+  MAX_MONITOR_JSON_DEPTH,
+  type OwnCostReport,
+  overallHealth,
+  type QueueHealth,
+  type RunStore,
+  RunStoreUnavailable,
+  RunStoreValidationError,
+  validateAccountUpdate,
+  validateCollectorSpec,
+  validateRunBatch,
+} from "@svcmon/core";
+import { ownCostForStatus } from "@svcmon/monitor-cost";
+import { queuesForStatus } from "@svcmon/monitor-queues";
+import {
+  analyticsDb,
+  evaluateCoverage,
+  evaluateFreshness,
+  evaluateHealth,
+  type FiringAlertJson,
+  iso,
+  readSnapshot,
+  warnings,
+} from "@svcmon/monitor-runtime";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { monitorOpenApiDocument } from "./openapi.ts";
+import { registerSystemPage } from "./page/routes.ts";
+import { PageSessions } from "./page/sessions.ts";
+
+/** Structural, so any logger with these three methods fits (the shared `Logger` of @relevance/settings does). */
+export interface MonitorApiLogger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface MonitorAppDeps {
+  store: RunStore;
+  registry: CollectorRegistry;
+  /** Bearer token of every `/api/system/*` and `/api/v1/system/*` route. Must not be empty. */
+  token: string;
+  log: MonitorApiLogger;
+  /** Epoch ms; read once per request. */
+  now: () => number;
+  /** Bound of every read route (status, freshness, accounts, collectors). Default 2000 ms. */
+  statusTimeoutMs?: number;
+  /** Bound of every write route. Default 10000 ms. */
+  writeTimeoutMs?: number;
+  /** Largest accepted request body (JSON bodies and the login form). Default 1 MiB. */
+  maxBodyBytes?: number;
+  /**
+   * The app runs behind a proxy that terminates TLS and sets `X-Forwarded-Proto` and
+   * `X-Forwarded-For` (`TRUST_PROXY=1`): the login cookie is `Secure` when the proxy says the request
+   * came over HTTPS, and the client address is the first `X-Forwarded-For` entry. Default false: both
+   * headers are ignored, since any client can send them.
+   */
+  trustProxy?: boolean;
+  /**
+   * Failed authentications (bearer token of `/api/system/*`, `POST /system/login`), counted per client
+   * address and token prefix; over budget is 429 with `Retry-After`. Default: 20 per address and 50
+   * per prefix a minute (`AUTH_FAILURES_PER_ADDRESS`, `AUTH_FAILURES_PER_PREFIX`).
+   */
+  authThrottle?: AuthThrottle;
+  /**
+   * The address of the connection (the runtime's connection info: `getConnInfo` on Node, the Lambda
+   * event's `sourceIp`). Default `headerClientAddress` (`CF-Connecting-IP`, `X-Real-IP`). With
+   * `trustProxy` the first `X-Forwarded-For` entry is used instead when present.
+   */
+  clientAddress?: ClientAddress;
+  /** The firing alerts of the status body (the alert engine's stored state); none when absent. */
+  alerts?: () => Promise<FiringAlertJson[]>;
+  /**
+   * Queue health (`queueHealthReader(source)`): the status body's `queues`. A queue that cannot be read
+   * is listed as `unreadable` and the status still answers 200. None when absent (`queues: []`).
+   */
+  queues?: () => Promise<QueueHealth[]>;
+  /**
+   * The service's own cost (`ClickHouseCostStore.ownCost`, docs/monitor-cost.md): the status body's
+   * `own_cost`. Absent: the body has no `own_cost`.
+   */
+  ownCost?: (now: number) => Promise<OwnCostReport>;
+}
+
+export const DEFAULT_STATUS_TIMEOUT_MS = 2000;
+export const DEFAULT_WRITE_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_BODY_BYTES = DEFAULT_MONITOR_BODY_BYTES;
+const BEARER = /^Bearer +(\S+) *$/i;
+
+const encoder = new TextEncoder();
+async function sha256(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
+}
+
+/** Compares SHA-256 digests without an early exit: time does not depend on where (or whether) they differ. */
+export async function constantTimeEqual(a: string, b: string): Promise<boolean> {
+  const [x, y] = await Promise.all([sha256(a), sha256(b)]);
+  let diff = 0;
+  for (let i = 0; i < x.length; i++) diff |= (x[i] as number) ^ (y[i] as number);
+  return diff === 0;
+}
+
+/**
+ * Bearer token, or (GET/HEAD only, no Authorization header) a live `/system` page session cookie.
+ * A throttled client is refused (429) before its token is compared; a wrong token counts against its
+ * address and prefix. A request without an Authorization header is not counted: it guessed nothing
+ * (an expired page session polling the status, say).
+ */
+function bearerAuth(
+  token: string,
+  sessions: PageSessions,
+  throttle: AuthThrottle,
+  address: ClientAddress,
+): MiddlewareHandler {
+  return async (c, next) => {
+    const header = c.req.header("authorization");
+    const readOnly = c.req.method === "GET" || c.req.method === "HEAD";
+    // A session id is 256 random bits, so a live one is not a guess and skips the throttle.
+    if (header === undefined && readOnly && (await sessions.valid(c.req.header("cookie")))) {
+      await next();
+      return;
+    }
+    // What was presented counts under its own prefix, even when it is not a well-formed bearer value.
+    const presented = header === undefined ? undefined : (BEARER.exec(header)?.[1] ?? header);
+    const given = BEARER.exec(header ?? "")?.[1];
+    const valid =
+      given !== undefined && given.length <= MAX_CREDENTIAL_CHARS && (await constantTimeEqual(given, token));
+    // No header is no guess: answered 401 without counting. A blocked address is refused whatever it
+    // presents, except a token that already worked from there (AuthThrottle.verdict).
+    if (presented !== undefined) throttle.verdict(address(c), presented, valid);
+    if (!valid) throw unauthorized("a valid token is required (Authorization: Bearer <token>)");
+    await next();
+  };
+}
+
+const dbUnavailable = (message: string) => new ApiError(503, "analytics_db_unavailable", message);
+
+/** Races `work` against a deadline; a late answer is dropped (its rejection is swallowed). */
+async function within<T>(ms: number, what: string, work: () => Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const p = work();
+  p.catch(() => {});
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(dbUnavailable(`the analytics database did not answer ${what} within ${ms} ms`)),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([p, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The body as JSON whose shape is safe to copy: no `__proto__`/`constructor`/`prototype` keys, bounded nesting. */
+async function readJson(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch {
+    throw new ApiError(400, "invalid_json", "the request body is not valid JSON");
+  }
+  return assertJsonShape(value, { maxDepth: MAX_MONITOR_JSON_DEPTH });
+}
+
+function bodyObject(body: unknown): Record<string, unknown> {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw invalid("the request body must be a JSON object", [{ path: "", message: "must be an object" }]);
+  }
+  return body as Record<string, unknown>;
+}
+
+/** A path parameter that also appears in the body must agree with it. */
+function samePathParam(body: Record<string, unknown>, field: string, value: string): void {
+  if (body[field] !== undefined && body[field] !== value) {
+    throw invalid(`${field} in the body differs from the path`, [
+      { path: field, message: `must equal the path parameter (${JSON.stringify(value)}) or be absent` },
+    ]);
+  }
+}
+
+const accountJson = (a: CloudAccountRow) => ({
+  account_id: a.account_id,
+  account_name: a.account_name,
+  svc_status: a.svc_status,
+  updated_at: iso(a.updated_at),
+});
+const specJson = (s: CollectorSpec) => ({
+  name: s.name,
+  expected_interval_minutes: s.expected_interval_minutes,
+  freshness_threshold_minutes: s.freshness_threshold_minutes,
+});
+/** The registry entry with its registration (GET /api/system/collectors). */
+const registeredSpecJson = (s: CollectorSpec) => ({
+  ...specJson(s),
+  registered_at: iso(s.registered_at ?? null),
+  registered_by: s.registered_by ?? null,
+});
+
+export function createMonitorApp(deps: MonitorAppDeps): Hono {
+  const { store, registry, log } = deps;
+  if (typeof deps.token !== "string" || deps.token === "")
+    throw new Error("createMonitorApp: token is empty");
+  const readMs = deps.statusTimeoutMs ?? DEFAULT_STATUS_TIMEOUT_MS;
+  const writeMs = deps.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS;
+  const maxBody = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  /** Account PUTs read the previous version before writing the next: one at a time per app. */
+  let accountChain: Promise<unknown> = Promise.resolve();
+
+  const app = new Hono();
+  const base = onError(log);
+  app.onError((err, c) => {
+    if (err instanceof RunStoreUnavailable) {
+      log.warn("analytics database unavailable", { path: c.req.path, error: err.message });
+      return c.json({ error: { code: "analytics_db_unavailable", message: err.message } }, 503);
+    }
+    if (err instanceof RunStoreValidationError) {
+      return c.json(
+        invalid("a record failed the store's checks; nothing was stored", [
+          { path: `[${err.index}].${err.field}`, message: err.message },
+        ]).body(),
+        422,
+      );
+    }
+    if (err instanceof ApiError && err.status === 503) {
+      log.warn("analytics database unavailable", { path: c.req.path, error: err.message });
+    }
+    return base(err, c);
+  });
+  app.notFound(routeFallback(app));
+
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+
+  const trustProxy = deps.trustProxy ?? false;
+  const throttle =
+    deps.authThrottle ??
+    new AuthThrottle({
+      maxFailuresPerAddress: AUTH_FAILURES_PER_ADDRESS,
+      maxFailuresPerPrefix: AUTH_FAILURES_PER_PREFIX,
+      windowMs: AUTH_WINDOW_MS,
+      now: deps.now,
+    });
+  const clientAddress = forwardedClientAddress(deps.clientAddress ?? headerClientAddress, trustProxy);
+  const sessions = new PageSessions(deps.now);
+  const auth = bearerAuth(deps.token, sessions, throttle, clientAddress);
+  app.use("/api/system/*", auth);
+  app.use("/api/v1/system/*", auth);
+  const limit = limitBody(maxBody);
+
+  app.post("/api/system/runs", limit, async (c) => {
+    const body = await readJson(c);
+    const checked = validateRunBatch(body);
+    if (!checked.ok) {
+      throw invalid(
+        `${checked.errors.length} problem(s) in the run records; nothing was stored`,
+        checked.errors,
+      );
+    }
+    const res = await within(writeMs, "the run insert", () => store.insertRuns(checked.value));
+    return c.json({ received: checked.value.length, stored: res.inserted, duplicates: res.duplicates }, 201);
+  });
+
+  app.put("/api/system/accounts/:account_id", limit, async (c) => {
+    const accountId = c.req.param("account_id");
+    const body = bodyObject(await readJson(c));
+    samePathParam(body, "account_id", accountId);
+    const { updated_at: _ignored, ...rest } = body;
+    const checked = validateAccountUpdate({ ...rest, account_id: accountId });
+    if (!checked.ok) throw invalid("the account update is invalid", checked.errors);
+    const now = deps.now();
+    const write = async (): Promise<CloudAccountRow> => {
+      // A new version must win over the previous one even when both land in the same millisecond.
+      const prev = (await store.accountsLatest()).find((a) => a.account_id === accountId);
+      const row: CloudAccountRow = {
+        account_id: accountId,
+        account_name: checked.value.account_name,
+        svc_status: checked.value.svc_status,
+        updated_at: prev === undefined ? now : Math.max(now, prev.updated_at + 1),
+      };
+      await store.upsertAccount(row);
+      return row;
+    };
+    const next = accountChain.then(() => within(writeMs, "the account update", write));
+    accountChain = next.catch(() => {});
+    return c.json(accountJson(await next), 200);
+  });
+
+  app.get("/api/system/collectors", async (c) => {
+    const specs = await within(readMs, "the registry read", () => registry.list());
+    return c.json({ collectors: specs.map(registeredSpecJson) });
+  });
+
+  app.put("/api/system/collectors/:name", limit, async (c) => {
+    const name = c.req.param("name");
+    const body = bodyObject(await readJson(c));
+    samePathParam(body, "name", name);
+    const checked = validateCollectorSpec({ ...body, name });
+    if (!checked.ok) throw invalid("the collector spec is invalid", checked.errors);
+    await within(writeMs, "the registry update", () => registry.put(checked.value));
+    return c.json(specJson(checked.value), 200);
+  });
+
+  const status = async (c: Context) => {
+    const now = deps.now();
+    // Read beside the database queries, under its own deadline: a slow queue never makes this a 503.
+    const queues = queuesForStatus(deps.queues, readMs);
+    const ownCost = ownCostForStatus(deps.ownCost, now, readMs);
+    const read = within(readMs, "the status queries", async () => {
+      const specs = await registry.list();
+      const { latest, successes, streaks, accounts, scans } = await readSnapshot(store, specs, now);
+      // After the queries above, so their own timings are among the latency samples.
+      const db = await store.dbHealth();
+      const alerts = deps.alerts === undefined ? [] : await deps.alerts();
+      const health = evaluateHealth(specs, { latest, successes, streaks }, now);
+      const cov = evaluateCoverage(accounts, scans, now);
+      return {
+        collectors: health.map((h) => ({
+          name: h.name,
+          last_run: iso(h.last_run),
+          status: h.status,
+          minutes_ago: h.minutes_ago,
+          health: h.health,
+          registered_at: iso(h.registered_at),
+          new_until: iso(h.new_until),
+        })),
+        accounts: cov.counts,
+        analytics_db: analyticsDb(db),
+        generated_at: iso(now),
+        overall_health: overallHealth(health),
+        unscanned_accounts: cov.unscanned.map((u) => ({ ...u, last_scanned_at: iso(u.last_scanned_at) })),
+        new_accounts: cov.new_accounts.map((a) => ({
+          ...a,
+          first_active_at: iso(a.first_active_at),
+          new_until: iso(a.new_until),
+        })),
+        warnings: warnings(health, cov, specs, latest),
+        alerts,
+      };
+    });
+    let body: Awaited<typeof read>;
+    try {
+      body = await read;
+    } catch (err) {
+      const unavailable =
+        err instanceof RunStoreUnavailable || (err instanceof ApiError && err.status === 503);
+      if (!unavailable) throw err;
+      // The parts that do not live in the database (queues) still answer; the database is marked.
+      const message = err instanceof Error ? err.message : String(err);
+      log.warn("analytics database unavailable", { path: c.req.path, error: message });
+      return c.json(
+        {
+          error: { code: "analytics_db_unavailable", message },
+          analytics_db: { status: "unreachable", error: message },
+          generated_at: iso(now),
+          ...(await queues),
+        },
+        503,
+      );
+    }
+    return c.json({ ...body, ...(await queues), ...(await ownCost) });
+  };
+  app.get("/api/system/openapi.json", (c) => c.json(monitorOpenApiDocument));
+  app.get("/api/system/status", status);
+  app.get("/api/v1/system/status", status);
+
+  app.get("/api/system/freshness", async (c) => {
+    const now = deps.now();
+    const entries = await within(readMs, "the freshness queries", async () => {
+      const [specs, latest] = await Promise.all([registry.list(), store.latestRunPerCollector()]);
+      return evaluateFreshness(specs, latest, now);
+    });
+    return c.json({
+      generated_at: iso(now),
+      collectors: entries.map((e) => ({ ...e, last_run: iso(e.last_run) })),
+    });
+  });
+
+  app.get("/api/system/accounts", async (c) => {
+    const now = deps.now();
+    const { accounts, cov } = await within(readMs, "the account queries", async () => {
+      const [accounts, scans] = await Promise.all([
+        store.accountsLatest(),
+        store.lastSucceededRunPerAccount(0),
+      ]);
+      return { accounts, cov: evaluateCoverage(accounts, scans, now) };
+    });
+    return c.json({
+      generated_at: iso(now),
+      counts: cov.counts,
+      accounts: [...accounts].sort((a, b) => (a.account_id < b.account_id ? -1 : 1)).map(accountJson),
+      warnings: cov.warnings,
+      unscanned: cov.unscanned.map((u) => ({ ...u, last_scanned_at: iso(u.last_scanned_at) })),
+      new_accounts: cov.new_accounts.map((a) => ({
+        ...a,
+        first_active_at: iso(a.first_active_at),
+        new_until: iso(a.new_until),
+      })),
+    });
+  });
+
+  registerSystemPage(app, {
+    store,
+    registry,
+    sessions,
+    limit,
+    checkToken: (given) => constantTimeEqual(given, deps.token),
+    throttle,
+    clientAddress,
+    trustProxy,
+    read: (what, work) => within(readMs, what, work),
+    now: deps.now,
+  });
+
+  return app;
+}

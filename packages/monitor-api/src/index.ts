@@ -1,0 +1,4 @@
+export * from "./app.ts";
+export * from "./openapi.ts";
+export * from "./page/routes.ts";
+export * from "./page/sessions.ts";

@@ -1,0 +1,30 @@
+/**
+ * Regional EC2 clients on a monitored account's temporary credentials. maxAttempts 1: retry.ts is
+ * the only retry layer (bounded, jittered, and counted in the run record's error).
+ */
+import { EC2Client } from "@aws-sdk/client-ec2";
+import type { TemporaryCredentials } from "./assume-role.ts";
+
+export { ec2Arn, partitionOf } from "./arn.ts";
+
+export type Ec2ClientFactory = (region: string, credentials: TemporaryCredentials) => EC2Client;
+
+export interface Ec2ClientOptions {
+  /** Socket idle time before a request fails with a timeout (retried). Default 15 000 ms. */
+  requestTimeoutMs?: number;
+  /** Default 3000 ms. */
+  connectionTimeoutMs?: number;
+}
+
+export function ec2ClientFactory(opts: Ec2ClientOptions = {}): Ec2ClientFactory {
+  return (region, credentials) =>
+    new EC2Client({
+      region,
+      credentials,
+      maxAttempts: 1,
+      requestHandler: {
+        requestTimeout: opts.requestTimeoutMs ?? 15_000,
+        connectionTimeout: opts.connectionTimeoutMs ?? 3000,
+      },
+    });
+}

@@ -1,2 +1,0 @@
-export * from "./app.ts";
-export * from "./evaluate.ts";

@@ -1,2 +1,0 @@
-export * from "./scheduler.ts";
-export * from "./simulated-cloud.ts";
