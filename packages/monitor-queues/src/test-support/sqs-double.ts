@@ -3,9 +3,11 @@
  * uses (AwsJson1_0 with awsQueryCompatible: `POST /`, `content-type: application/x-amz-json-1.0`,
  * `x-amz-target: AmazonSQS.<Operation>`, JSON bodies; errors as `{"__type", "message"}` plus the
  * `x-amzn-query-error: <Code>;<Sender|Receiver>` header). It answers GetQueueAttributes and GetQueueUrl
- * from queues the test declares, and can be told to deny access to a queue or never answer for it.
+ * from queues the test declares, keeps the bodies of SendMessageBatch (`sentBodies`), and can be told
+ * to deny access to a queue or never answer for it.
  * It does not check signatures.
  */
+import { createHash, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -59,6 +61,7 @@ export class SqsDouble {
     Required<Omit<DoubleQueue, "redrivePolicy">> & Pick<DoubleQueue, "redrivePolicy">
   >();
   readonly #faults = new Map<string, DoubleFault>();
+  readonly #bodies = new Map<string, string[]>();
   readonly #hanging = new Set<ServerResponse>();
   #base = "";
 
@@ -93,6 +96,11 @@ export class SqsDouble {
     const account = q.account ?? DOUBLE_ACCOUNT;
     this.#queues.set(`${account}/${q.name}`, { ...q, account });
     return this.queueUrl(q.name, account);
+  }
+
+  /** The bodies sent to the queue (SendMessageBatch), in the order it accepted them. */
+  sentBodies(name: string, account = DOUBLE_ACCOUNT): string[] {
+    return [...(this.#bodies.get(`${account}/${name}`) ?? [])];
   }
 
   removeQueue(name: string, account = DOUBLE_ACCOUNT): void {
@@ -156,14 +164,16 @@ export class SqsDouble {
           ? this.#getQueueAttributes(body, res)
           : op === "GetQueueUrl"
             ? this.#getQueueUrl(body, res)
-            : (() => {
-                throw new DoubleError(
-                  400,
-                  "com.amazon.coral.service#UnknownOperationException",
-                  "UnknownOperationException;Sender",
-                  `The double does not implement ${op}`,
-                );
-              })();
+            : op === "SendMessageBatch"
+              ? this.#sendMessageBatch(body, res)
+              : (() => {
+                  throw new DoubleError(
+                    400,
+                    "com.amazon.coral.service#UnknownOperationException",
+                    "UnknownOperationException;Sender",
+                    `The double does not implement ${op}`,
+                  );
+                })();
       if (out === "hang") return;
       res.writeHead(200, { "content-type": "application/x-amz-json-1.0", "x-amzn-requestid": "double" });
       res.end(JSON.stringify(out));
@@ -248,5 +258,37 @@ export class SqsDouble {
     const q = this.#queues.get(`${account}/${name}`);
     if (q === undefined) throw nonExistent();
     return { QueueUrl: this.queueUrl(q.name, q.account) };
+  }
+
+  #sendMessageBatch(body: Record<string, unknown>, res: ServerResponse): unknown {
+    const url = body.QueueUrl;
+    if (typeof url !== "string") {
+      throw new DoubleError(
+        400,
+        "com.amazonaws.sqs#InvalidAddress",
+        "InvalidAddress;Sender",
+        "QueueUrl is required",
+      );
+    }
+    const [account, name] = new URL(url).pathname.split("/").filter((s) => s !== "");
+    if (this.#fault(name ?? "", "sendmessage", res) === "hang") return "hang";
+    const key = `${account}/${name}`;
+    const q = this.#queues.get(key);
+    if (q === undefined) throw nonExistent();
+    const entries = Array.isArray(body.Entries)
+      ? (body.Entries as { Id: string; MessageBody: string }[])
+      : [];
+    const bodies = this.#bodies.get(key) ?? [];
+    this.#bodies.set(key, bodies);
+    const successful = entries.map((e) => {
+      bodies.push(e.MessageBody);
+      q.visible += 1;
+      return {
+        Id: e.Id,
+        MessageId: randomUUID(),
+        MD5OfMessageBody: createHash("md5").update(e.MessageBody, "utf8").digest("hex"),
+      };
+    });
+    return { Successful: successful, Failed: [] };
   }
 }
