@@ -50,6 +50,7 @@ import {
   warnings,
 } from "@svcmon/monitor-runtime";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { timingSafeEqual } from "hono/utils/buffer";
 import { monitorOpenApiDocument } from "./openapi.ts";
 import { registerSystemPage } from "./page/routes.ts";
 import { PageSessions } from "./page/sessions.ts";
@@ -113,17 +114,9 @@ export const DEFAULT_WRITE_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_BODY_BYTES = DEFAULT_MONITOR_BODY_BYTES;
 const BEARER = /^Bearer +(\S+) *$/i;
 
-const encoder = new TextEncoder();
-async function sha256(text: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
-}
-
-/** Compares SHA-256 digests without an early exit: time does not depend on where (or whether) they differ. */
+/** Hono's timing-safe comparison (SHA-256 of both, then a comparison without an early exit). */
 export async function constantTimeEqual(a: string, b: string): Promise<boolean> {
-  const [x, y] = await Promise.all([sha256(a), sha256(b)]);
-  let diff = 0;
-  for (let i = 0; i < x.length; i++) diff |= (x[i] as number) ^ (y[i] as number);
-  return diff === 0;
+  return timingSafeEqual(a, b);
 }
 
 /**

@@ -4,6 +4,8 @@
  * every session (users log in again). See docs/monitor-page.md.
  */
 
+import { parse } from "hono/utils/cookie";
+
 export const SESSION_COOKIE = "svcmon_session";
 /** A session lives 12 hours from login. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
@@ -17,15 +19,10 @@ async function digest(id: string): Promise<string> {
   return hex(new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(id))));
 }
 
-/** The value of cookie `name` in a Cookie header, or undefined. */
+/** The value of cookie `name` in a Cookie header, or undefined (Hono's cookie parser). */
 export function readCookie(header: string | undefined, name: string): string | undefined {
   if (header === undefined) return undefined;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
+  return parse(header, name)[name];
 }
 
 const ID_RE = /^[0-9a-f]{64}$/;
