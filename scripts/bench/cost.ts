@@ -8,14 +8,9 @@ import os from "node:os";
 import { join } from "node:path";
 import { resourceUsage } from "node:process";
 import { fileURLToPath } from "node:url";
+import { addDays, DEFAULT_HIERARCHY_RULES, monthStart, utcDay } from "@svcmon/core";
 import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
 import { ClickHouseCostStore, fileSource, type Partition } from "@svcmon/monitor-cost";
-import {
-  addDays,
-  DEFAULT_HIERARCHY_RULES,
-  monthStart,
-  utcDay,
-} from "../../packages/monitor-core/src/index.ts";
 import { missedTargets, percentile, printMissed, printTargetTable } from "./report.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

@@ -20,7 +20,7 @@ import { chromiumHere, launchChromium } from "@svcmon/monitor-api/test-support/c
 import { ClickHouseAlertStateStore } from "@svcmon/monitor-clickhouse";
 import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
 import { AlertEngine, memoryDeliveryLog } from "@svcmon/monitor-runtime";
-import { webhookChannel } from "../../packages/notify/src/index.ts";
+import { webhookChannel } from "@svcmon/notify";
 import { missedTargets, percentile, printMissed, printTargetTable } from "./report.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

@@ -8,11 +8,8 @@ import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
 import { DOUBLE_REGION, SqsDouble } from "@svcmon/monitor-queues/test-support/sqs-double";
 import { firingAlerts } from "@svcmon/monitor-runtime";
 import { webhookChannel } from "@svcmon/notify";
+import { type HttpReceiverDouble, startHttpReceiverDouble } from "@svcmon/notify/test-doubles";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type HttpReceiverDouble,
-  startHttpReceiverDouble,
-} from "../../../packages/notify/src/test-doubles.ts";
 import { createAlertsHandler } from "./alerts.ts";
 import { queueHealthFromEnv, sqsQueueHealth } from "./queues.ts";
 import { memoryLogger } from "./test-support.ts";
