@@ -8,6 +8,7 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { constants } from "node:os";
+import { parseArgs as parseArgv } from "node:util";
 import { keepLastChars, MAX_RUN_ERROR_CHARS, validateRunRecord } from "@svcmon/core";
 
 export const USAGE = `usage: svcmon run --collector NAME --account ID --region REGION [--url URL] [--token TOKEN | env MONITOR_TOKEN] [--data-dir DIR] -- COMMAND [ARGS...]
@@ -39,7 +40,8 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
-const VALUE_FLAGS = new Set(["--collector", "--account", "--region", "--url", "--token", "--data-dir"]);
+const VALUE_FLAGS = ["collector", "account", "region", "url", "token", "data-dir"] as const;
+const OPTIONS = Object.fromEntries(VALUE_FLAGS.map((f) => [f, { type: "string" as const }]));
 
 /** Parses `run ...` argv (without the node/script prefix). Throws UsageError with one clear line. */
 export function parseArgs(
@@ -49,27 +51,34 @@ export function parseArgs(
   const [sub, ...rest] = argv;
   if (sub === undefined) throw new UsageError("missing subcommand: expected `svcmon run ...`");
   if (sub !== "run") throw new UsageError(`unknown subcommand ${JSON.stringify(sub)}: expected \`run\``);
+  // node:util parseArgs splits the arguments; the checks and their messages stay ours.
+  const { tokens } = parseArgv({
+    args: rest,
+    options: OPTIONS,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   const flags = new Map<string, string>();
-  let i = 0;
-  for (; i < rest.length; i++) {
-    const a = rest[i] as string;
-    if (a === "--") break;
+  let i = rest.length;
+  for (const token of tokens) {
+    if (token.kind === "option-terminator") {
+      i = token.index;
+      break;
+    }
+    const a = rest[token.index] as string;
     const eq = a.indexOf("=");
     const name = a.startsWith("--") && eq > 0 ? a.slice(0, eq) : a;
-    if (!VALUE_FLAGS.has(name)) {
+    if (token.kind === "positional" || !(VALUE_FLAGS as readonly string[]).includes(token.name)) {
       throw new UsageError(
         a.startsWith("-")
           ? `unknown option ${name}`
           : `unexpected argument ${JSON.stringify(a)}: put the command after \`--\``,
       );
     }
-    let value: string | undefined;
-    if (eq > 0 && a.startsWith("--")) value = a.slice(eq + 1);
-    else {
-      value = rest[i + 1];
-      if (value === undefined || value === "--") throw new UsageError(`${name} needs a value`);
-      i++;
-    }
+    const value = token.value;
+    if (value === undefined || (value === "--" && !token.inlineValue))
+      throw new UsageError(`${name} needs a value`);
     if (flags.has(name)) throw new UsageError(`${name} given twice`);
     if (value.trim() === "") throw new UsageError(`${name} must not be empty`);
     flags.set(name, value);
