@@ -29,7 +29,7 @@ try {
   }
   if (config.demo) {
     const demo = await seedDemo(stack, config, log);
-    log.info("demo data ready", { ...demo });
+    if (demo !== null) log.info("demo data ready", { ...demo });
   }
   const shutdown = async (signal: string) => {
     log.info("shutting down", { signal });
