@@ -71,6 +71,19 @@ afterAll(async () => {
 
 const relevance = (args: string[], extra: Record<string, string> = {}) =>
   run(work, args, { ...credentials, ...extra });
+/** Moves the stores' own record of `modelId` back by `ms`: the record's switch away from it (history). */
+async function backdate(modelId: string, ms: number) {
+  const item = await table.get(ACCOUNT, "INDEX#products");
+  if (item === null) throw new Error("no record");
+  const history = { ...(item.attributes.relevance_model_history as Record<string, string>) };
+  history[modelId] = new Date(Date.parse(history[modelId] as string) - ms).toISOString();
+  await table.put(
+    ACCOUNT,
+    "INDEX#products",
+    { ...item.attributes, relevance_model_history: history },
+    { expectedVersion: item.version },
+  );
+}
 const kvKeys = () => [...(double.namespaces.get(namespace)?.keys() ?? [])].sort();
 const dev = ["--env", "dev"];
 const edit = (v: number) => [
@@ -149,10 +162,25 @@ describe("relevance procedures against a cloud environment (Cloudflare KV REST d
     expect(recent.stderr).toMatch(/products stopped naming .* less than 24 h ago/);
     expect(kvKeys()).toEqual([`relevance_model:${id(1)}`, `relevance_model:${id(2)}`]);
 
+    // The clock override is for --env local only: against a real store it would skip the grace period.
     const tomorrow = { RELEVANCE_NOW: new Date(Date.now() + DAY + 60_000).toISOString() };
-    const dry = await relevance(["prune", ...dev, "--account", ACCOUNT, "--index", "products"], tomorrow);
+    for (const args of [
+      ["prune", ...dev, "--account", ACCOUNT, "--index", "products", "--yes"],
+      ["model", "delete", ...dev, "--model-id", id(1)],
+    ]) {
+      const refused = await relevance(args, tomorrow);
+      expect(refused.code).toBe(1);
+      expect(oneLine(refused)).toEqual([
+        `relevance ${args[0] === "prune" ? "prune" : "model delete"}: RELEVANCE_NOW is refused for --env dev: it moves the clock of the 24 h grace period (prune, model delete), which is only for tests and rehearsals on --env local; unset RELEVANCE_NOW`,
+      ]);
+    }
+    expect(kvKeys()).toEqual([`relevance_model:${id(1)}`, `relevance_model:${id(2)}`]);
+
+    // A day later, as the stores record it: the switch away from v1 and v1's upload both 25 h ago.
+    await backdate(id(1), DAY + 3_600_000);
+    const dry = await relevance(["prune", ...dev, "--account", ACCOUNT, "--index", "products"]);
     expect(dry.stdout).toContain(`would delete relevance_model:${id(1)}`);
-    const deleted = await relevance(["model", "delete", ...dev, "--model-id", id(1)], tomorrow);
+    const deleted = await relevance(["model", "delete", ...dev, "--model-id", id(1)]);
     expect(deleted.stderr).toBe("");
     expect(deleted.code).toBe(0);
     expect(kvKeys()).toEqual([`relevance_model:${id(2)}`]);
