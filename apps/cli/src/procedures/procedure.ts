@@ -23,8 +23,10 @@ export interface ProcedureContext {
   env: Environment;
   io: Io;
   report: Report;
-  /** The time the 24 h grace period is measured against (RELEVANCE_NOW overrides it). */
+  /** The caller's clock for the 24 h grace period (RELEVANCE_NOW overrides it, on `local` only). */
   now: () => Date;
+  /** RELEVANCE_NOW is set: `now` is the override, taken as is (else it is checked against the store's clock). */
+  clockOverridden: boolean;
   /** The admin API; only for procedures that declare `needsAdmin` (ADMIN_TOKEN is checked first). */
   admin: () => AdminApi;
   /** How long to poll for propagation when `--timeout` is not given (Workers KV takes up to ~60 s). */
@@ -116,6 +118,7 @@ export async function runProcedure<P>(
     io,
     report,
     now,
+    clockOverridden: Boolean(processEnv.RELEVANCE_NOW),
     admin: () => new AdminApi(env.adminBaseUrl, adminAuthFor(env.adminSigning, adminToken ?? "")),
     defaultTimeoutS: env.name === "local" ? 10 : 90,
   };

@@ -71,6 +71,7 @@ async function setup(options: { proxyScores?: boolean } = {}) {
     io,
     report: new Report(io, false),
     now: () => new Date(t),
+    clockOverridden: false,
     admin: () => {
       throw new Error("no admin API in this test");
     },
