@@ -1,6 +1,6 @@
 // npm start's demo seeding runs each step once per data folder: a restart keeps what the operator did
 // after it, and a seeding interrupted between steps is finished, exactly once, by the next start.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { modelKey } from "@relevance/core";
@@ -140,6 +140,10 @@ describe("a restart keeps what the operator did after the demo seeding", () => {
     const db = openDatabase(join(dataDir, "settings.db"));
     db.exec("DROP TABLE demo_steps");
     db.close();
+    // demo.json as the earlier version wrote it: the credentials only.
+    const file = join(dataDir, "demo.json");
+    const { recordsSteps: _, ...credentials } = JSON.parse(readFileSync(file, "utf8"));
+    writeFileSync(file, JSON.stringify(credentials));
 
     await restart(dataDir);
     await seedDemo(stack as Stack, config, log);
@@ -155,6 +159,27 @@ describe("a restart keeps what the operator did after the demo seeding", () => {
 });
 
 describe("an interrupted first seeding", () => {
+  it("killed after the new account's credentials were kept but before the step was recorded goes on with that account", async () => {
+    const dataDir = freshDir();
+    await start(dataDir);
+    const killed = seedDemo(stack as Stack, config, log, {
+      afterStep: (step) => {
+        if (step === "account") throw new Error("killed");
+      },
+    });
+    await expect(killed).rejects.toThrow("killed");
+    const first = JSON.parse(readFileSync(join(dataDir, "demo.json"), "utf8"));
+    const db = openDatabase(join(dataDir, "settings.db"));
+    db.exec("DELETE FROM demo_steps");
+    db.close();
+
+    await restart(dataDir);
+    const demo = (await seedDemo(stack as Stack, config, log)) as DemoReady;
+    expect(demo.systemAccountId).toBe(first.systemAccountId);
+    expect(lines.find((l) => l.curl !== undefined)?.stepsRun).toEqual(DEMO_STEP_NAMES.slice(1));
+    expect(recordedSteps(dataDir).map((e) => e.step)).toEqual(DEMO_STEP_NAMES);
+  }, 60_000);
+
   it.each(["account", "documents", "config-products"])(
     "killed after step %s is finished by the next start, each step exactly once",
     async (k) => {

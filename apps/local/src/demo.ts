@@ -303,11 +303,26 @@ const MODEL_STEPS: readonly Step<DemoSeeding>[] = [
 export const DEMO_STEPS: readonly Step<DemoSeeding>[] = [...CATALOG_STEPS, ...MODEL_STEPS];
 export const DEMO_STEP_NAMES: readonly string[] = DEMO_STEPS.map((s) => s.name);
 
-function readCredentials(file: string): DemoCredentials | null {
-  if (!existsSync(file)) return null;
-  const saved = JSON.parse(readFileSync(file, "utf8")) as DemoCredentials;
-  return { systemAccountId: saved.systemAccountId, apiKey: saved.apiKey };
+/**
+ * DATA_DIR/demo.json: the demo account's credentials. `recordsSteps` marks a file written by a seeding
+ * that records its steps; a file without it was written by an earlier version.
+ */
+interface SavedDemo {
+  credentials: DemoCredentials;
+  recordsSteps: boolean;
 }
+
+function readCredentials(file: string): SavedDemo | null {
+  if (!existsSync(file)) return null;
+  const saved = JSON.parse(readFileSync(file, "utf8")) as DemoCredentials & { recordsSteps?: unknown };
+  return {
+    credentials: { systemAccountId: saved.systemAccountId, apiKey: saved.apiKey },
+    recordsSteps: saved.recordsSteps === true,
+  };
+}
+
+const keepCredentials = (file: string, c: DemoCredentials) =>
+  writeFileSync(file, `${JSON.stringify({ ...c, recordsSteps: true }, null, 2)}\n`, { mode: 0o600 });
 
 async function credentialsWork(call: ApiCall, credentials: DemoCredentials): Promise<boolean> {
   const check = await call("GET", "/api/v1/indexes", undefined, { "x-api-key": credentials.apiKey });
@@ -345,16 +360,21 @@ export async function seedDemo(
   const db = openDatabase(join(config.dataDir, "settings.db"));
   try {
     const recorded = new SqliteStepLog(db);
-    let credentials = readCredentials(file);
-    if (recorded.done().size === 0 && credentials !== null) {
-      // A folder seeded before steps were recorded: that version ran every step on each start, so
-      // all are done, and what the operator changed since must stay.
-      if (await credentialsWork(call, credentials)) {
-        for (const step of DEMO_STEP_NAMES) recorded.record(step, now());
-        log.info("demo seeded by an earlier version: recorded its steps as done", { file });
-      } else {
+    const saved = readCredentials(file);
+    let credentials = saved?.credentials ?? null;
+    if (recorded.done().size === 0 && saved !== null) {
+      if (!(await credentialsWork(call, saved.credentials))) {
         log.warn("saved demo credentials no longer work; creating a new demo account", { file });
         credentials = null;
+      } else if (saved.recordsSteps) {
+        // Killed between keeping the new account's credentials and recording the step: the account
+        // exists, the steps after it do not.
+        recorded.record("account", now());
+      } else {
+        // A folder seeded before steps were recorded: that version ran every step on each start,
+        // so all are done, and what the operator changed since must stay.
+        for (const step of DEMO_STEP_NAMES) recorded.record(step, now());
+        log.info("demo seeded by an earlier version: recorded its steps as done", { file });
       }
     }
     if (credentials === null && recorded.done().has("account")) {
@@ -372,7 +392,7 @@ export async function seedDemo(
       call,
       adminToken: config.adminToken,
       credentials,
-      keepCredentials: (c) => writeFileSync(file, `${JSON.stringify(c, null, 2)}\n`, { mode: 0o600 }),
+      keepCredentials: (c) => keepCredentials(file, c),
       kv: stack.kv,
     };
     const outcome = await runPendingSteps(DEMO_STEPS, steps, seeding, now);
