@@ -17,13 +17,14 @@ function invoke(
   name: BundleName,
   event: unknown,
   extra: Record<string, string> = {},
-): { exported: string; error: string } {
+): { exported: string; error: string; result: unknown } {
   const file = pathToFileURL(join(bundleDir(name), "index.mjs")).href;
   const script = `
     const m = await import(${JSON.stringify(file)});
     let error = "";
-    try { await m.handler(${JSON.stringify(event)}, {}); } catch (e) { error = String(e && e.message || e); }
-    process.stdout.write(JSON.stringify({ exported: typeof m.handler, error }));
+    let result = null;
+    try { result = await m.handler(${JSON.stringify(event)}, {}); } catch (e) { error = String(e && e.message || e); }
+    process.stdout.write(JSON.stringify({ exported: typeof m.handler, error, result: result ?? null }));
   `;
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? "", ...extra };
   const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
@@ -32,7 +33,7 @@ function invoke(
     timeout: 60_000,
   });
   if (run.status !== 0) throw new Error(`${name} did not load: ${run.stderr}`);
-  return JSON.parse(run.stdout) as { exported: string; error: string };
+  return JSON.parse(run.stdout) as { exported: string; error: string; result: unknown };
 }
 
 describe("the Lambda bundles", () => {
@@ -43,7 +44,7 @@ describe("the Lambda bundles", () => {
   });
 
   it("search-exporter reaches the exporter, which names its missing Cloudflare settings", () => {
-    expect(invoke("search-exporter", { Records: [] })).toEqual({
+    expect(invoke("search-exporter", { Records: [] })).toMatchObject({
       exported: "function",
       error:
         "ecom_settings_exporter: missing environment CLOUDFLARE_ACCOUNT_ID, CLOUDFLARE_API_TOKEN, KV_NAMESPACE_ID",
@@ -58,6 +59,22 @@ describe("the Lambda bundles", () => {
     });
     expect(r.exported).toBe("function");
     expect(r.error).toMatch(/^AdminInternalApi: missing environment ENV, ADMIN_TOKEN/);
+  });
+
+  it("search-customer reaches the customer API, which answers 503 naming its missing settings", () => {
+    const r = invoke("search-customer", {
+      version: "2.0",
+      rawPath: "/api/v1/health",
+      requestContext: { http: { method: "GET", sourceIp: "198.51.100.1" } },
+      headers: {},
+    });
+    expect(r.exported).toBe("function");
+    expect(r.error).toBe("");
+    const answer = r.result as { statusCode: number; body: string };
+    expect(answer.statusCode).toBe(503);
+    const details = (JSON.parse(answer.body) as { error: { details: { path: string }[] } }).error.details;
+    expect(details.map((d) => d.path)).toContain("MEILISEARCH_URL");
+    expect(readFileSync(join(bundleDir("search-customer"), "index.mjs"), "utf8")).not.toMatch(/\.node["']\)/);
   });
 
   it.each([

@@ -16,6 +16,7 @@ const LAMBDA_DIR = fileURLToPath(new URL("./lambda/", import.meta.url));
 export const BUNDLES = {
   "search-exporter": "search-exporter.ts",
   "search-admin": "search-admin.ts",
+  "search-customer": "search-customer.ts",
   "monitor-status": "monitor-status.ts",
   "monitor-collector": "monitor-collector.ts",
   "monitor-ingest": "monitor-ingest.ts",

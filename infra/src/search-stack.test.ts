@@ -4,7 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { searchStackName } from "./build-app.ts";
 import { readSearchEnvironments, SEARCH_ENVIRONMENTS, type SearchEnvironment } from "./environments.ts";
 import { SECRET_ENV_MAP } from "./lambda/secret-env.ts";
-import { ADMIN_TABLE_ACTIONS, EXPORTER_MAPPING } from "./search-stack.ts";
+import {
+  ADMIN_TABLE_ACTIONS,
+  CUSTOMER_API_THROTTLE,
+  CUSTOMER_TABLE_ACTIONS,
+  EXPORTER_MAPPING,
+} from "./search-stack.ts";
 import {
   type CfnResourceJson,
   removeSynthesized,
@@ -106,20 +111,86 @@ describe.each(SEARCH_ENVIRONMENTS)("%s-EcomSearch", (env) => {
       ofType(json().Resources, "AWS::SecretsManager::Secret").map(([, s]) => s.Properties?.Name),
     ).toEqual([
       `${env}/ecom-search/meilisearch-admin-key`,
+      `${env}/ecom-search/meilisearch-customer-api-key`,
       `${env}/ecom-search/cloudflare-kv-write-token`,
       `${env}/ecom-search/cloudflare-kv-read-token`,
       `${env}/ecom-search/admin-token`,
     ]);
   });
 
-  it("puts the admin function behind IAM authorization on every route", () => {
-    const routes = ofType(json().Resources, "AWS::ApiGatewayV2::Route");
+  it("puts the admin function behind IAM authorization on every route of its API", () => {
+    const adminApi = ofType(json().Resources, "AWS::ApiGatewayV2::Api").find(
+      ([, api]) => api.Properties?.Name === `${env}-AdminInternalApi`,
+    )?.[0];
+    const routes = ofType(json().Resources, "AWS::ApiGatewayV2::Route").filter(
+      ([, route]) => JSON.stringify(route.Properties?.ApiId) === JSON.stringify({ Ref: adminApi }),
+    );
     expect(routes.length).toBeGreaterThan(0);
     for (const [, route] of routes) expect(route.Properties?.AuthorizationType).toBe("AWS_IAM");
     template().hasResourceProperties("AWS::ApiGatewayV2::Route", { RouteKey: "ANY /api/v1/admin/{proxy+}" });
     template().hasResourceProperties("AWS::ApiGatewayV2::Stage", {
       DefaultRouteSettings: { ThrottlingBurstLimit: 40, ThrottlingRateLimit: 20 },
     });
+  });
+
+  it("serves the customer API to shops: a public HTTP API (the function checks the API key) with throttling and access logs", () => {
+    const resources = json().Resources;
+    const customerApi = ofType(resources, "AWS::ApiGatewayV2::Api").find(
+      ([, api]) => api.Properties?.Name === `${env}-CustomerApi`,
+    );
+    expect(customerApi).toBeDefined();
+    const apiRef = JSON.stringify({ Ref: customerApi?.[0] });
+    const routes = ofType(resources, "AWS::ApiGatewayV2::Route").filter(
+      ([, route]) => JSON.stringify(route.Properties?.ApiId) === apiRef,
+    );
+    expect(
+      routes.map(([, r]) => [r.Properties?.RouteKey, r.Properties?.AuthorizationType ?? "NONE"]),
+    ).toEqual([["ANY /api/v1/{proxy+}", "NONE"]]);
+    const stage = ofType(resources, "AWS::ApiGatewayV2::Stage").find(
+      ([, st]) => JSON.stringify(st.Properties?.ApiId) === apiRef,
+    )?.[1];
+    expect(stage?.Properties?.DefaultRouteSettings).toEqual({
+      ThrottlingBurstLimit: CUSTOMER_API_THROTTLE.burstLimit,
+      ThrottlingRateLimit: CUSTOMER_API_THROTTLE.rateLimit,
+    });
+    const logs = stage?.Properties?.AccessLogSettings as { DestinationArn: unknown; Format: string };
+    expect(JSON.parse(logs.Format)).toMatchObject({ status: "$context.status", path: "$context.path" });
+    // The key is a header; no header is logged.
+    expect(logs.Format).not.toContain("header");
+    template().hasResourceProperties("AWS::Logs::LogGroup", {
+      LogGroupName: `/aws/apigateway/${env}-CustomerApi`,
+    });
+    template().hasResourceProperties("AWS::Lambda::Function", {
+      FunctionName: `${env}-CustomerApi`,
+      Environment: {
+        Variables: Match.objectLike({
+          ENV: env,
+          MEILISEARCH_URL: { Ref: "MeilisearchUrl" },
+          CLOUDFLARE_ACCOUNT_ID: { Ref: "CloudflareAccountId" },
+          KV_NAMESPACE_ID: { Ref: "KvNamespaceId" },
+        }),
+      },
+    });
+    const fn = ofType(resources, "AWS::Lambda::Function").find(
+      ([, f]) => f.Properties?.FunctionName === `${env}-CustomerApi`,
+    )?.[1];
+    // The secret map names each variable's secret (its ARN a reference, resolved at deploy time).
+    const secrets = JSON.stringify(variablesOf(fn)[SECRET_ENV_MAP]);
+    expect(secrets).toContain("MEILISEARCH_API_KEY");
+    expect(secrets).toContain("MeilisearchCustomerApiKey");
+    expect(secrets).toContain("CLOUDFLARE_API_TOKEN");
+    expect(secrets).toContain("CloudflareKvReadToken");
+    expect(secrets).not.toContain("AdminToken");
+    template().hasOutput("CustomerApiUrl", {});
+  });
+
+  it("grants the customer role the settings table actions on the table only", () => {
+    const role = ofType(json().Resources, "AWS::IAM::Policy").find(([id]) => id.startsWith("CustomerRole"));
+    const table = ofType(json().Resources, "AWS::DynamoDB::Table")[0]?.[0];
+    const dynamo = statementsOf(role?.[1]).filter((s) => JSON.stringify(s.Action).includes("dynamodb:"));
+    expect(dynamo).toEqual([
+      { Action: CUSTOMER_TABLE_ACTIONS, Effect: "Allow", Resource: { "Fn::GetAtt": [table, "Arn"] } },
+    ]);
   });
 
   it("grants the admin role exactly the table actions DynamoSettingsTable uses, on the table only", () => {

@@ -1,7 +1,9 @@
 /**
  * One environment of the search relevance system on AWS (seed 2.3, 4.1; docs/settings.md): the
  * settings table with its stream, `{env}-ecom_settings_exporter` on that stream (copying settings to
- * Workers KV), `{env}-AdminInternalApi` behind an IAM-authorized HTTP API, and the secrets they read.
+ * Workers KV and index settings to Meilisearch), `{env}-AdminInternalApi` behind an IAM-authorized
+ * HTTP API, `{env}-CustomerApi` (the shops' customer and search API) behind a public HTTP API with
+ * throttling and access logs, and the secrets they read.
  * The Worker and its KV namespace are deployed with wrangler (apps/edge-worker/wrangler.toml).
  */
 import { CfnOutput, CfnParameter, Duration, RemovalPolicy, Stack, type StackProps, Tags } from "aws-cdk-lib";
@@ -49,6 +51,15 @@ export const EXPORTER_MAPPING = {
   parallelizationFactor: 1,
 } as const;
 
+/**
+ * The public customer API's stage throttling (requests per second, steady and burst), shared by all
+ * shops of the environment; each key's failed authentications are throttled by the app itself.
+ */
+export const CUSTOMER_API_THROTTLE = { rateLimit: 200, burstLimit: 400 } as const;
+
+/** The customer function's table actions: the same as the admin function's (conditional writes, reads, queries). */
+export const CUSTOMER_TABLE_ACTIONS = ADMIN_TABLE_ACTIONS;
+
 const CLOUDFLARE_ID_PATTERN = "^[0-9a-f]{32}$";
 
 export class SearchStack extends Stack {
@@ -57,6 +68,8 @@ export class SearchStack extends Stack {
   readonly admin: ServiceFunction;
   readonly parked: sqs.Queue;
   readonly api: apigwv2.HttpApi;
+  readonly customer: ServiceFunction;
+  readonly customerApi: apigwv2.HttpApi;
 
   constructor(scope: Construct, id: string, props: SearchStackProps) {
     super(scope, id, props);
@@ -106,6 +119,10 @@ export class SearchStack extends Stack {
     const meilisearchKey = new secretsmanager.Secret(this, "MeilisearchAdminKey", {
       secretName: `${name}/ecom-search/meilisearch-admin-key`,
       description: `Meilisearch key of ${name} with the indexes and settings actions (ecom_settings_exporter). Put the real key after the first deploy, before setting MeilisearchUrl.`,
+    });
+    const meilisearchCustomerKey = new secretsmanager.Secret(this, "MeilisearchCustomerApiKey", {
+      secretName: `${name}/ecom-search/meilisearch-customer-api-key`,
+      description: `Meilisearch key of ${name} for ${name}-CustomerApi: actions search, documents.*, indexes.*, settings.*, tasks.get, stats.get on all indexes. Put the real key after the first deploy.`,
     });
     const kvWriteToken = new secretsmanager.Secret(this, "CloudflareKvWriteToken", {
       secretName: `${name}/ecom-search/cloudflare-kv-write-token`,
@@ -235,6 +252,68 @@ export class SearchStack extends Stack {
       },
     });
 
+    // The shops' API: customer management and search with the account's API key, which the
+    // function checks (no IAM: the callers are shops' back ends and their developers).
+    this.customer = new ServiceFunction(this, "Customer", {
+      functionName: `${name}-CustomerApi`,
+      description: `${name}-CustomerApi: the customer API (indexes, documents, settings, aliases, tasks) and search`,
+      bundle: "search-customer",
+      // Parsed relevance models stay in the instance's cache (MODEL_CACHE_MB of it).
+      memorySize: 512,
+      // API Gateway waits at most 30 s for an HTTP API integration.
+      timeout: Duration.seconds(29),
+      environment: { ENV: name, ...kvEnvironment, MEILISEARCH_URL: meilisearchUrl.valueAsString },
+      secretEnvironment: {
+        CLOUDFLARE_API_TOKEN: { secret: kvReadToken },
+        MEILISEARCH_API_KEY: { secret: meilisearchCustomerKey },
+      },
+    });
+    this.customer.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: CUSTOMER_TABLE_ACTIONS, resources: [this.table.tableArn] }),
+    );
+    const customerAccessLogs = new logs.LogGroup(this, "CustomerApiAccessLogs", {
+      logGroupName: `/aws/apigateway/${name}-CustomerApi`,
+      retention: logs.RetentionDays.THREE_MONTHS,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.customerApi = new apigwv2.HttpApi(this, "CustomerApi", {
+      apiName: `${name}-CustomerApi`,
+      description: `${name}-CustomerApi (public; the function checks each shop's API key)`,
+      createDefaultStage: false,
+    });
+    this.customerApi.addRoutes({
+      path: "/api/v1/{proxy+}",
+      methods: [apigwv2.HttpMethod.ANY],
+      integration: new HttpLambdaIntegration("CustomerIntegration", this.customer.function, {
+        payloadFormatVersion: apigwv2.PayloadFormatVersion.VERSION_2_0,
+      }),
+    });
+    const customerStage = new apigwv2.HttpStage(this, "CustomerApiStage", {
+      httpApi: this.customerApi,
+      stageName: "$default",
+      autoDeploy: true,
+      throttle: CUSTOMER_API_THROTTLE,
+      accessLogSettings: {
+        destination: new apigwv2.LogGroupLogDestination(customerAccessLogs),
+        // No headers: the API key never reaches the access log.
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: "$context.requestId",
+            requestTime: "$context.requestTime",
+            method: "$context.httpMethod",
+            path: "$context.path",
+            status: "$context.status",
+            latencyMs: "$context.responseLatency",
+            integrationLatencyMs: "$context.integrationLatency",
+            responseLength: "$context.responseLength",
+            sourceIp: "$context.identity.sourceIp",
+            userAgent: "$context.identity.userAgent",
+            integrationError: "$context.integrationErrorMessage",
+          }),
+        ),
+      },
+    });
+
     new CfnOutput(this, "SettingsTableName", { value: this.table.tableName });
     new CfnOutput(this, "SettingsTableStreamArn", { value: this.table.tableStreamArn as string });
     new CfnOutput(this, "AdminApiUrl", { value: `${stage.url}api/v1/admin/` });
@@ -242,6 +321,11 @@ export class SearchStack extends Stack {
       description: "Grant execute-api:Invoke on this to the operators' role",
       value: this.api.arnForExecuteApi("*", "/api/v1/admin/*"),
     });
+    new CfnOutput(this, "CustomerApiUrl", {
+      description: "Base URL of the shops' API (x-api-key); a Meilisearch client's host",
+      value: `${customerStage.url}api/v1`,
+    });
+    new CfnOutput(this, "MeilisearchCustomerKeySecretArn", { value: meilisearchCustomerKey.secretArn });
     new CfnOutput(this, "ExporterParkedQueueUrl", { value: this.parked.queueUrl });
     new CfnOutput(this, "KvWriteTokenSecretArn", { value: kvWriteToken.secretArn });
     new CfnOutput(this, "KvReadTokenSecretArn", { value: kvReadToken.secretArn });

@@ -5,15 +5,7 @@
 // /system page served over real HTTP and rendered in headless Chromium. Targets are reported, never
 // asserted. BENCH_MONITOR_DAYS shortens the history (for a quick try); BENCH_MONITOR_ROUNDS repeats
 // the timed reads (status, freshness, alert ticks, page) on the same store.
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -21,6 +13,7 @@ import { join } from "node:path";
 import { resourceUsage } from "node:process";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
+import { chromiumHere, launchChromium } from "@svcmon/monitor/test-support/chromium";
 import { createMonitorApp, type MonitorApiLogger } from "../../packages/monitor/src/api/index.ts";
 import { InMemoryCollectorRegistry } from "../../packages/monitor/src/api/test-support.ts";
 import {
@@ -29,7 +22,6 @@ import {
   memoryDeliveryLog,
   openChdbRunStore,
 } from "../../packages/monitor/src/index.ts";
-import { CHROMIUM, launchChromium } from "../../packages/monitor/src/page/test-support.ts";
 import { webhookChannel } from "../../packages/notify/src/index.ts";
 import { missedTargets, percentile, printMissed, printTargetTable } from "./report.ts";
 
@@ -539,9 +531,8 @@ async function main(): Promise<void> {
     now: () => Date.now(),
     alerts: () => engine.firingAlerts(),
   });
-  const pageSkipped = existsSync(CHROMIUM)
-    ? null
-    : `Chromium is missing at ${CHROMIUM} (apt-get install -y chromium)`;
+  const chromiumFound = chromiumHere();
+  const pageSkipped = chromiumFound.ok ? null : chromiumFound.error;
   if (pageSkipped !== null) console.log(`page: skipped: ${pageSkipped}`);
   let chromiumVersion: string | null = null;
 

@@ -3,11 +3,11 @@
 // runs elsewhere; this function serves /api/v1/admin/* only (see ../README.md).
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type AdminDeps, bodyLimitsFromEnv, createAdminApp } from "@relevance/admin";
+import { lambdaClientAddress } from "@relevance/http";
 import { CloudflareRestKv } from "@relevance/settings/cloudflare-rest";
 import { DynamoSettingsTable } from "@relevance/settings/dynamodb";
 import { jsonLogger } from "@relevance/settings/json-logger";
-import type { Context } from "hono";
-import { getConnInfo, handle } from "hono/aws-lambda";
+import { handle } from "hono/aws-lambda";
 
 const COMPONENT = "AdminInternalApi";
 const ENVIRONMENTS = ["dev", "staging", "preprod", "prod"];
@@ -45,15 +45,6 @@ export function depsFromEnv(env: Record<string, string | undefined>): AdminDeps 
     limits: bodyLimitsFromEnv(env),
   };
 }
-
-/**
- * The caller's address as API Gateway saw it (`requestContext.http.sourceIp`), which the client
- * cannot set, unlike a header; the failed-authentication budget is counted per this address.
- */
-export const lambdaClientAddress = (c: Context): string =>
-  (c.env as { requestContext?: unknown } | undefined)?.requestContext === undefined
-    ? "unknown"
-    : (getConnInfo(c).remote.address ?? "unknown");
 
 /**
  * The Lambda handler for given dependencies (tests pass SQLite adapters). The failed-authentication

@@ -58,13 +58,36 @@ describe("npm start with ALERT_CONFIG", () => {
       }),
       OPS_HOOK_TOKEN: "Bearer from-the-environment",
       ALERT_WEBHOOK_URL: envHook.url("/hook"),
+      ALERT_EVAL_INTERVAL_S: "1",
     };
     const stack = await spawnStack(env);
     running.push(stack);
     const channels = await stack.waitFor((l) => l.message === "alerts: channels");
     expect(channels.channels).toEqual(["webhook:ops-hook", "webhook:alert-webhook-url"]);
 
-    // DEMO=0: the registry's collectors never ran, so they are stale at once (one grouped notification).
+    // DEMO=0: the registry's collectors never ran; they are new (no alert) until their first run.
+    // Each reports a failed first run: no success ever, so all four are stale at once (one grouped
+    // notification).
+    const monitor = { authorization: `Bearer ${MONITOR_TOKEN}` };
+    const t = Date.now();
+    const failed = await call(
+      stack.url,
+      "POST",
+      "/api/system/runs",
+      ["config_ec2", "config_ebs", "config_network", "hierarchy_builder"].map((collector) => ({
+        collector,
+        cloud_account_id: "111111111111",
+        cloud_region: "us-east-1",
+        started_at: new Date(t - 2000).toISOString(),
+        completed_at: new Date(t - 1000).toISOString(),
+        status: "failed",
+        error: "first run failed",
+        events_produced: 0,
+        rows_inserted: 0,
+      })),
+      monitor,
+    );
+    expect(failed.status).toBe(201);
     const isStale = (r: { body: unknown }) => (r.body as { rule?: string })?.rule === "collector_stale";
     await eventually(
       () => [fileHook.received, envHook.received],
@@ -78,7 +101,6 @@ describe("npm start with ALERT_CONFIG", () => {
     expect(fromFile[0]?.body).toEqual(fromEnv[0]?.body);
     expect(fromFile[0]?.body).toMatchObject({ source: "monitor", kind: "firing", subject: "4 subjects" });
 
-    const monitor = { authorization: `Bearer ${MONITOR_TOKEN}` };
     const status = await eventually(
       () => call(stack.url, "GET", "/api/system/status", undefined, monitor),
       (r) => r.body.alerts.length === 4 && r.body.alerts.every((a: { notified: boolean }) => a.notified),

@@ -101,10 +101,11 @@ async function operatorWork(demo: DemoReady) {
   await (stack as Stack).kv.delete(modelKey(demoModelId(account)));
 }
 
-async function expectOperatorWorkKept(demo: DemoReady) {
+/** `productsModel`: what products names after the operator's work (null: scoring off). */
+async function expectOperatorWorkKept(demo: DemoReady, productsModel: string | null) {
   const account = demo.systemAccountId;
   const products = await http("GET", configPath(account, "products"), undefined, admin);
-  expect(products.body.relevanceTriggerConfig.modelId).toBe(`${account}:products:v2`);
+  expect(products.body.relevanceTriggerConfig?.modelId ?? null).toBe(productsModel);
   const catalog = await http("GET", configPath(account, "catalog"), undefined, admin);
   expect(catalog.body.relevanceTriggerConfig).toBeNull();
   const alias = await http("GET", "/api/v1/indexes/catalog", undefined, { "x-api-key": demo.apiKey });
@@ -124,11 +125,14 @@ describe("a restart keeps what the operator did after the demo seeding", () => {
     await restart(dataDir);
     const again = await seedDemo(stack as Stack, config, log);
     expect(again?.systemAccountId).toBe(demo.systemAccountId);
+    // What the printed curl answers now: the operator's v2.
+    expect(again?.modelId).toBe(`${demo.systemAccountId}:products:v2`);
+    expect(again?.relevanceScore).toBeTypeOf("number");
     const line = lines.find((l) => l.curl !== undefined);
     expect(line?.message).toMatch(/^demo already seeded/);
     expect(line?.stepsRun).toEqual([]);
     expect(line?.model).toBe("absent");
-    await expectOperatorWorkKept(demo);
+    await expectOperatorWorkKept(demo, `${demo.systemAccountId}:products:v2`);
     expect(recordedSteps(dataDir)).toEqual(seeded);
   }, 60_000);
 
@@ -145,11 +149,21 @@ describe("a restart keeps what the operator did after the demo seeding", () => {
     const { recordsSteps: _, ...credentials } = JSON.parse(readFileSync(file, "utf8"));
     writeFileSync(file, JSON.stringify(credentials));
 
+    // And scoring off on products too: the restart reports an unscored search, and does not fail.
+    const off = await http(
+      "PUT",
+      configPath(demo.systemAccountId, "products"),
+      { relevanceTriggerConfig: null },
+      admin,
+    );
+    expect(off.status).toBe(200);
+
     await restart(dataDir);
-    await seedDemo(stack as Stack, config, log);
+    const again = await seedDemo(stack as Stack, config, log);
+    expect(again?.relevanceScore).toBeNull();
     expect(lines.some((l) => l.message.startsWith("demo seeded by an earlier version"))).toBe(true);
     expect(lines.find((l) => l.curl !== undefined)?.stepsRun).toEqual([]);
-    await expectOperatorWorkKept(demo);
+    await expectOperatorWorkKept(demo, null);
     expect(
       recordedSteps(dataDir)
         .map((e) => e.step)

@@ -24,10 +24,15 @@ export interface DemoCredentials {
 }
 
 export interface DemoReady extends DemoCredentials {
-  /** The scoring model of `products` and `catalog`. */
+  /**
+   * The model that answered the scored search at this start: the demo model when this start seeded;
+   * after a restart, whatever `products` is configured with now (the demo model's id when unscored).
+   */
   modelId: string;
   /** A ready-to-run scored search. */
   curl: string;
+  /** What that search answered at this start; null when it is not scored (scoring changed since the seeding). */
+  relevanceScore: number | null;
 }
 
 /** An HTTP call to the stack's APIs: in-process (`app.request`) at start-up, over fetch in the training script. */
@@ -263,6 +268,23 @@ async function waitForScoredSearch(call: ApiCall, apiKey: string, index: string,
   }
 }
 
+/** One scored search of `products`, as the printed curl sends it: the score and model, if any. */
+async function currentAnswer(
+  call: ApiCall,
+  apiKey: string,
+): Promise<{ relevanceScore: number | null; modelId: string | null }> {
+  const res = await call(
+    "POST",
+    `/api/v1/indexes/${DEMO_INDEX}/search`,
+    { q: DEMO_QUERY, relevanceScore: true },
+    { "x-api-key": apiKey },
+  );
+  const score = (res.body as { relevanceScore?: unknown } | null)?.relevanceScore;
+  return res.status === 200 && typeof score === "number"
+    ? { relevanceScore: score, modelId: res.headers.get("x-relevance-model") }
+    : { relevanceScore: null, modelId: null };
+}
+
 /** Calls the stack's Hono app in-process (no sockets), as a client would over HTTP. */
 export function inProcessCall(stack: Stack): ApiCall {
   return async (method, path, body, headers) => {
@@ -416,15 +438,18 @@ export async function seedDemo(
         model: seeding.upload ?? ((await stack.kv.get(modelKey(modelId))) === null ? "absent" : "present"),
         relevanceScore: seeding.score,
       });
-    } else {
-      // Nothing is re-checked: the operator may have disabled scoring, re-pointed the alias or
-      // pruned v1 on purpose, and the seeding must not undo or fail over it.
-      log.info("demo already seeded: left as it is (a restart runs no completed seeding step)", {
-        ...fields,
-        model: (await stack.kv.get(modelKey(modelId))) === null ? "absent" : "present",
-      });
+      return { ...ready, modelId, curl, relevanceScore: seeding.score ?? null };
     }
-    return { ...ready, modelId, curl };
+    // Nothing is re-applied or waited for: the operator may have disabled scoring, re-pointed the
+    // alias or pruned v1 on purpose. One search reports what serves now, and never fails the start.
+    const current = await currentAnswer(call, ready.apiKey);
+    log.info("demo already seeded: left as it is (a restart runs no completed seeding step)", {
+      ...fields,
+      model: (await stack.kv.get(modelKey(modelId))) === null ? "absent" : "present",
+      servingModel: current.modelId,
+      relevanceScore: current.relevanceScore,
+    });
+    return { ...ready, modelId: current.modelId ?? modelId, curl, relevanceScore: current.relevanceScore };
   } finally {
     db.close();
   }

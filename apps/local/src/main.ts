@@ -1,12 +1,19 @@
 import { ownerOnlyUmask } from "./data-dir.ts";
 import { seedDemo } from "./demo.ts";
 import { readConfig } from "./env.ts";
-import { stdoutLogger } from "./logger.ts";
+import { chooseLogOutput } from "./log-format.ts";
+import { startupConsole } from "./logger.ts";
 import { startStack } from "./stack.ts";
 
 // Before anything opens a file: DATA_DIR holds tokens and key hashes (docs/limits.md, "Files").
 ownerOnlyUmask();
-const log = stdoutLogger("local");
+const chosen = chooseLogOutput(process.env, process.stdout.isTTY === true);
+if (!chosen.ok) {
+  process.stderr.write(`npm start: ${chosen.error}\n`);
+  process.exit(2);
+}
+const out = startupConsole(chosen.output);
+const log = out.logger("local");
 const parsed = readConfig(process.env);
 if (!parsed.ok) {
   process.stderr.write(`npm start: ${parsed.error}\n`);
@@ -15,6 +22,11 @@ if (!parsed.ok) {
 const { config } = parsed;
 
 try {
+  out.starting(
+    config.demo
+      ? `Starting the local stack in ${config.dataDir} (a first start seeds the demo shop: a few seconds)...`
+      : `Starting the local stack in ${config.dataDir}...`,
+  );
   const stack = await startStack(config, log);
   log.info("listening", { url: stack.url, dataDir: config.dataDir, exporter: config.exporter });
   if (config.monitorTokenGenerated) {
@@ -27,10 +39,19 @@ try {
       adminToken: config.adminToken,
     });
   }
-  if (config.demo) {
-    const demo = await seedDemo(stack, config, log);
-    if (demo !== null) log.info("demo data ready", { ...demo });
+  const demo = config.demo ? await seedDemo(stack, config, log) : null;
+  if (demo !== null) {
+    const { systemAccountId, apiKey, modelId, curl } = demo;
+    log.info("demo data ready", { systemAccountId, apiKey, modelId, curl });
   }
+  out.ready({
+    url: stack.url,
+    dataDir: config.dataDir,
+    exporter: config.exporter,
+    adminToken: { value: config.adminToken, generated: config.adminTokenGenerated },
+    monitorToken: { value: config.monitorToken, generated: config.monitorTokenGenerated },
+    demo,
+  });
   const shutdown = async (signal: string) => {
     log.info("shutting down", { signal });
     await stack.stop();

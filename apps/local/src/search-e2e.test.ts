@@ -224,4 +224,48 @@ describe("the Meilisearch-compatible API on the embedded stack (npm start)", () 
       type: "auth",
     });
   });
+
+  it("takes writes from the official client with tasks it can wait for, and a PATCH of synonyms changes results", async () => {
+    const client = new Meilisearch({ host: `${stack.url}/api/v1`, apiKey });
+    const created = await client.createIndex("furniture", { primaryKey: "sku" }).waitTask({ interval: 10 });
+    expect(created).toMatchObject({ status: "succeeded", type: "indexCreation", indexUid: "furniture" });
+    const index = client.index("furniture");
+    const added = await index
+      .addDocuments([
+        { sku: "a", title: "Walnut sofa" },
+        { sku: "b", title: "Oak table" },
+      ])
+      .waitTask({ interval: 10 });
+    expect(added).toMatchObject({
+      status: "succeeded",
+      details: { receivedDocuments: 2, indexedDocuments: 2 },
+    });
+    expect((await index.getDocuments({ limit: 5 })).results.map((d) => d.sku)).toEqual(["a", "b"]);
+    expect(await index.getStats()).toMatchObject({ numberOfDocuments: 2, isIndexing: false });
+    const ids = async () => (await index.search("couch")).hits.map((h) => h.sku);
+    // The index's settings copy reaches search through the exporter (within 2 s in the embedded stack).
+    let before: unknown[] | undefined;
+    for (const deadline = Date.now() + 2000; before === undefined; ) {
+      try {
+        before = await ids();
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+    expect(before).toEqual([]);
+    const settings = await index.updateSettings({ synonyms: { couch: ["sofa"] } }).waitTask({ interval: 10 });
+    expect(settings.status).toBe("succeeded");
+    let after: unknown[] = [];
+    for (const deadline = Date.now() + 2000; after.length === 0 && Date.now() < deadline; ) {
+      after = await ids();
+      if (after.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(after).toEqual(["a"]);
+    const deleted = await client.deleteIndex("furniture").waitTask({ interval: 10 });
+    expect(deleted.status).toBe("succeeded");
+    expect((await http("GET", "/api/v1/indexes/furniture", undefined, { "x-api-key": apiKey })).status).toBe(
+      404,
+    );
+  });
 });

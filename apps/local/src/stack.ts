@@ -10,7 +10,11 @@ import {
   SEARCH_OPENAPI_PATHS,
   SEARCH_OPENAPI_SCHEMAS,
 } from "@relevance/search";
-import { EmbeddedRetrieval, SqliteIndexSnapshotStore } from "@relevance/search/embedded";
+import {
+  EmbeddedIndexManager,
+  EmbeddedRetrieval,
+  SqliteIndexSnapshotStore,
+} from "@relevance/search/embedded";
 import { ChangeTailer, type Logger } from "@relevance/settings";
 import {
   openDatabase,
@@ -79,12 +83,26 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
+export interface StackOptions {
+  /**
+   * The monitor's clock (epoch ms): collector registration, alert evaluation and the status API read
+   * it. Default Date.now; tests pass a clock they move, to cross a grace or a reminder without
+   * waiting for it.
+   */
+  monitorNow?: () => number;
+}
+
 /**
  * The embedded stack in one process: the settings table and its change log (SQLite), the settings
  * exporter tailing that log into the SQLite KV, the admin and customer APIs, and the search proxy
  * (the same Hono app as the Worker, over the embedded engine and the SQLite KV) on one port.
  */
-export async function startStack(config: LocalConfig, log: Logger): Promise<Stack> {
+export async function startStack(
+  config: LocalConfig,
+  log: Logger,
+  options: StackOptions = {},
+): Promise<Stack> {
+  const monitorNow = options.monitorNow ?? Date.now;
   const tightened = secureDataDir(config.dataDir);
   if (tightened.count > 0) {
     log.warn("DATA_DIR was readable by other users; tightened it to owner-only (folders 0700, files 0600)", {
@@ -99,6 +117,9 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
   const changeLog = new SqliteChangeLog(settingsDb);
   const kv = new SqliteKv(kvDb);
   const documents = new SqliteDocumentStore(settingsDb);
+  // Index writes go through the IndexManager port, as they go to Meilisearch in production: tasks
+  // (GET /api/v1/tasks/{uid}) in the same database, processed in order by an in-process worker.
+  const indexManager = new EmbeddedIndexManager({ db: settingsDb, documents, logger: log });
 
   let tailer: ChangeTailer | null = null;
   let unsubscribe = () => {};
@@ -134,7 +155,8 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
   // The monitor: run records in embedded ClickHouse (chDB owns its folder: one process at a time).
   const runStore = openChdbRunStore(join(config.dataDir, "chdb"));
   await runStore.migrate();
-  const registry = ClickHouseCollectorRegistry.fromStore(runStore);
+  // Registers the configured collectors the first time it lists them; a restart keeps that time.
+  const registry = ClickHouseCollectorRegistry.fromStore(runStore, { now: monitorNow });
   const cost = ClickHouseCostStore.fromStore(runStore, {
     rules: hierarchyRules,
     onError: (err) =>
@@ -228,7 +250,7 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
     stateStore: ClickHouseAlertStateStore.fromStore(runStore),
     channels,
     deliveryLog: ClickHouseDeliveryLog.fromStore(runStore),
-    now: Date.now,
+    now: monitorNow,
     intervalMs: config.alertIntervalMs,
     queues: queueHealth,
     log: {
@@ -239,8 +261,9 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
   });
   if (channels.length === 0) log.info("alerts: no channel configured (ALERT_CONFIG, ALERT_WEBHOOK_URL)");
   else log.info("alerts: channels", { channels: config.alertChannels.map((c) => `${c.type}:${c.name}`) });
-  // With simulated collectors, evaluate after their first round: before it, every collector would
-  // look stale and the first notifications of a fresh start would be false alarms.
+  // With simulated collectors, evaluate after their first round. On a fresh start the collectors are
+  // `new` anyway (no alert within their grace), but after a restart on old data their last success
+  // may be older than 2 × interval until this round has run: waiting avoids that false alarm.
   let stopping = false;
   if (scheduler === null) alerts.start();
   else
@@ -261,7 +284,7 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
       registry,
       token: config.monitorToken,
       log,
-      now: Date.now,
+      now: monitorNow,
       alerts: () => alerts.firingAlerts(),
       queues: queueHealth,
       ownCost: (now) => cost.ownCost(now),
@@ -287,6 +310,9 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
       table,
       kv,
       documents,
+      indexManager,
+      // Read-your-writes, as the embedded stack always had: each write's task ends before the answer.
+      awaitTasks: { timeoutMs: 30_000 },
       adminToken: config.adminToken,
       log,
       now: () => new Date(),
@@ -325,6 +351,7 @@ export async function startStack(config: LocalConfig, log: Logger): Promise<Stac
       unsubscribe();
       await tailer?.stop();
       await retrieval.flush();
+      await indexManager.idle();
       await scheduler?.stop();
       await costReports;
       await cost.idle();

@@ -19,8 +19,10 @@ export interface RunningStack {
 }
 
 export async function spawnStack(env: Record<string, string>): Promise<RunningStack> {
+  // Stdout is a pipe, so the lines are JSON (log-format.ts) unless a LOG_FORMAT of the caller's shell says otherwise.
+  const { LOG_FORMAT: _, ...inherited } = process.env;
   const child = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, PORT: "0", ADMIN_TOKEN, MONITOR_TOKEN, DEMO: "0", ...env },
+    env: { ...inherited, PORT: "0", ADMIN_TOKEN, MONITOR_TOKEN, DEMO: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const lines: Record<string, unknown>[] = [];

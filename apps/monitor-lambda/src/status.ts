@@ -5,7 +5,7 @@
  * watched directly (MONITOR_SQS_DEAD_LETTER_QUEUE_URLS: svcmon-cur-ingest-dlq). See docs/deploy.md.
  */
 
-import type { AuthThrottle, ClientAddress } from "@relevance/http";
+import { type AuthThrottle, lambdaClientAddress } from "@relevance/http";
 import type { Logger } from "@relevance/settings";
 import { jsonLogger } from "@relevance/settings/json-logger";
 import { DEFAULT_HIERARCHY_RULES, type HierarchyRules } from "@svcmon/core";
@@ -39,19 +39,6 @@ export interface StatusDeps {
   /** The failed-authentication throttle; default the app's own (per warm instance). */
   authThrottle?: AuthThrottle;
 }
-
-/**
- * The caller's address as Lambda saw the connection: `requestContext.http.sourceIp` of a function URL
- * or HTTP API event, `requestContext.identity.sourceIp` of a REST API event. Never a request header,
- * which any caller can set.
- */
-export const lambdaClientAddress: ClientAddress = (c) => {
-  const rc = (c.env as { requestContext?: Record<string, unknown> } | undefined)?.requestContext;
-  const http = rc?.http as { sourceIp?: unknown } | undefined;
-  const identity = rc?.identity as { sourceIp?: unknown } | undefined;
-  const ip = http?.sourceIp ?? identity?.sourceIp;
-  return typeof ip === "string" && ip !== "" ? ip : "unknown";
-};
 
 /** The monitor app on one store: its registry and the alert engine's stored state share the store's client. */
 export function createStatusApp(deps: StatusDeps): Hono {

@@ -1,4 +1,10 @@
-import { AuthThrottle, type ClientAddress, headerClientAddress, unauthorized } from "@relevance/http";
+import {
+  AuthThrottle,
+  type ClientAddress,
+  headerClientAddress,
+  presentedApiKey,
+  unauthorized,
+} from "@relevance/http";
 import { API_KEY_SK, apiKeyHash, apiKeyPk, type SettingsTable } from "@relevance/settings";
 import type { MiddlewareHandler } from "hono";
 import { constantTimeEqual } from "./crypto.ts";
@@ -58,12 +64,13 @@ export function adminAuth(adminToken: string, guard: AuthGuard): MiddlewareHandl
 }
 
 /**
- * `x-api-key`: the SHA-256 of the key finds its APIKEY item, which names the account; 401 otherwise.
+ * `x-api-key` (or `Authorization: Bearer <key>`, as Meilisearch's clients send it): the SHA-256 of
+ * the key finds its APIKEY item, which names the account; 401 otherwise.
  * Throttled like `adminAuth`, after the lookup (a key of over 512 characters is not looked up).
  */
 export function customerAuth(table: SettingsTable, guard: AuthGuard): MiddlewareHandler<CustomerEnv> {
   return async (c, next) => {
-    const key = c.req.header("x-api-key");
+    const key = presentedApiKey(c);
     let account: unknown;
     if (key !== undefined && key !== "" && key.length <= MAX_CREDENTIAL_CHARS) {
       const item = await table.get(apiKeyPk(await apiKeyHash(key)), API_KEY_SK);
@@ -71,7 +78,8 @@ export function customerAuth(table: SettingsTable, guard: AuthGuard): Middleware
     }
     const valid = typeof account === "string" && account !== "";
     if (key !== undefined && key !== "") guard.throttle.verdict(guard.clientAddress(c), key, valid);
-    if (!valid) throw unauthorized("a valid API key is required (x-api-key header)");
+    if (!valid)
+      throw unauthorized("a valid API key is required (x-api-key header, or Authorization: Bearer <key>)");
     c.set("accountId", account as string);
     await next();
   };

@@ -12,8 +12,17 @@ import { z } from "zod";
 import { authGuard, type CustomerEnv, customerAuth } from "./auth.ts";
 import { parseWith, readJson } from "./body.ts";
 import { validateDocuments } from "./documents.ts";
+import {
+  backendIndexDocuments,
+  backendReadFailed,
+  boundedPage,
+  customerTask,
+  type IndexDocuments,
+  storeDocuments,
+  taskFields,
+} from "./index-documents.ts";
 import { MAX_PAGE_LIMIT, resolveBodyLimits } from "./limits.ts";
-import type { CustomerDeps, TaskSummary } from "./ports.ts";
+import type { CustomerDeps, DocumentStore, IndexBackend, TaskSummary } from "./ports.ts";
 import { type Attempt, etag, findRecord, isAlias, recordName, retryOnConflict } from "./records.ts";
 import {
   applySettingsPatch,
@@ -28,8 +37,6 @@ import { parseIfMatch } from "./trigger-config.ts";
 export const CUSTOMER_BASE = "/api/v1";
 const WRITE_ATTEMPTS = 5;
 const DEFAULT_PRIMARY_KEY = "id";
-/** Documents read at a time for an index's stats (the field distribution reads every document). */
-const STATS_PAGE = 500;
 /** The documents upload's path (`POST …/indexes/{name}/documents`), which has its own body limit. */
 const DOCUMENTS_PATH = /^\/api\/v1\/indexes\/[^/]+\/documents$/;
 
@@ -60,7 +67,15 @@ function recordView(item: TableItem): Record<string, unknown> {
 
 /** The customer management API (`x-api-key`): indexes, documents, settings and aliases of one account. */
 export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
-  const { table, documents, log, now, indexManager } = deps;
+  const { table, log, now } = deps;
+  // Writes go to the backend when there is one; reads to the store when there is one.
+  const target = documentsTarget(deps);
+  const indexDocuments: IndexDocuments =
+    deps.documents !== undefined
+      ? storeDocuments(deps.documents)
+      : target.kind === "backend"
+        ? backendIndexDocuments(target.backend, log)
+        : storeDocuments(target.documents);
   const limits = resolveBodyLimits(deps.limits);
   const app = new Hono<CustomerEnv>();
   app.onError(onError(log));
@@ -77,6 +92,7 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
     `${CUSTOMER_BASE}/indexes`,
     `${CUSTOMER_BASE}/indexes/*`,
     `${CUSTOMER_BASE}/aliases/*`,
+    `${CUSTOMER_BASE}/tasks/*`,
   ]) {
     app.use(path, auth, bodyLimit);
   }
@@ -95,7 +111,22 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
     send: () => Promise<TaskSummary>,
   ): Promise<TaskSummary> => {
     try {
-      return await send();
+      const summary = await send();
+      if (deps.awaitTasks === undefined || target.kind !== "backend")
+        return customerTask(summary, account(c));
+      // Waited for (the embedded stack): the answer says how the write ended.
+      const done = await target.backend
+        .waitForTask(summary.taskUid, { timeoutMs: deps.awaitTasks.timeoutMs })
+        .catch(() => null);
+      if (done?.status === "failed") {
+        log.warn("index task failed", {
+          account: account(c),
+          write: what,
+          taskUid: summary.taskUid,
+          error: done.error?.message,
+        });
+      }
+      return customerTask({ ...summary, status: done?.status ?? summary.status }, account(c));
     } catch (error) {
       log.error("index manager refused a write", {
         account: account(c),
@@ -136,7 +167,7 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
   });
 
   app.post(`${CUSTOMER_BASE}/indexes`, async (c) => {
-    const body = parseWith(CreateIndex, await readJson(c, 400), "the index is invalid");
+    const body = parseWith(CreateIndex, nameFromUid(await readJson(c, 400)), "the index is invalid");
     const at = now().toISOString();
     const attributes: IndexSettingsAttributes = {
       type: "index",
@@ -151,18 +182,20 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
       { mustNotExist: true },
     );
     if (!written.ok) throw conflict(`an index or alias named ${body.name} already exists`);
-    if (indexManager === undefined) return c.json(recordView(written.item), 201);
+    if (target.kind === "store") return c.json(recordView(written.item), 201);
+    const { backend } = target;
     let task: TaskSummary;
     try {
       task = await handOn(c, "index creation", () =>
-        indexManager.createIndex(uidOf(c, body.name), { primaryKey: attributes.primary_key }),
+        backend.createIndex(uidOf(c, body.name), { primaryKey: attributes.primary_key }),
       );
     } catch (error) {
       // No record without its index: the creation can simply be retried.
       await table.delete(account(c), written.item.sk, { expectedVersion: written.item.version });
       throw error;
     }
-    return c.json({ ...recordView(written.item), task }, 201);
+    // The task's fields first: the record's own `type` (index) wins over the task's.
+    return c.json({ ...taskFields(task), ...recordView(written.item) }, 201);
   });
 
   app.get(`${CUSTOMER_BASE}/indexes/:name`, async (c) => {
@@ -170,26 +203,14 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
     if (isAlias(item)) return c.json(recordView(item));
     return c.json({
       ...recordView(item),
-      numberOfDocuments: await documents.count(account(c), recordName(item)),
+      numberOfDocuments: await indexDocuments.count(account(c), recordName(item)),
     });
   });
 
-  // Meilisearch's `GET /indexes/{uid}/stats` over the document store (an alias answers its index's).
-  // The embedded stack indexes synchronously: isIndexing is always false here.
+  // Meilisearch's `GET /indexes/{uid}/stats` (an alias answers its index's).
   app.get(`${CUSTOMER_BASE}/indexes/:name/stats`, async (c) => {
     const index = await documentIndex(c);
-    const name = recordName(index);
-    const fieldDistribution: Record<string, number> = {};
-    let numberOfDocuments = 0;
-    for (let offset = 0; ; offset += STATS_PAGE) {
-      const page = await documents.list(account(c), name, offset, STATS_PAGE);
-      for (const doc of page) {
-        numberOfDocuments++;
-        for (const field of Object.keys(doc)) fieldDistribution[field] = (fieldDistribution[field] ?? 0) + 1;
-      }
-      if (page.length < STATS_PAGE) break;
-    }
-    return c.json({ numberOfDocuments, isIndexing: false, fieldDistribution });
+    return c.json(await indexDocuments.stats(account(c), recordName(index)));
   });
 
   app.delete(`${CUSTOMER_BASE}/indexes/:name`, async (c) => {
@@ -208,12 +229,18 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
     const deleted = await table.delete(account(c), item.sk, { expectedVersion: item.version });
     if (!deleted.ok) throw conflict("the index changed while it was being deleted; retry");
     if (isAlias(item)) return c.json({ deleted: name });
-    if (indexManager === undefined) {
-      await documents.deleteIndex(account(c), name);
+    if (target.kind === "store") {
+      await target.documents.deleteIndex(account(c), name);
       return c.json({ deleted: name });
     }
-    const task = await handOn(c, "index deletion", () => indexManager.deleteIndex(uidOf(c, name)));
-    return c.json({ deleted: name, task });
+    const { backend } = target;
+    const task = await handOn(c, "index deletion", () => backend.deleteIndex(uidOf(c, name)));
+    // A store read directly may hold documents of an index its manager never knew (written before
+    // the manager was added): they go too.
+    if (deps.documents !== undefined && deps.awaitTasks !== undefined) {
+      await deps.documents.deleteIndex(account(c), name);
+    }
+    return c.json({ deleted: name, ...taskFields(task) });
   });
 
   app.post(`${CUSTOMER_BASE}/indexes/:name/documents`, async (c) => {
@@ -230,10 +257,12 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
     let task: TaskSummary | undefined;
     if (result.docs.length > 0) {
       const docs = result.docs;
-      if (indexManager === undefined) await documents.upsert(account(c), recordName(index), primaryKey, docs);
-      else {
+      if (target.kind === "store") {
+        await target.documents.upsert(account(c), recordName(index), primaryKey, docs);
+      } else {
+        const { backend } = target;
         task = await handOn(c, "documents", () =>
-          indexManager.addDocuments(uidOf(c, recordName(index)), docs, { primaryKey }),
+          backend.addDocuments(uidOf(c, recordName(index)), docs, { primaryKey }),
         );
       }
     }
@@ -244,7 +273,7 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
         received: (input as unknown[]).length,
         accepted: result.docs.length,
         rejected: result.rejected,
-        ...(task === undefined ? {} : { task }),
+        ...taskFields(task),
       },
       202,
     );
@@ -253,19 +282,25 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
   app.get(`${CUSTOMER_BASE}/indexes/:name/documents`, async (c) => {
     const index = await documentIndex(c);
     const { offset, limit } = parseWith(Page, c.req.query(), "the query is invalid");
-    const name = recordName(index);
-    const total = await documents.count(account(c), name);
+    const page = indexDocuments.page(account(c), recordName(index), offset, limit);
+    const closing = (total: number) => `],"offset":${offset},"limit":${limit},"total":${total}}`;
+    if (deps.maxResponseBytes !== undefined) {
+      // Bounded (Lambda): the whole page is read before answering, so an oversized one can be refused.
+      const texts = await boundedPage(page.texts, deps.maxResponseBytes, 64);
+      c.header("Content-Type", "application/json");
+      return c.body(`{"results":[${texts.join(",")}${closing(await page.total())}`);
+    }
     // Streamed a few documents at a time: a page of a thousand 100 KiB documents is 100 MB, which
     // must never sit in memory at once (docs/limits.md).
     c.header("Content-Type", "application/json");
     return stream(c, async (out) => {
       await out.write('{"results":[');
       let first = true;
-      for await (const json of documents.listJson(account(c), name, offset, limit)) {
+      for await (const json of page.texts) {
         await out.write(first ? json : `,${json}`);
         first = false;
       }
-      await out.write(`],"offset":${offset},"limit":${limit},"total":${total}}`);
+      await out.write(closing(await page.total()));
     });
   });
 
@@ -321,11 +356,25 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
     c.header("ETag", etag(written.version));
     // An index's whole settings (not the patch), so a lost earlier update cannot leave the backend
     // behind. An alias has settings of its own but no backend index.
-    if (indexManager === undefined || isAlias(written)) return c.json(settings);
+    if (target.kind === "store" || isAlias(written)) return c.json(settings);
+    const { backend } = target;
     const task = await handOn(c, "settings", () =>
-      indexManager.updateSettings(uidOf(c, recordName(written)), settings),
+      backend.updateSettings(uidOf(c, recordName(written)), settings),
     );
-    return c.json({ ...settings, task });
+    return c.json({ ...settings, ...taskFields(task) });
+  });
+
+  // Meilisearch's `GET /tasks/{uid}`, for the tasks of the caller's own indexes (another account's
+  // answers 404 like a missing one). Without a backend there are no tasks: writes are synchronous.
+  app.get(`${CUSTOMER_BASE}/tasks/:uid`, async (c) => {
+    const raw = c.req.param("uid");
+    const missing = () => new ApiError(404, "task_not_found", `Task \`${raw}\` not found.`);
+    if (target.kind === "store" || !/^\d{1,15}$/.test(raw)) throw missing();
+    const task = await target.backend.getTask(Number(raw)).catch((error: unknown) => {
+      throw backendReadFailed(log, "task", error);
+    });
+    if (task === null || !task.indexUid.startsWith(`${account(c)}-`)) throw missing();
+    return c.json(customerTask(task, account(c)));
   });
 
   app.put(`${CUSTOMER_BASE}/aliases/:alias`, async (c) => {
@@ -362,4 +411,20 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
   });
 
   return app;
+}
+
+/** `{uid, ...}` (what Meilisearch's clients send to create an index) read as `{name, ...}`. */
+function nameFromUid(input: unknown): unknown {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
+  const { uid, ...rest } = input as Record<string, unknown>;
+  return uid === undefined || Object.hasOwn(rest, "name") ? input : { ...rest, name: uid };
+}
+
+/** Where documents go: the backend when the deployment has one (it then holds them), else the store. */
+function documentsTarget(
+  deps: CustomerDeps,
+): { kind: "store"; documents: DocumentStore } | { kind: "backend"; backend: IndexBackend } {
+  if (deps.indexManager !== undefined) return { kind: "backend", backend: deps.indexManager };
+  if (deps.documents !== undefined) return { kind: "store", documents: deps.documents };
+  throw new Error("the customer app needs a document store or an index manager");
 }

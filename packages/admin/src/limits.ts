@@ -121,6 +121,14 @@ export const MAX_DOCUMENT_ID_CHARS = 511;
 export const MAX_PAGE_LIMIT = 1000;
 
 /**
+ * The Lambda deployment ({env}-CustomerApi): Lambda takes and answers at most 6 MB, API Gateway
+ * included. A documents page is bounded a little under it (`maxResponseBytes`), and an upload's
+ * default limit leaves room for the event's envelope.
+ */
+export const LAMBDA_MAX_RESPONSE_BYTES = 5_500_000;
+export const LAMBDA_DOCUMENTS_BODY_BYTES = 5 * 1024 * 1024;
+
+/**
  * The limits table of the admin and customer APIs for the given body limits (the defaults unless
  * configured): areas `admin`, `customer`, `customer settings` and `documents`.
  */
@@ -230,6 +238,22 @@ export function adminLimitRows(body: BodyLimits = DEFAULT_BODY_LIMITS): LimitRow
       unit: "items",
       status: 422,
       note: "GET /api/v1/indexes/{name}/documents; the page is streamed a few documents at a time, never held whole",
+    },
+    {
+      area: "customer",
+      field: "limit",
+      limit: LAMBDA_MAX_RESPONSE_BYTES,
+      unit: "bytes",
+      status: 422,
+      note: "{env}-CustomerApi (Lambda) only: a documents page over Lambda's response bound answers response_too_large with a limit that fits",
+    },
+    {
+      area: "customer",
+      field: "body",
+      limit: LAMBDA_DOCUMENTS_BODY_BYTES,
+      unit: "bytes",
+      status: 413,
+      note: "{env}-CustomerApi (Lambda) only: the documents upload's default there, lower since Lambda takes at most 6 MB (MAX_DOCUMENTS_BODY_BYTES still sets it); batch larger uploads",
     },
     ...settingsList("searchableAttributes"),
     ...settingsList("displayedAttributes"),

@@ -44,6 +44,7 @@ describe("GET /api/v1/openapi.json", () => {
         "GET /api/v1/indexes/{name}/settings",
         "PATCH /api/v1/indexes/{name}/settings",
         "PUT /api/v1/aliases/{alias}",
+        "GET /api/v1/tasks/{uid}",
       ].sort(),
     );
     const put = doc.paths["/api/v1/admin/accounts/{id}/indexes/{index}/relevance-trigger-config"].put;

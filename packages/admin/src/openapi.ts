@@ -104,7 +104,8 @@ const e413 = (bytes: number) =>
     `Body larger than ${formatBytes(bytes)} (checked from Content-Length before reading, or while reading).`,
   );
 const e502Backend = error(
-  "With an index manager: the search backend did not take the write (an index creation is undone); retry.",
+  "With an index manager: the search backend did not take the write (an index creation is undone) or " +
+    "could not be read; retry.",
 );
 const e404Index = error("No such index or alias in this account (another account's index answers the same).");
 
@@ -220,7 +221,9 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
           type: "object",
           description:
             "Meilisearch's summarized task, answered by a write when the deployment hands writes on to an " +
-            "index manager (absent otherwise). Its uid is `<systemAccountId>-<name>`.",
+            "index manager (absent otherwise): nested as `task` and, for Meilisearch's clients, its fields at " +
+            "the top level of the answer (an index view keeps its own `type`). `indexUid` is the index's name; " +
+            "follow it with GET /api/v1/tasks/{uid}.",
           required: ["taskUid", "indexUid", "status", "type", "enqueuedAt"],
           properties: {
             taskUid: { type: "integer" },
@@ -249,6 +252,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
             index: { type: "string", description: "Aliases only: the index the alias points at." },
             numberOfDocuments: { type: "integer", description: "GET of one index only." },
             task: ref("TaskSummary"),
+            taskUid: { type: "integer", description: "With an index manager: the task's uid (see task)." },
             createdAt: { type: "string", format: "date-time" },
             updatedAt: { type: "string", format: "date-time" },
           },
@@ -427,9 +431,11 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
           requestBody: body({
             type: "object",
             additionalProperties: false,
-            required: ["name"],
+            description:
+              "`name`, or `uid` as Meilisearch's clients send it (taken as the name when name is absent).",
             properties: {
               name: { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$" },
+              uid: { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$" },
               primaryKey: { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$", default: "id" },
             },
           }),
@@ -463,7 +469,14 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
           responses: {
             "200": ok("Deleted.", {
               type: "object",
-              properties: { deleted: { type: "string" }, task: ref("TaskSummary") },
+              properties: {
+                deleted: { type: "string" },
+                task: ref("TaskSummary"),
+                taskUid: {
+                  type: "integer",
+                  description: "With an index manager: the task's uid (see task).",
+                },
+              },
             }),
             "401": e401,
             "404": e404Index,
@@ -523,6 +536,10 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
                 required: ["received", "accepted", "rejected"],
                 properties: {
                   task: ref("TaskSummary"),
+                  taskUid: {
+                    type: "integer",
+                    description: "With an index manager: the task's uid (see task).",
+                  },
                   received: { type: "integer", description: "Documents in the body." },
                   accepted: { type: "integer", description: "Documents stored." },
                   rejected: {
@@ -557,7 +574,9 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
         },
         get: {
           ...customer,
-          summary: "Documents in primary-key order.",
+          summary:
+            "Documents in a stable order: primary-key order in the embedded stack, Meilisearch's own order " +
+            "where Meilisearch holds them.",
           parameters: [
             { name: "offset", in: "query", schema: { type: "integer", minimum: 0, default: 0 } },
             {
@@ -578,8 +597,55 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
             }),
             "401": e401,
             "404": e404Index,
-            "422": error("Invalid offset or limit."),
+            "422": error(
+              "Invalid offset or limit, or (where the deployment bounds a response, as on Lambda) a page " +
+                "over the response limit: code response_too_large, details name limit and a limit that fits.",
+            ),
             "429": e429,
+            "502": e502Backend,
+          },
+        },
+      },
+      "/api/v1/tasks/{uid}": {
+        parameters: [pathParam("uid", "The task's uid (taskUid of a write's answer).")],
+        get: {
+          ...customer,
+          summary:
+            "A task of one of the account's indexes, as Meilisearch's GET /tasks/{uid} (deployments with an " +
+            "index manager; elsewhere writes are synchronous and there are no tasks).",
+          responses: {
+            "200": ok("The task.", {
+              type: "object",
+              required: [
+                "uid",
+                "indexUid",
+                "status",
+                "type",
+                "enqueuedAt",
+                "startedAt",
+                "finishedAt",
+                "error",
+                "details",
+              ],
+              properties: {
+                uid: { type: "integer" },
+                indexUid: { type: "string", description: "The index's name." },
+                status: { enum: ["enqueued", "processing", "succeeded", "failed"] },
+                type: { type: "string" },
+                enqueuedAt: { type: "string", format: "date-time" },
+                startedAt: { type: ["string", "null"], format: "date-time" },
+                finishedAt: { type: ["string", "null"], format: "date-time" },
+                error: {
+                  type: ["object", "null"],
+                  description: "Why it failed: Meilisearch's {message, code, type, link}.",
+                },
+                details: { type: "object" },
+              },
+            }),
+            "401": e401,
+            "404": error("No such task of this account (code task_not_found)."),
+            "429": e429,
+            "502": e502Backend,
           },
         },
       },

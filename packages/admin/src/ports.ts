@@ -31,13 +31,27 @@ export interface ApiDeps {
    */
   clientAddress?: ClientAddress;
   /**
+   * The search backend's index management (structurally the IndexManager port of @relevance/search).
    * When present, the customer app hands every index, document and settings write on to it after
-   * the settings table (which stays the source of truth for settings): index creation and deletion,
-   * the accepted documents (which then go to it instead of `documents`), and an index's whole
-   * settings after each change. Answers carry its task summary as `task`. Reads still use `table`
-   * and `documents` (the embedded IndexManager writes to the same DocumentStore).
+   * the settings table (which stays the source of truth for settings and aliases), and serves its
+   * tasks at `GET /api/v1/tasks/{uid}`; answers to writes carry its task. Documents, counts and
+   * stats are read from `documents` when given (the embedded stack, whose manager writes to that
+   * store), else from the manager (Lambda: Meilisearch). Without it, documents go to `documents`
+   * synchronously.
    */
-  indexManager?: IndexWrites;
+  indexManager?: IndexBackend;
+  /**
+   * With an index manager: wait (up to `timeoutMs`) for each write's task before answering, and
+   * answer its final state. The embedded stack sets it, so what a client wrote is what it reads next
+   * (its document store is read directly); Meilisearch's clients still get a task to follow.
+   */
+  awaitTasks?: { timeoutMs: number };
+  /**
+   * Largest body a documents page may have, in bytes. Unset: no bound (pages are streamed). The
+   * Lambda deployment sets it under API Gateway's 6 MB response limit: a page that would exceed
+   * it answers 422 naming `limit` and a limit that fits.
+   */
+  maxResponseBytes?: number;
   /** More rows for the OpenAPI document's `x-limits` (the search and monitor limits, say). */
   extraLimitRows?: readonly LimitRow[];
   /** Paths and schemas of apps served beside these (the search proxy in npm start), for the OpenAPI document. */
@@ -53,12 +67,32 @@ export interface TaskSummary {
   enqueuedAt: string;
 }
 
+/** A task as the backend shows it (`GET /tasks/{uid}`). */
+export interface BackendTask extends Omit<TaskSummary, "taskUid"> {
+  uid: number;
+  startedAt: string | null;
+  finishedAt: string | null;
+  error: { message: string; code: string; type: string; link: string } | null;
+  details: Record<string, unknown>;
+}
+
+/** The index settings the customer app sends the backend: the whole customer settings of an index. */
+export interface BackendSettings {
+  searchableAttributes: string[];
+  displayedAttributes: string[];
+  filterableAttributes: string[];
+  sortableAttributes: string[];
+  synonyms: Record<string, string[]>;
+  stopWords: string[];
+}
+
 /**
- * The index writes the customer app hands on to the search backend: structurally the IndexManager
- * port of @relevance/search (its embedded and Meilisearch adapters both fit), which the admin
- * package does not import. Uids are `<systemAccountId>-<index>`.
+ * The search backend as the customer app uses it: structurally the IndexManager port of
+ * @relevance/search (its embedded and Meilisearch adapters both fit), which the admin package does
+ * not import. Uids are `<systemAccountId>-<index>`. Reads of an index the backend does not have
+ * reject with an error whose `error.code` is `index_not_found`.
  */
-export interface IndexWrites {
+export interface IndexBackend {
   createIndex(uid: string, options?: { primaryKey?: string }): Promise<TaskSummary>;
   deleteIndex(uid: string): Promise<TaskSummary>;
   addDocuments(
@@ -66,20 +100,27 @@ export interface IndexWrites {
     documents: readonly Record<string, unknown>[],
     options?: { primaryKey?: string },
   ): Promise<TaskSummary>;
-  updateSettings(
+  updateSettings(uid: string, settings: BackendSettings): Promise<TaskSummary>;
+  getStats(
     uid: string,
-    settings: {
-      searchableAttributes: string[];
-      displayedAttributes: string[];
-      filterableAttributes: string[];
-      sortableAttributes: string[];
-      synonyms: Record<string, string[]>;
-      stopWords: string[];
-    },
-  ): Promise<TaskSummary>;
+  ): Promise<{ numberOfDocuments: number; isIndexing: boolean; fieldDistribution: Record<string, number> }>;
+  getDocuments(
+    uid: string,
+    page?: { offset?: number; limit?: number },
+  ): Promise<{ results: Record<string, unknown>[]; offset: number; limit: number; total: number }>;
+  getTask(taskUid: number): Promise<BackendTask | null>;
+  /** The task once it is `succeeded` or `failed`; rejects when it does not end within `timeoutMs`. */
+  waitForTask(taskUid: number, options?: { timeoutMs?: number }): Promise<BackendTask>;
 }
 
 /** The admin app touches no documents: the admin Lambda runs without a document store. */
 export type AdminDeps = Omit<ApiDeps, "documents">;
-/** The customer app does not know the admin token. */
-export type CustomerDeps = Omit<ApiDeps, "adminToken">;
+/**
+ * The customer app does not know the admin token, and needs a document store only without an index
+ * backend (the Lambda deployment reads and writes documents through Meilisearch alone).
+ */
+export type CustomerDeps = Omit<ApiDeps, "adminToken" | "documents" | "indexManager"> &
+  (
+    | { documents: DocumentStore; indexManager?: IndexBackend }
+    | { documents?: undefined; indexManager: IndexBackend }
+  );

@@ -147,6 +147,19 @@ export type ClientAddress = (c: Context) => string;
 export const headerClientAddress: ClientAddress = (c) => c.req.header("cf-connecting-ip") ?? "unknown";
 
 /**
+ * The caller's address as AWS Lambda saw the connection: `requestContext.http.sourceIp` of a function
+ * URL or HTTP API event, `requestContext.identity.sourceIp` of a REST API event. Never a request
+ * header, which any caller can set. Outside Lambda (no event): "unknown".
+ */
+export const lambdaClientAddress: ClientAddress = (c) => {
+  const rc = (c.env as { requestContext?: Record<string, unknown> } | undefined)?.requestContext;
+  const http = rc?.http as { sourceIp?: unknown } | undefined;
+  const identity = rc?.identity as { sourceIp?: unknown } | undefined;
+  const ip = http?.sourceIp ?? identity?.sourceIp;
+  return typeof ip === "string" && ip !== "" ? ip : "unknown";
+};
+
+/**
  * Behind a proxy that appends the peer it saw to `X-Forwarded-For` (ALB, CloudFront, nginx), the
  * last entry is the one that proxy wrote; everything before it is whatever the client sent, so only
  * the last entry is used (`TRUST_PROXY=1`). Otherwise the connection's own address from `direct`.
@@ -157,4 +170,16 @@ export function forwardedClientAddress(direct: ClientAddress, trustProxy: boolea
     const last = c.req.header("x-forwarded-for")?.split(",").at(-1)?.trim();
     return last !== undefined && last !== "" ? last.slice(0, 64) : direct(c);
   };
+}
+
+/**
+ * The API key of a request: `x-api-key`, else `Authorization: Bearer <key>` (what Meilisearch's
+ * clients send). Undefined when neither is there.
+ */
+export function presentedApiKey(c: Context): string | undefined {
+  const header = c.req.header("x-api-key");
+  if (header !== undefined && header !== "") return header;
+  const authorization = c.req.header("authorization");
+  const bearer = authorization === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  return bearer?.[1];
 }

@@ -1,6 +1,8 @@
 /**
  * Account coverage (seed 3.4, spec §4): counts by latest `svc_status`, warnings for
- * `pending_setup` and `no_access`, and active accounts not scanned in the last 24 hours.
+ * `pending_setup` and `no_access`, and active accounts not scanned in the last 24 hours. An active
+ * account never scanned is `new` (waiting for its first scan) for 24 hours after it was first known
+ * as active: an account added a minute ago has had no chance to be scanned, so it is not unscanned.
  */
 import {
   ACCOUNT_STATUSES,
@@ -26,6 +28,15 @@ export interface UnscannedAccount {
   last_scanned_at: EpochMs | null;
 }
 
+export interface NewAccount {
+  account_id: string;
+  account_name: string;
+  /** `updated_at` of its first `active` version: when the monitor first knew it as active. */
+  first_active_at: EpochMs;
+  /** The end of its grace (`first_active_at` + 24 h): unscanned after it if still never scanned. */
+  new_until: EpochMs;
+}
+
 export interface Coverage {
   counts: Record<AccountStatus, number>;
   /** The latest version of every account, sorted by `account_id`. */
@@ -34,6 +45,8 @@ export interface Coverage {
   warnings: AccountWarning[];
   /** Sorted by `account_id`. */
   unscanned: UnscannedAccount[];
+  /** Active accounts never scanned, still within their grace (not in `unscanned`); by `account_id`. */
+  new_accounts: NewAccount[];
 }
 
 const SEVERITY: Record<AccountStatus, number> = { active: 0, pending_setup: 1, no_access: 2 };
@@ -86,16 +99,36 @@ export function coverage(
   for (const r of runsAsOf(runs, now)) {
     if (r.status === "succeeded") lastScan.set(r.cloud_account_id, r.completed_at);
   }
-  const since = now - windowHours * HOUR_MS;
+  // The grace of a never-scanned account starts at its first active version (as of `now`): an
+  // account set up as pending_setup and activated later gets its grace from the activation.
+  const firstActive = new Map<string, EpochMs>();
+  for (const a of accounts) {
+    if (a.svc_status !== "active" || a.updated_at > now) continue;
+    const cur = firstActive.get(a.account_id);
+    if (cur === undefined || a.updated_at < cur) firstActive.set(a.account_id, a.updated_at);
+  }
+  const windowMs = windowHours * HOUR_MS;
+  const since = now - windowMs;
   const unscanned: UnscannedAccount[] = [];
+  const newAccounts: NewAccount[] = [];
   for (const a of current) {
     if (a.svc_status !== "active") continue;
     const last = lastScan.get(a.account_id) ?? null;
-    if (last === null || last < since) {
-      unscanned.push({ account_id: a.account_id, account_name: a.account_name, last_scanned_at: last });
+    if (last !== null && last >= since) continue;
+    const first = firstActive.get(a.account_id);
+    // Inclusive like the scan window: exactly 24 h after it became active, still new.
+    if (last === null && first !== undefined && now - first <= windowMs) {
+      newAccounts.push({
+        account_id: a.account_id,
+        account_name: a.account_name,
+        first_active_at: first,
+        new_until: first + windowMs,
+      });
+      continue;
     }
+    unscanned.push({ account_id: a.account_id, account_name: a.account_name, last_scanned_at: last });
   }
-  return { counts, accounts: current, warnings, unscanned };
+  return { counts, accounts: current, warnings, unscanned, new_accounts: newAccounts };
 }
 
 function cmp(a: string, b: string): number {

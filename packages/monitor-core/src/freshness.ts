@@ -1,7 +1,9 @@
 /**
  * Freshness check (seed 3.2): collectors whose whole minutes since the latest `completed_at`
  * exceed their threshold, oldest first. A collector that never ran is listed before all others
- * with `minutes: null` (never-ran collectors ordered by name).
+ * with `minutes: null` (never-ran collectors ordered by name), once its registration is older than
+ * its threshold: one registered a minute ago is waiting for its first run, not late (unknown
+ * registration: listed).
  */
 import {
   type CollectorSpec,
@@ -34,6 +36,9 @@ export function freshnessList(
   for (const spec of specs) {
     const latest = lastOf(visible.filter((r) => r.collector === spec.name));
     if (latest === null) {
+      const registeredAt = spec.registered_at ?? null;
+      if (registeredAt !== null && wholeMinutes(now - registeredAt) <= spec.freshness_threshold_minutes)
+        continue;
       out.push({
         name: spec.name,
         threshold_minutes: spec.freshness_threshold_minutes,

@@ -184,7 +184,7 @@ describe("collectorHealth (spec §4)", () => {
     expect(h).toMatchObject({ name: "config_ec2", last_run: min(5) + 1, status: "partial", minutes_ago: 4 });
   });
 
-  it("never ran → nulls", () => {
+  it("never ran, registration unknown → nulls, red (no grace without a registration time)", () => {
     expect(collectorHealth(EC2, [], NOW)).toEqual({
       name: "config_ec2",
       last_run: null,
@@ -192,6 +192,8 @@ describe("collectorHealth (spec §4)", () => {
       minutes_ago: null,
       health: "red",
       reasons: ["never ran"],
+      registered_at: null,
+      new_until: null,
     });
   });
 

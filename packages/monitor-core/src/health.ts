@@ -1,6 +1,9 @@
 /**
  * Collector health (spec §4), evaluated at `now` over the collector's runs across all its
  * accounts and regions. See docs/monitor-rules.md for the boundaries.
+ *
+ * A collector that never ran is `new` (healthchecks' term) during its grace, 2 × its expected interval
+ * after its registration: a fresh install has had no chance to run anything, so it must not page.
  */
 import { failingSubjects } from "./failures.ts";
 import {
@@ -9,14 +12,23 @@ import {
   type EpochMs,
   lastOf,
   MINUTE_MS,
+  NEW_GRACE_INTERVAL_FACTOR,
   type RunRecord,
   type RunStatus,
   runsAsOf,
   STALE_INTERVAL_FACTOR,
+  UPSTREAM_COLLECTORS,
   wholeMinutes,
 } from "./records.ts";
 
-export type Health = "green" | "amber" | "red";
+/** `new`: waiting for its first run, within its grace; never alerted on. Then green, amber, red. */
+export const HEALTH_STATES = ["new", "green", "amber", "red"] as const;
+export type Health = (typeof HEALTH_STATES)[number];
+
+/** Collectors whose runs wait for upstream collectors (seed 3.3: `hierarchy_builder`). */
+export const DEFAULT_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = {
+  hierarchy_builder: UPSTREAM_COLLECTORS,
+};
 
 export interface CollectorHealth {
   name: string;
@@ -28,6 +40,16 @@ export interface CollectorHealth {
   health: Health;
   /** Why the health is not green; red reasons first. Empty when green. */
   reasons: string[];
+  /** `registered_at` of the spec, or null when unknown. */
+  registered_at: EpochMs | null;
+  /** While `new`: the end of its grace (after it, with no run yet, red). Null otherwise. */
+  new_until: EpochMs | null;
+}
+
+/** The end of a collector's grace, or null when its registration time is unknown. */
+export function graceEnd(spec: CollectorSpec): EpochMs | null {
+  const at = spec.registered_at ?? null;
+  return at === null ? null : at + NEW_GRACE_INTERVAL_FACTOR * spec.expected_interval_minutes * MINUTE_MS;
 }
 
 /**
@@ -48,10 +70,34 @@ export function collectorHealth(
   const interval = spec.expected_interval_minutes;
   const staleMinutes = STALE_INTERVAL_FACTOR * interval;
 
+  const registeredAt = spec.registered_at ?? null;
+  const graceUntil = graceEnd(spec);
+  // Within the grace is inclusive, like every "within" of these rules: at exactly 2 × interval
+  // after registration the collector is still new.
+  if (latest === null && graceUntil !== null && now <= graceUntil) {
+    return {
+      name: spec.name,
+      last_run: null,
+      status: null,
+      minutes_ago: null,
+      health: "new",
+      reasons: [
+        `new: waiting for its first run (registered ${wholeMinutes(Math.max(0, now - (registeredAt as number)))} min ago; ` +
+          `stale if none by ${new Date(graceUntil).toISOString()})`,
+      ],
+      registered_at: registeredAt,
+      new_until: graceUntil,
+    };
+  }
+
   const red: string[] = [];
   const amber: string[] = [];
   if (latest === null) {
-    red.push("never ran");
+    red.push(
+      registeredAt === null
+        ? "never ran"
+        : `never ran: no run within ${NEW_GRACE_INTERVAL_FACTOR * interval} min (${NEW_GRACE_INTERVAL_FACTOR} × ${interval} min) of its registration`,
+    );
   } else if (lastSuccess === null) {
     red.push("no succeeded run ever");
   } else if (now - lastSuccess.completed_at > staleMinutes * MINUTE_MS) {
@@ -82,14 +128,67 @@ export function collectorHealth(
     minutes_ago: latest === null ? null : wholeMinutes(now - latest.completed_at),
     health: red.length > 0 ? "red" : amber.length > 0 ? "amber" : "green",
     reasons: [...red, ...amber],
+    registered_at: registeredAt,
+    new_until: null,
   };
 }
 
-/** Health of every collector of the registry, in registry order. */
+/**
+ * Health of every collector of the registry, in registry order.
+ *
+ * Dependencies: a collector whose runs wait for upstream collectors (`hierarchy_builder` waits for a
+ * success of a `config_*`, seed 3.3) records its gated runs as failed. While an upstream is itself
+ * `new` and none has ever succeeded, those failures say only "upstream has not run yet", so the
+ * collector is `new` too (within its own grace) rather than red: it is waiting, not broken.
+ */
 export function collectorsHealth(
   specs: readonly CollectorSpec[],
   runs: readonly RunRecord[],
   now: EpochMs,
+  dependencies: Readonly<Record<string, readonly string[]>> = DEFAULT_DEPENDENCIES,
 ): CollectorHealth[] {
-  return specs.map((spec) => collectorHealth(spec, runs, now));
+  const health = specs.map((spec) => collectorHealth(spec, runs, now));
+  const byName = new Map(health.map((h) => [h.name, h]));
+  const succeeded = new Set(
+    runsAsOf(runs, now)
+      .filter((r) => r.status === "succeeded")
+      .map((r) => r.collector),
+  );
+  return specs.map((spec, i) => {
+    const h = health[i] as CollectorHealth;
+    const upstream = dependencies[spec.name] ?? [];
+    const graceUntil = graceEnd(spec);
+    if (
+      h.health === "new" ||
+      upstream.length === 0 ||
+      succeeded.has(spec.name) ||
+      graceUntil === null ||
+      now > graceUntil ||
+      upstream.some((u) => succeeded.has(u))
+    )
+      return h;
+    const waitingFor = upstream.filter((u) => byName.get(u)?.health === "new");
+    if (waitingFor.length === 0) return h;
+    return {
+      ...h,
+      health: "new",
+      reasons: [
+        `new: waiting for its upstream collectors (${waitingFor.join(", ")} have not run yet); ` +
+          `stale if no success by ${new Date(graceUntil).toISOString()}`,
+      ],
+      new_until: graceUntil,
+    };
+  });
+}
+
+const RANK: Record<Health, number> = { new: 0, green: 1, amber: 2, red: 3 };
+
+/**
+ * The worst health of the collectors, where `new` counts below green: waiting for a first run never
+ * makes the system unhealthy. `new` only when every collector is new (or there are none).
+ */
+export function overallHealth(health: readonly Pick<CollectorHealth, "health">[]): Health {
+  let worst: Health = "new";
+  for (const h of health) if (RANK[h.health] > RANK[worst]) worst = h.health;
+  return worst;
 }

@@ -37,11 +37,26 @@ export interface AccountRecord {
   updated_at: EpochMs;
 }
 
+/**
+ * How a collector came into the registry: `config` (one of the configured collectors, registered the
+ * first time the registry saw it configured), `api` (`PUT /api/system/collectors/{name}`), or
+ * `first_run` (a run of an unknown collector registers it; spec §3).
+ */
+export const REGISTERED_BY = ["config", "api", "first_run"] as const;
+export type RegisteredBy = (typeof REGISTERED_BY)[number];
+
 /** Registry entry of a collector (spec §3). */
 export interface CollectorSpec {
   name: string;
   expected_interval_minutes: number;
   freshness_threshold_minutes: number;
+  /**
+   * When the registry first knew this collector (epoch ms); kept across restarts and re-registrations.
+   * It starts the grace of a collector that never ran (`new`). Absent or null: unknown, so a
+   * collector that never ran gets no grace (red, as if registered long ago).
+   */
+  registered_at?: EpochMs | null;
+  registered_by?: RegisteredBy | null;
 }
 
 export const MINUTE_MS = 60_000;
@@ -52,6 +67,11 @@ export const UINT32_MAX = 4_294_967_295;
 export const DEFAULT_FRESHNESS_THRESHOLD_MINUTES = 60;
 /** Stale: no success within this many times the expected interval (seed 3.1, 8). */
 export const STALE_INTERVAL_FACTOR = 2;
+/**
+ * Grace of a collector that never ran (`new`, healthchecks' term): this many expected intervals after
+ * its registration, the same span as the stale rule.
+ */
+export const NEW_GRACE_INTERVAL_FACTOR = STALE_INTERVAL_FACTOR;
 export const DEPENDENCY_WINDOW_MINUTES = 20;
 export const CONSECUTIVE_FAILURES_THRESHOLD = 3;
 export const UNSCANNED_WINDOW_HOURS = 24;

@@ -38,7 +38,12 @@ function run(p: Partial<CollectorRunInput> & { at: number }): CollectorRunInput 
 }
 
 async function truncate(): Promise<void> {
-  for (const t of ["svc.collector_runs", "svc.collector_latest", "svc.cloud_accounts"]) {
+  for (const t of [
+    "svc.collector_runs",
+    "svc.collector_latest",
+    "svc.cloud_accounts",
+    "svc.account_first_active",
+  ]) {
     await exec(`TRUNCATE TABLE ${t}`);
   }
 }
@@ -173,10 +178,51 @@ describe("accounts", () => {
       svc_status: "no_access",
       updated_at: base + 1,
     });
+    // first_active_at: the first active version (the grace of a never-scanned account), null if never.
     expect(await store.accountsLatest()).toEqual([
-      { account_id: "a1", account_name: "Prod", svc_status: "active", updated_at: base + 2000 },
-      { account_id: "a2", account_name: "Dev", svc_status: "no_access", updated_at: base + 1 },
+      {
+        account_id: "a1",
+        account_name: "Prod",
+        svc_status: "active",
+        updated_at: base + 2000,
+        first_active_at: base + 2000,
+      },
+      {
+        account_id: "a2",
+        account_name: "Dev",
+        svc_status: "no_access",
+        updated_at: base + 1,
+        first_active_at: null,
+      },
     ]);
+    await store.upsertAccount({
+      account_id: "a2",
+      account_name: "Dev",
+      svc_status: "active",
+      updated_at: base + 5,
+    });
+    await store.upsertAccount({
+      account_id: "a2",
+      account_name: "Dev",
+      svc_status: "no_access",
+      updated_at: base + 9,
+    });
+    await store.upsertAccount({
+      account_id: "a2",
+      account_name: "Dev",
+      svc_status: "active",
+      updated_at: base + 20,
+    });
+    expect((await store.accountsLatest())[1]).toMatchObject({
+      svc_status: "active",
+      first_active_at: base + 5,
+    });
+    // Merges keep only the latest version of svc.cloud_accounts; the first active time is kept apart.
+    await exec("OPTIMIZE TABLE svc.cloud_accounts FINAL");
+    expect((await store.accountsLatest())[1]).toMatchObject({
+      updated_at: base + 20,
+      first_active_at: base + 5,
+    });
     await expect(
       store.upsertAccount({
         account_id: "a3",

@@ -329,18 +329,34 @@ ORDER BY collector, cloud_account_id, cloud_region`,
       "accountsLatest",
       `SELECT
     account_id,
-    argMax(account_name, updated_at) AS account_name,
-    argMax(svc_status, updated_at) AS svc_status,
-    toUnixTimestamp64Milli(max(updated_at)) AS updated_ms
-FROM svc.cloud_accounts
-GROUP BY account_id
+    a.account_id AS account_id,
+    a.latest_name AS latest_name,
+    a.latest_status AS latest_status,
+    a.updated_ms AS updated_ms,
+    f.first_active_ms AS first_active_ms
+FROM (
+    SELECT
+        account_id,
+        argMax(account_name, updated_at) AS latest_name,
+        argMax(svc_status, updated_at) AS latest_status,
+        toUnixTimestamp64Milli(max(updated_at)) AS updated_ms
+    FROM svc.cloud_accounts
+    GROUP BY account_id
+) AS a
+LEFT JOIN (
+    SELECT account_id, toNullable(toUnixTimestamp64Milli(min(first_active_at))) AS first_active_ms
+    FROM svc.account_first_active
+    GROUP BY account_id
+) AS f ON f.account_id = a.account_id
 ORDER BY account_id`,
     );
     return rows.map((r) => ({
       account_id: String(r.account_id),
-      account_name: String(r.account_name),
-      svc_status: String(r.svc_status) as CloudAccountRow["svc_status"],
+      account_name: String(r.latest_name),
+      svc_status: String(r.latest_status) as CloudAccountRow["svc_status"],
       updated_at: num(r.updated_ms),
+      first_active_at:
+        r.first_active_ms === null || r.first_active_ms === undefined ? null : num(r.first_active_ms),
     }));
   }
 

@@ -80,6 +80,30 @@ describe("migrations", () => {
     expect(await showCreate("svc.collector_latest_mv")).toContain("MATERIALIZED VIEW");
   });
 
+  it("upgrading a database from before migrations 10 and 11 backfills registrations and first active times", async () => {
+    // A database at version 9: overrides stored by PUT and account versions, none of the new tables.
+    for (const q of [
+      "DROP VIEW IF EXISTS svc.account_first_active_mv",
+      "DROP TABLE IF EXISTS svc.account_first_active",
+      "DROP TABLE IF EXISTS svc.collector_registrations",
+      "ALTER TABLE svc.schema_migrations DELETE WHERE version >= 10 SETTINGS mutations_sync = 1",
+      "INSERT INTO svc.collectors SELECT 'billing_cur', 60, 180, toDateTime64('2025-01-01 10:00:00', 3, 'UTC')",
+      "INSERT INTO svc.cloud_accounts SELECT 'acc-up', 'Up', 'pending_setup', toDateTime64('2025-01-01 08:00:00', 3, 'UTC')",
+      "INSERT INTO svc.cloud_accounts SELECT 'acc-up', 'Up', 'active', toDateTime64('2025-01-02 08:00:00', 3, 'UTC')",
+    ]) {
+      await client.command({ query: q });
+    }
+    expect(await store.migrate()).toEqual([10, 11]);
+    const reg = await rows<{ name: string; at: string; by: string }>(
+      "SELECT name, toUnixTimestamp64Milli(min(registered_at)) AS at, argMin(registered_by, registered_at) AS by FROM svc.collector_registrations GROUP BY name",
+    );
+    expect(reg.map((r) => [r.name, Number(r.at), r.by])).toEqual([
+      ["billing_cur", Date.UTC(2025, 0, 1, 10), "api"],
+    ]);
+    const first = (await store.accountsLatest()).find((a) => a.account_id === "acc-up");
+    expect(first?.first_active_at).toBe(Date.UTC(2025, 0, 2, 8));
+  });
+
   it("a statement the database rejects is a RunStoreQueryError and is not recorded", async () => {
     const broken = new ClickHouseRunStore(client, {
       migrations: [

@@ -51,6 +51,11 @@ const LATEST_SELECT = `SELECT
 FROM svc.collector_runs
 GROUP BY collector, cloud_account_id, cloud_region`;
 
+const FIRST_ACTIVE_SELECT = `SELECT account_id, min(updated_at) AS first_active_at
+FROM svc.cloud_accounts
+WHERE svc_status = 'active'
+GROUP BY account_id`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -327,6 +332,50 @@ ENGINE = ReplacingMergeTree
 PARTITION BY toYYYYMM(observed_at)
 ORDER BY (account_id, region, resource_type, resource_id, observed_at, event_id)
 TTL toDateTime(received_at) + INTERVAL 30 DAY`,
+    ],
+  },
+  {
+    version: 10,
+    name: "create_collector_registrations",
+    statements: [
+      // When the registry first knew each collector (docs/monitor-tables.md): the start of a new
+      // collector's grace, so it must survive restarts and re-registrations. A row is written only for
+      // a name without one, and reads take the earliest (min / argMin), so a second row from a race
+      // between two processes changes nothing. Plain MergeTree: no merge may drop the earliest row.
+      `CREATE TABLE IF NOT EXISTS svc.collector_registrations
+(
+    name String,
+    registered_at DateTime64(3),
+    registered_by LowCardinality(String)
+)
+ENGINE = MergeTree
+ORDER BY (name, registered_at)`,
+      // Collectors stored by PUT before this table existed: registered at their earliest surviving
+      // override (merges of svc.collectors keep only the latest). Reads take the earliest row, so
+      // running this again changes nothing that matters.
+      `INSERT INTO svc.collector_registrations (name, registered_at, registered_by)
+SELECT name, min(updated_at), 'api' FROM svc.collectors GROUP BY name`,
+    ],
+  },
+  {
+    version: 11,
+    name: "account_first_active_view",
+    statements: [
+      // When each account was first known as active: the start of the grace of a never-scanned
+      // account (docs/monitor-rules.md). svc.cloud_accounts cannot tell: its merges keep only the
+      // latest version. The view keeps the earliest active updated_at, which merges never move.
+      `CREATE TABLE IF NOT EXISTS svc.account_first_active
+(
+    account_id String,
+    first_active_at SimpleAggregateFunction(min, DateTime64(3))
+)
+ENGINE = AggregatingMergeTree
+ORDER BY account_id`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS svc.account_first_active_mv TO svc.account_first_active AS
+${FIRST_ACTIVE_SELECT}`,
+      // Backfill what svc.cloud_accounts still holds (min ignores duplicates: re-running is harmless).
+      `INSERT INTO svc.account_first_active
+${FIRST_ACTIVE_SELECT}`,
     ],
   },
 ];

@@ -2,9 +2,19 @@
  * CollectorRegistry over ClickHouse (table svc.collectors, migration 4). The configured collectors
  * (constructor argument, DEFAULT_COLLECTORS by default) are overlaid by stored overrides (the latest
  * `updated_at` per name, via argMax); stored collectors that are not configured are listed after them.
+ *
+ * Registration times live in svc.collector_registrations (migration 10): a collector is registered
+ * the first time this database sees it, by a `put` or by a `list` that finds it configured. The
+ * earliest row per name counts, so neither a restart nor a second registration moves it.
  */
 import type { ClickHouseClient } from "@clickhouse/client";
-import { type CollectorSpec, DEFAULT_COLLECTORS, validateCollectorSpec } from "@svcmon/core";
+import {
+  type CollectorSpec,
+  DEFAULT_COLLECTORS,
+  type EpochMs,
+  type RegisteredBy,
+  validateCollectorSpec,
+} from "@svcmon/core";
 import { chCall, msToCh } from "./clickhouse-call.ts";
 import type { ClickHouseRunStore } from "./clickhouse-run-store.ts";
 import type { CollectorRegistry } from "./registry.ts";
@@ -15,8 +25,13 @@ export interface ClickHouseCollectorRegistryOptions {
   defaults?: readonly CollectorSpec[];
   /** Upper bound per statement. Default 5000 ms. */
   timeoutMs?: number;
-  /** Clock for `updated_at`. Default Date.now. */
+  /** Clock for `updated_at` and `registered_at`. Default Date.now. */
   now?: () => number;
+}
+
+interface Registration {
+  registered_at: EpochMs;
+  registered_by: RegisteredBy;
 }
 
 export class ClickHouseCollectorRegistry implements CollectorRegistry {
@@ -71,19 +86,77 @@ ORDER BY name`,
     }));
   }
 
+  async #registrations(name?: string): Promise<Map<string, Registration>> {
+    const where = name === undefined ? "" : "WHERE name = {name:String}";
+    const rows = await this.#call("collector registrations read", async (signal) => {
+      const rs = await this.#client.query({
+        query: `SELECT
+    name,
+    toUnixTimestamp64Milli(min(registered_at)) AS registered_ms,
+    argMin(registered_by, registered_at) AS registered_by
+FROM svc.collector_registrations
+${where}
+GROUP BY name`,
+        format: "JSONEachRow",
+        query_params: name === undefined ? {} : { name },
+        abort_signal: signal,
+      });
+      return rs.json<Record<string, unknown>>();
+    });
+    return new Map(
+      rows.map((r) => [
+        String(r.name),
+        { registered_at: Number(r.registered_ms), registered_by: String(r.registered_by) as RegisteredBy },
+      ]),
+    );
+  }
+
+  /** Registers the names that have no registration yet (the caller has just read that), at `now`. */
+  async #register(names: readonly string[], known: Map<string, Registration>): Promise<void> {
+    const missing = names.filter((n) => !known.has(n));
+    if (missing.length === 0) return;
+    const at = this.#now();
+    const configured = new Set(this.#defaults.map((d) => d.name));
+    const rows = missing.map((name) => ({
+      name,
+      registered_at: at,
+      registered_by: (configured.has(name) ? "config" : "api") as RegisteredBy,
+    }));
+    await this.#call("collector registration write", (signal) =>
+      this.#client.insert({
+        table: "svc.collector_registrations",
+        values: rows.map((r) => ({ ...r, registered_at: msToCh(r.registered_at) })),
+        format: "JSONEachRow",
+        abort_signal: signal,
+      }),
+    );
+    for (const r of rows)
+      known.set(r.name, { registered_at: r.registered_at, registered_by: r.registered_by });
+  }
+
+  /**
+   * Every collector with its registration. A collector listed for the first time (a configured one on
+   * a fresh database, or after it was added to the configuration) is registered now: that starts its
+   * grace as a `new` collector.
+   */
   async list(): Promise<CollectorSpec[]> {
-    const stored = new Map((await this.#stored()).map((s) => [s.name, s]));
+    const [storedRows, registrations] = await Promise.all([this.#stored(), this.#registrations()]);
+    const stored = new Map(storedRows.map((s) => [s.name, s]));
     const out = this.#defaults.map((d) => ({ ...(stored.get(d.name) ?? d) }));
     const configured = new Set(this.#defaults.map((d) => d.name));
     for (const [name, spec] of stored) if (!configured.has(name)) out.push(spec);
-    return out;
+    await this.#register(
+      out.map((s) => s.name),
+      registrations,
+    );
+    return out.map((s) => withRegistration(s, registrations.get(s.name)));
   }
 
+  /** One collector with its registration (read only: `get` registers nothing). */
   async get(name: string): Promise<CollectorSpec | null> {
-    const [stored] = await this.#stored(name);
-    if (stored) return stored;
-    const d = this.#defaults.find((x) => x.name === name);
-    return d ? { ...d } : null;
+    const [[stored], registrations] = await Promise.all([this.#stored(name), this.#registrations(name)]);
+    const spec = stored ?? this.#defaults.find((x) => x.name === name);
+    return spec === undefined ? null : withRegistration(spec, registrations.get(name));
   }
 
   async put(spec: CollectorSpec): Promise<void> {
@@ -102,5 +175,17 @@ ORDER BY name`,
         abort_signal: signal,
       }),
     );
+    // Re-registering (a second PUT) keeps the first registration time.
+    await this.#register([v.value.name], await this.#registrations(v.value.name));
   }
+}
+
+function withRegistration(spec: CollectorSpec, r: Registration | undefined): CollectorSpec {
+  return {
+    name: spec.name,
+    expected_interval_minutes: spec.expected_interval_minutes,
+    freshness_threshold_minutes: spec.freshness_threshold_minutes,
+    registered_at: r?.registered_at ?? null,
+    registered_by: r?.registered_by ?? null,
+  };
 }

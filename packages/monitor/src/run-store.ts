@@ -34,6 +34,11 @@ export interface CloudAccountRow {
   account_name: string;
   svc_status: AccountStatus;
   updated_at: number;
+  /**
+   * `accountsLatest()` only: `updated_at` of the account's first `active` version, null when it was
+   * never active. The grace of a never-scanned account starts there (docs/monitor-rules.md).
+   */
+  first_active_at?: number | null;
 }
 
 export interface InsertRunsResult {

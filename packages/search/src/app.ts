@@ -8,6 +8,7 @@ import {
   INTERNAL_ERROR,
   limitBody,
   onError,
+  presentedApiKey,
   routeFallback,
 } from "@relevance/http";
 import { apiKeyCopyKey, apiKeyHash, INDEX_NAME, type Kv, type Logger } from "@relevance/settings";
@@ -108,7 +109,7 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
    * up, so guessing keys costs the proxy (and KV) nothing once the budget is spent.
    */
   async function authenticate(c: Context): Promise<string> {
-    const apiKey = presentedKey(c);
+    const apiKey = presentedApiKey(c);
     if (apiKey === undefined) {
       // No key is no guess: answered 401 without counting.
       throw new ApiError(
@@ -311,15 +312,6 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
     return c.json({ commitSha: "unknown", commitDate: "unknown", pkgVersion: SEARCH_API_VERSION });
   });
   return app;
-}
-
-/** The API key of a request: `x-api-key`, else `Authorization: Bearer <key>` (what Meilisearch clients send). */
-function presentedKey(c: Context): string | undefined {
-  const header = c.req.header("x-api-key");
-  if (header !== undefined && header !== "") return header;
-  const authorization = c.req.header("authorization");
-  const bearer = authorization === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  return bearer?.[1];
 }
 
 /** An error of the i-th query of a multi-search, said as Meilisearch says it. */

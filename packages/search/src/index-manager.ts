@@ -64,6 +64,14 @@ export interface IndexPage {
   total: number;
 }
 
+/** A page of an index's documents, as Meilisearch's `GET /indexes/{uid}/documents` answers it. */
+export interface DocumentsPage {
+  results: Record<string, unknown>[];
+  offset: number;
+  limit: number;
+  total: number;
+}
+
 export interface IndexStats {
   numberOfDocuments: number;
   /** A task of the index is enqueued or processing. */
@@ -142,6 +150,12 @@ export interface IndexManager {
   getSettings(uid: string): Promise<IndexSettings>;
   /** Rejects with `index_not_found` when there is no such index. */
   getStats(uid: string): Promise<IndexStats>;
+  /**
+   * A page of the index's documents in a stable order (Meilisearch: its internal order; embedded:
+   * by primary key). Defaults: offset 0, limit 20. Rejects with `index_not_found` when there is no
+   * such index.
+   */
+  getDocuments(uid: string, page?: { offset?: number; limit?: number }): Promise<DocumentsPage>;
   /** Null when there is no such task. */
   getTask(taskUid: number): Promise<Task | null>;
   /** The task once it is `succeeded` or `failed` (a failed task resolves, it does not reject). */

@@ -13,6 +13,8 @@ const health = (name: string, h: CollectorHealth["health"]): CollectorHealth => 
   minutes_ago: null,
   health: h,
   reasons: h === "green" ? [] : [`${h} reason`],
+  registered_at: null,
+  new_until: null,
 });
 const streak = (account: string, n: number, collector = "config_ec2"): FailureStreak => ({
   collector,

@@ -18,7 +18,10 @@ export const DISK_RESOLVE_BELOW = 0.75;
 export const DISK_SUBJECT = "analytics_db";
 
 export interface AlertInput {
-  /** `collectorsHealth(...)`: `health === "red"` means no success within 2 × interval (or never). */
+  /**
+   * `collectorsHealth(...)`: `health === "red"` means no success within 2 × interval (or never, past
+   * the grace of a new collector). `new` (waiting for a first run) never fires.
+   */
   collectors: readonly CollectorHealth[];
   /** `failureStreaks(...)` (or `failingSubjects`); streaks ≥ 3 fire. */
   streaks: readonly FailureStreak[];
@@ -67,8 +70,11 @@ export function evaluateConditions(input: AlertInput, now: EpochMs, previous?: A
   }
   for (const [id, detail] of noAccess) add("account_no_access", id, detail);
 
+  // A `new` collector that has runs is one waiting for its new upstream collectors: its failures are
+  // its dependency gate saying so, not a fault of its own (docs/monitor-rules.md, "Dependencies").
+  const waiting = new Set(input.collectors.filter((c) => c.health === "new").map((c) => c.name));
   for (const s of input.streaks) {
-    if (s.consecutive_failures < CONSECUTIVE_FAILURES_THRESHOLD) continue;
+    if (s.consecutive_failures < CONSECUTIVE_FAILURES_THRESHOLD || waiting.has(s.collector)) continue;
     const subject = `${s.collector}/${s.cloud_account_id}/${s.cloud_region}`;
     const err = s.last_error === "" ? "" : `: ${s.last_error}`;
     add(

@@ -26,6 +26,7 @@ import {
   MAX_CREDENTIAL_CHARS,
   MAX_MONITOR_JSON_DEPTH,
   type OwnCostReport,
+  overallHealth,
   validateAccountUpdate,
   validateCollectorSpec,
   validateRunBatch,
@@ -206,11 +207,22 @@ function samePathParam(body: Record<string, unknown>, field: string, value: stri
   }
 }
 
-const accountJson = (a: CloudAccountRow) => ({ ...a, updated_at: iso(a.updated_at) });
+const accountJson = (a: CloudAccountRow) => ({
+  account_id: a.account_id,
+  account_name: a.account_name,
+  svc_status: a.svc_status,
+  updated_at: iso(a.updated_at),
+});
 const specJson = (s: CollectorSpec) => ({
   name: s.name,
   expected_interval_minutes: s.expected_interval_minutes,
   freshness_threshold_minutes: s.freshness_threshold_minutes,
+});
+/** The registry entry with its registration (GET /api/system/collectors). */
+const registeredSpecJson = (s: CollectorSpec) => ({
+  ...specJson(s),
+  registered_at: iso(s.registered_at ?? null),
+  registered_by: s.registered_by ?? null,
 });
 
 export function createMonitorApp(deps: MonitorAppDeps): Hono {
@@ -303,7 +315,7 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
 
   app.get("/api/system/collectors", async (c) => {
     const specs = await within(readMs, "the registry read", () => registry.list());
-    return c.json({ collectors: specs.map(specJson) });
+    return c.json({ collectors: specs.map(registeredSpecJson) });
   });
 
   app.put("/api/system/collectors/:name", limit, async (c) => {
@@ -336,11 +348,19 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
           status: h.status,
           minutes_ago: h.minutes_ago,
           health: h.health,
+          registered_at: iso(h.registered_at),
+          new_until: iso(h.new_until),
         })),
         accounts: cov.counts,
         analytics_db: analyticsDb(db),
         generated_at: iso(now),
+        overall_health: overallHealth(health),
         unscanned_accounts: cov.unscanned.map((u) => ({ ...u, last_scanned_at: iso(u.last_scanned_at) })),
+        new_accounts: cov.new_accounts.map((a) => ({
+          ...a,
+          first_active_at: iso(a.first_active_at),
+          new_until: iso(a.new_until),
+        })),
         warnings: warnings(health, cov, specs, latest),
         alerts,
       };
@@ -398,6 +418,11 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
       accounts: [...accounts].sort((a, b) => (a.account_id < b.account_id ? -1 : 1)).map(accountJson),
       warnings: cov.warnings,
       unscanned: cov.unscanned.map((u) => ({ ...u, last_scanned_at: iso(u.last_scanned_at) })),
+      new_accounts: cov.new_accounts.map((a) => ({
+        ...a,
+        first_active_at: iso(a.first_active_at),
+        new_until: iso(a.new_until),
+      })),
     });
   });
 

@@ -154,7 +154,23 @@ export function evaluateCoverage(
   scans: readonly AccountLastSuccessRow[],
   now: number,
 ): Coverage {
-  const current: AccountRecord[] = accounts.map((a) => ({ ...a, updated_at: Math.min(a.updated_at, now) }));
+  const current: AccountRecord[] = accounts.map((a) => ({
+    account_id: a.account_id,
+    account_name: a.account_name,
+    svc_status: a.svc_status,
+    updated_at: Math.min(a.updated_at, now),
+  }));
+  // The first active version, as evidence for the grace of a never-scanned account. It is never
+  // later than the latest version, so it never takes its place (clamped to `now` like it).
+  for (const a of accounts) {
+    if (a.first_active_at === undefined || a.first_active_at === null) continue;
+    current.push({
+      account_id: a.account_id,
+      account_name: a.account_name,
+      svc_status: "active",
+      updated_at: Math.min(a.first_active_at, a.updated_at, now),
+    });
+  }
   const runs = scans.map((sc) =>
     evidence("*", sc.cloud_account_id, "*", sc.last_success_at, "succeeded", `scan-${sc.cloud_account_id}`),
   );
@@ -274,7 +290,9 @@ export function alertInput(
     };
   });
   const accounts: AccountRecord[] = s.accounts.map((a) => ({
-    ...a,
+    account_id: a.account_id,
+    account_name: a.account_name,
+    svc_status: a.svc_status,
     updated_at: Math.min(a.updated_at, now),
   }));
   return {

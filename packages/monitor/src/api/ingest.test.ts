@@ -214,7 +214,8 @@ describe("PUT /api/system/accounts/{account_id}", () => {
     const status = await call(app, "GET", "/api/system/status");
     expect(status.body.accounts).toEqual({ active: 0, pending_setup: 0, no_access: 1 });
 
-    // A later `now` and a third version: back to active, and unscanned (no run for it).
+    // A later `now` and a third version: back to active, never scanned: new (waiting for its first
+    // scan) for 24 h after its first active version (NOW), then unscanned.
     const later = makeApp({ store, now: () => NOW + 5 * MIN });
     await call(later, "PUT", "/api/system/accounts/acc-v", {
       body: { account_name: "Renamed", svc_status: "active" },
@@ -229,7 +230,19 @@ describe("PUT /api/system/accounts/{account_id}", () => {
         updated_at: new Date(NOW + 5 * MIN).toISOString(),
       },
     ]);
-    expect(after.body.unscanned).toEqual([
+    expect(after.body.unscanned).toEqual([]);
+    expect(after.body.new_accounts).toEqual([
+      {
+        account_id: "acc-v",
+        account_name: "Renamed",
+        first_active_at: new Date(NOW).toISOString(),
+        new_until: new Date(NOW + 24 * 60 * MIN).toISOString(),
+      },
+    ]);
+    const dayLater = makeApp({ store, now: () => NOW + 24 * 60 * MIN + 1 });
+    const late = await call(dayLater, "GET", "/api/system/accounts");
+    expect(late.body.new_accounts).toEqual([]);
+    expect(late.body.unscanned).toEqual([
       { account_id: "acc-v", account_name: "Renamed", last_scanned_at: null },
     ]);
   });
@@ -256,7 +269,7 @@ describe("PUT /api/system/accounts/{account_id}", () => {
 
 describe("PUT /api/system/collectors/{name}", () => {
   it("validates, stores through the registry, and lists", async () => {
-    const registry = new InMemoryCollectorRegistry();
+    const registry = new InMemoryCollectorRegistry(undefined, { now: () => NOW });
     const app = makeApp({ store, registry });
     const bad = await call(app, "PUT", "/api/system/collectors/ext_x", {
       body: { expected_interval_minutes: 0, freshness_threshold_minutes: "60" },
@@ -275,7 +288,8 @@ describe("PUT /api/system/collectors/{name}", () => {
       status: 200,
       body: { name: "ext_x", expected_interval_minutes: 5, freshness_threshold_minutes: 20 },
     });
-    expect(await registry.get("ext_x")).toEqual(ok.body);
+    // The registry also keeps when it first knew the collector (the grace of a new collector).
+    expect(await registry.get("ext_x")).toEqual({ ...ok.body, registered_at: NOW, registered_by: "api" });
     const dflt = await call(app, "PUT", "/api/system/collectors/ext_y", {
       body: { expected_interval_minutes: 7 },
     });
@@ -289,5 +303,12 @@ describe("PUT /api/system/collectors/{name}", () => {
       "ext_x",
       "ext_y",
     ]);
+    expect(list.body.collectors[4]).toEqual({
+      name: "ext_x",
+      expected_interval_minutes: 5,
+      freshness_threshold_minutes: 20,
+      registered_at: new Date(NOW).toISOString(),
+      registered_by: "api",
+    });
   });
 });

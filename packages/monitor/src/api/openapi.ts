@@ -4,6 +4,7 @@
 // route missing here. Bounds come from @svcmon/core's limits.ts.
 import {
   DEFAULT_MONITOR_BODY_BYTES,
+  HEALTH_STATES,
   MAX_ACCOUNT_ID_CHARS,
   MAX_ACCOUNT_NAME_CHARS,
   MAX_COLLECTOR_NAME_CHARS,
@@ -12,6 +13,7 @@ import {
   MAX_RUN_BATCH,
   MAX_RUN_ERROR_CHARS,
   MONITOR_LIMITS,
+  REGISTERED_BY,
 } from "@svcmon/core";
 
 const json = (schema: object) => ({ "application/json": { schema } });
@@ -109,13 +111,76 @@ export const monitorOpenApiDocument = {
           duration_ms: { type: "integer", minimum: 0, maximum: 4294967295 },
         },
       },
+      Health: {
+        enum: [...HEALTH_STATES],
+        description:
+          "new: never ran, registered at most 2 × the expected interval ago, or gated while its upstream collectors are new (waiting; never alerted on). " +
+          "green, amber, red: docs/monitor-rules.md. red is the collector_stale alert.",
+      },
+      CollectorStatus: {
+        type: "object",
+        required: ["name", "last_run", "status", "minutes_ago", "health"],
+        properties: {
+          name: { type: "string" },
+          last_run: { type: ["string", "null"], format: "date-time", description: "null: never ran." },
+          status: { enum: ["succeeded", "failed", "partial", null] },
+          minutes_ago: { type: ["integer", "null"] },
+          health: ref("Health"),
+          registered_at: {
+            type: ["string", "null"],
+            format: "date-time",
+            description:
+              "When the registry first knew the collector; kept across restarts and re-registrations.",
+          },
+          new_until: {
+            type: ["string", "null"],
+            format: "date-time",
+            description:
+              "While health is new: the end of its grace; with no run by then, red. Otherwise null.",
+          },
+        },
+      },
+      NewAccount: {
+        type: "object",
+        required: ["account_id", "account_name", "first_active_at", "new_until"],
+        description:
+          "An active account never scanned, within 24 h of its first active version: not unscanned yet.",
+        properties: {
+          account_id: { type: "string" },
+          account_name: { type: "string" },
+          first_active_at: { type: "string", format: "date-time" },
+          new_until: { type: "string", format: "date-time" },
+        },
+      },
       Status: {
         type: "object",
         required: ["collectors", "accounts", "analytics_db"],
         properties: {
-          collectors: { type: "array", items: { type: "object" } },
+          collectors: { type: "array", items: ref("CollectorStatus") },
           accounts: { type: "object" },
           analytics_db: { type: "object" },
+          generated_at: { type: "string", format: "date-time" },
+          overall_health: {
+            ...ref("Health"),
+            description:
+              "The worst collector health, new counting below green: waiting for first runs never makes the system unhealthy (new only when every collector is new).",
+          },
+          unscanned_accounts: { type: "array", items: { type: "object" } },
+          new_accounts: { type: "array", items: ref("NewAccount") },
+          warnings: { type: "array", items: { type: "object" } },
+          alerts: { type: "array", items: { type: "object" } },
+          queues: { type: "array", items: { type: "object" } },
+        },
+      },
+      RegisteredCollector: {
+        type: "object",
+        required: ["name", "expected_interval_minutes", "freshness_threshold_minutes"],
+        properties: {
+          name: { type: "string" },
+          expected_interval_minutes: { type: "integer" },
+          freshness_threshold_minutes: { type: "integer" },
+          registered_at: { type: ["string", "null"], format: "date-time" },
+          registered_by: { enum: [...REGISTERED_BY, null] },
         },
       },
     },
@@ -169,15 +234,22 @@ export const monitorOpenApiDocument = {
     "/api/system/accounts": {
       get: {
         ...bearer,
-        summary: "Accounts counted and listed by status.",
+        summary:
+          "Accounts counted and listed by status; never-scanned active accounts within 24 h in new_accounts.",
         responses: { "200": ok("Coverage."), ...common },
       },
     },
     "/api/system/collectors": {
       get: {
         ...bearer,
-        summary: "The collector registry.",
-        responses: { "200": ok("Registered collectors."), ...common },
+        summary: "The collector registry, with when and how each collector was registered.",
+        responses: {
+          "200": ok("Registered collectors.", {
+            type: "object",
+            properties: { collectors: { type: "array", items: ref("RegisteredCollector") } },
+          }),
+          ...common,
+        },
       },
     },
     "/api/system/collectors/{name}": {

@@ -9,6 +9,8 @@ let cleanup: () => Promise<void>;
 const NOW = Math.floor(Date.now() / MIN) * MIN;
 const ISO_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const iso = (ms: number) => new Date(ms).toISOString();
+/** A collector entry of a registry without registration times (no grace: never ran is red). */
+const unregistered = <T extends object>(c: T) => ({ ...c, registered_at: null, new_until: null });
 
 async function post(body: unknown): Promise<void> {
   const r = await call(makeApp({ store }), "POST", "/api/system/runs", { body });
@@ -89,44 +91,58 @@ describe("GET /api/system/status", () => {
         "analytics_db",
         "collectors",
         "generated_at",
+        "new_accounts",
+        "overall_health",
         "queues",
         "unscanned_accounts",
         "warnings",
       ].sort(),
     );
-    expect(body.collectors).toEqual([
-      {
-        name: "config_ec2",
-        last_run: iso(NOW - 5 * MIN),
-        status: "succeeded",
-        minutes_ago: 5,
-        health: "green",
-      },
-      {
-        name: "config_ebs",
-        last_run: iso(NOW - 20 * MIN),
-        status: "succeeded",
-        minutes_ago: 20,
-        health: "amber",
-      },
-      {
-        name: "config_network",
-        last_run: iso(NOW - 40 * MIN),
-        status: "succeeded",
-        minutes_ago: 40,
-        health: "red",
-      },
-      { name: "hierarchy_builder", last_run: null, status: null, minutes_ago: null, health: "red" },
-    ]);
+    expect(body.collectors).toEqual(
+      [
+        {
+          name: "config_ec2",
+          last_run: iso(NOW - 5 * MIN),
+          status: "succeeded",
+          minutes_ago: 5,
+          health: "green",
+        },
+        {
+          name: "config_ebs",
+          last_run: iso(NOW - 20 * MIN),
+          status: "succeeded",
+          minutes_ago: 20,
+          health: "amber",
+        },
+        {
+          name: "config_network",
+          last_run: iso(NOW - 40 * MIN),
+          status: "succeeded",
+          minutes_ago: 40,
+          health: "red",
+        },
+        { name: "hierarchy_builder", last_run: null, status: null, minutes_ago: null, health: "red" },
+      ].map(unregistered),
+    );
+    expect(body.overall_health).toBe("red");
     for (const c of body.collectors) {
-      expect(Object.keys(c)).toEqual(["name", "last_run", "status", "minutes_ago", "health"]);
+      // The seed's five fields first, then the registration and the grace of a new collector.
+      expect(Object.keys(c)).toEqual([
+        "name",
+        "last_run",
+        "status",
+        "minutes_ago",
+        "health",
+        "registered_at",
+        "new_until",
+      ]);
       expect(typeof c.name).toBe("string");
       if (c.last_run !== null) {
         expect(c.last_run).toMatch(ISO_RE);
         expect(["succeeded", "failed", "partial"]).toContain(c.status);
         expect(Number.isInteger(c.minutes_ago)).toBe(true);
       }
-      expect(["green", "amber", "red"]).toContain(c.health);
+      expect(["new", "green", "amber", "red"]).toContain(c.health);
     }
     expect(body.accounts).toEqual({ active: 2, pending_setup: 1, no_access: 1 });
     expect(typeof body.analytics_db.disk_used_gb).toBe("number");
@@ -137,8 +153,15 @@ describe("GET /api/system/status", () => {
       query_latency: "client-timings",
     });
     expect(body.generated_at).toBe(iso(NOW));
-    expect(body.unscanned_accounts).toEqual([
-      { account_id: "acc-2", account_name: "Never scanned", last_scanned_at: null },
+    // acc-2 was put active an hour ago and never scanned: new (waiting) for 24 h, not unscanned.
+    expect(body.unscanned_accounts).toEqual([]);
+    expect(body.new_accounts).toEqual([
+      {
+        account_id: "acc-2",
+        account_name: "Never scanned",
+        first_active_at: iso(NOW - 60 * MIN),
+        new_until: iso(NOW + 23 * 60 * MIN),
+      },
     ]);
     const byKind = (k: string) =>
       body.warnings.filter((w: { kind: string }) => w.kind === k).map((w: { subject: string }) => w.subject);
@@ -171,13 +194,15 @@ describe("GET /api/system/status", () => {
     const app = makeApp({ store, now: () => NOW - 40 * MIN + 30 * MIN });
     const r = await call(app, "GET", "/api/system/status");
     const net = r.body.collectors.find((c: { name: string }) => c.name === "config_network");
-    expect(net).toEqual({
-      name: "config_network",
-      last_run: iso(NOW - 40 * MIN),
-      status: "succeeded",
-      minutes_ago: 30,
-      health: "amber",
-    });
+    expect(net).toEqual(
+      unregistered({
+        name: "config_network",
+        last_run: iso(NOW - 40 * MIN),
+        status: "succeeded",
+        minutes_ago: 30,
+        health: "amber",
+      }),
+    );
     const later = makeApp({ store, now: () => NOW - 40 * MIN + 30 * MIN + 1 });
     const r2 = await call(later, "GET", "/api/system/status");
     expect(r2.body.collectors.find((c: { name: string }) => c.name === "config_network").health).toBe("red");
@@ -191,17 +216,25 @@ describe("GET /api/system/status", () => {
     ]);
     const app = makeApp({ store, registry, now: () => NOW });
     const r = await call(app, "GET", "/api/system/status");
-    expect(r.body.collectors).toEqual([
-      { name: "streaky", last_run: iso(NOW - MIN), status: "succeeded", minutes_ago: 1, health: "amber" },
-      {
-        name: "streaky_latest",
-        last_run: iso(NOW - 2 * MIN),
-        status: "failed",
-        minutes_ago: 2,
-        health: "amber",
-      },
-      { name: "two_fails", last_run: iso(NOW - 2 * MIN), status: "failed", minutes_ago: 2, health: "amber" },
-    ]);
+    expect(r.body.collectors).toEqual(
+      [
+        { name: "streaky", last_run: iso(NOW - MIN), status: "succeeded", minutes_ago: 1, health: "amber" },
+        {
+          name: "streaky_latest",
+          last_run: iso(NOW - 2 * MIN),
+          status: "failed",
+          minutes_ago: 2,
+          health: "amber",
+        },
+        {
+          name: "two_fails",
+          last_run: iso(NOW - 2 * MIN),
+          status: "failed",
+          minutes_ago: 2,
+          health: "amber",
+        },
+      ].map(unregistered),
+    );
     const reasons = (name: string) =>
       r.body.warnings
         .filter((w: { kind: string; subject: string }) => w.kind === "collector" && w.subject === name)
@@ -214,6 +247,47 @@ describe("GET /api/system/status", () => {
       "111111111111/us-east-1: 3 consecutive failed runs since last success",
     ]);
     expect(reasons("two_fails")).toEqual(["latest run failed"]);
+  });
+
+  it("a collector that never ran is new within its grace (waiting, not red), then red", async () => {
+    const spec = { name: "fresh_one", expected_interval_minutes: 15, freshness_threshold_minutes: 60 };
+    // The registry registers it the first time it lists it: 10 min before NOW.
+    const registry = new InMemoryCollectorRegistry([spec], { now: () => NOW - 10 * MIN });
+    const r = await call(makeApp({ store, registry, now: () => NOW }), "GET", "/api/system/status");
+    expect(r.body.collectors).toEqual([
+      {
+        name: "fresh_one",
+        last_run: null,
+        status: null,
+        minutes_ago: null,
+        health: "new",
+        registered_at: iso(NOW - 10 * MIN),
+        new_until: iso(NOW + 20 * MIN),
+      },
+    ]);
+    // Waiting for a first run does not make the system unhealthy.
+    expect(r.body.overall_health).toBe("new");
+    const reasons = r.body.warnings.filter((w: { subject: string }) => w.subject === "fresh_one");
+    expect(reasons.map((w: { message: string }) => w.message)).toEqual([
+      `new: waiting for its first run (registered 10 min ago; stale if none by ${iso(NOW + 20 * MIN)})`,
+    ]);
+    const grace = await call(
+      makeApp({ store, registry, now: () => NOW + 20 * MIN }),
+      "GET",
+      "/api/system/status",
+    );
+    expect(grace.body.collectors[0].health).toBe("new");
+    const late = await call(
+      makeApp({ store, registry, now: () => NOW + 20 * MIN + 1 }),
+      "GET",
+      "/api/system/status",
+    );
+    expect(late.body.collectors[0]).toMatchObject({
+      health: "red",
+      registered_at: iso(NOW - 10 * MIN),
+      new_until: null,
+    });
+    expect(late.body.overall_health).toBe("red");
   });
 
   it("PUT /api/system/collectors changes the interval /status uses", async () => {
@@ -293,16 +367,17 @@ describe("GET /api/system/accounts", () => {
       { account_id: "acc-4", account_name: "Locked out", svc_status: "no_access" },
       { account_id: "acc-3", account_name: "Pending", svc_status: "pending_setup" },
     ]);
-    expect(r.body.unscanned).toEqual([
-      { account_id: "acc-2", account_name: "Never scanned", last_scanned_at: null },
-    ]);
+    // acc-2 (active for an hour, never scanned) is new, not unscanned, until 24 h after it.
+    expect(r.body.unscanned).toEqual([]);
+    expect(r.body.new_accounts.map((a: { account_id: string }) => a.account_id)).toEqual(["acc-2"]);
     expect(r.body.accounts.map((a: { account_id: string }) => a.account_id)).toEqual([
       "acc-1",
       "acc-2",
       "acc-3",
       "acc-4",
     ]);
-    // 25 h later acc-1's last success (5 min before NOW) is older than 24 h: unscanned too.
+    // 25 h later acc-1's last success (5 min before NOW) is older than 24 h: unscanned, and acc-2's
+    // grace is over.
     const later = makeApp({ store, now: () => NOW + 25 * 60 * MIN });
     const r2 = await call(later, "GET", "/api/system/accounts");
     expect(r2.body.unscanned).toEqual([

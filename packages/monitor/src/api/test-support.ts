@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CollectorSpec, DEFAULT_COLLECTORS } from "@svcmon/core";
+import { type CollectorSpec, DEFAULT_COLLECTORS, type RegisteredBy } from "@svcmon/core";
 import { type ClickHouseRunStore, openChdbRunStore } from "../clickhouse-run-store.ts";
 import type { CollectorRegistry } from "../registry.ts";
 import type { CollectorRunInput, RunStore } from "../run-store.ts";
@@ -12,22 +12,40 @@ import { createMonitorApp, type MonitorApiLogger, type MonitorAppDeps } from "./
 
 /**
  * An in-memory CollectorRegistry seeded with DEFAULT_COLLECTORS. The port is three methods; the
- * ClickHouse registry has its own contract tests.
+ * ClickHouse registry has its own contract tests. With `now`, it registers like the ClickHouse one: a
+ * collector without a registration is registered at `now()` the first time it is listed or put, and
+ * a second registration keeps the first time. Without `now`, seeded collectors keep the registration
+ * they were given (none: unknown, so a collector that never ran has no grace and is red).
  */
 export class InMemoryCollectorRegistry implements CollectorRegistry {
   readonly #specs = new Map<string, CollectorSpec>();
-  constructor(seed: readonly CollectorSpec[] = DEFAULT_COLLECTORS) {
+  readonly #now: (() => number) | undefined;
+  constructor(seed: readonly CollectorSpec[] = DEFAULT_COLLECTORS, opts: { now?: () => number } = {}) {
     for (const s of seed) this.#specs.set(s.name, { ...s });
+    this.#now = opts.now;
+  }
+  #register(spec: CollectorSpec, by: RegisteredBy): CollectorSpec {
+    if ((spec.registered_at ?? null) !== null || this.#now === undefined) return spec;
+    const registered = { ...spec, registered_at: this.#now(), registered_by: by };
+    this.#specs.set(spec.name, registered);
+    return registered;
   }
   async list(): Promise<CollectorSpec[]> {
-    return [...this.#specs.values()].map((s) => ({ ...s }));
+    return [...this.#specs.values()].map((s) => ({ ...this.#register(s, "config") }));
   }
   async get(name: string): Promise<CollectorSpec | null> {
     const s = this.#specs.get(name);
     return s === undefined ? null : { ...s };
   }
   async put(spec: CollectorSpec): Promise<void> {
-    this.#specs.set(spec.name, { ...spec });
+    const prev = this.#specs.get(spec.name);
+    const kept = {
+      ...spec,
+      registered_at: prev?.registered_at ?? null,
+      registered_by: prev?.registered_by ?? null,
+    };
+    this.#specs.set(spec.name, kept);
+    this.#register(kept, prev === undefined ? "api" : (prev.registered_by ?? "config"));
   }
 }
 

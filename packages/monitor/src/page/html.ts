@@ -7,7 +7,7 @@
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 const CSS = `
-:root { color-scheme: light; --ok:#1a7f37; --warn:#9a6700; --bad:#cf222e; --fg:#1f2328; --muted:#59636e; --line:#d1d9e0; --bg:#f6f8fa; }
+:root { color-scheme: light; --ok:#1a7f37; --warn:#9a6700; --bad:#cf222e; --new:#0969da; --fg:#1f2328; --muted:#59636e; --line:#d1d9e0; --bg:#f6f8fa; }
 * { box-sizing: border-box; }
 body { margin:0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color:var(--fg); background:var(--bg); }
 header { display:flex; flex-wrap:wrap; gap:.75rem; align-items:center; padding:.75rem 1.25rem; background:#fff; border-bottom:1px solid var(--line); }
@@ -21,9 +21,9 @@ button:hover { background:#eef1f4; }
 .muted { color:var(--muted); }
 .grid { display:grid; grid-template-columns:repeat(auto-fill,minmax(260px,1fr)); gap:.75rem; }
 .card { background:#fff; border:1px solid var(--line); border-left:6px solid var(--line); border-radius:6px; padding:.75rem; }
-.card.green { border-left-color:var(--ok); } .card.amber { border-left-color:var(--warn); } .card.red { border-left-color:var(--bad); }
+.card.green { border-left-color:var(--ok); } .card.amber { border-left-color:var(--warn); } .card.red { border-left-color:var(--bad); } .card.new { border-left-color:var(--new); border-left-style:dashed; }
 .badge { display:inline-block; font-weight:600; padding:0 .45rem; border-radius:999px; color:#fff; }
-.badge.green { background:var(--ok); } .badge.amber { background:var(--warn); } .badge.red { background:var(--bad); }
+.badge.green { background:var(--ok); } .badge.amber { background:var(--warn); } .badge.red { background:var(--bad); } .badge.new { background:var(--new); }
 dl.kv { display:grid; grid-template-columns:max-content 1fr; gap:.1rem .75rem; margin:.4rem 0; }
 dl.kv dt { color:var(--muted); } dl.kv dd { margin:0; overflow-wrap:anywhere; }
 .err { color:var(--bad); }
@@ -76,7 +76,7 @@ export function systemPage(nonce: string): string {
 <main id="main">
 <div id="problems"></div>
 <div id="live" aria-live="polite">
-<section aria-labelledby="h-collectors"><h2 id="h-collectors">Collectors</h2><div id="collectors" class="grid"><p class="muted">Loading…</p></div></section>
+<section aria-labelledby="h-collectors"><h2 id="h-collectors">Collectors</h2><p id="overall"></p><div id="collectors" class="grid"><p class="muted">Loading…</p></div></section>
 <section aria-labelledby="h-accounts"><h2 id="h-accounts">Account coverage</h2><div id="accounts"></div></section>
 <section aria-labelledby="h-db"><h2 id="h-db">Analytics database</h2><div id="db" class="panel"></div></section>
 <section aria-labelledby="h-queues"><h2 id="h-queues">Message queues</h2><div id="queues" class="panel"></div></section>
@@ -92,7 +92,9 @@ export function systemPage(nonce: string): string {
 const SCRIPT = `
 "use strict";
 const REFRESH_MS = 10000;
-const WORDS = { green: "Healthy", amber: "Degraded", red: "Unhealthy" };
+// "new": waiting for a first run within its grace (docs/monitor-rules.md); not a problem, so not red.
+const WORDS = { new: "Waiting", green: "Healthy", amber: "Degraded", red: "Unhealthy" };
+const OVERALL = { new: "Waiting for the collectors' first runs", green: "Healthy", amber: "Degraded", red: "Unhealthy" };
 const ATTENTION = { no_access: "no access: role assumption fails", pending_setup: "pending setup" };
 let last = null, lastFailures = null, lastAt = null, timer = null;
 
@@ -134,19 +136,24 @@ function renderCollectors(st, fl) {
       h("span", { class: "badge " + c.health }, word),
       kv([
         ["Last run", c.last_run ? fmtTime(c.last_run) + (c.minutes_ago !== null ? " (" + c.minutes_ago + " min ago)" : "") : "never ran"],
+        ...(c.health === "new" && c.new_until ? [["Waiting until", fmtTime(c.new_until) + " (stale, and alerted, if it has not run by then)"]] : []),
+        ...(c.registered_at && !c.last_run ? [["Registered", fmtTime(c.registered_at)]] : []),
         ["Last status", c.status || "none"],
         ["Duration", lr && lr.duration_ms !== null && lr.duration_ms !== undefined ? (lr.duration_ms / 1000).toFixed(1) + " s" : "not available"],
         ["Events", lr ? String(lr.events_produced) : "not available"],
         ["Last error", lr ? (lr.error ? h("span", { class: "err" }, lr.error) : "none") : "not available"],
       ]));
     const rs = reasons.get(c.name);
-    if (rs) card.append(h("ul", { class: "err" }, rs.map((r) => h("li", {}, r))));
+    if (rs) card.append(h("ul", { class: c.health === "new" ? "muted" : "err" }, rs.map((r) => h("li", {}, r))));
     if (f && fl.days) card.append(sparkline(c.name, fl.days, f.failures),
       h("p", { class: "muted", "aria-hidden": "true" }, "Failures, last " + f.failures.length + " days: " + f.total));
     else card.append(h("p", { class: "muted" }, "Failure history (7 days) unavailable"));
     return card;
   });
   box.replaceChildren(...(cards.length ? cards : [h("p", { class: "muted" }, "No collectors registered")]));
+  const overall = document.getElementById("overall");
+  if (st.overall_health) overall.replaceChildren("Overall: ", h("span", { class: "badge " + st.overall_health }, OVERALL[st.overall_health] || st.overall_health));
+  else overall.replaceChildren();
 }
 
 function renderAccounts(st) {
@@ -165,8 +172,13 @@ function renderAccounts(st) {
   const unEl = un.length
     ? h("div", {}, h("h3", {}, "Active accounts not scanned in 24 hours (" + un.length + ")"),
         h("ul", {}, un.map((u) => h("li", { class: "err" }, (u.account_name || "") + " (" + u.account_id + "): last scanned " + fmtTime(u.last_scanned_at)))))
-    : h("p", { class: "muted" }, "Every active account was scanned in the last 24 hours.");
-  document.getElementById("accounts").replaceChildren(table, unEl);
+    : h("p", { class: "muted" }, "Every active account was scanned in the last 24 hours" + ((st.new_accounts || []).length ? ", or is waiting for its first scan." : "."));
+  const fresh = st.new_accounts || [];
+  const newEl = fresh.length
+    ? h("div", { id: "new-accounts" }, h("h3", {}, "Waiting for their first scan (" + fresh.length + ")"),
+        h("ul", {}, fresh.map((a) => h("li", {}, (a.account_name || "") + " (" + a.account_id + "): active since " + fmtTime(a.first_active_at) + "; unscanned if not scanned by " + fmtTime(a.new_until)))))
+    : null;
+  document.getElementById("accounts").replaceChildren(table, unEl, ...(newEl ? [newEl] : []));
 }
 
 function renderDb(st) {

@@ -1,5 +1,6 @@
 /**
- * `/system` in a real headless Chromium (playwright-core + Debian's chromium) against the monitor app
+ * `/system` in a real headless Chromium (playwright-core + the launcher of `@svcmon/monitor/test-support/chromium`:
+ * the Chromium of the npm package @sparticuz/chromium unless CHROMIUM_PATH is set) against the monitor app
  * served by @hono/node-server over a real chDB store. Screenshot: packages/monitor/test-output/.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -8,17 +9,27 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
-import { addDays, DEFAULT_HIERARCHY_RULES, monthStart, utcDay } from "@svcmon/core";
+import { addDays, DEFAULT_COLLECTORS, DEFAULT_HIERARCHY_RULES, monthStart, utcDay } from "@svcmon/core";
+import { launchChromium } from "@svcmon/monitor/test-support/chromium";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, hangingStore, MIN, makeApp, openTempStore, runAt, TOKEN, uuid } from "../api/test-support.ts";
+import {
+  call,
+  hangingStore,
+  InMemoryCollectorRegistry,
+  MIN,
+  makeApp,
+  openTempStore,
+  runAt,
+  TOKEN,
+  uuid,
+} from "../api/test-support.ts";
 import type { ClickHouseRunStore } from "../clickhouse-run-store.ts";
 import { ClickHouseCostStore } from "../cost/cost-store.ts";
 import { fileSource } from "../cost/cur-source.ts";
 import { type CurLine, writeCurFile } from "../cost/cur-writer.ts";
 import { combineQueueHealth, queueHealthReader } from "../queues/queue-health.ts";
 import { SqliteQueue } from "../queues/sqlite-queue.ts";
-import { CHROMIUM, launchChromium } from "./test-support.ts";
 
 const SHOT = fileURLToPath(new URL("../../test-output/system-page.png", import.meta.url));
 const DAY = 24 * 60 * MIN;
@@ -51,11 +62,8 @@ async function openQueues(): Promise<SqliteQueue[]> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is missing at ${CHROMIUM}: install it (apt-get install -y chromium; .ci/run does this) to run the /system browser test`,
-    );
-  }
+  // First: without a Chromium the launcher says how to get one, before any store is built.
+  browser = await launchChromium();
   const t = await openTempStore("svcmon-page-");
   store = t.store;
   cleanup = t.cleanup;
@@ -64,6 +72,8 @@ beforeAll(async () => {
   queues = await openQueues();
   const app = makeApp({
     store: faulty,
+    // Registers each collector when first listed: hierarchy_builder, which never runs here, is new.
+    registry: new InMemoryCollectorRegistry(DEFAULT_COLLECTORS, { now: Date.now }),
     statusTimeoutMs: 1500,
     queues: queueHealthReader(combineQueueHealth(queues)),
   });
@@ -91,13 +101,15 @@ beforeAll(async () => {
     ),
     // config_network: stale (last run 3 hours ago).
     runAt(NOW - 180 * MIN, { collector: "config_network", cloud_account_id: "acc-1", run_id: uuid(70) }),
-    // hierarchy_builder never ran.
+    // hierarchy_builder never ran: new (waiting for its first run).
   ];
   expect((await call(app, "POST", "/api/system/runs", { body: runs })).status).toBe(201);
   for (const [id, name, svc_status] of [
     ["acc-1", "Production", "active"],
     ["acc-2", "Staging", "pending_setup"],
     ["acc-3", "Legacy", "no_access"],
+    // Active and never scanned, added just now: waiting for its first scan, not unscanned.
+    ["acc-4", "Onboarding", "active"],
   ] as const) {
     const r = await call(app, "PUT", `/api/system/accounts/${id}`, {
       body: { account_name: name, svc_status },
@@ -108,7 +120,6 @@ beforeAll(async () => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
   });
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
@@ -184,12 +195,19 @@ describe("/system in headless Chromium", () => {
     expect(await card("config_ebs").textContent()).toContain("AccessDenied: sts:AssumeRole");
     expect(await card("config_network").locator(".badge").textContent()).toBe("Unhealthy");
     expect(await card("hierarchy_builder").textContent()).toContain("never ran");
+    // A collector that never ran, within its grace: waiting (blue, dashed), not unhealthy.
+    expect(await card("hierarchy_builder").locator(".badge").textContent()).toBe("Waiting");
+    expect(await card("hierarchy_builder").getAttribute("class")).toBe("card new");
+    expect(await card("hierarchy_builder").textContent()).toContain("Waiting until");
+    expect(await card("hierarchy_builder").textContent()).toContain("waiting for its first run");
+    expect(await page.locator("#overall").textContent()).toBe("Overall: Unhealthy");
     const badge = (name: string) =>
       page.evaluate(
         `getComputedStyle(document.querySelector('[aria-labelledby="c-${name}"] .badge')).backgroundColor`,
       );
     expect(await badge("config_ec2")).toBe("rgb(26, 127, 55)");
     expect(await badge("config_network")).toBe("rgb(207, 34, 46)");
+    expect(await badge("hierarchy_builder")).toBe("rgb(9, 105, 218)");
 
     // Sparklines: one per card, each an image with a text alternative.
     const sparks = page.locator("svg.spark");
@@ -212,6 +230,9 @@ describe("/system in headless Chromium", () => {
       ),
     ).toEqual(Array(4).fill("rgb(207, 34, 46)"));
     expect(await row("active").getAttribute("class")).not.toBe("attention");
+    expect(await page.locator("#new-accounts").textContent()).toContain(
+      "Waiting for their first scan (1)Onboarding (acc-4): active since",
+    );
 
     // DB, queues, alerts.
     const db = (await page.locator("#db").textContent()) ?? "";

@@ -208,6 +208,26 @@ export function indexManagerContract(
       });
     });
 
+    it("pages through an index's documents in a stable order with offset, limit and total", async () => {
+      const { manager, uid, done } = await setup();
+      const products = uid();
+      const docs = [5, 1, 4, 2, 3].map((id) => ({ id, title: `Item ${id}` }));
+      await done(manager.addDocuments(products, docs, { primaryKey: "id" }));
+      const all = await manager.getDocuments(products, { limit: 100 });
+      expect(all).toMatchObject({ offset: 0, limit: 100, total: 5 });
+      expect([...all.results].sort((a, b) => Number(a.id) - Number(b.id))).toEqual(
+        [...docs].sort((a, b) => a.id - b.id),
+      );
+      const first = await manager.getDocuments(products, { offset: 0, limit: 2 });
+      const rest = await manager.getDocuments(products, { offset: 2, limit: 3 });
+      expect(first).toMatchObject({ offset: 0, limit: 2, total: 5 });
+      expect([...first.results, ...rest.results]).toEqual(all.results);
+      expect((await manager.getDocuments(products)).limit).toBe(20);
+      const error = await manager.getDocuments(uid("missing")).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(IndexManagerError);
+      expect((error as IndexManagerError).error.code).toBe("index_not_found");
+    });
+
     it("deletes documents by id; unknown ids are not an error", async () => {
       const { manager, uid, done } = await setup();
       const products = uid();

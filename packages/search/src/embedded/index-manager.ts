@@ -10,6 +10,7 @@ import { transaction } from "@relevance/settings/sqlite";
 import {
   DEFAULT_SETTINGS,
   type DocumentId,
+  type DocumentsPage,
   INDEX_UID,
   type IndexInfo,
   type IndexManager,
@@ -273,6 +274,18 @@ export class EmbeddedIndexManager implements IndexManager {
       isIndexing: this.stmts.pendingOf.get(uid) !== undefined,
       fieldDistribution,
     };
+  }
+
+  async getDocuments(uid: string, page: { offset?: number; limit?: number } = {}): Promise<DocumentsPage> {
+    this.existing(uid);
+    const { accountId, index } = this.locate(uid);
+    const offset = page.offset ?? 0;
+    const limit = page.limit ?? 20;
+    const [results, total] = await Promise.all([
+      this.documents.list(accountId, index, offset, limit),
+      this.documents.count(accountId, index),
+    ]);
+    return { results, offset, limit, total };
   }
 
   async getTask(taskUid: number): Promise<Task | null> {

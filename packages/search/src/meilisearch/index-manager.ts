@@ -14,6 +14,7 @@ import {
 } from "meilisearch";
 import {
   type DocumentId,
+  type DocumentsPage,
   type IndexInfo,
   type IndexManager,
   IndexManagerError,
@@ -158,6 +159,20 @@ export class MeilisearchIndexManager implements IndexManager {
       numberOfDocuments: stats.numberOfDocuments,
       isIndexing: stats.isIndexing,
       fieldDistribution: { ...stats.fieldDistribution },
+    };
+  }
+
+  async getDocuments(uid: string, page: { offset?: number; limit?: number } = {}): Promise<DocumentsPage> {
+    const offset = page.offset ?? 0;
+    const limit = page.limit ?? 20;
+    const answer = await this.call(() =>
+      this.client.index(uid).getDocuments<Record<string, unknown>>({ offset, limit }),
+    );
+    return {
+      results: answer.results,
+      offset: answer.offset ?? offset,
+      limit: answer.limit ?? limit,
+      total: answer.total,
     };
   }
 

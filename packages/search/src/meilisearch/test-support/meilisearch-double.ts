@@ -37,7 +37,8 @@ export interface MeilisearchDouble {
  * wrong key invalid_api_key, no key missing_authorization_header. Sort (on `id` or `title`, else
  * invalid_search_sort), facets (`id`, `tags`, else invalid_search_facets; facetStats for `id`),
  * page/hitsPerPage (totalHits 3), attributesToRetrieve, attributesToHighlight with its tags
- * (whole words of q) and showRankingScore are answered as Meilisearch documents them.
+ * (whole words of q) and showRankingScore are answered as Meilisearch documents them. Any other
+ * index created through the management routes is searched over its own documents and synonyms.
  */
 export async function startMeilisearchDouble(slowMs = 1000): Promise<MeilisearchDouble> {
   const requests: RecordedRequest[] = [];
@@ -213,6 +214,9 @@ export interface IndexRequest {
 }
 
 type Json = Record<string, unknown>;
+
+/** Uids the double answers with canned hits or failures (see startMeilisearchDouble). */
+const CANNED = /-(products|missing|broken|slow|proxy|moved)$/;
 
 interface DoubleIndex {
   uid: string;
@@ -468,6 +472,51 @@ function indexRoutes(app: Hono, slowMs: number): IndexRequest[] {
     return body as Json[];
   };
 
+  // An index created through the management routes (and not named for a canned answer) is searched
+  // over its own documents, as Meilisearch would at its simplest: every query word (or one of its
+  // synonyms, from the index's `synonyms` setting) must be a word of some string field, the last one
+  // as a prefix; stop words are dropped. Enough to see documents and settings reach search.
+  app.post("/indexes/:uid/search", async (c, next) => {
+    const uid = c.req.param("uid");
+    const index = indexes.get(uid);
+    if (index === undefined || CANNED.test(uid)) return next();
+    const denied = authFailure(c);
+    if (denied !== null) return denied;
+    const body = ((await c.req.json().catch(() => ({}))) ?? {}) as Json;
+    const words = (s: string) =>
+      s
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter((w) => w !== "");
+    const stop = new Set((index.settings.stopWords as string[] | undefined) ?? []);
+    const synonyms = (index.settings.synonyms as Record<string, string[]> | undefined) ?? {};
+    const query = words(typeof body.q === "string" ? body.q : "").filter((w) => !stop.has(w));
+    const hits = [...index.documents.values()].filter((doc) => {
+      const text = Object.values(doc).flatMap((v) =>
+        typeof v === "string"
+          ? words(v)
+          : Array.isArray(v)
+            ? v.flatMap((x) => (typeof x === "string" ? words(x) : []))
+            : [],
+      );
+      return query.every((word, i) => {
+        const alternatives = [word, ...(synonyms[word] ?? []).flatMap(words)];
+        const last = i === query.length - 1;
+        return alternatives.some((a) => text.some((t) => (last ? t.startsWith(a) : t === a)));
+      });
+    });
+    const limit = typeof body.limit === "number" ? body.limit : 20;
+    const offset = typeof body.offset === "number" ? body.offset : 0;
+    return c.json({
+      hits: hits.slice(offset, offset + limit),
+      query: body.q ?? "",
+      processingTimeMs: 0,
+      limit,
+      offset,
+      estimatedTotalHits: hits.length,
+    });
+  });
+
   app.get("/health", (c) => c.json({ status: "available" }));
   app.get("/version", (c) => {
     return (
@@ -537,6 +586,19 @@ function indexRoutes(app: Hono, slowMs: number): IndexRequest[] {
       return documentsWrite(c, uid, docs, c.req.query("primaryKey"), method === "put");
     });
   }
+
+  // Meilisearch answers documents in its internal order (the order they were first added): a Map's.
+  app.get("/indexes/:uid/documents", (c) => {
+    const denied = authFailure(c);
+    if (denied !== null) return denied;
+    const uid = c.req.param("uid");
+    const index = indexes.get(uid);
+    if (index === undefined) return notFound(c, uid);
+    const offset = Number(c.req.query("offset") ?? 0);
+    const limit = Number(c.req.query("limit") ?? 20);
+    const all = [...index.documents.values()];
+    return c.json({ results: all.slice(offset, offset + limit), offset, limit, total: all.length });
+  });
 
   app.delete("/indexes/:uid/documents", (c) => {
     const denied = authFailure(c);
