@@ -409,8 +409,6 @@ export class EmbeddedRetrieval implements Retrieval {
     };
     const index = await this.index(target);
     const words = withoutStopWords(tokenize(query.q), settings.stopWords);
-    // Without sort only the page's hits need ranking (the rest only counting, or facet counting).
-    const need = criteria === undefined ? query.offset + query.limit : undefined;
     const docOf = (id: string) => index.docs.get(id)?.doc;
     // A sort is a ranking rule: the rules before it in the index's rankingRules decide first.
     const order =
@@ -423,8 +421,7 @@ export class EmbeddedRetrieval implements Retrieval {
             words,
             predicate,
             query.matchingStrategy,
-            need,
-            facets === undefined,
+            query.offset + query.limit,
             options,
             order,
           );
@@ -678,9 +675,8 @@ function ranking(
   words: string[],
   predicate: DocumentPredicate | null,
   strategy: MatchingStrategy = "last",
-  need?: number,
   /** Only the first `need` ids are used: lower tiers beyond them need not be ordered. */
-  pageOnly = false,
+  need?: number,
   options: SearchWordsOptions = {},
   order?: SortOrder,
 ): Ranked {
@@ -694,17 +690,23 @@ function ranking(
         };
   const used = words.slice(0, MAX_QUERY_WORDS);
   const all = strategy === "all" || used.length === 1;
+  // Typos and attribute ranks are computed only when a sort needs them as tiers.
   const tiers = order !== undefined && (order.tiers.includes("typo") || order.tiers.includes("attribute"));
-  if (!all && strategy === "last" && need !== undefined && order === undefined) {
+  // When the words tier comes first (always without sort; with sort unless the index puts sort
+  // first), the matches below the tiers that hold the page need no ordering, only counting.
+  const wordsFirst = order === undefined || order.tiers[0] === "words";
+  if (!all && strategy === "last" && need !== undefined && wordsFirst) {
     // Fast path: when the documents matching every word fill the page, the later tiers are not
     // needed, only counted (the documents matching the first word, from its postings, unscored).
-    const every = matchWords(index.search, used, "AND", keep, undefined, options);
+    const every = matchWords(index.search, used, "AND", keep, undefined, options, tiers);
     if (every.shortIds.length >= need) {
       const ranked = rankRows(
         index,
         every,
         used.length,
         every.shortIds.map(() => used.length),
+        undefined,
+        order,
       );
       const first = countMatching(
         postingsOf(index.search),
@@ -750,7 +752,7 @@ function ranking(
     while (k < bits.length && (mask & (bits[k] as number)) !== 0) k++;
     return k;
   });
-  return rankRows(index, found, used.length, kept, pageOnly && order === undefined ? need : undefined, order);
+  return rankRows(index, found, used.length, kept, wordsFirst ? need : undefined, order);
 }
 
 interface Row {
@@ -838,5 +840,14 @@ function rankRows(
     }
     return scores.get(id) ?? 0;
   };
-  return { ids: rows.map((row) => row.id), total, score, terms: found.terms };
+  const entries = index.entries;
+  // Every match, for facets: the rows ordered above and the lower tiers only counted.
+  const matches = function* () {
+    for (let r = 0; r < found.shortIds.length; r++) {
+      if ((kept[r] as number) < 1) continue;
+      const entry = entries[found.shortIds[r] as number];
+      if (entry !== undefined) yield entry.doc;
+    }
+  };
+  return { ids: rows.map((row) => row.id), total, matches, score, terms: found.terms };
 }
