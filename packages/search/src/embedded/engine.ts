@@ -200,7 +200,7 @@ export function searchWords(
 ): { id: string; score: number }[] {
   const ids = postingsOf(search).internals._documentIds;
   const keep = filter === undefined ? undefined : (shortId: number) => filter(ids.get(shortId) as string);
-  const found = matchWords(search, allWords, combineWith, keep, undefined, options);
+  const found = matchWords(search, allWords, combineWith === "AND" ? MAX_QUERY_WORDS : 0, keep, options);
   return found.shortIds
     .map((shortId, r) => ({ id: ids.get(shortId) as string, score: found.scores[r] as number }))
     .sort((a, b) => b.score - a.score);
@@ -260,10 +260,9 @@ function postingsOf(search: MiniSearch<Document>): PostingsIndex {
 export function matchWords(
   search: MiniSearch<Document>,
   allWords: readonly string[],
-  combineWith: "AND" | "OR",
+  /** How many of the first words every match must have matched (all: AND; 0: OR). */
+  leading: number,
   keep?: (shortId: number) => boolean,
-  /** A word position every result must have matched (fewer results to score). */
-  required?: number,
   options: SearchWordsOptions = {},
   tiers = false,
 ): WordMatches {
@@ -272,8 +271,7 @@ export function matchWords(
   // A word repeated in the query counts once.
   const canonical = words.map((word) => words.indexOf(word));
   const scored = scoreWords(postingsOf(search), expansions, {
-    combineWith,
-    ...(required === undefined ? {} : { required }),
+    leading,
     ...(options.boost === undefined ? {} : { boost: options.boost }),
     ...(keep === undefined ? {} : { keep }),
     bits: canonical.map((c) => 1 << c),
@@ -695,22 +693,28 @@ function ranking(
   // When the words tier comes first (always without sort; with sort unless the index puts sort
   // first), the matches below the tiers that hold the page need no ordering, only counting.
   const wordsFirst = order === undefined || order.tiers[0] === "words";
+  // Words kept per match: how many words of `wordOrder` it matched before the first it did not.
+  const keptOf = (found: WordMatches, wordOrder: number[]): number[] => {
+    const bits = wordOrder.map((i) => 1 << (found.canonical[i] as number));
+    return found.masks.map((mask) => {
+      if (all) return used.length;
+      let k = 0;
+      while (k < bits.length && (mask & (bits[k] as number)) !== 0) k++;
+      return k;
+    });
+  };
+  const inQueryOrder = used.map((_, i) => i);
   if (!all && strategy === "last" && need !== undefined && wordsFirst) {
-    // Fast path: when the documents matching every word fill the page, the later tiers are not
-    // needed, only counted (the documents matching the first word, from its postings, unscored).
-    const every = matchWords(index.search, used, "AND", keep, undefined, options, tiers);
-    if (every.shortIds.length >= need) {
-      const ranked = rankRows(
-        index,
-        every,
-        used.length,
-        every.shortIds.map(() => used.length),
-        undefined,
-        order,
-      );
+    // Fast path, Meilisearch's tiers from the top: the documents matching the first k words, k
+    // from all of them down, until they fill the page. Only they are scored and ordered; the
+    // lower tiers are only counted (the documents matching the first word, from its postings).
+    for (let k = used.length; k >= 2; k--) {
+      const found = matchWords(index.search, used, k, keep, options, tiers);
+      if (found.shortIds.length < need) continue;
+      const ranked = rankRows(index, found, used.length, keptOf(found, inQueryOrder), need, order);
       const first = countMatching(
         postingsOf(index.search),
-        (every.expansions[0] as WordTerms).weights.keys(),
+        (found.expansions[0] as WordTerms).weights.keys(),
         keep,
       );
       ranked.total = first.length;
@@ -727,14 +731,13 @@ function ranking(
   const found = matchWords(
     index.search,
     used,
-    all ? "AND" : "OR",
+    all ? used.length : strategy === "last" ? 1 : 0,
     keep,
-    strategy === "last" ? 0 : undefined,
     options,
     tiers,
   );
   // The order in which words are kept: query order, or the rarest first.
-  let wordOrder = used.map((_, i) => i);
+  let wordOrder = inQueryOrder;
   if (strategy === "frequency" && !all) {
     const frequency = used.map(() => 0);
     for (const mask of found.masks) {
@@ -743,16 +746,9 @@ function ranking(
     }
     // A word no document matches cannot narrow anything: it goes first, as the most frequent would.
     const weight = (i: number) => (frequency[i] === 0 ? Number.POSITIVE_INFINITY : (frequency[i] as number));
-    wordOrder = wordOrder.sort((a, b) => weight(a) - weight(b) || a - b);
+    wordOrder = [...wordOrder].sort((a, b) => weight(a) - weight(b) || a - b);
   }
-  const bits = wordOrder.map((i) => 1 << (found.canonical[i] as number));
-  const kept = found.masks.map((mask) => {
-    if (all) return used.length;
-    let k = 0;
-    while (k < bits.length && (mask & (bits[k] as number)) !== 0) k++;
-    return k;
-  });
-  return rankRows(index, found, used.length, kept, wordsFirst ? need : undefined, order);
+  return rankRows(index, found, used.length, keptOf(found, wordOrder), wordsFirst ? need : undefined, order);
 }
 
 interface Row {

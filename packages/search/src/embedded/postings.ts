@@ -71,10 +71,11 @@ export interface WordTerms {
 
 /** What a match records beyond its score. */
 export interface ScoreOptions {
-  /** `AND`: every word; `OR`: any word. */
-  combineWith: "AND" | "OR";
-  /** A word position every match must have matched (OR only). */
-  required?: number;
+  /**
+   * How many of the first words every match must have matched: all of them is an AND search, 0
+   * an OR search (at least one word), 1 Meilisearch's `last` (the first word).
+   */
+  leading: number;
   /** Field name → boost (MiniSearch's `boost`); absent fields weigh 1. */
   boost?: Record<string, number>;
   /** Keeps a document (the filter), by short id. */
@@ -156,15 +157,14 @@ export function scoreWords(index: PostingsIndex, words: readonly WordTerms[], op
     out.attributes = [];
   }
   if (words.length === 0) return out;
-  // The candidates: AND, the documents of the word with the fewest postings; OR with a required
-  // word, that word's; OR, every word's.
+  // The candidates: the documents of the required word with the fewest postings, or with no word
+  // required, every word's.
+  const leading = Math.min(options.leading, words.length);
   let sources: number[];
-  if (options.combineWith === "AND") {
+  if (leading > 0) {
     let best = 0;
-    for (let w = 1; w < words.length; w++) if ((sizes[w] as number) < (sizes[best] as number)) best = w;
+    for (let w = 1; w < leading; w++) if ((sizes[w] as number) < (sizes[best] as number)) best = w;
     sources = [best];
-  } else if (options.required !== undefined) {
-    sources = [options.required];
   } else {
     sources = words.map((_, w) => w);
   }
@@ -185,7 +185,6 @@ export function scoreWords(index: PostingsIndex, words: readonly WordTerms[], op
   }
   const N = ix._documentCount;
   const avg = ix._avgFieldLength;
-  const all = options.combineWith === "AND";
   const single = words.length === 1;
   const wordScore = new Float64Array(words.length);
   const wordMatched = new Uint8Array(words.length);
@@ -240,7 +239,7 @@ export function scoreWords(index: PostingsIndex, words: readonly WordTerms[], op
     let missing = false;
     for (let w = 0; w < words.length; w++) {
       if (wordMatched[w] === 0) {
-        missing = true;
+        if (w < leading) missing = true;
         continue;
       }
       total = any ? total + (wordScore[w] as number) : (wordScore[w] as number);
@@ -249,8 +248,7 @@ export function scoreWords(index: PostingsIndex, words: readonly WordTerms[], op
       typos += wordTypos[w] as number;
       attribute += wordAttribute[w] as number;
     }
-    if (!any || (all && missing)) continue;
-    if (options.required !== undefined && wordMatched[options.required] === 0) continue;
+    if (!any || missing) continue;
     const quality = seenTerms.size || 1;
     // MiniSearch multiplies by the terms matched; the engine divides that back out and multiplies
     // by the words matched (a word repeated in the query counts once).
