@@ -718,11 +718,13 @@ function ranking(
         keep,
       );
       ranked.total = first.length;
-      ranked.matches = function* () {
+      ranked.matches = () => {
+        const docs: Document[] = [];
         for (const shortId of first) {
           const entry = entries[shortId];
-          if (entry !== undefined) yield entry.doc;
+          if (entry !== undefined) docs.push(entry.doc);
         }
+        return docs;
       };
       return ranked;
     }
@@ -838,12 +840,14 @@ function rankRows(
   };
   const entries = index.entries;
   // Every match, for facets: the rows ordered above and the lower tiers only counted.
-  const matches = function* () {
+  const matches = () => {
+    const docs: Document[] = [];
     for (let r = 0; r < found.shortIds.length; r++) {
       if ((kept[r] as number) < 1) continue;
       const entry = entries[found.shortIds[r] as number];
-      if (entry !== undefined) yield entry.doc;
+      if (entry !== undefined) docs.push(entry.doc);
     }
+    return docs;
   };
   return { ids: rows.map((row) => row.id), total, matches, score, terms: found.terms };
 }
