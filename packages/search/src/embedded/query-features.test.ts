@@ -269,6 +269,45 @@ describe("sort with and without the ranking score", () => {
   });
 });
 
+describe("pages of a search", () => {
+  it("are slices of one large page, ranking scores, totals and facets included, for every matching strategy", async () => {
+    const words = ["red", "blue", "green", "wool", "light", "shoes", "socks", "hat"];
+    const docs = Array.from({ length: 200 }, (_, i) => ({
+      id: `d${String(i).padStart(3, "0")}`,
+      title: [0, 1, 2].map((k) => words[(i * (k + 3) + k * 5) % words.length]).join(" "),
+      description: i % 7 === 0 ? "red wool" : "plain",
+      brand: i % 3 === 0 ? "Acme" : "Other",
+    }));
+    const e = await engine(docs);
+    for (const matchingStrategy of ["last", "all", "frequency"] as const) {
+      for (const q of ["red shoes", "wool socks hat", "red blue green hat", "light", "gren sho", "zzz red"]) {
+        for (const filter of [undefined, "brand = Acme"]) {
+          const o = {
+            matchingStrategy,
+            showRankingScore: true,
+            facets: ["brand"],
+            ...(filter ? { filter } : {}),
+          };
+          const whole = await run(e, q, { ...o, limit: 300 });
+          for (const [offset, limit] of [
+            [0, 1],
+            [0, 4],
+            [3, 9],
+            [20, 30],
+          ] as const) {
+            const page = await run(e, q, { ...o, offset, limit });
+            expect(page.hits, `${q} ${matchingStrategy} ${filter} ${offset}/${limit}`).toEqual(
+              whole.hits.slice(offset, offset + limit),
+            );
+            expect(page.estimatedTotalHits).toBe(whole.estimatedTotalHits);
+            expect(page.facetDistribution).toEqual(whole.facetDistribution);
+          }
+        }
+      }
+    }
+  });
+});
+
 describe("sort as a ranking rule", () => {
   const SORT_FIRST = ["sort", "words", "typo", "proximity", "attribute", "exactness"];
   const ids = async (
