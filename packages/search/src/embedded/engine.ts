@@ -620,7 +620,7 @@ interface Ranked {
   ids: string[];
   /** The number of matches. */
   total: number;
-  /** Every match, in no particular order, when `ids` holds only the first ones. */
+  /** Every match, in no particular order (`ids` may hold only the first ones): what facets count. */
   matches?: () => Iterable<Document>;
   score(id: string): number;
   terms: ReadonlySet<string>;
@@ -755,7 +755,6 @@ function ranking(
 
 interface Row {
   id: string;
-  doc: Document;
   kept: number;
   score: number;
   position: number;
@@ -799,7 +798,6 @@ function rankRows(
     if (entry === undefined) continue;
     rows.push({
       id: entry.id,
-      doc: entry.doc,
       kept: k,
       score: found.scores[r] as number,
       position: entry.position,

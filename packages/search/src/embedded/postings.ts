@@ -1,8 +1,8 @@
 // Scoring straight from MiniSearch's postings. MiniSearch's `search` builds a result object (score,
 // terms, per-term field lists) for every posting of every query term, and an AND search then throws
 // most of them away; that was most of a search's time. Here the candidates are found first (the
-// documents of the rarest word for AND, of the required word, or of any word), and only they are
-// scored, by looking their frequencies up in each term's postings. The arithmetic is MiniSearch's
+// documents of the rarest of the words every match needs, or of any word when none is needed), and
+// only they are scored, by looking their frequencies up in each term's postings. The arithmetic is MiniSearch's
 // own, term by term and field by field in the same order, so the scores are the same numbers
 // (expansion.test.ts compares them with MiniSearch's typo and prefix search).
 
@@ -53,7 +53,11 @@ export function postingsIndex(search: MiniSearch<unknown>): PostingsIndex {
 
 /** A fresh mark value; the array is cleared when the generations wrap. */
 function nextGeneration(index: PostingsIndex): number {
-  if (index.generation >= 0xfffffffe) {
+  if (index.marks.length <= index.internals._nextId) {
+    // Documents were added since the view was made (the engine rebuilds instead; tests may not).
+    index.marks = new Uint32Array(index.internals._nextId + 1);
+    index.generation = 0;
+  } else if (index.generation >= 0xfffffffe) {
     index.marks.fill(0);
     index.generation = 0;
   }
