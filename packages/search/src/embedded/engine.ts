@@ -239,6 +239,15 @@ function expandQueryWords(
   });
 }
 
+/** The index terms the first query word stands for (as `matchWords` expands it). */
+function expandFirst(
+  index: LoadedIndex,
+  words: readonly string[],
+  options: SearchWordsOptions,
+): Iterable<string> {
+  return (expandQueryWords(termIndexOf(index.search), words, options)[0] as WordTerms).weights.keys();
+}
+
 /** Each MiniSearch index's postings view, made once. */
 const postingsViews = new WeakMap<MiniSearch<Document>, PostingsIndex>();
 
@@ -422,6 +431,7 @@ export class EmbeddedRetrieval implements Retrieval {
             query.offset + query.limit,
             options,
             order,
+            query.showRankingScore === true,
           );
     const ids = ranked.ids;
     const format = wantsFormatted(query);
@@ -677,6 +687,8 @@ function ranking(
   need?: number,
   options: SearchWordsOptions = {},
   order?: SortOrder,
+  /** Every match's ranking score may be asked (it is relative to the best of its tier). */
+  scoresAll = false,
 ): Ranked {
   const entries = index.entries;
   const keep =
@@ -728,6 +740,30 @@ function ranking(
       };
       return ranked;
     }
+  }
+  if (!all && strategy === "last" && need !== undefined && order !== undefined && !wordsFirst && !scoresAll) {
+    // Sort first: the matches (the documents matching the first word) are ordered by the sort
+    // keys alone, and only those up to the page's last key (its ties included) need relevance.
+    const first = countMatching(postingsOf(index.search), expandFirst(index, used, options), keep);
+    const keyed = first.map((shortId) => {
+      const entry = entries[shortId] as DocEntry;
+      return { shortId, keys: sortKeys(entry.doc, order.criteria) };
+    });
+    keyed.sort((a, b) => compareSortKeys(a.keys, b.keys, order.criteria));
+    let end = Math.min(need, keyed.length);
+    const last = keyed[end - 1];
+    while (last !== undefined && end < keyed.length) {
+      if (compareSortKeys((keyed[end] as (typeof keyed)[number]).keys, last.keys, order.criteria) !== 0)
+        break;
+      end++;
+    }
+    const page = new Set<number>();
+    for (let i = 0; i < end; i++) page.add((keyed[i] as (typeof keyed)[number]).shortId);
+    const found = matchWords(index.search, used, 1, (shortId) => page.has(shortId), options, tiers);
+    const ranked = rankRows(index, found, used.length, keptOf(found, inQueryOrder), undefined, order);
+    ranked.total = first.length;
+    ranked.matches = () => first.map((shortId) => (entries[shortId] as DocEntry).doc);
+    return ranked;
   }
   // `last` keeps only documents matching the first word: the others need not be scored.
   const found = matchWords(

@@ -256,12 +256,18 @@ describe("sort with and without the ranking score", () => {
             [2, 5],
             [0, 100],
           ] as const) {
-            const request = { sort, matchingStrategy, offset, limit, facets: ["brand"] };
-            const quick = await run(e, q, request);
-            const ranked = await run(e, q, { ...request, showRankingScore: true });
-            expect(quick.hits).toEqual(ranked.hits.map(({ _rankingScore, ...hit }) => hit));
-            expect(quick.estimatedTotalHits).toBe(ranked.estimatedTotalHits);
-            expect(quick.facetDistribution).toEqual(ranked.facetDistribution);
+            for (const rankingRules of [
+              undefined,
+              ["sort", "words", "typo", "proximity", "attribute", "exactness"],
+            ]) {
+              const t = rankingRules === undefined ? {} : { rankingRules };
+              const request = { sort, matchingStrategy, offset, limit, facets: ["brand"] };
+              const quick = await run(e, q, request, t);
+              const ranked = await run(e, q, { ...request, showRankingScore: true }, t);
+              expect(quick.hits).toEqual(ranked.hits.map(({ _rankingScore, ...hit }) => hit));
+              expect(quick.estimatedTotalHits).toBe(ranked.estimatedTotalHits);
+              expect(quick.facetDistribution).toEqual(ranked.facetDistribution);
+            }
           }
         }
       }
