@@ -218,6 +218,6 @@ describe("EmbeddedRetrieval with adversarial queries", () => {
     const small = termIndex(index(Array.from({ length: 3000 }, (_, i) => `s${i.toString(36)}`)));
     const large = termIndex(index(Array.from({ length: 30_000 }, (_, i) => `s${i.toString(36)}`)));
     const work = (t: Parameters<typeof expandWord>[0]) => expandWord(t, "s", true);
-    expect(growth(work, small, large)).toBeLessThan(5);
+    expect(growth(work, small, large, 5)).toBeLessThan(5);
   });
 });
