@@ -194,7 +194,8 @@ export async function featuresLog(
   const out = flags.out as string;
 
   const lines = readJsonLines(await io.readText(queriesPath), queriesPath, parseQueryLine);
-  if (lines.length === 0) throw new UserError(`${queriesPath}: has no queries`);
+  if (lines.length === 0)
+    throw new UserError(`${queriesPath}: has no queries; write one JSON line {"q": "..."} per query`);
 
   const environment = await openEnvironment(envName, flags.config as string | undefined, io, env);
   let searchUrl: string;
@@ -206,7 +207,10 @@ export async function featuresLog(
     } catch (error) {
       throw new UserError(`cannot read the API keys of ${environment.name}: ${(error as Error).message}`);
     }
-    if (copy === null) throw new UserError(`the API key is not known in ${environment.name}`);
+    if (copy === null)
+      throw new UserError(
+        `the API key is not known in ${environment.name}: pass a key of --account in this environment (npm start prints the demo's)`,
+      );
     let owner: unknown;
     try {
       owner = (JSON.parse(copy) as { system_account_id?: unknown }).system_account_id;
@@ -214,7 +218,9 @@ export async function featuresLog(
       throw new UserError(`the API key's copy in ${environment.name} is not valid JSON`);
     }
     if (owner !== account)
-      throw new UserError(`the API key belongs to account ${String(owner)}, not ${account}`);
+      throw new UserError(
+        `the API key belongs to account ${String(owner)}, not ${account}: pass --account ${String(owner)} or a key of ${account}`,
+      );
     searchUrl = `${environment.searchBaseUrl}/api/v1/indexes/${encodeURIComponent(index)}/search`;
   } finally {
     environment.close();
@@ -253,6 +259,9 @@ export const featuresLogCommand = {
   summary: "training data: run each query through an environment's search and log feature set v1 per query",
   usage:
     "relevance features log --env E --account A --index I --api-key K --queries queries.jsonl --title-field F|null --tags-field F|null --out features.jsonl [--limit 20]",
+  examples: [
+    'relevance features log --env local --account acct_3f9c2a7b10de --index products --api-key "$API_KEY" --queries queries.jsonl --title-field title --tags-field tags --out features.jsonl',
+  ],
   flags: featuresLogFlags,
   run: (argv: string[], io: Io): Promise<number> => featuresLog(argv, io),
 };

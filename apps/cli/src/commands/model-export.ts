@@ -56,7 +56,10 @@ function readGolden(
     if (errors.length > 0) throw new UserError(`${where}: ${formatIssues(errors)}`);
     return { features: row.features as GoldenRow["features"], prediction: row.prediction as number };
   });
-  if (rows.length === 0) throw new UserError(`${path}: has no rows`);
+  if (rows.length === 0)
+    throw new UserError(
+      `${path}: has no rows; write one JSON line {"features": {...}, "prediction": p} per golden row, or drop --golden`,
+    );
   return { source, rows };
 }
 

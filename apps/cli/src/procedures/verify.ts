@@ -89,7 +89,10 @@ export async function confirmServing(
   const { env, report } = ctx;
   const { account, index } = check;
   const record = await env.table.get(account, indexSk(index));
-  if (record === null) throw new UserError(`no settings record ${indexSk(index)} for account ${account}`);
+  if (record === null)
+    throw new UserError(
+      `no settings record ${indexSk(index)} for account ${account}: check --account and --index`,
+    );
   const stored = record.attributes.relevance_trigger_config;
   const config = validateStoredRelevanceTriggerConfig(stored);
   if (!config.ok)
@@ -204,6 +207,9 @@ export const verify: Procedure<ServingCheckInput> = {
   name: "verify",
   summary: "verify propagation: the KV copy carries the config, then a scored search names the serving model",
   usage: "relevance verify --env E --account A --index I --api-key K [--query Q] [--timeout S] [--json]",
+  examples: [
+    'relevance verify --env local --account acct_3f9c2a7b10de --index catalog --api-key "$API_KEY" --query "home chair"',
+  ],
   flags: {
     account: { type: "string", required: true, help: "system account id" },
     index: { type: "string", required: true, help: "index or alias name" },
