@@ -11,6 +11,7 @@ import {
 } from "../environments.ts";
 import { type Io, UserError } from "../io.ts";
 import { readJsonLines } from "../jsonl.ts";
+import { ProgressLine } from "../progress.ts";
 
 export const featuresLogFlags: FlagSpec = {
   env: { type: "string", required: true, help: `environment: ${ENVIRONMENT_NAMES.join(", ")}` },
@@ -226,8 +227,14 @@ export async function featuresLog(
     environment.close();
   }
 
+  // One search per query: hundreds of them take a while, so a terminal shows how far it got.
+  const progress = new ProgressLine(io, "searched", lines.length);
+  let searched = 0;
   const rows = await mapLimited(lines, CONCURRENCY, async (line) => {
-    const answer = await search(searchUrl, apiKey, line.q, limit, line);
+    const answer = await search(searchUrl, apiKey, line.q, limit, line).finally(() => {
+      searched += 1;
+      progress.update(searched);
+    });
     const vector = computeFeaturesV1({
       query: line.q,
       hits: answer.hits,
@@ -242,7 +249,7 @@ export async function featuresLog(
       ...line.rest,
     };
     return `${JSON.stringify(row)}\n`;
-  });
+  }).finally(() => progress.end(searched));
   await io.writeTextAtomic(out, rows.join(""));
   const labelled = lines.filter((l) => l.label !== undefined).length;
   const summary = { out, rows: rows.length, labelled, env: environment.name, account, index, limit };
