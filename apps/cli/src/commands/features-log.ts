@@ -181,14 +181,14 @@ export async function featuresLog(
   const rawLimit = (flags.limit as string | undefined) ?? String(DEFAULT_FEATURES_LIMIT);
   const limit = Number(rawLimit);
   if (!/^\d+$/.test(rawLimit) || limit < 1 || limit > MAX_LIMIT)
-    throw new UserError(`--limit must be an integer from 1 to ${MAX_LIMIT}, got ${rawLimit}`, 2);
+    throw new UserError(`--limit must be an integer from 1 to ${MAX_LIMIT}, got ${rawLimit}`, USAGE_EXIT);
   const envName = flags.env as string;
   if (!(ENVIRONMENT_NAMES as readonly string[]).includes(envName))
     throw new UserError(`unknown environment "${envName}" (use ${ENVIRONMENT_NAMES.join(", ")})`, USAGE_EXIT);
   const account = flags.account as string;
   const index = flags.index as string;
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(index))
-    throw new UserError(`--index must match [A-Za-z0-9_-]{1,64}, got ${JSON.stringify(index)}`, 2);
+    throw new UserError(`--index must match [A-Za-z0-9_-]{1,64}, got ${JSON.stringify(index)}`, USAGE_EXIT);
   const titleField = nullable(flags["title-field"] as string);
   const tagsField = nullable(flags["tags-field"] as string);
   const queriesPath = flags.queries as string;

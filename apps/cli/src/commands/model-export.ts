@@ -10,7 +10,7 @@ import {
   type Result,
   validateFeatureRecord,
 } from "@relevance/core";
-import { type FlagSpec, nullable, parseFlags } from "../args.ts";
+import { type FlagSpec, nullable, parseFlags, USAGE_EXIT } from "../args.ts";
 import { type Io, UserError } from "../io.ts";
 import { readJsonLines } from "../jsonl.ts";
 import { artifactLimit, maxBytesFlag } from "../procedures/validate.ts";
@@ -67,7 +67,7 @@ export async function modelExport(argv: string[], io: Io): Promise<number> {
   const flags = parseFlags("model export", exportFlags, argv);
   const from = flags.from as string;
   if (from !== "xgboost" && from !== "lightgbm")
-    throw new UserError(`--from must be xgboost or lightgbm, got ${from}`, 2);
+    throw new UserError(`--from must be xgboost or lightgbm, got ${from}`, USAGE_EXIT);
   const input = flags.input as string;
   const out = flags.out as string;
   const maxBytes = artifactLimit(flags);
