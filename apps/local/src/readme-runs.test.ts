@@ -12,7 +12,9 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  rmSync,
   symlinkSync,
+  unlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -95,12 +97,14 @@ describe("every command of README.md, against a real npm start", () => {
   let stack: RunningStack;
   let clone: string;
   let port: number;
+  const linked: string[] = [];
 
   beforeAll(async () => {
     clone = mkdtempSync(join(tmpdir(), "readme-"));
     for (const entry of readdirSync(ROOT)) {
       if (entry === ".git" || entry === ".data") continue;
       symlinkSync(join(ROOT, entry), join(clone, entry));
+      linked.push(join(clone, entry));
     }
     stack = await spawnStack({ DEMO: "1", DATA_DIR: join(clone, ".data"), PORT: "0" });
     port = Number(new URL(stack.url).port);
@@ -110,6 +114,9 @@ describe("every command of README.md, against a real npm start", () => {
 
   afterAll(async () => {
     await stack?.kill("SIGTERM");
+    // The links first, one by one: removing the folder must never reach into the repository.
+    for (const link of linked) unlinkSync(link);
+    rmSync(clone, { recursive: true, force: true });
   });
 
   it("runs each command with exit 0, in README order, and each shows what the README says it shows", async () => {
