@@ -98,7 +98,9 @@ export async function confirmServing(
   const stored = record.attributes.relevance_trigger_config;
   const config = validateStoredRelevanceTriggerConfig(stored);
   if (!config.ok)
-    throw new UserError(`${index}: relevance_trigger_config is malformed: ${formatIssues(config.errors)}`);
+    throw new UserError(
+      `${index}: relevance_trigger_config is malformed: ${formatIssues(config.errors)}; set a valid one with relevance config set`,
+    );
   if (config.value === null || stored === undefined)
     throw new UserError(
       `${index} has no relevance_trigger_config: nothing serves (configure it with relevance config set)`,
