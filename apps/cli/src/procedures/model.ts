@@ -88,6 +88,9 @@ export const modelUpload: Procedure<{ modelId: string; path: string; artifact: C
   summary: "validate an artifact, then put it under relevance_model:<ID>; never overwrites",
   usage:
     "relevance model upload --env E --model-id <account>:<index>:v<n> --file model-<index>.json [--max-bytes N] [--json]",
+  examples: [
+    "relevance model upload --env local --model-id acct_3f9c2a7b10de:products:v2 --file model-products.json",
+  ],
   flags: {
     "model-id": { type: "string", required: true, help: "<account>:<index>:v<n>; the file must carry it" },
     file: { type: "string", required: true, help: "the artifact, model-<index>.json" },
@@ -116,6 +119,7 @@ export const modelGet: Procedure<{ modelId: string }> = {
   name: "model get",
   summary: "verify an upload: the first bytes and a summary of relevance_model:<ID>; checks it loads",
   usage: "relevance model get --env E --model-id <account>:<index>:v<n> [--json]",
+  examples: ["relevance model get --env prod --model-id acct_3f9c2a7b10de:products:v3 --json"],
   flags: { "model-id": { type: "string", required: true, help: "<account>:<index>:v<n>" } },
   needsAdmin: false,
   async prepare(flags) {
@@ -124,7 +128,10 @@ export const modelGet: Procedure<{ modelId: string }> = {
   async run({ env, report }, { modelId }) {
     const key = modelKey(modelId);
     const text = await env.kv.get(key);
-    if (text === null) throw new UserError(`no artifact under ${key} in ${env.name}`);
+    if (text === null)
+      throw new UserError(
+        `no artifact under ${key} in ${env.name}: check --model-id, or upload it with relevance model upload`,
+      );
     const bytes = byteLength(text);
     const head = text.slice(0, 64);
     report.step("read", `${key}: ${kb(bytes)}, starts ${JSON.stringify(head)}`, { key, bytes, head });
@@ -169,6 +176,7 @@ export const modelDelete: Procedure<{ modelId: string; account: string }> = {
   name: "model delete",
   summary: "delete relevance_model:<ID>; refused while a record names it or within 24 h of the switch away",
   usage: "relevance model delete --env E --model-id <account>:<index>:v<n> [--json]",
+  examples: ["relevance model delete --env local --model-id acct_3f9c2a7b10de:products:v1"],
   flags: { "model-id": { type: "string", required: true, help: "<account>:<index>:v<n>" } },
   needsAdmin: false,
   async prepare(flags) {

@@ -37,6 +37,8 @@ export interface Procedure<P> {
   name: string;
   summary: string;
   usage: string;
+  /** At least one complete command line, shown by `--help` (people copy an example before reading flags). */
+  examples: string[];
   flags: FlagSpec;
   needsAdmin: boolean;
   /** Checks the flags (and reads local files) without touching any store; throws UserError. */
@@ -106,7 +108,9 @@ export async function runProcedure<P>(
   const input = await procedure.prepare(flags, io);
   const adminToken = processEnv.ADMIN_TOKEN || undefined;
   if (procedure.needsAdmin && adminToken === undefined) {
-    throw new UserError(`ADMIN_TOKEN is not set; it is needed for the admin API of ${envName}`);
+    throw new UserError(
+      `ADMIN_TOKEN is not set; it is needed for the admin API of ${envName}: export ADMIN_TOKEN=<token> (npm start prints the local one)`,
+    );
   }
   const configs = await loadEnvironments(flags.config as string | undefined, processEnv, io);
   const resolved = resolveEnvironment(envName, configs, processEnv);

@@ -16,6 +16,10 @@ export const prune: Procedure<{ account: string; index: string; yes: boolean }> 
   name: "prune",
   summary: "delete old versions past the 24 h grace period that no record names; dry run without --yes",
   usage: "relevance prune --env E --account A --index I [--yes] [--json]",
+  examples: [
+    "relevance prune --env local --account acct_3f9c2a7b10de --index products",
+    "relevance prune --env local --account acct_3f9c2a7b10de --index products --yes",
+  ],
   flags: {
     account: { type: "string", required: true, help: "system account id" },
     index: { type: "string", required: true, help: "index whose relevance_model:<A>:<I>:v* keys are pruned" },

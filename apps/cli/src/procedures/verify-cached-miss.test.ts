@@ -163,3 +163,23 @@ describe("verify after an upload, while the search proxy holds a cached miss", (
     expect(s.err).toEqual([]);
   });
 });
+
+describe("verify on a terminal", () => {
+  it("notes once that it is waiting for the search when that takes over a second; piped, it says nothing", async () => {
+    for (const terminal of [true, false]) {
+      const s = await setup();
+      await s.upload();
+      s.ctx.io.stderrIsTerminal = terminal;
+      const scoresFrom = s.clock() + 3_000;
+      const search = s.deps.search;
+      s.deps.search = async (...args) =>
+        s.clock() >= scoresFrom ? search(...args) : { status: 200, score: undefined, model: null };
+      await confirmServing(s.ctx, s.check, s.deps);
+      expect(s.err).toEqual(
+        terminal
+          ? [`waiting for search on products to answer with relevanceScore from ${MODEL} (up to 9 s more)…\n`]
+          : [],
+      );
+    }
+  });
+});

@@ -15,6 +15,8 @@ import type { Flags, Procedure, ProcedureContext } from "./procedure.ts";
 import { accountFlag, apiKeyFlag, indexFlag, timeoutFlag } from "./validate.ts";
 
 const POLL_MS = 500;
+/** A wait longer than this gets a note on a terminal (Report.note), so a person knows it is not stuck. */
+const NOTE_AFTER_MS = 1_000;
 /** How often a wait for the search proxy's cached miss prints how long is left. */
 const PROGRESS_EVERY_MS = 10_000;
 /**
@@ -89,20 +91,27 @@ export async function confirmServing(
   const { env, report } = ctx;
   const { account, index } = check;
   const record = await env.table.get(account, indexSk(index));
-  if (record === null) throw new UserError(`no settings record ${indexSk(index)} for account ${account}`);
+  if (record === null)
+    throw new UserError(
+      `no settings record ${indexSk(index)} for account ${account}: check --account and --index`,
+    );
   const stored = record.attributes.relevance_trigger_config;
   const config = validateStoredRelevanceTriggerConfig(stored);
   if (!config.ok)
-    throw new UserError(`${index}: relevance_trigger_config is malformed: ${formatIssues(config.errors)}`);
+    throw new UserError(
+      `${index}: relevance_trigger_config is malformed: ${formatIssues(config.errors)}; set a valid one with relevance config set`,
+    );
   if (config.value === null || stored === undefined)
     throw new UserError(
       `${index} has no relevance_trigger_config: nothing serves (configure it with relevance config set)`,
     );
   const modelId = config.value.modelId;
 
-  const deadline = deps.now() + check.timeoutS * 1000;
+  const started = deps.now();
+  const deadline = started + check.timeoutS * 1000;
   const copyKey = settingsCopyKey(record) ?? `${account}-${index}`;
   let copied: unknown;
+  let noted = false;
   for (;;) {
     const copyText = await env.kv.get(copyKey);
     const copy = copyText === null ? null : parseJson(copyText, copyKey);
@@ -112,6 +121,12 @@ export async function confirmServing(
       const seen = copyText === null ? "is absent" : `has ${JSON.stringify(copied ?? null)}`;
       throw new UserError(
         `the KV copy ${copyKey} ${seen}, not the config of ${index}, after ${check.timeoutS} s; the settings exporter may be behind (check its logs)`,
+      );
+    }
+    if (!noted && deps.now() - started >= NOTE_AFTER_MS) {
+      noted = true;
+      report.note(
+        `waiting for the KV copy ${copyKey} to carry the config of ${index} (up to ${Math.ceil((deadline - deps.now()) / 1000)} s more)…`,
       );
     }
     await deps.sleep(POLL_MS);
@@ -137,6 +152,8 @@ export async function confirmServing(
   const missExpiresAt = deps.now() + NEGATIVE_CACHE_MS + NEGATIVE_CACHE_MARGIN_MS;
   let waitingSince: number | null = null;
   let nextProgress = 0;
+  const searchStarted = deps.now();
+  noted = false;
   let last: SearchAnswer;
   for (;;) {
     last = await deps.search(env.searchBaseUrl, index, check.apiKey, check.query);
@@ -169,6 +186,11 @@ export async function confirmServing(
           : `, and ${Math.round((now - waitingSince) / 1000)} s more for the search proxy's cached miss of ${key} to expire`;
       throw new UserError(
         `search on ${index} ${describeAnswer(last, modelId)} after ${check.timeoutS} s${waited}; edge workers may still hold the old settings (Workers KV takes up to ~60 s)`,
+      );
+    } else if (!noted && now - searchStarted >= NOTE_AFTER_MS) {
+      noted = true;
+      report.note(
+        `waiting for search on ${index} to answer with relevanceScore from ${modelId} (up to ${Math.max(0, Math.ceil((deadline - now) / 1000))} s more)…`,
       );
     }
     await deps.sleep(POLL_MS);
@@ -204,6 +226,9 @@ export const verify: Procedure<ServingCheckInput> = {
   name: "verify",
   summary: "verify propagation: the KV copy carries the config, then a scored search names the serving model",
   usage: "relevance verify --env E --account A --index I --api-key K [--query Q] [--timeout S] [--json]",
+  examples: [
+    'relevance verify --env local --account acct_3f9c2a7b10de --index catalog --api-key "$API_KEY" --query "home chair"',
+  ],
   flags: {
     account: { type: "string", required: true, help: "system account id" },
     index: { type: "string", required: true, help: "index or alias name" },
