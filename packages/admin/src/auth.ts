@@ -40,6 +40,13 @@ export function authGuard(deps: Pick<ApiDeps, "authThrottle" | "clientAddress" |
   };
 }
 
+/**
+ * The characters of a bearer token (RFC 6750's b64token): the only tokens `bearerAuth` reads from a
+ * header, so an admin token must be made of them (the generated ones are: base64url, alphanumeric).
+ */
+export const BEARER_TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
+export const BEARER_TOKEN_RULE = "letters, digits and - . _ ~ + / (then = padding)";
+
 // The credential as the throttle counts it (the part after "Bearer", else the whole header value).
 const BEARER = /^Bearer +(\S+) *$/i;
 const ADMIN_TOKEN_REQUIRED = "a valid admin token is required (Authorization: Bearer <token>)";
