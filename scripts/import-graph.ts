@@ -6,7 +6,7 @@
  * entry that no longer matches one (so the list only shrinks).
  */
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   type AllowEntry,
@@ -35,7 +35,9 @@ export function report(verdict: Verdict): string {
     for (const v of verdict.failures) lines.push(`  ${describeViolation(v)}`);
   }
   if (verdict.stale.length > 0) {
-    lines.push(`${verdict.stale.length} allowlist entr(ies) no longer needed; remove from ${ALLOWLIST}:`);
+    lines.push(
+      `${verdict.stale.length} allowlist entr(ies) match no violation any more; remove them from ${relative(REPO_ROOT, ALLOWLIST)}:`,
+    );
     for (const e of verdict.stale) lines.push(`  ${e.rule}: ${e.file} imports "${e.import}"`);
   }
   return lines.join("\n");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type AllowEntry, type Edge, findViolations, judge } from "./rules.ts";
+import { type AllowEntry, describeViolation, type Edge, findViolations, judge } from "./rules.ts";
 
 const edge = (from: string, specifier: string, to: string): Edge => ({ from, specifier, to, line: 1 });
 const summary = (edges: Edge[]) => findViolations(edges).map((v) => `${v.rule} ${v.file} ${v.import}`);
@@ -116,5 +116,16 @@ describe("judge", () => {
   it("names the allowlist entries that no longer match a violation", () => {
     const verdict = judge(findViolations(edges.slice(1)), allowCycle);
     expect(verdict.stale.map((e) => e.file)).toEqual(["packages/a/src/x.ts", "packages/a/src/y.ts"]);
+  });
+});
+
+describe("describeViolation", () => {
+  it("names the rule, the file and line, the import as written and why", () => {
+    const [violation] = findViolations([
+      { from: "apps/cli/src/x.ts", specifier: "../../../infra/src/y.ts", to: "infra/src/y.ts", line: 7 },
+    ]);
+    expect(violation && describeViolation(violation)).toBe(
+      'relative-across: apps/cli/src/x.ts:7 imports "../../../infra/src/y.ts" (apps/cli reaches into infra by path)',
+    );
   });
 });
