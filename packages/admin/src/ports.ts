@@ -1,6 +1,7 @@
 import type { AuthThrottle, ClientAddress, LimitRow } from "@relevance/http";
 import type { Document, DocumentStore, Kv, Logger, SettingsTable } from "@relevance/settings";
 import type { BodyLimits } from "./limits.ts";
+import type { CustomerSettings } from "./settings-mapping.ts";
 
 export type { Document, DocumentStore };
 
@@ -77,14 +78,7 @@ export interface BackendTask extends Omit<TaskSummary, "taskUid"> {
 }
 
 /** The index settings the customer app sends the backend: the whole customer settings of an index. */
-export interface BackendSettings {
-  searchableAttributes: string[];
-  displayedAttributes: string[];
-  filterableAttributes: string[];
-  sortableAttributes: string[];
-  synonyms: Record<string, string[]>;
-  stopWords: string[];
-}
+export type BackendSettings = CustomerSettings;
 
 /**
  * The search backend as the customer app uses it: structurally the IndexManager port of
