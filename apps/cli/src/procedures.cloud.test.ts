@@ -5,13 +5,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DynamoSettingsTable } from "@relevance/settings/dynamodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DynaliteServer, startDynalite } from "../../../packages/settings/src/dynamodb/dynalite.ts";
 import {
   CloudflareApiDouble,
   DOUBLE_ACCOUNT,
   DOUBLE_TOKEN,
-} from "../../../packages/settings/src/kv/test-support/cloudflare-api-double.ts";
+} from "@relevance/settings/test-support/cloudflare-api-double";
+import { type DynaliteServer, startDynalite } from "@relevance/settings/test-support/dynalite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportArtifact, oneLine, relevance as run } from "./test-support.ts";
 
 const ACCOUNT = "acct_0123456789ab";

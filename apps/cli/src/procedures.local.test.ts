@@ -3,9 +3,9 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ADMIN_TOKEN, call, type RunningStack, spawnStack } from "@apps/local/test-support";
 import { openDatabase, SqliteKv, SqliteSettingsTable } from "@relevance/settings/sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, call, type RunningStack, spawnStack } from "../../local/src/test-support.ts";
 import { exportArtifact, oneLine, relevance as run } from "./test-support.ts";
 
 const DAY = 24 * 60 * 60 * 1000;

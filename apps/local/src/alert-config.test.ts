@@ -2,11 +2,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type HttpReceiverDouble, startHttpReceiverDouble } from "@svcmon/notify/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type HttpReceiverDouble,
-  startHttpReceiverDouble,
-} from "../../../packages/notify/src/test-doubles.ts";
 import { call, MAIN, MONITOR_TOKEN, type RunningStack, spawnStack } from "./test-support.ts";
 
 // `npm start` as a real child process; the webhooks are local HTTP receiver doubles in this process.

@@ -8,11 +8,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "@relevance/settings";
+import { type HttpReceiverDouble, startHttpReceiverDouble } from "@svcmon/notify/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type HttpReceiverDouble,
-  startHttpReceiverDouble,
-} from "../../../packages/notify/src/test-doubles.ts";
 import { configFrom } from "./env.ts";
 import { type Stack, startStack } from "./stack.ts";
 import { ADMIN_TOKEN, call, MONITOR_TOKEN } from "./test-support.ts";

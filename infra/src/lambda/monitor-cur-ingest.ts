@@ -1,5 +1,5 @@
 // The deployed entry of `svcmon-cur-ingest`: cost report deliveries into ClickHouse, with its credentials from Secrets Manager.
-import { handler as curIngest } from "../../../apps/monitor-lambda/src/cur-ingest.ts";
+import { handler as curIngest } from "@apps/monitor-lambda/cur-ingest";
 import { withSecretEnv } from "./secret-env.ts";
 
 export const handler = withSecretEnv(curIngest);

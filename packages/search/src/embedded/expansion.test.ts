@@ -4,11 +4,10 @@
 
 import { growth } from "@relevance/core/test-support/growth";
 import type { Document } from "@relevance/settings";
+import { openDatabase, SqliteDocumentStore } from "@relevance/settings/sqlite";
 import fc from "fast-check";
 import MiniSearch from "minisearch";
 import { describe, expect, it } from "vitest";
-import { openDatabase } from "../../../settings/src/sqlite/database.ts";
-import { SqliteDocumentStore } from "../../../settings/src/sqlite/documents.ts";
 import { MAX_EXPANSIONS_PER_WORD, MAX_PREFIX_SCAN, MAX_QUERY_WORDS } from "../limits.ts";
 import {
   EmbeddedRetrieval,

@@ -1,9 +1,8 @@
 // The embedded engine's Meilisearch search parameters: sort, facets, highlight/crop, ranking score,
 // attributesToRetrieve, array filters.
 import type { Document } from "@relevance/settings";
+import { openDatabase, SqliteDocumentStore } from "@relevance/settings/sqlite";
 import { describe, expect, it } from "vitest";
-import { openDatabase } from "../../../settings/src/sqlite/database.ts";
-import { SqliteDocumentStore } from "../../../settings/src/sqlite/documents.ts";
 import { MAX_VALUES_PER_FACET } from "../limits.ts";
 import { RetrievalError, type SearchQuery, type SearchTarget } from "../ports.ts";
 import { EmbeddedRetrieval } from "./engine.ts";

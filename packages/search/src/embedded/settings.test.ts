@@ -1,8 +1,7 @@
 // The index settings as the embedded engine honours them (docs/search.md, "Compatibility: index settings").
 import type { Document } from "@relevance/settings";
+import { openDatabase, SqliteDocumentStore } from "@relevance/settings/sqlite";
 import { describe, expect, it } from "vitest";
-import { openDatabase } from "../../../settings/src/sqlite/database.ts";
-import { SqliteDocumentStore } from "../../../settings/src/sqlite/documents.ts";
 import { RetrievalError, type SearchQuery, type SearchTarget } from "../ports.ts";
 import { EmbeddedRetrieval } from "./engine.ts";
 import { displayedFields } from "./settings.ts";
