@@ -27,6 +27,11 @@ const p99 = (xs: number[]) =>
     [...xs].sort((a, b) => a - b),
     99,
   );
+const p95 = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    95,
+  );
 
 const WORDS = {
   adjective:
@@ -79,7 +84,13 @@ async function main(): Promise<void> {
   await call(
     "PATCH",
     "/api/v1/indexes/products/settings",
-    { searchableAttributes: ["title", "tags"], filterableAttributes: ["category", "price"] },
+    // Sorting needs the attribute in sortableAttributes (as in Meilisearch); without it the facets
+    // + sort series below would time 422 answers.
+    {
+      searchableAttributes: ["title", "tags"],
+      filterableAttributes: ["category", "price"],
+      sortableAttributes: ["price"],
+    },
     key,
   );
   const docs = catalog(10_000);
@@ -132,8 +143,10 @@ async function main(): Promise<void> {
       body: JSON.stringify({ q, limit: 20, relevanceScore: scored, ...extra }),
     });
     const body = (await res.json()) as Record<string, unknown>;
+    const ms = performance.now() - t0;
+    if (res.status !== 200) throw new Error(`search answered ${res.status}: ${JSON.stringify(body)}`);
     return {
-      ms: performance.now() - t0,
+      ms,
       model: res.headers.get("x-relevance-model"),
       scored: "relevanceScore" in body,
     };
@@ -253,14 +266,14 @@ async function main(): Promise<void> {
   const firstMedian = median(firstExtra);
   const rows: [string, string, string, string][] = [
     [
-      "unscored search, 20 hits, p50 / p99",
-      `${median(unscored).toFixed(3)} / ${p99(unscored).toFixed(3)} ms`,
+      "unscored search, 20 hits, p50 / p95 / p99",
+      `${median(unscored).toFixed(3)} / ${p95(unscored).toFixed(3)} / ${p99(unscored).toFixed(3)} ms`,
       "-",
       "-",
     ],
     [
-      "scored search, 20 hits, p50 / p99",
-      `${median(scored).toFixed(3)} / ${p99(scored).toFixed(3)} ms`,
+      "scored search, 20 hits, p50 / p95 / p99",
+      `${median(scored).toFixed(3)} / ${p95(scored).toFixed(3)} / ${p99(scored).toFixed(3)} ms`,
       "-",
       "-",
     ],
@@ -271,14 +284,14 @@ async function main(): Promise<void> {
       "-",
     ],
     [
-      "unscored with facets (2) + sort, p50 / p99",
-      `${median(faceted).toFixed(3)} / ${p99(faceted).toFixed(3)} ms`,
+      "unscored with facets (2) + sort, p50 / p95 / p99",
+      `${median(faceted).toFixed(3)} / ${p95(faceted).toFixed(3)} / ${p99(faceted).toFixed(3)} ms`,
       "-",
       "-",
     ],
     [
-      "  plain unscored, alternating with it, p50 / p99",
-      `${median(plain).toFixed(3)} / ${p99(plain).toFixed(3)} ms`,
+      "  plain unscored, alternating with it, p50 / p95 / p99",
+      `${median(plain).toFixed(3)} / ${p95(plain).toFixed(3)} / ${p99(plain).toFixed(3)} ms`,
       "-",
       "-",
     ],
@@ -308,12 +321,12 @@ async function main(): Promise<void> {
   console.log(
     `${os.cpus()[0]?.model} (${os.cpus().length} CPUs), Node ${process.version}; npm start's stack in a child process, 10,000 products, loopback HTTP\n`,
   );
-  printTargetTable(rows, [52, 24, 10], { header: false });
+  printTargetTable(rows, [56, 30, 10], { header: false });
   mkdirSync(join(ROOT, "bench-results"), { recursive: true });
   const file = join(ROOT, "bench-results", "search.json");
   writeFileSync(
     file,
-    `${JSON.stringify({ date: new Date().toISOString(), machine: { cpu: os.cpus()[0]?.model, cpus: os.cpus().length, node: process.version }, documents: docs.length, artifactBytes, unscoredMs: { p50: median(unscored), p99: p99(unscored), n: unscored.length }, unscoredAgainMs: { p50: median(unscoredAgain), p99: p99(unscoredAgain) }, facetsSortMs: { p50: median(faceted), p99: p99(faceted), n: faceted.length }, plainAlternatingMs: { p50: median(plain), p99: p99(plain) }, scorerAloneUs: { p50: scorerP50 * 1000, p99: scorerP99 * 1000 }, scoredMs: { p50: median(scored), p99: p99(scored), n: scored.length }, addedMs: { p50: added50, p99: added99 }, firstScoredExtraMs: { median: firstMedian, samples: firstExtra }, throughputRps: rps, rssMiB: { oneModel: rssBefore, hundredOneModels: rssAfter }, targets: { addedP50Ms: 0.2, addedP99Ms: 1, firstScoredExtraMs: 5 } }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), machine: { cpu: os.cpus()[0]?.model, cpus: os.cpus().length, node: process.version }, documents: docs.length, artifactBytes, unscoredMs: { p50: median(unscored), p95: p95(unscored), p99: p99(unscored), n: unscored.length }, unscoredAgainMs: { p50: median(unscoredAgain), p99: p99(unscoredAgain) }, facetsSortMs: { p50: median(faceted), p95: p95(faceted), p99: p99(faceted), n: faceted.length }, plainAlternatingMs: { p50: median(plain), p95: p95(plain), p99: p99(plain) }, scorerAloneUs: { p50: scorerP50 * 1000, p99: scorerP99 * 1000 }, scoredMs: { p50: median(scored), p95: p95(scored), p99: p99(scored), n: scored.length }, addedMs: { p50: added50, p99: added99 }, firstScoredExtraMs: { median: firstMedian, samples: firstExtra }, throughputRps: rps, rssMiB: { oneModel: rssBefore, hundredOneModels: rssAfter }, targets: { addedP50Ms: 0.2, addedP99Ms: 1, firstScoredExtraMs: 5 } }, null, 2)}\n`,
   );
   console.log(`\nResults written to ${file}`);
 }

@@ -14,6 +14,11 @@ export interface Io {
   fileBytes?(path: string): Promise<number | null>;
   /** Writes the whole file or nothing: a temporary sibling renamed into place. */
   writeTextAtomic(path: string, text: string): Promise<void>;
+  /**
+   * Stderr is a terminal: a person watches, so work over a second shows progress there. Piped or in a
+   * log (CI) that progress is noise and stays off; absent means not a terminal.
+   */
+  stderrIsTerminal?: boolean;
 }
 
 /** A failure the user can fix; printed as one line, never with a stack trace. */
@@ -35,6 +40,7 @@ export function nodeIo(): Io {
   return {
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
+    stderrIsTerminal: process.stderr.isTTY === true,
     async readText(path) {
       if (path === "-") return readStdin();
       try {

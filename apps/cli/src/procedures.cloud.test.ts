@@ -5,13 +5,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DynamoSettingsTable } from "@relevance/settings/dynamodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DynaliteServer, startDynalite } from "../../../packages/settings/src/dynamodb/dynalite.ts";
 import {
   CloudflareApiDouble,
   DOUBLE_ACCOUNT,
   DOUBLE_TOKEN,
-} from "../../../packages/settings/src/kv/test-support/cloudflare-api-double.ts";
+} from "@relevance/settings/test-support/cloudflare-api-double";
+import { type DynaliteServer, startDynalite } from "@relevance/settings/test-support/dynalite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportArtifact, oneLine, relevance as run } from "./test-support.ts";
 
 const ACCOUNT = "acct_0123456789ab";
@@ -71,6 +71,19 @@ afterAll(async () => {
 
 const relevance = (args: string[], extra: Record<string, string> = {}) =>
   run(work, args, { ...credentials, ...extra });
+/** Moves the record's history of `modelId` (the time it stopped naming it) back by `ms`. */
+async function backdate(modelId: string, ms: number) {
+  const item = await table.get(ACCOUNT, "INDEX#products");
+  if (item === null) throw new Error("no record");
+  const history = { ...(item.attributes.relevance_model_history as Record<string, string>) };
+  history[modelId] = new Date(Date.parse(history[modelId] as string) - ms).toISOString();
+  await table.put(
+    ACCOUNT,
+    "INDEX#products",
+    { ...item.attributes, relevance_model_history: history },
+    { expectedVersion: item.version },
+  );
+}
 const kvKeys = () => [...(double.namespaces.get(namespace)?.keys() ?? [])].sort();
 const dev = ["--env", "dev"];
 const edit = (v: number) => [
@@ -149,10 +162,52 @@ describe("relevance procedures against a cloud environment (Cloudflare KV REST d
     expect(recent.stderr).toMatch(/products stopped naming .* less than 24 h ago/);
     expect(kvKeys()).toEqual([`relevance_model:${id(1)}`, `relevance_model:${id(2)}`]);
 
+    // The clock override is for --env local only: against a real store it would skip the grace period.
     const tomorrow = { RELEVANCE_NOW: new Date(Date.now() + DAY + 60_000).toISOString() };
-    const dry = await relevance(["prune", ...dev, "--account", ACCOUNT, "--index", "products"], tomorrow);
+    for (const args of [
+      ["prune", ...dev, "--account", ACCOUNT, "--index", "products", "--yes"],
+      ["model", "delete", ...dev, "--model-id", id(1)],
+    ]) {
+      const refused = await relevance(args, tomorrow);
+      expect(refused.code).toBe(1);
+      expect(oneLine(refused)).toEqual([
+        `relevance ${args[0] === "prune" ? "prune" : "model delete"}: RELEVANCE_NOW is refused for --env dev: it moves the clock of the 24 h grace period (prune, model delete), which is only for tests and rehearsals on --env local; unset RELEVANCE_NOW`,
+      ]);
+    }
+    expect(kvKeys()).toEqual([`relevance_model:${id(1)}`, `relevance_model:${id(2)}`]);
+
+    // The upload stamped v1 with its write time (Workers KV metadata), which prune reads back.
+    const stamped = double.metadata.get(namespace)?.get(`relevance_model:${id(1)}`) as
+      | { writtenAt: string }
+      | undefined;
+    const writtenAt = stamped?.writtenAt ?? "";
+    expect(Date.now() - Date.parse(writtenAt)).toBeLessThan(DAY);
+    const pruneArgs = ["prune", ...dev, "--account", ACCOUNT, "--index", "products"];
+    // The switch away from v1 a day and an hour ago by the record's history, but v1 written today
+    // by the store's record: too recent to be old.
+    await backdate(id(1), DAY + 3_600_000);
+    const written = await relevance(pruneArgs);
+    expect(written.stdout).toContain(
+      `keep relevance_model:${id(1)}: written ${writtenAt} (the store's record), less than 24 h ago`,
+    );
+    // Both a day and an hour old, but the store's clock (the API's Date) two hours behind this
+    // machine's: measured on the store's clock, v1 is still in its grace period.
+    double.metadata
+      .get(namespace)
+      ?.set(`relevance_model:${id(1)}`, { writtenAt: new Date(Date.now() - DAY - 3_600_000).toISOString() });
+    double.clockOffsetMs = -2 * 3_600_000;
+    const behind = await relevance(pruneArgs);
+    expect(behind.stdout).toMatch(
+      /^measuring the 24 h grace period at \S+, the store's clock: this machine's clock is \d+ s ahead of it\n/,
+    );
+    expect(behind.stdout).toContain(`keep relevance_model:${id(1)}: in the 24 h grace period until `);
+    const early = await relevance(["model", "delete", ...dev, "--model-id", id(1)]);
+    expect(early.code).toBe(1);
+    expect(early.stderr).toMatch(/stopped naming .* less than 24 h ago/);
+    double.clockOffsetMs = 0;
+    const dry = await relevance(pruneArgs);
     expect(dry.stdout).toContain(`would delete relevance_model:${id(1)}`);
-    const deleted = await relevance(["model", "delete", ...dev, "--model-id", id(1)], tomorrow);
+    const deleted = await relevance(["model", "delete", ...dev, "--model-id", id(1)]);
     expect(deleted.stderr).toBe("");
     expect(deleted.code).toBe(0);
     expect(kvKeys()).toEqual([`relevance_model:${id(2)}`]);

@@ -3,9 +3,9 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ADMIN_TOKEN, call, type RunningStack, spawnStack } from "@apps/local/test-support";
 import { openDatabase, SqliteKv, SqliteSettingsTable } from "@relevance/settings/sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, call, type RunningStack, spawnStack } from "../../local/src/test-support.ts";
 import { exportArtifact, oneLine, relevance as run } from "./test-support.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -135,7 +135,9 @@ describe("relevance procedures against local (the npm start stack)", () => {
     });
     const absent = await relevance(["model", "get", ...env, "--model-id", id(9)]);
     expect(absent.code).toBe(1);
-    expect(absent.stderr).toBe(`relevance model get: no artifact under relevance_model:${id(9)} in local\n`);
+    expect(absent.stderr).toBe(
+      `relevance model get: no artifact under relevance_model:${id(9)} in local: check --model-id, or upload it with relevance model upload\n`,
+    );
   });
 
   it("config set prints the API's warnings, get reads the config, disable removes it", async () => {
@@ -241,7 +243,7 @@ describe("relevance procedures against local (the npm start stack)", () => {
     ]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe(
-      `relevance config edit-table: no settings record INDEX#nothere for account ${l.account} in local\n`,
+      `relevance config edit-table: no settings record INDEX#nothere for account ${l.account} in local: check --account and --index\n`,
     );
   });
 
@@ -339,7 +341,7 @@ describe("relevance procedures against local (the npm start stack)", () => {
 
     const gone = await relevance(["rollback", ...env, ...target(), "--to", id(2), ...withKey()]);
     expect(gone.stderr).toBe(
-      `relevance rollback: relevance_model:${id(2)} is absent in local: cannot roll back to it\n`,
+      `relevance rollback: relevance_model:${id(2)} is absent in local: cannot roll back to it; upload it first (relevance model upload) or pick another --to\n`,
     );
   });
 

@@ -1,9 +1,10 @@
-import { flagHelp, USAGE_EXIT } from "./args.ts";
+import { USAGE_EXIT } from "./args.ts";
 import { featuresLogCommand } from "./commands/features-log.ts";
 import { exportFlags, modelExport } from "./commands/model-export.ts";
 import { inspectFlags, modelInspect } from "./commands/model-inspect.ts";
 import { modelPredict, predictFlags } from "./commands/model-predict.ts";
 import { workerCheck, workerCheckFlags } from "./commands/worker-check.ts";
+import { type CommandHelp, commandHelp, mainHelp } from "./help.ts";
 import { type Io, UserError } from "./io.ts";
 import { configDisable, configEditTable, configGet, configSet } from "./procedures/config.ts";
 import { modelDelete, modelGet, modelUpload } from "./procedures/model.ts";
@@ -12,10 +13,7 @@ import { prune } from "./procedures/prune.ts";
 import { rollback, rollout } from "./procedures/rollout.ts";
 import { verify } from "./procedures/verify.ts";
 
-interface Command {
-  summary: string;
-  usage: string;
-  flags: Parameters<typeof flagHelp>[0];
+interface Command extends CommandHelp {
   run(argv: string[], io: Io): Promise<number>;
 }
 
@@ -26,6 +24,7 @@ function procedure<P>(p: Procedure<P>): [string, Command] {
     {
       summary: p.summary,
       usage: p.usage,
+      examples: p.examples,
       flags: { ...p.flags, ...COMMON_FLAGS },
       run: (argv, io) => runProcedure(p, argv, io),
     },
@@ -51,18 +50,30 @@ const COMMANDS: Record<string, Command> = {
     summary: "convert an XGBoost or LightGBM model into the relevance artifact model-<index>.json",
     usage:
       "relevance model export --from xgboost|lightgbm --input F --model-id ID --title-field F|null --tags-field F|null --out model-<index>.json",
+    examples: [
+      "relevance model export --from xgboost --input xgb-model.json --model-id acme:products:v3 --title-field title --tags-field tags --out model-products.json",
+      "relevance model export --from lightgbm --input lgb-dump.json --model-id acme:products:v4 --title-field title --tags-field null --out model-products.json --golden golden.jsonl",
+    ],
     flags: exportFlags,
     run: modelExport,
   },
   "model predict": {
     summary: "predict JSON-lines feature rows with an artifact (prints prediction and 0..10 score)",
     usage: "relevance model predict --model model-<index>.json --input rows.jsonl|-",
+    examples: [
+      "relevance model predict --model model-products.json --input rows.jsonl",
+      `echo '{"features": {...}}' | relevance model predict --model model-products.json --input -`,
+    ],
     flags: predictFlags,
     run: modelPredict,
   },
   "model inspect": {
     summary: "summarize an artifact: trees, depth, nodes, features, trained fields, source, size",
     usage: "relevance model inspect --model model-<index>.json [--json]",
+    examples: [
+      "relevance model inspect --model model-products.json",
+      "relevance model inspect --model model-products.json --json",
+    ],
     flags: inspectFlags,
     run: modelInspect,
   },
@@ -70,31 +81,15 @@ const COMMANDS: Record<string, Command> = {
   "worker check": {
     summary: "check the search Worker's wrangler config for an environment before deploying it",
     usage: "relevance worker check --env dev|staging|preprod|prod [--wrangler F] [--json]",
+    examples: ["relevance worker check --env prod", "relevance worker check --env staging --json"],
     flags: workerCheckFlags,
     run: workerCheck,
   },
   ...Object.fromEntries(PROCEDURES),
 };
 
-function mainHelp(): string {
-  const rows = Object.entries(COMMANDS).map(
-    ([name, c]) => `  ${name.padEnd(18)}${c.summary}\n      ${c.usage}`,
-  );
-  return [
-    "relevance: tools for the search relevance score",
-    "",
-    "Operating procedures take --env local|dev|staging|preprod|prod (environments from relevance.environments.json,",
-    "or --config F / $RELEVANCE_ENVIRONMENTS; credentials from CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID, the AWS",
-    "default chain and ADMIN_TOKEN; local is the npm start stack at DATA_DIR and PORT) and --json. See docs/operations.md.",
-    "",
-    "Commands:",
-    ...rows,
-    "",
-    "Run `relevance <command> --help` for a command's flags. Exit 0 on success, 1 on bad input or a failed step,",
-    "2 on bad usage.",
-    "",
-  ].join("\n");
-}
+/** Every command name, one or two words, in the order `relevance --help` lists them. */
+export const commandNames = (): string[] => Object.keys(COMMANDS);
 
 /** Runs one invocation; returns the exit code. Errors are one line on stderr, never a stack trace. */
 export async function runRelevance(argv: string[], io: Io): Promise<number> {
@@ -104,15 +99,23 @@ export async function runRelevance(argv: string[], io: Io): Promise<number> {
   const name = COMMANDS[twoWords] !== undefined ? twoWords : (argv[0] ?? "");
   const command = argv[0]?.startsWith("-") ? undefined : COMMANDS[name];
   if (command === undefined) {
-    if (wantsHelp || argv.length === 0) {
-      io.out(mainHelp());
-      return argv.length === 0 ? USAGE_EXIT : 0;
+    if (wantsHelp) {
+      io.out(mainHelp(COMMANDS));
+      return 0;
     }
-    io.err(`relevance: unknown command "${argv.join(" ")}" (see relevance --help)\n`);
+    // No command is a usage error: the overview goes to stderr, so a script's stdout stays empty.
+    if (argv.length === 0) {
+      io.err(mainHelp(COMMANDS));
+      return USAGE_EXIT;
+    }
+    // Only the words before the first flag: flag values may be secrets (--api-key).
+    const second = argv[1] !== undefined && !argv[1].startsWith("-") ? ` ${argv[1]}` : "";
+    const words = argv[0]?.startsWith("-") ? argv[0] : `${argv[0]}${second}`;
+    io.err(`relevance: unknown command "${words}" (see relevance --help)\n`);
     return USAGE_EXIT;
   }
   if (wantsHelp) {
-    io.out(`${command.summary}\n\nUsage: ${command.usage}\n\nFlags:\n${flagHelp(command.flags)}\n`);
+    io.out(commandHelp(name, command));
     return 0;
   }
   try {
@@ -123,7 +126,9 @@ export async function runRelevance(argv: string[], io: Io): Promise<number> {
       return error.exitCode;
     }
     // A bug, not bad input: say so plainly; the cause goes to stderr only when asked for.
-    io.err(`relevance ${name}: internal error: ${(error as Error).message}\n`);
+    io.err(
+      `relevance ${name}: internal error: ${(error as Error).message} (a bug: RELEVANCE_DEBUG=1 prints its stack for a report)\n`,
+    );
     if (process.env.RELEVANCE_DEBUG) io.err(`${(error as Error).stack}\n`);
     return 70;
   }

@@ -19,15 +19,15 @@ import {
 import { exportChange, type Logger } from "@relevance/settings";
 import { CloudflareRestKv } from "@relevance/settings/cloudflare-rest";
 import { changeFromStreamRecord, DynamoSettingsTable } from "@relevance/settings/dynamodb";
-import type { LambdaEvent } from "hono/aws-lambda";
-import { Meilisearch } from "meilisearch";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DynaliteServer, startDynalite } from "../../../packages/settings/src/dynamodb/dynalite.ts";
 import {
   CloudflareApiDouble,
   DOUBLE_ACCOUNT,
   DOUBLE_TOKEN,
-} from "../../../packages/settings/src/kv/test-support/cloudflare-api-double.ts";
+} from "@relevance/settings/test-support/cloudflare-api-double";
+import { type DynaliteServer, startDynalite } from "@relevance/settings/test-support/dynalite";
+import type { LambdaEvent } from "hono/aws-lambda";
+import { Meilisearch } from "meilisearch";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCustomerApi, customerApiDocument } from "./app.ts";
 import { createHandler, customerEnvProblems, depsFromEnv, handler } from "./handler.ts";
 

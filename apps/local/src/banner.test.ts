@@ -48,6 +48,20 @@ describe("renderBanner", () => {
     expect(noDemo.some((l) => l.startsWith("curl"))).toBe(false);
   });
 
+  it("says so when the demo search is not scored now (the operator changed its config after the seeding)", () => {
+    const text = renderBanner(
+      { ...info, demo: { ...(info.demo as NonNullable<BannerInfo["demo"]>), relevanceScore: null } },
+      false,
+    ).join("\n");
+    expect(text).toContain(
+      "A search of the demo shop (not scored now: its relevance config changed since the seeding):",
+    );
+    expect(text).not.toContain("relevanceScore 9.75");
+    expect(renderBanner(info, false).join("\n")).toContain(
+      "(model acct_1:products:v1, relevanceScore 9.75):",
+    );
+  });
+
   it("colours only the title, and only when asked", () => {
     expect(renderBanner(info, false).join("\n")).not.toContain("\u001b");
     expect(renderBanner(info, true)[1]).toBe("\u001b[1mnpm start: the local stack is running\u001b[0m");

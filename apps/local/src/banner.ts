@@ -17,8 +17,8 @@ export interface BannerInfo {
   exporter: boolean;
   adminToken: BannerToken;
   monitorToken: BannerToken;
-  /** Null with DEMO=0. */
-  demo: { apiKey: string; modelId: string; curl: string; relevanceScore: number } | null;
+  /** Null with DEMO=0; `relevanceScore` null when the search is not scored now (changed since the seeding). */
+  demo: { apiKey: string; modelId: string; curl: string; relevanceScore: number | null } | null;
 }
 
 function token(name: string, t: BannerToken): string {
@@ -46,7 +46,9 @@ export function renderBanner(info: BannerInfo, color: boolean): string[] {
     lines.push(
       `  Demo API key   ${info.demo.apiKey}   (kept in the data folder's demo.json)`,
       "",
-      `  A scored search of the demo shop (model ${info.demo.modelId}, relevanceScore ${info.demo.relevanceScore.toFixed(2)}):`,
+      info.demo.relevanceScore === null
+        ? "  A search of the demo shop (not scored now: its relevance config changed since the seeding):"
+        : `  A scored search of the demo shop (model ${info.demo.modelId}, relevanceScore ${info.demo.relevanceScore.toFixed(2)}):`,
       "",
       // Alone and unindented: a triple-click copies exactly the command.
       info.demo.curl,

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadArtifact, rowFromRecord } from "@relevance/core";
 import { afterAll, describe, expect, it } from "vitest";
-import { generateDemoQueries } from "../../../training/demo/make_demo_queries.ts";
 import { DEMO_QUERY, DEMO_TRAINING_DIR, demoArtifact, demoModelId } from "./demo.ts";
+import { generateDemoQueries } from "./demo-queries.ts";
 import { type RunningStack, spawnStack } from "./test-support.ts";
 
 const training = (name: string) => readFileSync(join(DEMO_TRAINING_DIR, name), "utf8");

@@ -11,7 +11,10 @@ import {
   parseJson,
 } from "@relevance/core";
 import type { Kv, Logger } from "@relevance/settings";
+import { openDatabase } from "@relevance/settings/sqlite";
 import { demoCatalog } from "./demo-catalog.ts";
+import { SqliteStepLog } from "./demo-step-log.ts";
+import { runPendingSteps, type Step, type StepLog } from "./demo-steps.ts";
 import type { LocalConfig } from "./env.ts";
 import type { Stack } from "./stack.ts";
 
@@ -21,12 +24,15 @@ export interface DemoCredentials {
 }
 
 export interface DemoReady extends DemoCredentials {
-  /** The scoring model of `products` and `catalog`. */
+  /**
+   * The model that answered the scored search at this start: the demo model when this start seeded;
+   * after a restart, whatever `products` is configured with now (the demo model's id when unscored).
+   */
   modelId: string;
   /** A ready-to-run scored search. */
   curl: string;
-  /** What that search answered at start-up. */
-  relevanceScore: number;
+  /** What that search answered at this start; null when it is not scored (scoring changed since the seeding). */
+  relevanceScore: number | null;
 }
 
 /** An HTTP call to the stack's APIs: in-process (`app.request`) at start-up, over fetch in the training script. */
@@ -60,44 +66,112 @@ async function must(call: ApiCall, ...args: Parameters<ApiCall>): Promise<unknow
   return res.body;
 }
 
+/** What the seeding steps share: how to call the APIs, and what earlier steps produced. */
+interface DemoSeeding {
+  call: ApiCall;
+  adminToken: string;
+  /** Set by the `account` step, or read from DATA_DIR/demo.json when an earlier start ran it. */
+  credentials: DemoCredentials | null;
+  /** Keeps new credentials (npm start: DATA_DIR/demo.json) before the `account` step is recorded. */
+  keepCredentials(credentials: DemoCredentials): void;
+  /** npm start only: the KV the demo model is uploaded to. */
+  kv?: Kv;
+  upload?: "uploaded" | "present";
+  score?: number;
+}
+
+function credentialsOf(seeding: DemoSeeding): DemoCredentials {
+  if (seeding.credentials === null)
+    throw new Error("demo seeding: no demo account (the account step did not run)");
+  return seeding.credentials;
+}
+const customerOf = (seeding: DemoSeeding) => ({ "x-api-key": credentialsOf(seeding).apiKey });
+const adminOf = (seeding: DemoSeeding) => ({ authorization: `Bearer ${seeding.adminToken}` });
+
 /**
  * The demo account and its catalog, through the same HTTP API a user would call: an account, the
  * `products` index (10,000 products from demo-catalog.ts, posted 1,000 per request) with its
- * settings, and the `catalog` alias. Used by npm start and by the training script.
+ * settings, and the `catalog` alias. Step names are recorded in the data folder (demo-step-log.ts):
+ * never rename one.
  */
-export async function seedDemoCatalog(call: ApiCall, adminToken: string): Promise<DemoCredentials> {
-  const created = (await must(
-    call,
-    "POST",
-    "/api/v1/admin/accounts",
-    { name: "Demo Shop" },
-    { authorization: `Bearer ${adminToken}` },
-  )) as DemoCredentials;
-  const customer = { "x-api-key": created.apiKey };
-  await must(call, "POST", "/api/v1/indexes", { name: DEMO_INDEX, primaryKey: "id" }, customer);
-  await must(
-    call,
-    "PATCH",
-    `/api/v1/indexes/${DEMO_INDEX}/settings`,
-    {
-      searchableAttributes: ["title", "tags", "description"],
-      filterableAttributes: ["category", "price"],
-      sortableAttributes: ["price"],
+const CATALOG_STEPS: readonly Step<DemoSeeding>[] = [
+  {
+    name: "account",
+    async run(seeding) {
+      const created = (await must(
+        seeding.call,
+        "POST",
+        "/api/v1/admin/accounts",
+        { name: "Demo Shop" },
+        adminOf(seeding),
+      )) as DemoCredentials;
+      seeding.credentials = { systemAccountId: created.systemAccountId, apiKey: created.apiKey };
+      seeding.keepCredentials(seeding.credentials);
     },
-    customer,
-  );
-  const products = demoCatalog();
-  for (let i = 0; i < products.length; i += DOCUMENT_BATCH) {
-    await must(
-      call,
-      "POST",
-      `/api/v1/indexes/${DEMO_INDEX}/documents`,
-      products.slice(i, i + DOCUMENT_BATCH),
-      customer,
-    );
-  }
-  await must(call, "PUT", `/api/v1/aliases/${DEMO_ALIAS}`, { index: DEMO_INDEX }, customer);
-  return created;
+  },
+  {
+    name: "index",
+    async run(seeding) {
+      await must(
+        seeding.call,
+        "POST",
+        "/api/v1/indexes",
+        { name: DEMO_INDEX, primaryKey: "id" },
+        customerOf(seeding),
+      );
+    },
+  },
+  {
+    name: "index-settings",
+    async run(seeding) {
+      await must(
+        seeding.call,
+        "PATCH",
+        `/api/v1/indexes/${DEMO_INDEX}/settings`,
+        {
+          searchableAttributes: ["title", "tags", "description"],
+          filterableAttributes: ["category", "price"],
+          sortableAttributes: ["price"],
+        },
+        customerOf(seeding),
+      );
+    },
+  },
+  {
+    // Documents are upserted by id, so a re-run of an interrupted step posts the same products again.
+    name: "documents",
+    async run(seeding) {
+      const products = demoCatalog();
+      for (let i = 0; i < products.length; i += DOCUMENT_BATCH) {
+        await must(
+          seeding.call,
+          "POST",
+          `/api/v1/indexes/${DEMO_INDEX}/documents`,
+          products.slice(i, i + DOCUMENT_BATCH),
+          customerOf(seeding),
+        );
+      }
+    },
+  },
+  {
+    name: "alias",
+    async run(seeding) {
+      await must(
+        seeding.call,
+        "PUT",
+        `/api/v1/aliases/${DEMO_ALIAS}`,
+        { index: DEMO_INDEX },
+        customerOf(seeding),
+      );
+    },
+  },
+];
+
+/** The demo catalog for the training script: every catalog step, in order, nothing recorded. */
+export async function seedDemoCatalog(call: ApiCall, adminToken: string): Promise<DemoCredentials> {
+  const seeding: DemoSeeding = { call, adminToken, credentials: null, keepCredentials: () => {} };
+  for (const step of CATALOG_STEPS) await step.run(seeding);
+  return credentialsOf(seeding);
 }
 
 const readTraining = (name: string): string => readFileSync(join(DEMO_TRAINING_DIR, name), "utf8");
@@ -142,20 +216,26 @@ async function uploadDemoModel(kv: Kv, modelId: string, text: string): Promise<"
   return "uploaded";
 }
 
-/** Points `products` and the `catalog` alias at the demo model through the admin API (unless already). */
-async function configureDemoModel(call: ApiCall, adminToken: string, account: string, modelId: string) {
-  const admin = { authorization: `Bearer ${adminToken}` };
-  const config = { modelId, titleField: DEMO_TITLE_FIELD, tagsField: DEMO_TAGS_FIELD };
-  for (const index of [DEMO_INDEX, DEMO_ALIAS]) {
-    const path = `/api/v1/admin/accounts/${account}/indexes/${index}/relevance-trigger-config`;
-    const current = (await must(call, "GET", path, undefined, admin)) as { relevanceTriggerConfig: unknown };
-    if (JSON.stringify(current.relevanceTriggerConfig) === JSON.stringify(config)) continue;
-    const res = (await must(call, "PUT", path, { relevanceTriggerConfig: config }, admin)) as {
-      warnings?: string[];
-    };
-    if (res.warnings && res.warnings.length > 0)
-      throw new Error(`demo seeding: configuring ${index} warned: ${res.warnings.join("; ")}`);
-  }
+/** Points `index` (an index or alias) at the demo model through the admin API (unless already). */
+async function configureDemoModel(seeding: DemoSeeding, index: string) {
+  const { systemAccountId: account } = credentialsOf(seeding);
+  const config = { modelId: demoModelId(account), titleField: DEMO_TITLE_FIELD, tagsField: DEMO_TAGS_FIELD };
+  const path = `/api/v1/admin/accounts/${account}/indexes/${index}/relevance-trigger-config`;
+  const current = (await must(seeding.call, "GET", path, undefined, adminOf(seeding))) as {
+    relevanceTriggerConfig: unknown;
+  };
+  if (JSON.stringify(current.relevanceTriggerConfig) === JSON.stringify(config)) return;
+  const res = (await must(
+    seeding.call,
+    "PUT",
+    path,
+    { relevanceTriggerConfig: config },
+    adminOf(seeding),
+  )) as {
+    warnings?: string[];
+  };
+  if (res.warnings && res.warnings.length > 0)
+    throw new Error(`demo seeding: configuring ${index} warned: ${res.warnings.join("; ")}`);
 }
 
 export function demoCurl(url: string, apiKey: string, index = DEMO_INDEX, q = DEMO_QUERY): string {
@@ -188,6 +268,23 @@ async function waitForScoredSearch(call: ApiCall, apiKey: string, index: string,
   }
 }
 
+/** One scored search of `products`, as the printed curl sends it: the score and model, if any. */
+async function currentAnswer(
+  call: ApiCall,
+  apiKey: string,
+): Promise<{ relevanceScore: number | null; modelId: string | null }> {
+  const res = await call(
+    "POST",
+    `/api/v1/indexes/${DEMO_INDEX}/search`,
+    { q: DEMO_QUERY, relevanceScore: true },
+    { "x-api-key": apiKey },
+  );
+  const score = (res.body as { relevanceScore?: unknown } | null)?.relevanceScore;
+  return res.status === 200 && typeof score === "number"
+    ? { relevanceScore: score, modelId: res.headers.get("x-relevance-model") }
+    : { relevanceScore: null, modelId: null };
+}
+
 /** Calls the stack's Hono app in-process (no sockets), as a client would over HTTP. */
 export function inProcessCall(stack: Stack): ApiCall {
   return async (method, path, body, headers) => {
@@ -201,49 +298,159 @@ export function inProcessCall(stack: Stack): ApiCall {
   };
 }
 
+/** The demo model: uploaded, configured on the index and the alias, then seen scoring on both. */
+const MODEL_STEPS: readonly Step<DemoSeeding>[] = [
+  {
+    name: "model-upload",
+    async run(seeding) {
+      if (seeding.kv === undefined) throw new Error("demo seeding: no KV to upload the demo model to");
+      const { systemAccountId: account } = credentialsOf(seeding);
+      seeding.upload = await uploadDemoModel(seeding.kv, demoModelId(account), demoArtifact(account));
+    },
+  },
+  { name: "config-products", run: (seeding) => configureDemoModel(seeding, DEMO_INDEX) },
+  { name: "config-catalog", run: (seeding) => configureDemoModel(seeding, DEMO_ALIAS) },
+  {
+    name: "scored-search",
+    async run(seeding) {
+      const { systemAccountId: account, apiKey } = credentialsOf(seeding);
+      const modelId = demoModelId(account);
+      seeding.score = await waitForScoredSearch(seeding.call, apiKey, DEMO_INDEX, modelId);
+      await waitForScoredSearch(seeding.call, apiKey, DEMO_ALIAS, modelId);
+    },
+  },
+];
+
+/** Every step of npm start's demo seeding, in the order they run. */
+export const DEMO_STEPS: readonly Step<DemoSeeding>[] = [...CATALOG_STEPS, ...MODEL_STEPS];
+export const DEMO_STEP_NAMES: readonly string[] = DEMO_STEPS.map((s) => s.name);
+
 /**
- * Demo data for `npm start` (DEMO=0 skips it). On first start: the demo account, the 10,000-product
- * `products` index and the `catalog` alias (seedDemoCatalog), the demo model uploaded to KV as
- * `<account>:products:v1` and configured on both; then it waits until a scored search works and logs
- * a ready-to-run curl. The API key is kept in DATA_DIR/demo.json so that restarts reuse it (demo
- * only: real keys are shown once and stored hashed); a restart re-checks the model and its config.
+ * DATA_DIR/demo.json: the demo account's credentials. `recordsSteps` marks a file written by a seeding
+ * that records its steps; a file without it was written by an earlier version.
  */
-export async function seedDemo(stack: Stack, config: LocalConfig, log: Logger): Promise<DemoReady> {
+interface SavedDemo {
+  credentials: DemoCredentials;
+  recordsSteps: boolean;
+}
+
+function readCredentials(file: string): SavedDemo | null {
+  if (!existsSync(file)) return null;
+  const saved = JSON.parse(readFileSync(file, "utf8")) as DemoCredentials & { recordsSteps?: unknown };
+  return {
+    credentials: { systemAccountId: saved.systemAccountId, apiKey: saved.apiKey },
+    recordsSteps: saved.recordsSteps === true,
+  };
+}
+
+const keepCredentials = (file: string, c: DemoCredentials) =>
+  writeFileSync(file, `${JSON.stringify({ ...c, recordsSteps: true }, null, 2)}\n`, { mode: 0o600 });
+
+async function credentialsWork(call: ApiCall, credentials: DemoCredentials): Promise<boolean> {
+  const check = await call("GET", "/api/v1/indexes", undefined, { "x-api-key": credentials.apiKey });
+  return check.status === 200;
+}
+
+export interface SeedDemoOptions {
+  /** Called after each step is recorded; a test throws here to simulate a start killed after that step. */
+  afterStep?: (step: string) => void;
+  /** The time recorded for a completed step. Default: the wall clock. */
+  now?: () => Date;
+}
+
+/**
+ * Demo data for `npm start` (DEMO=0 skips it), seeded once per data folder: the demo account, the
+ * 10,000-product `products` index and the `catalog` alias (CATALOG_STEPS), the demo model uploaded
+ * to KV as `<account>:products:v1`, configured on both, and a scored search seen on both
+ * (MODEL_STEPS). Each step is recorded in DATA_DIR's settings.db when it completes; a start runs
+ * only the steps not recorded yet, so an interrupted seeding is finished by the next start, and a
+ * completed step never runs again: a restart leaves aliases, configs and model versions as the
+ * operator left them. The API key is kept in DATA_DIR/demo.json so that restarts can print the curl
+ * (demo only: real keys are shown once and stored hashed). Returns null when the seeding was done
+ * but demo.json is gone (nothing to print).
+ */
+export async function seedDemo(
+  stack: Stack,
+  config: LocalConfig,
+  log: Logger,
+  options: SeedDemoOptions = {},
+): Promise<DemoReady | null> {
   const started = performance.now();
   const file = join(config.dataDir, "demo.json");
   const call = inProcessCall(stack);
-
-  let credentials: DemoCredentials | null = null;
-  if (existsSync(file)) {
-    const saved = JSON.parse(readFileSync(file, "utf8")) as DemoCredentials;
-    const check = await stack.app.request("/api/v1/indexes", { headers: { "x-api-key": saved.apiKey } });
-    if (check.status === 200) credentials = saved;
-    else log.warn("saved demo credentials no longer work; creating a new demo account", { file });
+  const now = options.now ?? (() => new Date());
+  const db = openDatabase(join(config.dataDir, "settings.db"));
+  try {
+    const recorded = new SqliteStepLog(db);
+    const saved = readCredentials(file);
+    let credentials = saved?.credentials ?? null;
+    if (recorded.done().size === 0 && saved !== null) {
+      if (!(await credentialsWork(call, saved.credentials))) {
+        log.warn("saved demo credentials no longer work; creating a new demo account", { file });
+        credentials = null;
+      } else if (saved.recordsSteps) {
+        // Killed between keeping the new account's credentials and recording the step: the account
+        // exists, the steps after it do not.
+        recorded.record("account", now());
+      } else {
+        // A folder seeded before steps were recorded: that version ran every step on each start,
+        // so all are done, and what the operator changed since must stay.
+        for (const step of DEMO_STEP_NAMES) recorded.record(step, now());
+        log.info("demo seeded by an earlier version: recorded its steps as done", { file });
+      }
+    }
+    if (credentials === null && recorded.done().has("account")) {
+      log.warn("the demo was seeded, but its credentials file is gone; not seeding again", { file });
+      return null;
+    }
+    const steps: StepLog = {
+      done: () => recorded.done(),
+      record: (step, at) => {
+        recorded.record(step, at);
+        options.afterStep?.(step);
+      },
+    };
+    const seeding: DemoSeeding = {
+      call,
+      adminToken: config.adminToken,
+      credentials,
+      keepCredentials: (c) => keepCredentials(file, c),
+      kv: stack.kv,
+    };
+    const outcome = await runPendingSteps(DEMO_STEPS, steps, seeding, now);
+    const ready = credentialsOf(seeding);
+    const account = ready.systemAccountId;
+    const modelId = demoModelId(account);
+    const curl = demoCurl(stack.url, ready.apiKey);
+    const fields = {
+      account,
+      index: DEMO_INDEX,
+      alias: DEMO_ALIAS,
+      modelId,
+      firstStart: outcome.skipped.length === 0,
+      stepsRun: outcome.ran,
+      seedMs: Math.round(performance.now() - started),
+      curl,
+    };
+    if (outcome.ran.length > 0) {
+      log.info("demo search ready: run the curl for a scored search", {
+        ...fields,
+        model: seeding.upload ?? ((await stack.kv.get(modelKey(modelId))) === null ? "absent" : "present"),
+        relevanceScore: seeding.score,
+      });
+      return { ...ready, modelId, curl, relevanceScore: seeding.score ?? null };
+    }
+    // Nothing is re-applied or waited for: the operator may have disabled scoring, re-pointed the
+    // alias or pruned v1 on purpose. One search reports what serves now, and never fails the start.
+    const current = await currentAnswer(call, ready.apiKey);
+    log.info("demo already seeded: left as it is (a restart runs no completed seeding step)", {
+      ...fields,
+      model: (await stack.kv.get(modelKey(modelId))) === null ? "absent" : "present",
+      servingModel: current.modelId,
+      relevanceScore: current.relevanceScore,
+    });
+    return { ...ready, modelId: current.modelId ?? modelId, curl, relevanceScore: current.relevanceScore };
+  } finally {
+    db.close();
   }
-  const firstStart = credentials === null;
-  if (credentials === null) {
-    credentials = await seedDemoCatalog(call, config.adminToken);
-    writeFileSync(file, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
-  }
-
-  const account = credentials.systemAccountId;
-  const modelId = demoModelId(account);
-  const upload = await uploadDemoModel(stack.kv, modelId, demoArtifact(account));
-  await configureDemoModel(call, config.adminToken, account, modelId);
-  const score = await waitForScoredSearch(call, credentials.apiKey, DEMO_INDEX, modelId);
-  await waitForScoredSearch(call, credentials.apiKey, DEMO_ALIAS, modelId);
-
-  const curl = demoCurl(stack.url, credentials.apiKey);
-  log.info("demo search ready: run the curl for a scored search", {
-    account,
-    index: DEMO_INDEX,
-    alias: DEMO_ALIAS,
-    modelId,
-    model: upload,
-    firstStart,
-    seedMs: Math.round(performance.now() - started),
-    relevanceScore: score,
-    curl,
-  });
-  return { ...credentials, modelId, curl, relevanceScore: score };
 }

@@ -46,6 +46,10 @@ describe("readConfig", () => {
     [{ DEMO: "yes" }, 'DEMO must be 0 or 1, got "yes"'],
     [{ EXPORTER: "2" }, 'EXPORTER must be 0 or 1, got "2"'],
     [{ ADMIN_TOKEN: "short" }, "ADMIN_TOKEN must be at least 16 characters"],
+    [
+      { ADMIN_TOKEN: "has a space 0123456789" },
+      "ADMIN_TOKEN must be letters, digits and - . _ ~ + / (then = padding)",
+    ],
     [{ MONITOR_TOKEN: "short" }, "MONITOR_TOKEN must be at least 16 characters"],
     [{ ALERT_EVAL_INTERVAL_S: "0" }, 'ALERT_EVAL_INTERVAL_S must be a positive number, got "0"'],
     [{ ALERT_WEBHOOK_URL: "not a url" }, "ALERT_WEBHOOK_URL: not a valid URL"],

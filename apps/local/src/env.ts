@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { type BodyLimits, bodyLimitsFromEnv } from "@relevance/admin";
+import { BEARER_TOKEN, BEARER_TOKEN_RULE, type BodyLimits, bodyLimitsFromEnv } from "@relevance/admin";
 import { formatIssues } from "@relevance/core";
 import { artifactMaxBytes, DEFAULT_MODEL_CACHE_MB } from "@relevance/search";
 import { alertIntervalFromEnv } from "@svcmon/monitor-runtime";
@@ -86,6 +86,8 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
   const token = env.ADMIN_TOKEN === "" ? undefined : env.ADMIN_TOKEN;
   if (token !== undefined && token.length < 16)
     return { ok: false, error: "ADMIN_TOKEN must be at least 16 characters" };
+  if (token !== undefined && !BEARER_TOKEN.test(token))
+    return { ok: false, error: `ADMIN_TOKEN must be ${BEARER_TOKEN_RULE}` };
   const monitorToken = env.MONITOR_TOKEN === "" ? undefined : env.MONITOR_TOKEN;
   if (monitorToken !== undefined && monitorToken.length < 16) {
     return { ok: false, error: "MONITOR_TOKEN must be at least 16 characters" };

@@ -8,7 +8,7 @@ import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
 import { DOUBLE_REGION, SqsDouble } from "@svcmon/monitor-queues/test-support/sqs-double";
 import { firingAlerts } from "@svcmon/monitor-runtime";
 import { webhookChannel } from "@svcmon/notify";
-import { type HttpReceiverDouble, startHttpReceiverDouble } from "@svcmon/notify/test-doubles";
+import { type HttpReceiverDouble, startHttpReceiverDouble } from "@svcmon/notify/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAlertsHandler } from "./alerts.ts";
 import { queueHealthFromEnv, sqsQueueHealth } from "./queues.ts";

@@ -321,6 +321,23 @@ describe("parseArgs", () => {
     bad([...base, "--url", "nope", "--", "ls"], /not a URL/);
     bad([...base, "--data-dir", "/d", "--token", "t", "--", "ls"], /do not combine/);
   });
+  it("names short options, option groups and a lone dash as they were written", () => {
+    const base = ["run", "--collector", "c", "--account", "1", "--region", "r"];
+    bad([...base, "-v", "--", "ls"], /^unknown option -v$/);
+    bad([...base, "-abc", "--", "ls"], /^unknown option -abc$/);
+    bad([...base, "-", "--", "ls"], /^unknown option -$/);
+    bad([...base, "--verbose=1", "--", "ls"], /^unknown option --verbose$/);
+    bad(
+      ["run", "--collector=", "--account", "1", "--region", "r", "--", "ls"],
+      /^--collector must not be empty$/,
+    );
+    bad(["run", "--collector"], /^--collector needs a value$/);
+    expect(parseArgs([...base, "--url=http://h:1/", "--", "ls"], env).target).toEqual({
+      kind: "api",
+      url: "http://h:1",
+      token: "t",
+    });
+  });
   it("refuses a collector, account or region the monitor would refuse, naming the flag and the limit", () => {
     const run = (collector: string, account: string, region: string) => [
       "run",

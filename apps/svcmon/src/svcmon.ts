@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { constants } from "node:os";
-import { parseArgs as parseArgv } from "node:util";
+import { parseArgs as nodeParseArgs } from "node:util";
 import { keepLastChars, MAX_RUN_ERROR_CHARS, validateRunRecord } from "@svcmon/core";
 
 export const USAGE = `usage: svcmon run --collector NAME --account ID --region REGION [--url URL] [--token TOKEN | env MONITOR_TOKEN] [--data-dir DIR] -- COMMAND [ARGS...]
@@ -41,7 +41,46 @@ export class UsageError extends Error {
 }
 
 const VALUE_FLAGS = ["collector", "account", "region", "url", "token", "data-dir"] as const;
-const OPTIONS = Object.fromEntries(VALUE_FLAGS.map((f) => [f, { type: "string" as const }]));
+
+/**
+ * The options before `--`, read by node:util's parseArgs (inline `--flag=value`, the value after a
+ * flag, where `--` ends the options) in the lenient mode that reports every token, so that each
+ * mistake gets this CLI's own one-line message, the first one from the left as before. Returns the
+ * flags by their `--name` and the index in `rest` of the `--`, if there is one.
+ */
+function readFlags(rest: string[]): { flags: Map<string, string>; terminator: number | undefined } {
+  const { tokens } = nodeParseArgs({
+    args: rest,
+    options: Object.fromEntries(VALUE_FLAGS.map((name) => [name, { type: "string" as const }])),
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const flags = new Map<string, string>();
+  for (const token of tokens) {
+    if (token.kind === "option-terminator") return { flags, terminator: token.index };
+    const raw = rest[token.index] as string;
+    if (token.kind === "positional") {
+      throw new UsageError(
+        raw.startsWith("-")
+          ? `unknown option ${raw}`
+          : `unexpected argument ${JSON.stringify(raw)}: put the command after \`--\``,
+      );
+    }
+    const name = raw.startsWith("--") && raw.indexOf("=") > 0 ? raw.slice(0, raw.indexOf("=")) : raw;
+    if (!(VALUE_FLAGS as readonly string[]).includes(token.name) || name !== `--${token.name}`) {
+      throw new UsageError(`unknown option ${name}`);
+    }
+    // parseArgs takes the next argument as the value even when it is `--`: here that is no value.
+    if (token.value === undefined || (token.value === "--" && !token.inlineValue)) {
+      throw new UsageError(`${name} needs a value`);
+    }
+    if (flags.has(name)) throw new UsageError(`${name} given twice`);
+    if (token.value.trim() === "") throw new UsageError(`${name} must not be empty`);
+    flags.set(name, token.value);
+  }
+  return { flags, terminator: undefined };
+}
 
 /** Parses `run ...` argv (without the node/script prefix). Throws UsageError with one clear line. */
 export function parseArgs(
@@ -51,38 +90,7 @@ export function parseArgs(
   const [sub, ...rest] = argv;
   if (sub === undefined) throw new UsageError("missing subcommand: expected `svcmon run ...`");
   if (sub !== "run") throw new UsageError(`unknown subcommand ${JSON.stringify(sub)}: expected \`run\``);
-  // node:util parseArgs splits the arguments; the checks and their messages stay ours.
-  const { tokens } = parseArgv({
-    args: rest,
-    options: OPTIONS,
-    strict: false,
-    allowPositionals: true,
-    tokens: true,
-  });
-  const flags = new Map<string, string>();
-  let i = rest.length;
-  for (const token of tokens) {
-    if (token.kind === "option-terminator") {
-      i = token.index;
-      break;
-    }
-    const a = rest[token.index] as string;
-    const eq = a.indexOf("=");
-    const name = a.startsWith("--") && eq > 0 ? a.slice(0, eq) : a;
-    if (token.kind === "positional" || !(VALUE_FLAGS as readonly string[]).includes(token.name)) {
-      throw new UsageError(
-        a.startsWith("-")
-          ? `unknown option ${name}`
-          : `unexpected argument ${JSON.stringify(a)}: put the command after \`--\``,
-      );
-    }
-    const value = token.value;
-    if (value === undefined || (value === "--" && !token.inlineValue))
-      throw new UsageError(`${name} needs a value`);
-    if (flags.has(name)) throw new UsageError(`${name} given twice`);
-    if (value.trim() === "") throw new UsageError(`${name} must not be empty`);
-    flags.set(name, value);
-  }
+  const { flags, terminator } = readFlags(rest);
   for (const required of ["--collector", "--account", "--region"]) {
     if (!flags.has(required)) throw new UsageError(`missing ${required}`);
   }
@@ -91,8 +99,8 @@ export function parseArgs(
     flags.get("--account") as string,
     flags.get("--region") as string,
   );
-  const command = rest[i + 1];
-  if (i >= rest.length || command === undefined) {
+  const command = terminator === undefined ? undefined : rest[terminator + 1];
+  if (terminator === undefined || command === undefined) {
     throw new UsageError("missing command: put it after `--` (svcmon run ... -- COMMAND [ARGS...])");
   }
   const dataDir = flags.get("--data-dir");
@@ -122,7 +130,7 @@ export function parseArgs(
     account: flags.get("--account") as string,
     region: flags.get("--region") as string,
     command,
-    args: rest.slice(i + 2),
+    args: rest.slice(terminator + 2),
     target,
   };
 }

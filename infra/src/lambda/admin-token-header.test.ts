@@ -1,9 +1,9 @@
+import { createHandler } from "@apps/admin-lambda";
+import { withAdminTokenHeader } from "@relevance/admin/admin-token-header";
 import type { Logger } from "@relevance/settings";
 import { openDatabase, SqliteKv, SqliteSettingsTable } from "@relevance/settings/sqlite";
 import type { LambdaEvent } from "hono/aws-lambda";
 import { describe, expect, it } from "vitest";
-import { createHandler } from "../../../apps/admin-lambda/src/handler.ts";
-import { withAdminTokenHeader } from "./admin-token-header.ts";
 
 const TOKEN = "lambda-admin-token-0123456789";
 const SIGV4 =

@@ -10,7 +10,7 @@ import {
 } from "@relevance/settings";
 import { Hono } from "hono";
 import { z } from "zod";
-import { adminAuth, authGuard } from "./auth.ts";
+import { adminAuth, authGuard, BEARER_TOKEN, BEARER_TOKEN_RULE } from "./auth.ts";
 import { listed, parseWith, readJson } from "./body.ts";
 import { defaultRandomBytes, newAccountId, newApiKey } from "./crypto.ts";
 import { MAX_ACCOUNT_NAME_CHARS, resolveBodyLimits } from "./limits.ts";
@@ -69,6 +69,9 @@ export function recordModelHistory(
 export function createAdminApp(deps: AdminDeps): Hono {
   if (deps.adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
     throw new Error(`the admin token must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters`);
+  }
+  if (!BEARER_TOKEN.test(deps.adminToken)) {
+    throw new Error(`the admin token must be ${BEARER_TOKEN_RULE}`);
   }
   const { table, kv, log, now } = deps;
   const random = deps.randomBytes ?? defaultRandomBytes;

@@ -31,9 +31,13 @@ describe("admin accounts", () => {
     expect((await h.admin("POST", "/api/v1/admin/accounts", "{nope")).status).toBe(422);
   });
 
-  it("refuses to start with a short admin token", () => {
+  it("refuses to start with a short admin token, or one a bearer header cannot carry", () => {
     const h = makeHarness();
     expect(() => createAdminApp({ ...h.deps, adminToken: "short" })).toThrow(/at least 16/);
+    // Hono's bearerAuth reads only RFC 6750 token characters from the header: another token could never match.
+    expect(() => createAdminApp({ ...h.deps, adminToken: "admin token with spaces" })).toThrow(
+      /must be letters, digits and - \. _ ~ \+ \//,
+    );
   });
 });
 

@@ -6,8 +6,8 @@ import {
   unauthorized,
 } from "@relevance/http";
 import { API_KEY_SK, apiKeyHash, apiKeyPk, type SettingsTable } from "@relevance/settings";
-import type { MiddlewareHandler } from "hono";
-import { constantTimeEqual } from "./crypto.ts";
+import type { Context, MiddlewareHandler } from "hono";
+import { bearerAuth } from "hono/bearer-auth";
 import {
   AUTH_FAILURES_PER_ADDRESS,
   AUTH_FAILURES_PER_PREFIX,
@@ -40,27 +40,52 @@ export function authGuard(deps: Pick<ApiDeps, "authThrottle" | "clientAddress" |
   };
 }
 
+/**
+ * The characters of a bearer token (RFC 6750's b64token): the only tokens `bearerAuth` reads from a
+ * header, so an admin token must be made of them (the generated ones are: base64url, alphanumeric).
+ */
+export const BEARER_TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
+export const BEARER_TOKEN_RULE = "letters, digits and - . _ ~ + / (then = padding)";
+
+// The credential as the throttle counts it (the part after "Bearer", else the whole header value).
 const BEARER = /^Bearer +(\S+) *$/i;
+const ADMIN_TOKEN_REQUIRED = "a valid admin token is required (Authorization: Bearer <token>)";
 
 /**
- * `Authorization: Bearer <adminToken>`, compared in constant time; 401 otherwise. The throttle
- * decides after the comparison (AuthThrottle.verdict): a client over its failed-attempt budget gets
- * 429 whatever it sends, except a token that already worked from its address, so guessing costs a
- * minute per 20 tries and correct clients are not slowed.
+ * `Authorization: Bearer <adminToken>`: Hono's `bearerAuth` parses the header and compares the token
+ * in constant time (its timingSafeEqual); 401 otherwise, with the API's error body rather than
+ * Hono's plain-text one. The throttle decides after the comparison (AuthThrottle.verdict): a client
+ * over its failed-attempt budget gets 429 whatever it sends, except a token that already worked from
+ * its address, so guessing costs a minute per 20 tries and correct clients are not slowed.
  */
 export function adminAuth(adminToken: string, guard: AuthGuard): MiddlewareHandler {
-  return async (c, next) => {
-    const presented = c.req.header("authorization");
-    const token = BEARER.exec(presented ?? "")?.[1];
-    const valid =
-      token !== undefined &&
-      token.length <= MAX_CREDENTIAL_CHARS &&
-      (await constantTimeEqual(token, adminToken));
-    // No header is no guess: answered 401 without counting.
-    if (presented !== undefined) guard.throttle.verdict(guard.clientAddress(c), token ?? presented, valid);
-    if (!valid) throw unauthorized("a valid admin token is required (Authorization: Bearer <token>)");
-    await next();
+  const failed = (c: Context): never => {
+    const presented = c.req.header("authorization") ?? "";
+    guard.throttle.verdict(guard.clientAddress(c), BEARER.exec(presented)?.[1] ?? presented, false);
+    throw unauthorized(ADMIN_TOKEN_REQUIRED);
   };
+  const checkToken = bearerAuth({
+    token: adminToken,
+    noAuthenticationHeader: {
+      // No header is no guess: answered 401 without counting (an empty one is counted, as a wrong one).
+      message: (c) => (c.req.header("authorization") === "" ? failed(c) : throwUnauthorized()),
+    },
+    // Malformed (not `Bearer <token>`) and wrong tokens are both 401 and both count.
+    invalidAuthenticationHeader: { message: failed },
+    invalidToken: { message: failed },
+  });
+  return (c, next) =>
+    checkToken(c, async () => {
+      const token = BEARER.exec(c.req.header("authorization") ?? "")?.[1] ?? "";
+      // A credential over MAX_CREDENTIAL_CHARS is never valid, whatever the configured token.
+      if (token.length > MAX_CREDENTIAL_CHARS) failed(c);
+      guard.throttle.verdict(guard.clientAddress(c), token, true);
+      await next();
+    });
+}
+
+function throwUnauthorized(): never {
+  throw unauthorized(ADMIN_TOKEN_REQUIRED);
 }
 
 /**

@@ -15,14 +15,6 @@ export async function sha256Hex(text: string): Promise<string> {
   return hex(await sha256(text));
 }
 
-/** Compares the SHA-256 digests byte by byte without an early exit: time does not depend on where they differ. */
-export async function constantTimeEqual(a: string, b: string): Promise<boolean> {
-  const [x, y] = await Promise.all([sha256(a), sha256(b)]);
-  let diff = 0;
-  for (let i = 0; i < x.length; i++) diff |= (x[i] as number) ^ (y[i] as number);
-  return diff === 0;
-}
-
 function base64Url(bytes: Uint8Array): string {
   let binary = "";
   for (const b of bytes) binary += String.fromCharCode(b);

@@ -1,8 +1,9 @@
 // The customer app with an index manager: every index, document and settings write is handed on
 // after the settings table, and the answers carry the manager's task summary.
+
+import { EmbeddedIndexManager } from "@relevance/search/embedded";
+import { SqliteDocumentStore } from "@relevance/settings/sqlite";
 import { describe, expect, it } from "vitest";
-import { EmbeddedIndexManager } from "../../search/src/embedded/index-manager.ts";
-import { SqliteDocumentStore } from "../../settings/src/sqlite/documents.ts";
 import { createCustomerApp } from "./customer-routes.ts";
 import type { IndexBackend } from "./ports.ts";
 import { makeHarness } from "./test-support/harness.ts";

@@ -1,6 +1,7 @@
 export { ApiError, type ErrorBody } from "@relevance/http";
 export { ADMIN_BASE, createAdminApp } from "./admin-routes.ts";
 export { createApiApp } from "./app.ts";
+export { BEARER_TOKEN, BEARER_TOKEN_RULE } from "./auth.ts";
 export { CUSTOMER_BASE, createCustomerApp } from "./customer-routes.ts";
 export type { RejectedDocument } from "./documents.ts";
 export * from "./limits.ts";

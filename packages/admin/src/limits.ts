@@ -77,7 +77,7 @@ export const MAX_WORD_CHARS = 256;
 export const MAX_TYPO_DISABLED_WORDS = 1000;
 /** `typoTolerance.minWordSizeForTypos.oneTypo` / `twoTypos`: whole numbers from 0 to this. */
 export const MAX_TYPO_WORD_SIZE = 255;
-/** Items of `rankingRules` (the only list accepted is the default six). */
+/** Items of `rankingRules` (the only lists accepted are the default six, `sort` at any position). */
 export const MAX_RANKING_RULES = 20;
 /**
  * The eight customer settings together, as stored (UTF-8 JSON bytes), after a PATCH is applied. The
@@ -314,7 +314,7 @@ export function adminLimitRows(body: BodyLimits = DEFAULT_BODY_LIMITS): LimitRow
       limit: MAX_RANKING_RULES,
       unit: "items",
       status: 422,
-      note: 'only the default ["words","typo","proximity","attribute","sort","exactness"] is accepted',
+      note: 'only the default ["words","typo","proximity","attribute","sort","exactness"] is accepted, with "sort" at any position',
     },
     {
       area: "customer settings",

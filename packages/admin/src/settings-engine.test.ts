@@ -46,11 +46,20 @@ describe("customer settings: typoTolerance, rankingRules, one-word synonyms and 
     expect(reset.body.typoTolerance.minWordSizeForTypos).toEqual({ oneTypo: 5, twoTypos: 9 });
   });
 
-  it("accepts the default rankingRules and refuses any other list naming rankingRules", async () => {
+  it("accepts the default rankingRules, with sort at any position, and refuses any other list naming rankingRules", async () => {
     const ok = await patch({ rankingRules: DEFAULT_RULES });
     expect(ok.status).toBe(200);
     expect(ok.body.rankingRules).toEqual(DEFAULT_RULES);
-    for (const rules of [["words", "typo"], [...DEFAULT_RULES, "price:desc"], [...DEFAULT_RULES].reverse()]) {
+    const sortFirst = ["sort", ...DEFAULT_RULES.filter((r) => r !== "sort")];
+    const moved = await patch({ rankingRules: sortFirst });
+    expect(moved.status).toBe(200);
+    expect(moved.body.rankingRules).toEqual(sortFirst);
+    for (const rules of [
+      ["words", "typo"],
+      [...DEFAULT_RULES, "price:desc"],
+      [...DEFAULT_RULES].reverse(),
+      ["typo", "words", "proximity", "attribute", "sort", "exactness"],
+    ]) {
       const res = await patch({ rankingRules: rules });
       expect(res.status, JSON.stringify(rules)).toBe(422);
       expect(paths(res)).toEqual(["rankingRules"]);

@@ -228,12 +228,25 @@ function checkRankingRules(problems: Problems, value: unknown): void {
   const before = problems.list.length;
   checkList(problems, "rankingRules", value, MAX_RANKING_RULES, MAX_ATTRIBUTE_CHARS, "rules");
   if (problems.list.length > before) return;
-  if (JSON.stringify(value) !== JSON.stringify(DEFAULT_RANKING_RULES)) {
+  if (!rankingRulesSupported(value as string[])) {
     problems.add(
       "rankingRules",
-      `only the default ${JSON.stringify(DEFAULT_RANKING_RULES)} is supported: the embedded engine cannot rank otherwise`,
+      `only the default ${JSON.stringify(DEFAULT_RANKING_RULES)} is supported, with "sort" at any position: the embedded engine cannot rank otherwise`,
     );
   }
+}
+
+/**
+ * Whether the embedded engine can honour `rules`: the default rules, `sort` at any position (it
+ * decides how much a search's `sort` weighs against relevance), the others in their default order.
+ */
+export function rankingRulesSupported(rules: readonly string[]): boolean {
+  const others = DEFAULT_RANKING_RULES.filter((rule) => rule !== "sort");
+  return (
+    rules.length === DEFAULT_RANKING_RULES.length &&
+    rules.filter((rule) => rule === "sort").length === 1 &&
+    JSON.stringify(rules.filter((rule) => rule !== "sort")) === JSON.stringify(others)
+  );
 }
 
 function checkSynonyms(problems: Problems, value: unknown): void {

@@ -18,7 +18,7 @@ import {
 import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
 import { AlertEngine } from "@svcmon/monitor-runtime";
 import { type Channel, type DeliveryLog, InMemoryDeliveryLog, webhookChannel } from "@svcmon/notify";
-import { type HttpReceiverDouble, startHttpReceiverDouble } from "@svcmon/notify/test-doubles";
+import { type HttpReceiverDouble, startHttpReceiverDouble } from "@svcmon/notify/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, MIN, makeApp, memoryLog, uuid } from "./test-support.ts";
 

@@ -5,10 +5,9 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { instantMeiliSearch } from "@meilisearch/instant-meilisearch";
+import { openDatabase, SqliteDocumentStore } from "@relevance/settings/sqlite";
 import { Meilisearch, MeilisearchApiError } from "meilisearch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../settings/src/sqlite/database.ts";
-import { SqliteDocumentStore } from "../../settings/src/sqlite/documents.ts";
 import { createSearchApp } from "./app.ts";
 import { EmbeddedRetrieval } from "./embedded/engine.ts";
 import { newKv, putApiKey, putSettings, recordingLogger } from "./test-support/harness.ts";

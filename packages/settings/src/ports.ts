@@ -69,6 +69,22 @@ export interface Kv {
   list(prefix: string): Promise<string[]>;
 }
 
+/**
+ * What a KV records of its own about when keys were written, for decisions that must not rest on the
+ * caller's clock alone (the 24 h grace period before an old model version is deleted). Optional: the
+ * SQLite KV (each row's write time) and the Cloudflare REST KV (metadata written with the value, and
+ * the API's own clock) have it; the Worker binding does not need it.
+ */
+export interface KvWriteTimes {
+  /** Puts like `Kv.put`, and keeps the time of the write beside the value. */
+  putStamped(key: string, value: string): Promise<void>;
+  /**
+   * For keys starting with `prefix`: key → ISO time the store keeps for its last write (keys written
+   * without one are absent), and the store's own current time when it tells it (else null).
+   */
+  writeTimes(prefix: string): Promise<{ times: Map<string, string>; storeNow: Date | null }>;
+}
+
 /** Structured log lines (one JSON object per line in the embedded stack). */
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;

@@ -5,9 +5,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ADMIN_TOKEN, call, type RunningStack, spawnStack } from "@apps/local/test-support";
 import { computeFeaturesV1, FEATURE_SET_V1, featureRecord } from "@relevance/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, call, type RunningStack, spawnStack } from "../../../local/src/test-support.ts";
 import { type Io, nodeIo, UserError } from "../io.ts";
 import { featuresLog } from "./features-log.ts";
 
@@ -171,7 +171,7 @@ describe("relevance features log", () => {
     writeQueries([JSON.stringify({ q: "shoes", features: {} })]);
     await refuses(args(), /line 1: features is written by this command/);
     writeQueries([]);
-    await refuses(args(), /has no queries$/);
+    await refuses(args(), /has no queries; write one JSON line/);
     expect(readdirSync(dir)).toEqual(["queries.jsonl"]);
   });
 

@@ -11,6 +11,7 @@ import {
 } from "../environments.ts";
 import { type Io, UserError } from "../io.ts";
 import { readJsonLines } from "../jsonl.ts";
+import { ProgressLine } from "../progress.ts";
 
 export const featuresLogFlags: FlagSpec = {
   env: { type: "string", required: true, help: `environment: ${ENVIRONMENT_NAMES.join(", ")}` },
@@ -180,21 +181,22 @@ export async function featuresLog(
   const rawLimit = (flags.limit as string | undefined) ?? String(DEFAULT_FEATURES_LIMIT);
   const limit = Number(rawLimit);
   if (!/^\d+$/.test(rawLimit) || limit < 1 || limit > MAX_LIMIT)
-    throw new UserError(`--limit must be an integer from 1 to ${MAX_LIMIT}, got ${rawLimit}`, 2);
+    throw new UserError(`--limit must be an integer from 1 to ${MAX_LIMIT}, got ${rawLimit}`, USAGE_EXIT);
   const envName = flags.env as string;
   if (!(ENVIRONMENT_NAMES as readonly string[]).includes(envName))
     throw new UserError(`unknown environment "${envName}" (use ${ENVIRONMENT_NAMES.join(", ")})`, USAGE_EXIT);
   const account = flags.account as string;
   const index = flags.index as string;
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(index))
-    throw new UserError(`--index must match [A-Za-z0-9_-]{1,64}, got ${JSON.stringify(index)}`, 2);
+    throw new UserError(`--index must match [A-Za-z0-9_-]{1,64}, got ${JSON.stringify(index)}`, USAGE_EXIT);
   const titleField = nullable(flags["title-field"] as string);
   const tagsField = nullable(flags["tags-field"] as string);
   const queriesPath = flags.queries as string;
   const out = flags.out as string;
 
   const lines = readJsonLines(await io.readText(queriesPath), queriesPath, parseQueryLine);
-  if (lines.length === 0) throw new UserError(`${queriesPath}: has no queries`);
+  if (lines.length === 0)
+    throw new UserError(`${queriesPath}: has no queries; write one JSON line {"q": "..."} per query`);
 
   const environment = await openEnvironment(envName, flags.config as string | undefined, io, env);
   let searchUrl: string;
@@ -206,7 +208,10 @@ export async function featuresLog(
     } catch (error) {
       throw new UserError(`cannot read the API keys of ${environment.name}: ${(error as Error).message}`);
     }
-    if (copy === null) throw new UserError(`the API key is not known in ${environment.name}`);
+    if (copy === null)
+      throw new UserError(
+        `the API key is not known in ${environment.name}: pass a key of --account in this environment (npm start prints the demo's)`,
+      );
     let owner: unknown;
     try {
       owner = (JSON.parse(copy) as { system_account_id?: unknown }).system_account_id;
@@ -214,14 +219,22 @@ export async function featuresLog(
       throw new UserError(`the API key's copy in ${environment.name} is not valid JSON`);
     }
     if (owner !== account)
-      throw new UserError(`the API key belongs to account ${String(owner)}, not ${account}`);
+      throw new UserError(
+        `the API key belongs to account ${String(owner)}, not ${account}: pass --account ${String(owner)} or a key of ${account}`,
+      );
     searchUrl = `${environment.searchBaseUrl}/api/v1/indexes/${encodeURIComponent(index)}/search`;
   } finally {
     environment.close();
   }
 
+  // One search per query: hundreds of them take a while, so a terminal shows how far it got.
+  const progress = new ProgressLine(io, "searched", lines.length);
+  let searched = 0;
   const rows = await mapLimited(lines, CONCURRENCY, async (line) => {
-    const answer = await search(searchUrl, apiKey, line.q, limit, line);
+    const answer = await search(searchUrl, apiKey, line.q, limit, line).finally(() => {
+      searched += 1;
+      progress.update(searched);
+    });
     const vector = computeFeaturesV1({
       query: line.q,
       hits: answer.hits,
@@ -236,7 +249,7 @@ export async function featuresLog(
       ...line.rest,
     };
     return `${JSON.stringify(row)}\n`;
-  });
+  }).finally(() => progress.end(searched));
   await io.writeTextAtomic(out, rows.join(""));
   const labelled = lines.filter((l) => l.label !== undefined).length;
   const summary = { out, rows: rows.length, labelled, env: environment.name, account, index, limit };
@@ -253,6 +266,9 @@ export const featuresLogCommand = {
   summary: "training data: run each query through an environment's search and log feature set v1 per query",
   usage:
     "relevance features log --env E --account A --index I --api-key K --queries queries.jsonl --title-field F|null --tags-field F|null --out features.jsonl [--limit 20]",
+  examples: [
+    'relevance features log --env local --account acct_3f9c2a7b10de --index products --api-key "$API_KEY" --queries queries.jsonl --title-field title --tags-field tags --out features.jsonl',
+  ],
   flags: featuresLogFlags,
   run: (argv: string[], io: Io): Promise<number> => featuresLog(argv, io),
 };

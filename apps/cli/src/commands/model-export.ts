@@ -10,7 +10,7 @@ import {
   type Result,
   validateFeatureRecord,
 } from "@relevance/core";
-import { type FlagSpec, nullable, parseFlags } from "../args.ts";
+import { type FlagSpec, nullable, parseFlags, USAGE_EXIT } from "../args.ts";
 import { type Io, UserError } from "../io.ts";
 import { readJsonLines } from "../jsonl.ts";
 import { artifactLimit, maxBytesFlag } from "../procedures/validate.ts";
@@ -56,7 +56,10 @@ function readGolden(
     if (errors.length > 0) throw new UserError(`${where}: ${formatIssues(errors)}`);
     return { features: row.features as GoldenRow["features"], prediction: row.prediction as number };
   });
-  if (rows.length === 0) throw new UserError(`${path}: has no rows`);
+  if (rows.length === 0)
+    throw new UserError(
+      `${path}: has no rows; write one JSON line {"features": {...}, "prediction": p} per golden row, or drop --golden`,
+    );
   return { source, rows };
 }
 
@@ -64,7 +67,7 @@ export async function modelExport(argv: string[], io: Io): Promise<number> {
   const flags = parseFlags("model export", exportFlags, argv);
   const from = flags.from as string;
   if (from !== "xgboost" && from !== "lightgbm")
-    throw new UserError(`--from must be xgboost or lightgbm, got ${from}`, 2);
+    throw new UserError(`--from must be xgboost or lightgbm, got ${from}`, USAGE_EXIT);
   const input = flags.input as string;
   const out = flags.out as string;
   const maxBytes = artifactLimit(flags);

@@ -56,7 +56,9 @@ function setInput(flags: Flags): SetInput {
 export async function recordFor(ctx: ProcedureContext, t: Target, modelId?: string): Promise<TableItem> {
   const item = await ctx.env.table.get(t.account, indexSk(t.index));
   if (item === null)
-    throw new UserError(`no settings record ${indexSk(t.index)} for account ${t.account} in ${ctx.env.name}`);
+    throw new UserError(
+      `no settings record ${indexSk(t.index)} for account ${t.account} in ${ctx.env.name}: check --account and --index`,
+    );
   const modelIndex = modelId === undefined ? null : (parseModelId(modelId)?.index ?? null);
   if (modelIndex !== null && modelIndex !== t.index) {
     const aliasOf = isAlias(item) ? item.attributes.alias_of : undefined;
@@ -95,6 +97,7 @@ export const configGet: Procedure<Target> = {
   name: "config get",
   summary: "read relevanceTriggerConfig of an index or alias through the admin API",
   usage: "relevance config get --env E --account A --index I [--json]",
+  examples: ["relevance config get --env local --account acct_3f9c2a7b10de --index products"],
   flags: TARGET_FLAGS,
   needsAdmin: true,
   async prepare(flags) {
@@ -143,6 +146,9 @@ export const configSet: Procedure<SetInput> = {
   summary: "set relevanceTriggerConfig through the admin API (GET for the version, PUT with If-Match)",
   usage:
     "relevance config set --env E --account A --index I --model-id ID --title-field F|null --tags-field F|null [--json]",
+  examples: [
+    "relevance config set --env local --account acct_3f9c2a7b10de --index products --model-id acct_3f9c2a7b10de:products:v2 --title-field title --tags-field tags",
+  ],
   flags: CONFIG_FLAGS,
   needsAdmin: true,
   async prepare(flags) {
@@ -173,6 +179,7 @@ export const configDisable: Procedure<Target> = {
   name: "config disable",
   summary: "remove relevanceTriggerConfig (PUT null): scoring stops, the artifact stays",
   usage: "relevance config disable --env E --account A --index I [--json]",
+  examples: ["relevance config disable --env local --account acct_3f9c2a7b10de --index catalog"],
   flags: TARGET_FLAGS,
   needsAdmin: true,
   async prepare(flags) {
@@ -195,6 +202,9 @@ export const configEditTable: Procedure<SetInput> = {
   summary: "the direct settings-table edit: relevance_trigger_config (snake_case, NULL) on the record",
   usage:
     "relevance config edit-table --env E --account A --index I --model-id ID --title-field F|null --tags-field F|null [--json]",
+  examples: [
+    "relevance config edit-table --env dev --account acct_3f9c2a7b10de --index products --model-id acct_3f9c2a7b10de:products:v2 --title-field title --tags-field null",
+  ],
   flags: CONFIG_FLAGS,
   needsAdmin: false,
   async prepare(flags) {

@@ -2,6 +2,7 @@
 import { formatIssues, loadArtifact, MAX_ARTIFACT_BYTES, modelKey } from "@relevance/core";
 import type { Kv } from "@relevance/settings";
 import { UserError } from "../io.ts";
+import { graceClock, hasWriteTimes, storeTimes } from "./grace-clock.ts";
 import type { Procedure, ProcedureContext } from "./procedure.ts";
 import { accountRecords, modelUse } from "./records.ts";
 import { byteLength, kb, mb } from "./report.ts";
@@ -55,7 +56,9 @@ export async function uploadArtifact(
   }
   const big = artifact.bytes > PROGRESS_BYTES;
   if (big) report.progress(`uploading ${mb(artifact.bytes)} to ${key}… `);
-  await env.kv.put(key, artifact.text);
+  // Stamped where the KV can keep a write time (Workers KV metadata): prune reads it back.
+  if (hasWriteTimes(env.kv)) await env.kv.putStamped(key, artifact.text);
+  else await env.kv.put(key, artifact.text);
   if (big) report.progress("done", true);
   const back = await readUntil(env.kv, key, (v) => v === artifact.text, env.name === "local" ? 0 : 10_000);
   if (back !== artifact.text) {
@@ -85,6 +88,9 @@ export const modelUpload: Procedure<{ modelId: string; path: string; artifact: C
   summary: "validate an artifact, then put it under relevance_model:<ID>; never overwrites",
   usage:
     "relevance model upload --env E --model-id <account>:<index>:v<n> --file model-<index>.json [--max-bytes N] [--json]",
+  examples: [
+    "relevance model upload --env local --model-id acct_3f9c2a7b10de:products:v2 --file model-products.json",
+  ],
   flags: {
     "model-id": { type: "string", required: true, help: "<account>:<index>:v<n>; the file must carry it" },
     file: { type: "string", required: true, help: "the artifact, model-<index>.json" },
@@ -113,6 +119,7 @@ export const modelGet: Procedure<{ modelId: string }> = {
   name: "model get",
   summary: "verify an upload: the first bytes and a summary of relevance_model:<ID>; checks it loads",
   usage: "relevance model get --env E --model-id <account>:<index>:v<n> [--json]",
+  examples: ["relevance model get --env prod --model-id acct_3f9c2a7b10de:products:v3 --json"],
   flags: { "model-id": { type: "string", required: true, help: "<account>:<index>:v<n>" } },
   needsAdmin: false,
   async prepare(flags) {
@@ -121,7 +128,10 @@ export const modelGet: Procedure<{ modelId: string }> = {
   async run({ env, report }, { modelId }) {
     const key = modelKey(modelId);
     const text = await env.kv.get(key);
-    if (text === null) throw new UserError(`no artifact under ${key} in ${env.name}`);
+    if (text === null)
+      throw new UserError(
+        `no artifact under ${key} in ${env.name}: check --model-id, or upload it with relevance model upload`,
+      );
     const bytes = byteLength(text);
     const head = text.slice(0, 64);
     report.step("read", `${key}: ${kb(bytes)}, starts ${JSON.stringify(head)}`, { key, bytes, head });
@@ -142,7 +152,11 @@ export const modelGet: Procedure<{ modelId: string }> = {
 
 /** Refuses when a record names `modelId` or stopped naming it less than 24 h ago; one line saying who and until when. */
 export async function checkDeletable(ctx: ProcedureContext, account: string, modelId: string): Promise<void> {
-  const use = modelUse(await accountRecords(ctx.env.table, account), modelId, ctx.now());
+  // Measured on the store's clock when it is behind this machine's (the earlier clock keeps longer).
+  const { storeNow } = await storeTimes(ctx.env.kv, modelKey(modelId));
+  const clock = graceClock(ctx.now(), storeNow, ctx.clockOverridden);
+  if (clock.note !== null) ctx.report.step("clock", clock.note, { at: clock.at.toISOString() });
+  const use = modelUse(await accountRecords(ctx.env.table, account), modelId, clock.at);
   if (use.namedBy.length > 0) {
     throw new UserError(
       `refused: ${modelId} is named by ${use.namedBy.join(", ")}; switch them to another model first (relevance rollout or rollback)`,
@@ -162,6 +176,7 @@ export const modelDelete: Procedure<{ modelId: string; account: string }> = {
   name: "model delete",
   summary: "delete relevance_model:<ID>; refused while a record names it or within 24 h of the switch away",
   usage: "relevance model delete --env E --model-id <account>:<index>:v<n> [--json]",
+  examples: ["relevance model delete --env local --model-id acct_3f9c2a7b10de:products:v1"],
   flags: { "model-id": { type: "string", required: true, help: "<account>:<index>:v<n>" } },
   needsAdmin: false,
   async prepare(flags) {
@@ -179,7 +194,8 @@ export const modelDelete: Procedure<{ modelId: string; account: string }> = {
     // A record may have started naming it meanwhile: then put it back, as it was.
     const after = modelUse(await accountRecords(env.table, account), modelId, ctx.now());
     if (after.namedBy.length > 0) {
-      await env.kv.put(key, text);
+      if (hasWriteTimes(env.kv)) await env.kv.putStamped(key, text);
+      else await env.kv.put(key, text);
       throw new UserError(
         `refused: ${after.namedBy.join(", ")} started naming ${modelId} during the delete; ${key} was put back`,
       );

@@ -23,8 +23,10 @@ export interface ProcedureContext {
   env: Environment;
   io: Io;
   report: Report;
-  /** The time the 24 h grace period is measured against (RELEVANCE_NOW overrides it). */
+  /** The caller's clock for the 24 h grace period (RELEVANCE_NOW overrides it, on `local` only). */
   now: () => Date;
+  /** RELEVANCE_NOW is set: `now` is the override, taken as is (else it is checked against the store's clock). */
+  clockOverridden: boolean;
   /** The admin API; only for procedures that declare `needsAdmin` (ADMIN_TOKEN is checked first). */
   admin: () => AdminApi;
   /** How long to poll for propagation when `--timeout` is not given (Workers KV takes up to ~60 s). */
@@ -35,6 +37,8 @@ export interface Procedure<P> {
   name: string;
   summary: string;
   usage: string;
+  /** At least one complete command line, shown by `--help` (people copy an example before reading flags). */
+  examples: string[];
   flags: FlagSpec;
   needsAdmin: boolean;
   /** Checks the flags (and reads local files) without touching any store; throws UserError. */
@@ -57,10 +61,18 @@ export const DEFAULT_ENVIRONMENTS_FILE = fileURLToPath(
   new URL("../../../../relevance.environments.json", import.meta.url),
 );
 
-/** RELEVANCE_NOW: an ISO time that replaces the clock of the grace period (tests, and operators who must reason about "what would prune do tomorrow"). */
-export function clockFrom(env: NodeJS.ProcessEnv): () => Date {
+/**
+ * RELEVANCE_NOW: an ISO time that replaces the clock of the grace period (tests, and rehearsing "what
+ * would prune do tomorrow" on the local stack). Refused on any other environment: there it would let
+ * `prune` and `model delete` skip the 24 h grace period against real stores.
+ */
+export function clockFrom(env: NodeJS.ProcessEnv, envName: EnvironmentName): () => Date {
   const fixed = env.RELEVANCE_NOW;
   if (fixed === undefined || fixed === "") return () => new Date();
+  if (envName !== "local")
+    throw new UserError(
+      `RELEVANCE_NOW is refused for --env ${envName}: it moves the clock of the 24 h grace period (prune, model delete), which is only for tests and rehearsals on --env local; unset RELEVANCE_NOW`,
+    );
   const at = Date.parse(fixed);
   if (Number.isNaN(at) || !/^\d{4}-\d{2}-\d{2}T/.test(fixed))
     throw new UserError(`RELEVANCE_NOW must be an ISO time such as 2026-11-22T12:00:00Z, got "${fixed}"`);
@@ -92,11 +104,13 @@ export async function runProcedure<P>(
   if (!(ENVIRONMENT_NAMES as readonly string[]).includes(envName)) {
     throw new UserError(`unknown environment "${envName}" (use ${ENVIRONMENT_NAMES.join(", ")})`, USAGE_EXIT);
   }
-  const now = clockFrom(processEnv);
+  const now = clockFrom(processEnv, envName as EnvironmentName);
   const input = await procedure.prepare(flags, io);
   const adminToken = processEnv.ADMIN_TOKEN || undefined;
   if (procedure.needsAdmin && adminToken === undefined) {
-    throw new UserError(`ADMIN_TOKEN is not set; it is needed for the admin API of ${envName}`);
+    throw new UserError(
+      `ADMIN_TOKEN is not set; it is needed for the admin API of ${envName}: export ADMIN_TOKEN=<token> (npm start prints the local one)`,
+    );
   }
   const configs = await loadEnvironments(flags.config as string | undefined, processEnv, io);
   const resolved = resolveEnvironment(envName, configs, processEnv);
@@ -108,6 +122,7 @@ export async function runProcedure<P>(
     io,
     report,
     now,
+    clockOverridden: Boolean(processEnv.RELEVANCE_NOW),
     admin: () => new AdminApi(env.adminBaseUrl, adminAuthFor(env.adminSigning, adminToken ?? "")),
     defaultTimeoutS: env.name === "local" ? 10 : 90,
   };

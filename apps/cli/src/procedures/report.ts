@@ -40,6 +40,14 @@ export class Report {
     this.progressOpen = !end;
   }
 
+  /**
+   * A note that work is still going on (a wait over a second): stderr, and only on a terminal, where a
+   * person would otherwise stare at silence; in a log it adds nothing the result line does not say.
+   */
+  note(text: string): void {
+    if (this.io.stderrIsTerminal === true) this.io.err(`${text}\n`);
+  }
+
   /** Finishes an open progress line, e.g. before an error line. */
   closeProgress(): void {
     if (this.progressOpen) this.progress("failed", true);

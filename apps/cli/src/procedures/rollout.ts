@@ -199,6 +199,9 @@ export const rollout: Procedure<ServingCheckInput & { path: string; artifact: Ch
     "the update procedure: upload the next version, switch the index and its aliases, confirm it serves",
   usage:
     "relevance rollout --env E --account A --index I --file model-<index>.json --api-key K [--query Q] [--timeout S] [--max-bytes N] [--json]",
+  examples: [
+    'relevance rollout --env prod --account acct_3f9c2a7b10de --index products --file model-products.json --api-key "$API_KEY"',
+  ],
   flags: {
     ...COMMON_FLAGS,
     file: { type: "string", required: true, help: "the new artifact; it must carry the next model id" },
@@ -277,6 +280,9 @@ export const rollback: Procedure<ServingCheckInput & { to: string }> = {
     "switch the index and its aliases back to an older version whose key still exists; confirm it serves",
   usage:
     "relevance rollback --env E --account A --index I --to <account>:<index>:v<n> --api-key K [--query Q] [--timeout S] [--json]",
+  examples: [
+    'relevance rollback --env prod --account acct_3f9c2a7b10de --index products --to acct_3f9c2a7b10de:products:v2 --api-key "$API_KEY"',
+  ],
   flags: {
     ...COMMON_FLAGS,
     to: { type: "string", required: true, help: "the model id to go back to" },
@@ -286,7 +292,9 @@ export const rollback: Procedure<ServingCheckInput & { to: string }> = {
     const c = servingCheckInput(flags);
     const to = modelIdFlag(flags, "to");
     if (to.account !== c.account || to.index !== c.index)
-      throw new UserError(`--to ${to.id} is not a model of ${c.account}/${c.index}`);
+      throw new UserError(
+        `--to ${to.id} is not a model of ${c.account}/${c.index}: pass --to ${c.account}:${c.index}:v<n>`,
+      );
     return { ...c, to: to.id };
   },
   async run(ctx, input) {
@@ -294,7 +302,10 @@ export const rollback: Procedure<ServingCheckInput & { to: string }> = {
     const { account, index, to } = input;
     const key = modelKey(to);
     const text = await env.kv.get(key);
-    if (text === null) throw new UserError(`${key} is absent in ${env.name}: cannot roll back to it`);
+    if (text === null)
+      throw new UserError(
+        `${key} is absent in ${env.name}: cannot roll back to it; upload it first (relevance model upload) or pick another --to`,
+      );
     if (!parseArtifact(text).ok) throw new UserError(`${key} does not load: cannot roll back to it`);
     const { current } = await indexAndConfig(ctx, input, "roll back");
     const from = current.modelId;

@@ -1,9 +1,14 @@
 // Test harness: the apps over the real SQLite adapters, the exporter run by draining the change log.
 import { buildArtifact, modelKey } from "@relevance/core";
+import { smallDraft } from "@relevance/core/test-support/small-model";
 import { ChangeTailer, type Logger } from "@relevance/settings";
-import { openDatabase, SqliteChangeLog, SqliteKv, SqliteSettingsTable } from "@relevance/settings/sqlite";
-import { smallDraft } from "../../../relevance-core/src/test-support/small-model.ts";
-import { SqliteDocumentStore } from "../../../settings/src/sqlite/documents.ts";
+import {
+  openDatabase,
+  SqliteChangeLog,
+  SqliteDocumentStore,
+  SqliteKv,
+  SqliteSettingsTable,
+} from "@relevance/settings/sqlite";
 import { createApiApp } from "../app.ts";
 import type { ApiDeps, DocumentStore } from "../ports.ts";
 

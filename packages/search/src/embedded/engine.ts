@@ -4,7 +4,7 @@
 
 import { tokenize } from "@relevance/core";
 import type { Document, DocumentStore, Logger } from "@relevance/settings";
-import MiniSearch, { type Options, type Query, type SearchOptions, type SearchResult } from "minisearch";
+import MiniSearch, { type Options, type SearchOptions } from "minisearch";
 import {
   MAX_EXPANDED_WORD_CHARS,
   MAX_EXPANSIONS_PER_WORD,
@@ -20,10 +20,19 @@ import {
   type SearchTarget,
 } from "../ports.ts";
 import { filterText } from "../request.ts";
+import { DEFAULT_RANKING_RULES } from "../settings-copy.ts";
 import { computeFacets, facetAttributes } from "./facets.ts";
 import { fieldValue, searchableText, stringFields } from "./fields.ts";
 import { compileFilter, type DocumentPredicate } from "./filter.ts";
 import { formatted, retrieve, wantsFormatted } from "./highlight.ts";
+import {
+  countMatching,
+  type PostingsIndex,
+  postingsIndex,
+  type Scored,
+  scoreWords,
+  type WordTerms,
+} from "./postings.ts";
 import {
   attributeBoost,
   displayedFields,
@@ -34,7 +43,14 @@ import {
   withoutStopWords,
 } from "./settings.ts";
 import type { IndexSnapshotStore } from "./snapshots.ts";
-import { type SortCriterion, sameSortKeys, sortCriteria, sortIds } from "./sort.ts";
+import {
+  compareSortKeys,
+  type SortCriterion,
+  type SortKey,
+  sortCriteria,
+  sortIds,
+  sortKeys,
+} from "./sort.ts";
 
 export interface EmbeddedRetrievalOptions {
   documents: DocumentStore;
@@ -100,12 +116,6 @@ interface TermIndex {
   fuzzyGet(term: string, maxDistance: number): Map<string, [unknown, number]>;
 }
 
-/** MiniSearch's internals that counting reads: postings (field id → short id → frequency) and ids. */
-interface Postings {
-  _index?: { get?(term: string): Map<number, Map<number, number>> | undefined };
-  _documentIds?: Map<number, string>;
-}
-
 function termIndexOf(search: MiniSearch<Document>): TermIndex {
   const index = (search as unknown as { _index?: Partial<TermIndex> })._index;
   if (typeof index?.atPrefix !== "function" || typeof index.fuzzyGet !== "function") {
@@ -128,6 +138,8 @@ export function expandWord(
   word: string,
   last: boolean,
   typos: number = fuzziness(word),
+  /** Filled with the edits of each typo term kept (exact and prefix terms have none). */
+  edits?: Map<string, number>,
 ): Map<string, number> {
   const terms = new Map<string, number>([[word, 1]]);
   if (word.length > MAX_EXPANDED_WORD_CHARS) return terms;
@@ -148,6 +160,7 @@ export function expandWord(
       // As in MiniSearch: a term that is also a prefix match counts as a prefix match.
       if (distance === 0 || prefixed.has(term)) continue;
       candidates.set(term, (FUZZY_WEIGHT * term.length) / (term.length + distance));
+      edits?.set(term, distance);
     }
   }
   if (candidates.size <= MAX_EXPANSIONS_PER_WORD) {
@@ -157,10 +170,9 @@ export function expandWord(
   }
   const kept = [...candidates].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   for (const [term, weight] of kept.slice(0, MAX_EXPANSIONS_PER_WORD)) terms.set(term, weight);
+  for (const [term] of kept.slice(MAX_EXPANSIONS_PER_WORD)) edits?.delete(term);
   return terms;
 }
-
-const splitOnSpace = (text: string): string[] => text.split(" ");
 
 /** How the index settings shape `searchWords` (absent: no synonyms, default typos, no boost). */
 export interface SearchWordsOptions {
@@ -175,36 +187,35 @@ export interface SearchWordsOptions {
 /**
  * Searches `words` (tokens, at most MAX_QUERY_WORDS of them are used) with bounded expansion
  * (`expandWord`), scored as MiniSearch scores its own typo and prefix matching: each expansion is
- * searched as an exact term boosted by its weight, and the score is then rescaled from "number of
- * index terms matched" (what MiniSearch multiplies by, here) to "number of query words matched"
- * (what it multiplies by when it expands words itself).
+ * scored as an exact term weighted as MiniSearch weighs it, and the score is then rescaled from
+ * "number of index terms matched" (what MiniSearch multiplies by, here) to "number of query words
+ * matched" (what it multiplies by when it expands words itself). By descending score.
  */
 export function searchWords(
   search: MiniSearch<Document>,
   allWords: readonly string[],
   combineWith: "AND" | "OR",
-  filter?: (result: SearchResult) => boolean,
+  filter?: (id: string) => boolean,
   options: SearchWordsOptions = {},
-): SearchResult[] {
-  return matchWords(search, allWords, combineWith, filter, undefined, options).results;
+): { id: string; score: number }[] {
+  const ids = postingsOf(search).internals._documentIds;
+  const keep = filter === undefined ? undefined : (shortId: number) => filter(ids.get(shortId) as string);
+  const found = matchWords(search, allWords, combineWith === "AND" ? MAX_QUERY_WORDS : 0, keep, options);
+  return found.shortIds
+    .map((shortId, r) => ({ id: ids.get(shortId) as string, score: found.scores[r] as number }))
+    .sort((a, b) => b.score - a.score);
 }
 
-/** What `searchWords` finds, with the query words each result matched and every term searched. */
-export interface WordMatches {
-  results: SearchResult[];
+/** What `matchWords` finds: per match (same order in every array) its short id, score and words. */
+export interface WordMatches extends Scored {
   /** The query words used (at most MAX_QUERY_WORDS). */
   words: string[];
-  /**
-   * Per result (same order as `results`): a bit mask of the query words it matched, bit i for the
-   * first position holding the same word as position i (`canonical`).
-   */
-  masks: number[];
   /** For each position of `words`, the first position holding the same word. */
   canonical: number[];
   /** Every index term searched (the words and their expansions): what highlighting marks. */
   terms: Set<string>;
   /** Per position of `words`: the index terms it expanded into. */
-  expansions: Map<string, number>[];
+  expansions: WordTerms[];
 }
 
 /**
@@ -215,82 +226,69 @@ function expandQueryWords(
   index: TermIndex,
   words: readonly string[],
   options: SearchWordsOptions,
-): Map<string, number>[] {
+): WordTerms[] {
   return words.map((word, i) => {
     const typos = options.typos === undefined ? fuzziness(word) : options.typos(word);
-    const terms = expandWord(index, word, i === words.length - 1, typos);
-    for (const synonym of options.synonyms?.get(word) ?? []) if (!terms.has(synonym)) terms.set(synonym, 1);
-    return terms;
+    const edits = new Map<string, number>();
+    const weights = expandWord(index, word, i === words.length - 1, typos, edits);
+    for (const synonym of options.synonyms?.get(word) ?? []) {
+      if (!weights.has(synonym)) weights.set(synonym, 1);
+      edits.delete(synonym);
+    }
+    return { weights, typos: edits };
   });
 }
 
+/** The index terms the first query word stands for (as `matchWords` expands it). */
+function expandFirst(
+  index: LoadedIndex,
+  words: readonly string[],
+  options: SearchWordsOptions,
+): Iterable<string> {
+  return (expandQueryWords(termIndexOf(index.search), words, options)[0] as WordTerms).weights.keys();
+}
+
+/** Each MiniSearch index's postings view, made once. */
+const postingsViews = new WeakMap<MiniSearch<Document>, PostingsIndex>();
+
+function postingsOf(search: MiniSearch<Document>): PostingsIndex {
+  let view = postingsViews.get(search);
+  if (view === undefined) {
+    view = postingsIndex(search as MiniSearch<unknown>);
+    postingsViews.set(search, view);
+  }
+  return view;
+}
+
+/**
+ * The documents matching `allWords` (each word: any of its expansions) combined with AND or OR,
+ * scored from the postings (`scoreWords`), with the words each matched as a bit mask of canonical
+ * positions (bit i for the first position holding the same word as position i). With `tiers`, also
+ * the typos and attribute rank of each match (the ranking rules before `sort`).
+ */
 export function matchWords(
   search: MiniSearch<Document>,
   allWords: readonly string[],
-  combineWith: "AND" | "OR",
-  filter?: (result: SearchResult) => boolean,
-  /** A word position every result must have matched (fewer results to build and sort). */
-  required?: number,
+  /** How many of the first words every match must have matched (all: AND; 0: OR). */
+  leading: number,
+  keep?: (shortId: number) => boolean,
   options: SearchWordsOptions = {},
+  tiers = false,
 ): WordMatches {
   const words = allWords.slice(0, MAX_QUERY_WORDS);
-  const index = termIndexOf(search);
-  const expansions = expandQueryWords(index, words, options);
-  const queries: Query[] = expansions.map((terms) => ({
-    queries: [[...terms.keys()].join(" ")],
-    combineWith: "OR",
-    fuzzy: false,
-    prefix: false,
-    tokenize: splitOnSpace,
-    processTerm: (term: string) => term,
-    boostTerm: (term: string) => terms.get(term) ?? 1,
-  }));
-  const needed = required === undefined ? undefined : expansions[required];
-  const keep =
-    needed === undefined
-      ? filter
-      : (result: SearchResult) =>
-          result.queryTerms.some((term) => needed.has(term)) && (filter === undefined || filter(result));
-  const results = search.search(
-    { queries, combineWith },
-    {
-      ...(keep === undefined ? {} : { filter: keep }),
-      ...(options.boost === undefined ? {} : { boost: options.boost }),
-    },
-  );
-  // Which query words each index term stands for (a term may stand for several), as a bit mask of
-  // canonical positions: a word repeated in the query counts once.
+  const expansions = expandQueryWords(termIndexOf(search), words, options);
+  // A word repeated in the query counts once.
   const canonical = words.map((word) => words.indexOf(word));
-  const wordsOf = new Map<string, number>();
+  const scored = scoreWords(postingsOf(search), expansions, {
+    leading,
+    ...(options.boost === undefined ? {} : { boost: options.boost }),
+    ...(keep === undefined ? {} : { keep }),
+    bits: canonical.map((c) => 1 << c),
+    tiers,
+  });
   const terms = new Set<string>();
-  expansions.forEach((expanded, i) => {
-    for (const term of expanded.keys()) {
-      terms.add(term);
-      wordsOf.set(term, (wordsOf.get(term) ?? 0) | (1 << (canonical[i] as number)));
-    }
-  });
-  const masks: number[] = new Array(results.length);
-  if (words.length === 1) {
-    // One query word: every result matched it once, whatever terms it matched through.
-    results.forEach((result, r) => {
-      result.score /= Math.max(1, result.queryTerms.length);
-      masks[r] = 1;
-    });
-    return { results, words, masks, canonical, terms, expansions };
-  }
-  results.forEach((result, r) => {
-    let mask = 0;
-    for (const term of result.queryTerms) mask |= wordsOf.get(term) ?? 0;
-    result.score = (result.score / Math.max(1, result.queryTerms.length)) * Math.max(1, bitCount(mask));
-    masks[r] = mask;
-  });
-  return { results, words, masks, canonical, terms, expansions };
-}
-
-function bitCount(mask: number): number {
-  let n = 0;
-  for (let m = mask; m !== 0; m &= m - 1) n++;
-  return n;
+  for (const expanded of expansions) for (const term of expanded.weights.keys()) terms.add(term);
+  return { ...scored, words, canonical, terms, expansions };
 }
 
 /** The same tokens as the relevance core (NFKC, lower case, split on non letters/digits); terms need no further processing. */
@@ -307,6 +305,22 @@ function miniSearchOptions(fields: string[], primaryKey: string): Options<Docume
   };
 }
 
+interface DocEntry {
+  id: string;
+  doc: Document;
+  position: number;
+}
+
+/** The entries of `docs` by the short ids MiniSearch gave them. */
+function entriesByShortId(
+  search: MiniSearch<Document>,
+  docs: Map<string, DocEntry>,
+): (DocEntry | undefined)[] {
+  const entries: (DocEntry | undefined)[] = [];
+  for (const [shortId, id] of postingsOf(search).internals._documentIds) entries[shortId] = docs.get(id);
+  return entries;
+}
+
 interface LoadedIndex {
   /** What the index was built for (primary key, searchable attributes): another value means rebuild. */
   config: string;
@@ -314,7 +328,9 @@ interface LoadedIndex {
   revision: number;
   search: MiniSearch<Document>;
   /** The documents by id, in primary-key order; `position` breaks score ties. */
-  docs: Map<string, { doc: Document; position: number }>;
+  docs: Map<string, DocEntry>;
+  /** The same entries by MiniSearch short id. */
+  entries: (DocEntry | undefined)[];
   /** The indexed fields (the searchable attributes, or the string fields found). */
   fields: string[];
 }
@@ -400,21 +416,24 @@ export class EmbeddedRetrieval implements Retrieval {
     };
     const index = await this.index(target);
     const words = withoutStopWords(tokenize(query.q), settings.stopWords);
-    // Without sort only the page's hits need ranking (the rest only counting, or facet counting).
-    const need = criteria === undefined ? query.offset + query.limit : undefined;
     const docOf = (id: string) => index.docs.get(id)?.doc;
-    // A sort whose page has no ties needs no ranking at all: the matches come from the postings.
-    const unranked =
-      criteria !== undefined && words.length > 0 && query.showRankingScore !== true
-        ? sortedWithoutTies(index, words, predicate, query, criteria, options)
-        : null;
+    // A sort is a ranking rule: the rules before it in the index's rankingRules decide first.
+    const order =
+      criteria === undefined ? undefined : sortOrder(target.rankingRules ?? DEFAULT_RANKING_RULES, criteria);
     const ranked =
-      unranked ??
-      (words.length === 0
-        ? placeholder(index, predicate)
-        : ranking(index, words, predicate, query.matchingStrategy, need, facets === undefined, options));
-    const ids =
-      criteria === undefined || unranked !== null ? ranked.ids : sortIds(ranked.ids, criteria, docOf);
+      words.length === 0
+        ? placeholder(index, predicate, order)
+        : ranking(
+            index,
+            words,
+            predicate,
+            query.matchingStrategy,
+            query.offset + query.limit,
+            options,
+            order,
+            query.showRankingScore === true,
+          );
+    const ids = ranked.ids;
     const format = wantsFormatted(query);
     const hits: Document[] = [];
     for (const id of ids.slice(query.offset, query.offset + query.limit)) {
@@ -429,7 +448,7 @@ export class EmbeddedRetrieval implements Retrieval {
     const result: RetrievalResult = { hits, estimatedTotalHits: ranked.total };
     if (facets !== undefined) {
       const counted = computeFacets(
-        ranked.matches ??
+        ranked.matches?.() ??
           (function* () {
             for (const id of ranked.ids) {
               const doc = docOf(id);
@@ -490,7 +509,14 @@ export class EmbeddedRetrieval implements Retrieval {
       try {
         const search = MiniSearch.loadJS(snapshot.index, miniSearchOptions(snapshot.fields, primaryKey));
         this.counters.snapshotLoads++;
-        return { config, revision, search, docs, fields: snapshot.fields };
+        return {
+          config,
+          revision,
+          search,
+          docs,
+          entries: entriesByShortId(search, docs),
+          fields: snapshot.fields,
+        };
       } catch (error) {
         this.logger?.warn("embedded search: unreadable index snapshot, rebuilding", {
           account,
@@ -503,7 +529,7 @@ export class EmbeddedRetrieval implements Retrieval {
     const search = new MiniSearch<Document>(miniSearchOptions(fields, primaryKey));
     search.addAll([...docDocs(docs)]);
     this.counters.builds++;
-    const loaded = { config, revision, search, docs, fields };
+    const loaded = { config, revision, search, docs, entries: entriesByShortId(search, docs), fields };
     this.scheduleSnapshot(key, account, index, loaded);
     return loaded;
   }
@@ -581,11 +607,14 @@ export class EmbeddedRetrieval implements Retrieval {
     account: string,
     index: string,
     primaryKey: string,
-  ): Promise<Map<string, { doc: Document; position: number }>> {
-    const docs = new Map<string, { doc: Document; position: number }>();
+  ): Promise<Map<string, DocEntry>> {
+    const docs = new Map<string, DocEntry>();
     for (let offset = 0; ; offset += PAGE_SIZE) {
       const page = await this.documents.list(account, index, offset, PAGE_SIZE);
-      for (const doc of page) docs.set(String(doc[primaryKey]), { doc, position: docs.size });
+      for (const doc of page) {
+        const id = String(doc[primaryKey]);
+        docs.set(id, { id, doc, position: docs.size });
+      }
       if (page.length < PAGE_SIZE) return docs;
     }
   }
@@ -601,19 +630,40 @@ interface Ranked {
   ids: string[];
   /** The number of matches. */
   total: number;
-  /** Every match, in no particular order, when `ids` holds only the first ones. */
-  matches?: Document[];
+  /** Every match, in no particular order (`ids` may hold only the first ones): what facets count. */
+  matches?: () => Iterable<Document>;
   score(id: string): number;
   terms: ReadonlySet<string>;
 }
 
-/** An empty query: every document passing the filter, in primary-key order (Meilisearch's placeholder search). */
-function placeholder(index: LoadedIndex, predicate: DocumentPredicate | null): Ranked {
+/**
+ * How a sorted search orders its matches: the index's ranking rules that the engine models
+ * (`words`, `typo`, `attribute`) and `sort` (the request's criteria), in the index's order.
+ * Proximity and exactness are not modelled; after the listed tiers come the score, then the
+ * primary-key order.
+ */
+interface SortOrder {
+  criteria: SortCriterion[];
+  tiers: ("words" | "typo" | "attribute" | "sort")[];
+}
+
+function sortOrder(rules: readonly string[], criteria: SortCriterion[]): SortOrder {
+  const tiers: SortOrder["tiers"] = [];
+  for (const rule of rules) {
+    if (rule === "words" || rule === "typo" || rule === "attribute" || rule === "sort") tiers.push(rule);
+  }
+  if (!tiers.includes("sort")) tiers.push("sort");
+  return { criteria, tiers };
+}
+
+/** An empty query: every document passing the filter, in primary-key order (Meilisearch's placeholder search), then sorted. */
+function placeholder(index: LoadedIndex, predicate: DocumentPredicate | null, order?: SortOrder): Ranked {
   const ids: string[] = [];
   for (const [id, { doc }] of index.docs) {
     if (predicate === null || predicate(doc)) ids.push(id);
   }
-  return { ids, total: ids.length, score: () => 1, terms: new Set() };
+  const sorted = order === undefined ? ids : sortIds(ids, order.criteria, (id) => index.docs.get(id)?.doc);
+  return { ids: sorted, total: ids.length, score: () => 1, terms: new Set() };
 }
 
 /**
@@ -623,56 +673,109 @@ function placeholder(index: LoadedIndex, predicate: DocumentPredicate | null): R
  * - `frequency`: the same, removing the words that match the most documents first (and words that
  *   match none before them);
  * - `all`: only documents matching every word.
- * Within a number of words matched, by descending BM25+ score, then primary-key order. The ranking
- * score is (words kept + score / best score of the query) / (words + 1): 1 for the best document
- * matching every word, and in the same order as the ranking.
+ * Within a number of words matched, by descending BM25+ score, then primary-key order; with a sort,
+ * in the order of `SortOrder`. The ranking score is (words kept + score / best score of the query)
+ * / (words + 1): 1 for the best document matching every word, and in the same order as the ranking
+ * when there is no sort.
  */
 function ranking(
   index: LoadedIndex,
   words: string[],
   predicate: DocumentPredicate | null,
   strategy: MatchingStrategy = "last",
-  need?: number,
   /** Only the first `need` ids are used: lower tiers beyond them need not be ordered. */
-  pageOnly = false,
+  need?: number,
   options: SearchWordsOptions = {},
+  order?: SortOrder,
+  /** Every match's ranking score may be asked (it is relative to the best of its tier). */
+  scoresAll = false,
 ): Ranked {
-  const filter =
+  const entries = index.entries;
+  const keep =
     predicate === null
       ? undefined
-      : (result: SearchResult) => {
-          const entry = index.docs.get(result.id as string);
+      : (shortId: number) => {
+          const entry = entries[shortId];
           return entry !== undefined && predicate(entry.doc);
         };
   const used = words.slice(0, MAX_QUERY_WORDS);
   const all = strategy === "all" || used.length === 1;
-  if (!all && strategy === "last" && need !== undefined) {
-    // Fast path: when the documents matching every word fill the page, the later tiers are not
-    // needed, only counted (the documents matching the first word, from its postings, unscored).
-    const every = matchWords(index.search, used, "AND", filter, undefined, options);
-    if (every.results.length >= need) {
-      const ranked = rankRows(
-        index,
-        every,
-        used.length,
-        every.results.map(() => used.length),
+  // Typos and attribute ranks are computed only when a sort needs them as tiers.
+  const tiers = order !== undefined && (order.tiers.includes("typo") || order.tiers.includes("attribute"));
+  // When the words tier comes first (always without sort; with sort unless the index puts sort
+  // first), the matches below the tiers that hold the page need no ordering, only counting.
+  const wordsFirst = order === undefined || order.tiers[0] === "words";
+  // Words kept per match: how many words of `wordOrder` it matched before the first it did not.
+  const keptOf = (found: WordMatches, wordOrder: number[]): number[] => {
+    const bits = wordOrder.map((i) => 1 << (found.canonical[i] as number));
+    return found.masks.map((mask) => {
+      if (all) return used.length;
+      let k = 0;
+      while (k < bits.length && (mask & (bits[k] as number)) !== 0) k++;
+      return k;
+    });
+  };
+  const inQueryOrder = used.map((_, i) => i);
+  if (!all && strategy === "last" && need !== undefined && wordsFirst) {
+    // Fast path, Meilisearch's tiers from the top: the documents matching the first k words, k
+    // from all of them down, until they fill the page. Only they are scored and ordered; the
+    // lower tiers are only counted (the documents matching the first word, from its postings).
+    for (let k = used.length; k >= 2; k--) {
+      const found = matchWords(index.search, used, k, keep, options, tiers);
+      if (found.shortIds.length < need) continue;
+      const ranked = rankRows(index, found, used.length, keptOf(found, inQueryOrder), need, order);
+      const first = countMatching(
+        postingsOf(index.search),
+        (found.expansions[0] as WordTerms).weights.keys(),
+        keep,
       );
-      ranked.matches = matchingDocs(index, every.expansions[0] as Map<string, number>, predicate);
-      ranked.total = ranked.matches.length;
+      ranked.total = first.length;
+      ranked.matches = () => {
+        const docs: Document[] = [];
+        for (const shortId of first) {
+          const entry = entries[shortId];
+          if (entry !== undefined) docs.push(entry.doc);
+        }
+        return docs;
+      };
       return ranked;
     }
   }
-  // `last` keeps only documents matching the first word: the others need not be built or sorted.
+  if (!all && strategy === "last" && need !== undefined && order !== undefined && !wordsFirst && !scoresAll) {
+    // Sort first: the matches (the documents matching the first word) are ordered by the sort
+    // keys alone, and only those up to the page's last key (its ties included) need relevance.
+    const first = countMatching(postingsOf(index.search), expandFirst(index, used, options), keep);
+    const keyed = first.map((shortId) => {
+      const entry = entries[shortId] as DocEntry;
+      return { shortId, keys: sortKeys(entry.doc, order.criteria) };
+    });
+    keyed.sort((a, b) => compareSortKeys(a.keys, b.keys, order.criteria));
+    let end = Math.min(need, keyed.length);
+    const last = keyed[end - 1];
+    while (last !== undefined && end < keyed.length) {
+      if (compareSortKeys((keyed[end] as (typeof keyed)[number]).keys, last.keys, order.criteria) !== 0)
+        break;
+      end++;
+    }
+    const page = new Set<number>();
+    for (let i = 0; i < end; i++) page.add((keyed[i] as (typeof keyed)[number]).shortId);
+    const found = matchWords(index.search, used, 1, (shortId) => page.has(shortId), options, tiers);
+    const ranked = rankRows(index, found, used.length, keptOf(found, inQueryOrder), undefined, order);
+    ranked.total = first.length;
+    ranked.matches = () => first.map((shortId) => (entries[shortId] as DocEntry).doc);
+    return ranked;
+  }
+  // `last` keeps only documents matching the first word: the others need not be scored.
   const found = matchWords(
     index.search,
     used,
-    all ? "AND" : "OR",
-    filter,
-    strategy === "last" ? 0 : undefined,
+    all ? used.length : strategy === "last" ? 1 : 0,
+    keep,
     options,
+    tiers,
   );
   // The order in which words are kept: query order, or the rarest first.
-  let order = used.map((_, i) => i);
+  let wordOrder = inQueryOrder;
   if (strategy === "frequency" && !all) {
     const frequency = used.map(() => 0);
     for (const mask of found.masks) {
@@ -681,22 +784,26 @@ function ranking(
     }
     // A word no document matches cannot narrow anything: it goes first, as the most frequent would.
     const weight = (i: number) => (frequency[i] === 0 ? Number.POSITIVE_INFINITY : (frequency[i] as number));
-    order = order.sort((a, b) => weight(a) - weight(b) || a - b);
+    wordOrder = [...wordOrder].sort((a, b) => weight(a) - weight(b) || a - b);
   }
-  const bits = order.map((i) => 1 << (found.canonical[i] as number));
-  const kept = found.masks.map((mask) => {
-    if (all) return used.length;
-    let k = 0;
-    while (k < bits.length && (mask & (bits[k] as number)) !== 0) k++;
-    return k;
-  });
-  return rankRows(index, found, used.length, kept, pageOnly ? need : undefined);
+  return rankRows(index, found, used.length, keptOf(found, wordOrder), wordsFirst ? need : undefined, order);
+}
+
+interface Row {
+  id: string;
+  kept: number;
+  score: number;
+  position: number;
+  typos: number;
+  attribute: number;
+  keys: SortKey[] | undefined;
 }
 
 /**
- * Orders the results with at least one word kept: by words kept, score, primary-key order. The
- * ranking score is (words kept + score / best score among the documents keeping as many words) /
- * (query words + 1), so 1 for the best document matching every word, decreasing in ranking order.
+ * Orders the results with at least one word kept: without a sort, by words kept, score, primary-key
+ * order; with one, by the tiers of `order`, then score and primary-key order. The ranking score is
+ * (words kept + score / best score among the documents keeping as many words) / (query words + 1),
+ * so 1 for the best document matching every word, decreasing in relevance order.
  */
 function rankRows(
   index: LoadedIndex,
@@ -704,12 +811,13 @@ function rankRows(
   words: number,
   kept: number[],
   need?: number,
+  order?: SortOrder,
 ): Ranked {
   // With `need`, only the tiers (words kept) that hold the first `need` matches are ordered; the
   // matches of lower tiers are counted.
   const perTier = new Array<number>(words + 1).fill(0);
   for (const k of kept) perTier[k] = (perTier[k] as number) + 1;
-  const total = found.results.length - (perTier[0] as number);
+  const total = found.shortIds.length - (perTier[0] as number);
   let lowest = 1;
   if (need !== undefined) {
     let sum = 0;
@@ -718,26 +826,45 @@ function rankRows(
       if (sum >= need) break;
     }
   }
-  const rows: { id: string; kept: number; score: number; position: number }[] = [];
-  found.results.forEach((result, r) => {
+  const rows: Row[] = [];
+  for (let r = 0; r < found.shortIds.length; r++) {
     const k = kept[r] as number;
-    if (k < lowest) return;
-    const id = result.id as string;
+    if (k < lowest) continue;
+    const entry = index.entries[found.shortIds[r] as number];
+    if (entry === undefined) continue;
     rows.push({
-      id,
+      id: entry.id,
       kept: k,
-      score: result.score,
-      position: index.docs.get(id)?.position ?? Number.MAX_SAFE_INTEGER,
+      score: found.scores[r] as number,
+      position: entry.position,
+      typos: found.typos?.[r] ?? 0,
+      attribute: found.attributes?.[r] ?? 0,
+      keys: order === undefined ? undefined : sortKeys(entry.doc, order.criteria),
     });
-  });
-  rows.sort((a, b) => b.kept - a.kept || b.score - a.score || a.position - b.position);
+  }
+  if (order === undefined) {
+    rows.sort((a, b) => b.kept - a.kept || b.score - a.score || a.position - b.position);
+  } else {
+    const { criteria, tiers } = order;
+    rows.sort((a, b) => {
+      for (const tier of tiers) {
+        let c = 0;
+        if (tier === "words") c = b.kept - a.kept;
+        else if (tier === "typo") c = a.typos - b.typos;
+        else if (tier === "attribute") c = a.attribute - b.attribute;
+        else c = compareSortKeys(a.keys as SortKey[], b.keys as SortKey[], criteria);
+        if (c !== 0) return c;
+      }
+      return b.score - a.score || a.position - b.position;
+    });
+  }
   let scores: Map<string, number> | undefined;
   const score = (id: string): number => {
     if (scores === undefined) {
       scores = new Map();
       const best = new Map<number, number>();
-      // Rows are sorted: the first of each tier has its best score.
-      for (const row of rows) if (!best.has(row.kept)) best.set(row.kept, row.score);
+      for (const row of rows)
+        if (row.score > (best.get(row.kept) ?? Number.NEGATIVE_INFINITY)) best.set(row.kept, row.score);
       for (const row of rows) {
         const top = best.get(row.kept) as number;
         scores.set(row.id, (row.kept + (top > 0 ? row.score / top : 1)) / (words + 1));
@@ -745,98 +872,16 @@ function rankRows(
     }
     return scores.get(id) ?? 0;
   };
-  return { ids: rows.map((row) => row.id), total, score, terms: found.terms };
-}
-
-/** Documents holding any of `terms` (and passing the filter), read from the postings without scoring. */
-function matchingDocs(
-  index: LoadedIndex,
-  terms: Map<string, number>,
-  predicate: DocumentPredicate | null,
-): Document[] {
-  const { _index: termIndex, _documentIds: documentIds } = index.search as unknown as Postings;
-  if (typeof termIndex?.get !== "function" || !(documentIds instanceof Map)) {
-    throw new Error("MiniSearch's postings are not where this engine expects them (minisearch upgraded?)");
-  }
-  const shortIds = new Set<number>();
-  for (const term of terms.keys()) {
-    for (const docs of termIndex.get(term)?.values() ?? []) {
-      for (const shortId of docs.keys()) shortIds.add(shortId);
+  const entries = index.entries;
+  // Every match, for facets: the rows ordered above and the lower tiers only counted.
+  const matches = () => {
+    const docs: Document[] = [];
+    for (let r = 0; r < found.shortIds.length; r++) {
+      if ((kept[r] as number) < 1) continue;
+      const entry = entries[found.shortIds[r] as number];
+      if (entry !== undefined) docs.push(entry.doc);
     }
-  }
-  const docs: Document[] = [];
-  for (const shortId of shortIds) {
-    const id = documentIds.get(shortId);
-    const entry = id === undefined ? undefined : index.docs.get(id);
-    if (entry !== undefined && (predicate === null || predicate(entry.doc))) docs.push(entry.doc);
-  }
-  return docs;
-}
-
-/**
- * `sort` with `last` or `all`: the matches read from the postings (unscored: `last` keeps the
- * documents matching the first word, `all` those matching every word), sorted by the criteria.
- * Ranking only breaks ties between equal sort keys, so when the page and its edges have none, the
- * order is final without scoring anything; otherwise null (rank everything, then sort).
- */
-function sortedWithoutTies(
-  index: LoadedIndex,
-  allWords: string[],
-  predicate: DocumentPredicate | null,
-  query: SearchQuery,
-  criteria: SortCriterion[],
-  options: SearchWordsOptions = {},
-): Ranked | null {
-  const strategy = query.matchingStrategy ?? "last";
-  if (strategy === "frequency") return null;
-  const words = allWords.slice(0, MAX_QUERY_WORDS);
-  const expansions = expandQueryWords(termIndexOf(index.search), words, options);
-  const required = strategy === "all" || words.length === 1 ? expansions : expansions.slice(0, 1);
-  const matches = postingsMatches(index, required, predicate);
-  const ids = sortIds(
-    matches.map((m) => m.id),
-    criteria,
-    (id) => index.docs.get(id)?.doc,
-  );
-  const from = Math.max(0, query.offset - 1);
-  const to = Math.min(ids.length - 1, query.offset + query.limit);
-  for (let i = from; i < to; i++) {
-    const a = index.docs.get(ids[i] as string)?.doc ?? {};
-    const b = index.docs.get(ids[i + 1] as string)?.doc ?? {};
-    if (sameSortKeys(a, b, criteria)) return null;
-  }
-  const terms = new Set<string>();
-  for (const expanded of expansions) for (const term of expanded.keys()) terms.add(term);
-  return { ids, total: ids.length, matches: matches.map((m) => m.doc), score: () => 0, terms };
-}
-
-/** Documents holding a term of every one of `required` (and passing the filter), in primary-key order. */
-function postingsMatches(
-  index: LoadedIndex,
-  required: Map<string, number>[],
-  predicate: DocumentPredicate | null,
-): { id: string; doc: Document }[] {
-  const { _index: termIndex, _documentIds: documentIds } = index.search as unknown as Postings;
-  if (typeof termIndex?.get !== "function" || !(documentIds instanceof Map)) {
-    throw new Error("MiniSearch's postings are not where this engine expects them (minisearch upgraded?)");
-  }
-  let current: Set<number> | null = null;
-  for (const terms of required) {
-    const next = new Set<number>();
-    for (const term of terms.keys()) {
-      for (const docs of termIndex.get(term)?.values() ?? []) {
-        for (const shortId of docs.keys()) if (current === null || current.has(shortId)) next.add(shortId);
-      }
-    }
-    current = next;
-  }
-  const out: { id: string; doc: Document; position: number }[] = [];
-  for (const shortId of current ?? []) {
-    const id = documentIds.get(shortId);
-    const entry = id === undefined ? undefined : index.docs.get(id);
-    if (entry !== undefined && (predicate === null || predicate(entry.doc))) {
-      out.push({ id: id as string, doc: entry.doc, position: entry.position });
-    }
-  }
-  return out.sort((a, b) => a.position - b.position);
+    return docs;
+  };
+  return { ids: rows.map((row) => row.id), total, matches, score, terms: found.terms };
 }

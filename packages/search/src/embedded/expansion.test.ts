@@ -4,13 +4,18 @@
 
 import { growth } from "@relevance/core/test-support/growth";
 import type { Document } from "@relevance/settings";
+import { openDatabase, SqliteDocumentStore } from "@relevance/settings/sqlite";
 import fc from "fast-check";
 import MiniSearch from "minisearch";
 import { describe, expect, it } from "vitest";
-import { openDatabase } from "../../../settings/src/sqlite/database.ts";
-import { SqliteDocumentStore } from "../../../settings/src/sqlite/documents.ts";
 import { MAX_EXPANSIONS_PER_WORD, MAX_PREFIX_SCAN, MAX_QUERY_WORDS } from "../limits.ts";
-import { EmbeddedRetrieval, expandWord, searchWords, UNBOUNDED_SEARCH_OPTIONS } from "./engine.ts";
+import {
+  EmbeddedRetrieval,
+  expandWord,
+  matchWords,
+  searchWords,
+  UNBOUNDED_SEARCH_OPTIONS,
+} from "./engine.ts";
 
 function index(titles: string[]): MiniSearch<Document> {
   const search = new MiniSearch<Document>({
@@ -47,6 +52,71 @@ describe("searchWords within the bounds", () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe("scoring from the postings", () => {
+  const word = fc.string({ unit: fc.constantFrom("a", "b", "c", "d"), minLength: 1, maxLength: 7 });
+  const text = fc.array(word, { minLength: 0, maxLength: 5 }).map((w) => w.join(" "));
+
+  function twoFields(docs: { title: string; tags: string }[]): MiniSearch<Document> {
+    const search = new MiniSearch<Document>({
+      fields: ["title", "tags"],
+      storeFields: [],
+      tokenize: (t) => t.split(" ").filter((x) => x !== ""),
+      processTerm: (term) => term,
+    });
+    search.addAll(docs.map((d, i) => ({ id: String(i), ...d })));
+    return search;
+  }
+
+  it("scores several fields with boosts exactly as MiniSearch's own typo and prefix matching", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ title: text, tags: text }), { minLength: 1, maxLength: 30 }),
+        fc.array(word, { minLength: 1, maxLength: 4 }),
+        fc.constantFrom("AND" as const, "OR" as const),
+        (docs, words, combineWith) => {
+          const search = twoFields(docs);
+          const boost = { title: 2, tags: 1 };
+          const ours = searchWords(search, words, combineWith, undefined, { boost });
+          const theirs = search.search(words.join(" "), { ...UNBOUNDED_SEARCH_OPTIONS, combineWith, boost });
+          expect(ours.map((r) => r.id).sort()).toEqual(theirs.map((r) => r.id).sort());
+          const score = new Map(theirs.map((r) => [r.id, r.score]));
+          for (const r of ours) expect(r.score).toBeCloseTo(score.get(r.id) as number, 9);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("a search requiring the first k words finds the OR search's documents matching them, with the same scores", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ title: text, tags: text }), { minLength: 1, maxLength: 30 }),
+        // Distinct words: a repeated word shares its first position's bit, but only the last
+        // position gets prefix matches, so "matched the first word" would be ambiguous.
+        fc.uniqueArray(word, { minLength: 1, maxLength: 4 }),
+        fc.nat(4),
+        (docs, words, k) => {
+          const search = twoFields(docs);
+          const leading = Math.min(k, words.length);
+          const any = matchWords(search, words, 0);
+          const required = matchWords(search, words, leading);
+          const firstK = words
+            .slice(0, leading)
+            .reduce((mask, _, i) => mask | (1 << (any.canonical[i] as number)), 0);
+          const expected = new Map<number, number>();
+          any.shortIds.forEach((id, r) => {
+            if (((any.masks[r] as number) & firstK) === firstK) expected.set(id, any.scores[r] as number);
+          });
+          expect(new Map(required.shortIds.map((id, r) => [id, required.scores[r] as number]))).toEqual(
+            expected,
+          );
+        },
+      ),
+      { numRuns: 200 },
     );
   });
 });
@@ -147,6 +217,6 @@ describe("EmbeddedRetrieval with adversarial queries", () => {
     const small = termIndex(index(Array.from({ length: 3000 }, (_, i) => `s${i.toString(36)}`)));
     const large = termIndex(index(Array.from({ length: 30_000 }, (_, i) => `s${i.toString(36)}`)));
     const work = (t: Parameters<typeof expandWord>[0]) => expandWord(t, "s", true);
-    expect(growth(work, small, large)).toBeLessThan(5);
+    expect(growth(work, small, large, 5)).toBeLessThan(5);
   });
 });

@@ -5,7 +5,7 @@ import { nfkc } from "@relevance/core";
 import { MAX_VALUES_PER_FACET } from "../limits.ts";
 import type { FacetStats } from "../ports.ts";
 import { RetrievalError } from "../ports.ts";
-import { fieldValue } from "./fields.ts";
+import { fieldReader } from "./fields.ts";
 
 /**
  * The attributes `facets` names, `*` standing for every filterable attribute. An attribute that is
@@ -50,10 +50,11 @@ export function computeFacets(
   attributes: readonly string[],
 ): Facets {
   const counters = attributes.map(() => new FacetCounter());
+  const readers = attributes.map(fieldReader);
   const seen = new Set<unknown>();
   for (const doc of docs) {
     for (let a = 0; a < attributes.length; a++) {
-      const value = fieldValue(doc, attributes[a] as string);
+      const value = (readers[a] as (doc: Record<string, unknown>) => unknown)(doc);
       const counter = counters[a] as FacetCounter;
       if (!Array.isArray(value)) {
         counter.add(value);
@@ -84,7 +85,9 @@ class FacetCounter {
   min = Number.POSITIVE_INFINITY;
   max = Number.NEGATIVE_INFINITY;
   private readonly strings = new Map<string, { shown: string; count: number }>();
-  private readonly numbers = new Map<number, number>();
+  /** Every number counted (with repeats), sorted and grouped only when reported. */
+  private numbers = new Float64Array(64);
+  private numberCount = 0;
   private readonly booleans = [0, 0];
   /** Raw string → normalized, so each distinct string is normalized once (bounded). */
   private readonly cache = new Map<string, string>();
@@ -105,7 +108,12 @@ class FacetCounter {
       if (entry === undefined) this.strings.set(key, { shown: value, count: 1 });
       else entry.count++;
     } else if (typeof value === "number" && Number.isFinite(value)) {
-      this.numbers.set(value, (this.numbers.get(value) ?? 0) + 1);
+      if (this.numberCount === this.numbers.length) {
+        const grown = new Float64Array(this.numbers.length * 2);
+        grown.set(this.numbers);
+        this.numbers = grown;
+      }
+      this.numbers[this.numberCount++] = value;
       if (value < this.min) this.min = value;
       if (value > this.max) this.max = value;
     } else if (typeof value === "boolean") {
@@ -124,11 +132,16 @@ class FacetCounter {
       out[shown] = (out[shown] ?? 0) + count;
       room--;
     };
-    if (this.numbers.size > 0) {
-      const values = Float64Array.from(this.numbers.keys()).sort();
-      for (let i = 0; i < values.length && room > 0; i++) {
+    if (this.numberCount > 0) {
+      // Sorted ascending, equal values side by side: each run is one value and its count. -0 and
+      // 0 are one value (as a Map key would make them), shown as "0".
+      const values = this.numbers.subarray(0, this.numberCount).sort();
+      for (let i = 0; i < values.length && room > 0; ) {
         const value = values[i] as number;
-        add(String(value), this.numbers.get(value) as number);
+        let j = i + 1;
+        while (j < values.length && values[j] === value) j++;
+        add(numberText(value), j - i);
+        i = j;
       }
     }
     if (this.booleans[0] && room > 0) add("false", this.booleans[0]);
@@ -143,4 +156,17 @@ class FacetCounter {
     }
     return out;
   }
+}
+
+/** Numbers as facet values are shown (`String`), remembered: the same prices come back query after query. */
+const numberTexts = new Map<number, string>();
+
+function numberText(value: number): string {
+  let text = numberTexts.get(value);
+  if (text === undefined) {
+    text = String(value);
+    if (numberTexts.size >= 100_000) numberTexts.clear();
+    numberTexts.set(value, text);
+  }
+  return text;
 }

@@ -3,6 +3,10 @@
 
 /** The value of `attribute`: a top-level key first, then a dot path (`author.name`) into objects. */
 export function fieldValue(doc: Record<string, unknown>, attribute: string): unknown {
+  // A plain read first (much cheaper than Object.hasOwn on the hot paths: facets, sort); a name
+  // that an object inherits (`constructor`, `__proto__`, ...) is checked as an own property.
+  const direct = doc[attribute];
+  if (direct !== undefined && !(attribute in Object.prototype)) return direct;
   if (Object.hasOwn(doc, attribute)) return doc[attribute];
   if (!attribute.includes(".")) return undefined;
   let value: unknown = doc;
@@ -13,6 +17,19 @@ export function fieldValue(doc: Record<string, unknown>, attribute: string): unk
     value = (value as Record<string, unknown>)[key];
   }
   return value;
+}
+
+/**
+ * `fieldValue` for one attribute, for reading it from many documents: a name no object inherits is
+ * read directly (one property load), anything else goes through `fieldValue`.
+ */
+export function fieldReader(attribute: string): (doc: Record<string, unknown>) => unknown {
+  if (attribute in Object.prototype) return (doc) => fieldValue(doc, attribute);
+  const dotted = attribute.includes(".");
+  return (doc) => {
+    const direct = doc[attribute];
+    return direct !== undefined || !dotted ? direct : fieldValue(doc, attribute);
+  };
 }
 
 /**

@@ -1,9 +1,8 @@
 // The embedded engine's Meilisearch search parameters: sort, facets, highlight/crop, ranking score,
 // attributesToRetrieve, array filters.
 import type { Document } from "@relevance/settings";
+import { openDatabase, SqliteDocumentStore } from "@relevance/settings/sqlite";
 import { describe, expect, it } from "vitest";
-import { openDatabase } from "../../../settings/src/sqlite/database.ts";
-import { SqliteDocumentStore } from "../../../settings/src/sqlite/documents.ts";
 import { MAX_VALUES_PER_FACET } from "../limits.ts";
 import { RetrievalError, type SearchQuery, type SearchTarget } from "../ports.ts";
 import { EmbeddedRetrieval } from "./engine.ts";
@@ -214,7 +213,7 @@ describe("matchingStrategy last: the page-only fast path", () => {
       for (const filter of [undefined, "brand = Acme"]) {
         for (const limit of [1, 5, 8, 30, 200]) {
           const page = { limit, showRankingScore: true, ...(filter === undefined ? {} : { filter }) };
-          // A sort on a value every document shares makes the engine rank every match.
+          // A sort on a value every document shares leaves the relevance order.
           const fast = await run(e, q, { ...page, facets: ["brand", "price"] });
           const full = await run(e, q, { ...page, facets: ["brand", "price"], sort: ["same:asc"] });
           expect(fast.hits).toEqual(full.hits);
@@ -230,8 +229,8 @@ describe("matchingStrategy last: the page-only fast path", () => {
   });
 });
 
-describe("sort without ranking when the page has no ties", () => {
-  it("answers the same hits, totals and facets as ranking every match and then sorting", async () => {
+describe("sort with and without the ranking score", () => {
+  it("answers the same hits, totals and facets whether or not showRankingScore is asked", async () => {
     const colours = ["red", "blue", "green", "wool"];
     const docs = Array.from({ length: 80 }, (_, i) => ({
       id: `d${String(i).padStart(2, "0")}`,
@@ -256,13 +255,156 @@ describe("sort without ranking when the page has no ties", () => {
             [2, 5],
             [0, 100],
           ] as const) {
-            const request = { sort, matchingStrategy, offset, limit, facets: ["brand"] };
-            const quick = await run(e, q, request);
-            // showRankingScore makes the engine rank every match before sorting.
-            const ranked = await run(e, q, { ...request, showRankingScore: true });
-            expect(quick.hits).toEqual(ranked.hits.map(({ _rankingScore, ...hit }) => hit));
-            expect(quick.estimatedTotalHits).toBe(ranked.estimatedTotalHits);
-            expect(quick.facetDistribution).toEqual(ranked.facetDistribution);
+            for (const rankingRules of [
+              undefined,
+              ["sort", "words", "typo", "proximity", "attribute", "exactness"],
+            ]) {
+              const t = rankingRules === undefined ? {} : { rankingRules };
+              const request = { sort, matchingStrategy, offset, limit, facets: ["brand"] };
+              const quick = await run(e, q, request, t);
+              const ranked = await run(e, q, { ...request, showRankingScore: true }, t);
+              expect(quick.hits).toEqual(ranked.hits.map(({ _rankingScore, ...hit }) => hit));
+              expect(quick.estimatedTotalHits).toBe(ranked.estimatedTotalHits);
+              expect(quick.facetDistribution).toEqual(ranked.facetDistribution);
+            }
+          }
+        }
+      }
+    }
+  });
+});
+
+describe("pages of a search", () => {
+  it("are slices of one large page, ranking scores, totals and facets included, for every matching strategy", async () => {
+    const words = ["red", "blue", "green", "wool", "light", "shoes", "socks", "hat"];
+    const docs = Array.from({ length: 200 }, (_, i) => ({
+      id: `d${String(i).padStart(3, "0")}`,
+      title: [0, 1, 2].map((k) => words[(i * (k + 3) + k * 5) % words.length]).join(" "),
+      description: i % 7 === 0 ? "red wool" : "plain",
+      brand: i % 3 === 0 ? "Acme" : "Other",
+    }));
+    const e = await engine(docs);
+    for (const matchingStrategy of ["last", "all", "frequency"] as const) {
+      for (const q of ["red shoes", "wool socks hat", "red blue green hat", "light", "gren sho", "zzz red"]) {
+        for (const filter of [undefined, "brand = Acme"]) {
+          const o = {
+            matchingStrategy,
+            showRankingScore: true,
+            facets: ["brand"],
+            ...(filter ? { filter } : {}),
+          };
+          const whole = await run(e, q, { ...o, limit: 300 });
+          for (const [offset, limit] of [
+            [0, 1],
+            [0, 4],
+            [3, 9],
+            [20, 30],
+          ] as const) {
+            const page = await run(e, q, { ...o, offset, limit });
+            expect(page.hits, `${q} ${matchingStrategy} ${filter} ${offset}/${limit}`).toEqual(
+              whole.hits.slice(offset, offset + limit),
+            );
+            expect(page.estimatedTotalHits).toBe(whole.estimatedTotalHits);
+            expect(page.facetDistribution).toEqual(whole.facetDistribution);
+          }
+        }
+      }
+    }
+  });
+});
+
+describe("sort as a ranking rule", () => {
+  const SORT_FIRST = ["sort", "words", "typo", "proximity", "attribute", "exactness"];
+  const ids = async (
+    e: EmbeddedRetrieval,
+    q: string,
+    o: Partial<SearchQuery>,
+    t: Partial<SearchTarget> = {},
+  ) => (await run(e, q, o, t)).hits.map((h) => h.id);
+
+  const words = [
+    { id: "x", title: "Red shoes", price: 90 },
+    { id: "y", title: "Red hat", price: 10 },
+    { id: "z", title: "Red running shoes", price: 50 },
+    { id: "w", title: "Blue hat", price: 1 },
+  ];
+
+  it("a sorted search keeps documents matching every word above cheaper ones that match fewer words", async () => {
+    const e = await engine(words);
+    expect(await ids(e, "red shoes", { sort: ["price:asc"] })).toEqual(["z", "x", "y"]);
+    expect(await ids(e, "red shoes", { sort: ["price:desc"] })).toEqual(["x", "z", "y"]);
+    // Paging goes on into the lower tier in the same order.
+    expect(await ids(e, "red shoes", { sort: ["price:asc"], offset: 2, limit: 1 })).toEqual(["y"]);
+    expect(await ids(e, "red shoes", { sort: ["price:asc"], offset: 0, limit: 1 })).toEqual(["z"]);
+    // The total and the facets still count every match of the matching strategy.
+    const all = await run(e, "red shoes", { sort: ["price:asc"], limit: 1, facets: ["price"] });
+    expect(all.estimatedTotalHits).toBe(3);
+    expect(all.facetDistribution).toEqual({ price: { "10": 1, "50": 1, "90": 1 } });
+  });
+
+  it("with sort first in rankingRules, the cheapest match comes first", async () => {
+    const e = await engine(words);
+    const t = { rankingRules: SORT_FIRST };
+    expect(await ids(e, "red shoes", { sort: ["price:asc"] }, t)).toEqual(["y", "z", "x"]);
+    expect(await ids(e, "red shoes", { sort: ["price:asc"], offset: 1, limit: 1 }, t)).toEqual(["z"]);
+    // Without a sort in the request the rules rank by relevance alone.
+    expect(await ids(e, "red shoes", {}, t)).toEqual(await ids(e, "red shoes", {}));
+  });
+
+  it("a sorted search keeps exact matches above cheaper typo matches, unless sort comes before typo", async () => {
+    const e = await engine([
+      { id: "exact", title: "leather boots", price: 80 },
+      { id: "typo", title: "lather boots", price: 5 },
+    ]);
+    expect(await ids(e, "leather", { sort: ["price:asc"] })).toEqual(["exact", "typo"]);
+    const sortBeforeTypo = ["words", "sort", "typo", "proximity", "attribute", "exactness"];
+    expect(await ids(e, "leather", { sort: ["price:asc"] }, { rankingRules: sortBeforeTypo })).toEqual([
+      "typo",
+      "exact",
+    ]);
+  });
+
+  it("a sorted search keeps matches in an earlier searchable attribute above cheaper ones, unless sort comes before attribute", async () => {
+    const e = await engine([
+      { id: "title", title: "Desk lamp", description: "For reading", price: 90 },
+      { id: "description", title: "Desk", description: "With a lamp", price: 10 },
+    ]);
+    expect(await ids(e, "lamp", { sort: ["price:asc"] })).toEqual(["title", "description"]);
+    const sortBeforeAttribute = ["words", "typo", "proximity", "sort", "attribute", "exactness"];
+    expect(await ids(e, "lamp", { sort: ["price:asc"] }, { rankingRules: sortBeforeAttribute })).toEqual([
+      "description",
+      "title",
+    ]);
+  });
+
+  it("pages of a sorted search are slices of one large page, for every matching strategy and rule order", async () => {
+    const adjectives = ["red", "blue", "green", "wool", "light"];
+    const nouns = ["shoes", "socks", "hat", "jacket"];
+    const docs = Array.from({ length: 150 }, (_, i) => ({
+      id: `d${String(i).padStart(3, "0")}`,
+      title: `${adjectives[i % 5]} ${adjectives[(i * 7) % 5]} ${nouns[i % 4]}`,
+      description: i % 6 === 0 ? "red shoes" : "plain",
+      brand: i % 3 === 0 ? "Acme" : "Other",
+      price: (i * 37) % 23,
+    }));
+    const e = await engine(docs);
+    for (const rankingRules of [undefined, SORT_FIRST]) {
+      for (const matchingStrategy of ["last", "all", "frequency"] as const) {
+        for (const q of ["red shoes", "wool socks hat", "blue", "green sho", "red blue hat"]) {
+          for (const sort of [["price:asc"], ["brand:desc", "price:desc"]]) {
+            const t = rankingRules === undefined ? {} : { rankingRules };
+            const whole = await ids(e, q, { sort, matchingStrategy, limit: 200 }, t);
+            for (const [offset, limit] of [
+              [0, 1],
+              [0, 7],
+              [5, 10],
+              [30, 20],
+            ] as const) {
+              const page = await ids(e, q, { sort, matchingStrategy, offset, limit }, t);
+              expect(page, `${q} ${sort} ${matchingStrategy} ${offset}/${limit}`).toEqual(
+                whole.slice(offset, offset + limit),
+              );
+            }
           }
         }
       }

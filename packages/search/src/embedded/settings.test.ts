@@ -1,8 +1,7 @@
 // The index settings as the embedded engine honours them (docs/search.md, "Compatibility: index settings").
 import type { Document } from "@relevance/settings";
+import { openDatabase, SqliteDocumentStore } from "@relevance/settings/sqlite";
 import { describe, expect, it } from "vitest";
-import { openDatabase } from "../../../settings/src/sqlite/database.ts";
-import { SqliteDocumentStore } from "../../../settings/src/sqlite/documents.ts";
 import { RetrievalError, type SearchQuery, type SearchTarget } from "../ports.ts";
 import { EmbeddedRetrieval } from "./engine.ts";
 import { displayedFields } from "./settings.ts";
@@ -184,12 +183,24 @@ describe("typoTolerance", () => {
 });
 
 describe("rankingRules", () => {
-  it("accepts the default rules and refuses any other list", async () => {
+  it("accepts the default rules with sort at any position and refuses any other list", async () => {
     const { ids, search } = await setup([{ id: "1", title: "Lamp" }]);
     const rules = ["words", "typo", "proximity", "attribute", "sort", "exactness"];
     expect(await ids("lamp", { rankingRules: rules })).toEqual(["1"]);
-    const error = await refusal(search("lamp", { rankingRules: ["typo", "words"] }));
-    expect(error.field).toBe("rankingRules");
+    for (let at = 0; at < rules.length; at++) {
+      const moved = rules.filter((r) => r !== "sort");
+      moved.splice(at, 0, "sort");
+      expect(await ids("lamp", { rankingRules: moved })).toEqual(["1"]);
+    }
+    for (const other of [
+      ["typo", "words"],
+      [...rules].reverse(),
+      [...rules, "price:desc"],
+      [...rules, "sort"],
+    ]) {
+      const error = await refusal(search("lamp", { rankingRules: other }));
+      expect(error.field).toBe("rankingRules");
+    }
   });
 });
 

@@ -9,6 +9,19 @@ import type { SearchTarget, TypoTolerance } from "../ports.ts";
 import { DEFAULT_RANKING_RULES } from "../settings-copy.ts";
 import { fieldValue } from "./fields.ts";
 
+/**
+ * Whether the engine can honour `rules`: the default rules with `sort` at any position (where it
+ * sits decides which relevance tiers a sort breaks ties of), the others in their default order.
+ */
+export function rankingRulesSupported(rules: readonly string[]): boolean {
+  const others = DEFAULT_RANKING_RULES.filter((rule) => rule !== "sort");
+  return (
+    rules.length === DEFAULT_RANKING_RULES.length &&
+    rules.filter((rule) => rule === "sort").length === 1 &&
+    JSON.stringify(rules.filter((rule) => rule !== "sort")) === JSON.stringify(others)
+  );
+}
+
 /** Meilisearch's default word sizes for one and two typos. */
 export const DEFAULT_MIN_WORD_SIZE_FOR_TYPOS = { oneTypo: 5, twoTypos: 9 } as const;
 
@@ -60,10 +73,10 @@ function singleToken(text: string): string | null {
  */
 export function unsupportedSetting(target: SearchTarget): { field: string; message: string } | null {
   const rules = target.rankingRules;
-  if (rules !== undefined && JSON.stringify(rules) !== JSON.stringify(DEFAULT_RANKING_RULES)) {
+  if (rules !== undefined && !rankingRulesSupported(rules)) {
     return {
       field: "rankingRules",
-      message: `the embedded engine ranks only by the default ranking rules ${JSON.stringify(DEFAULT_RANKING_RULES)}`,
+      message: `the embedded engine ranks only by the default ranking rules ${JSON.stringify(DEFAULT_RANKING_RULES)}, with "sort" at any position`,
     };
   }
   if ((target.typoTolerance?.disableOnAttributes.length ?? 0) > 0) {

@@ -43,7 +43,7 @@ export function sortCriteria(
 }
 
 /** A sort key: a number, a normalized string, or null (no sortable value). */
-type Key = number | string | null;
+export type SortKey = number | string | null;
 
 /** -1, 0 or 1; numbers before strings. */
 function compareKeys(a: number | string, b: number | string): number {
@@ -53,10 +53,11 @@ function compareKeys(a: number | string, b: number | string): number {
 }
 
 /** The key of a value: for an array, its smallest element ascending, its largest descending. */
-function keyOf(value: unknown, descending: boolean): Key {
-  let best: Key = null;
+function keyOf(value: unknown, descending: boolean): SortKey {
+  if (typeof value === "number") return Number.isFinite(value) ? value : null;
+  let best: SortKey = null;
   for (const element of Array.isArray(value) ? value : [value]) {
-    let key: Key = null;
+    let key: SortKey = null;
     if (typeof element === "number" && Number.isFinite(element)) key = element;
     else if (typeof element === "string") key = nfkc(element).toLowerCase();
     else if (typeof element === "boolean") key = String(element);
@@ -64,6 +65,25 @@ function keyOf(value: unknown, descending: boolean): Key {
     if (best === null || (descending ? compareKeys(key, best) > 0 : compareKeys(key, best) < 0)) best = key;
   }
   return best;
+}
+
+/** A document's keys for the criteria, in order. */
+export function sortKeys(doc: Record<string, unknown>, criteria: readonly SortCriterion[]): SortKey[] {
+  return criteria.map((c) => keyOf(fieldValue(doc, c.attribute), c.descending));
+}
+
+/** Compares two documents' keys by the criteria: negative when `x` sorts first, 0 when equal. */
+export function compareSortKeys(x: SortKey[], y: SortKey[], criteria: readonly SortCriterion[]): number {
+  for (let i = 0; i < criteria.length; i++) {
+    const a = x[i] as SortKey;
+    const b = y[i] as SortKey;
+    if (a === b) continue;
+    if (a === null) return 1;
+    if (b === null) return -1;
+    const c = compareKeys(a, b);
+    if (c !== 0) return (criteria[i] as SortCriterion).descending ? -c : c;
+  }
+  return 0;
 }
 
 /**
@@ -75,33 +95,7 @@ export function sortIds(
   criteria: readonly SortCriterion[],
   docOf: (id: string) => Record<string, unknown> | undefined,
 ): string[] {
-  const rows = ids.map((id, rank) => {
-    const doc = docOf(id) ?? {};
-    return { id, rank, keys: criteria.map((c) => keyOf(fieldValue(doc, c.attribute), c.descending)) };
-  });
-  rows.sort((x, y) => {
-    for (let i = 0; i < criteria.length; i++) {
-      const a = x.keys[i] as Key;
-      const b = y.keys[i] as Key;
-      if (a === b) continue;
-      if (a === null) return 1;
-      if (b === null) return -1;
-      const c = compareKeys(a, b);
-      if (c !== 0) return (criteria[i] as SortCriterion).descending ? -c : c;
-    }
-    return x.rank - y.rank;
-  });
+  const rows = ids.map((id, rank) => ({ id, rank, keys: sortKeys(docOf(id) ?? {}, criteria) }));
+  rows.sort((x, y) => compareSortKeys(x.keys, y.keys, criteria) || x.rank - y.rank);
   return rows.map((r) => r.id);
-}
-
-/** Whether two documents have equal keys for every criterion (so ranking decides between them). */
-export function sameSortKeys(
-  a: Record<string, unknown>,
-  b: Record<string, unknown>,
-  criteria: readonly SortCriterion[],
-): boolean {
-  return criteria.every(
-    (c) =>
-      keyOf(fieldValue(a, c.attribute), c.descending) === keyOf(fieldValue(b, c.attribute), c.descending),
-  );
 }

@@ -59,6 +59,28 @@ describe("CloudflareRestKv against a local double of the Cloudflare API (Cloudfl
     expect(double.requests.every((r) => r.authorization === `Bearer ${TOKEN}`)).toBe(true);
   });
 
+  it("putStamped writes the value with writtenAt metadata; writeTimes reads it back with the API's clock", async () => {
+    const namespaceId = double.newNamespace();
+    const kv = client({ namespaceId });
+    const before = Date.now();
+    for (let v = 1; v <= 3; v++) await kv.putStamped(`relevance_model:a:p:v${v}`, `value ${v}`);
+    await kv.put("relevance_model:a:p:v4", "unstamped");
+    const after = Date.now();
+    expect(await kv.get("relevance_model:a:p:v2")).toBe("value 2");
+    expect(double.requests.find((r) => r.method === "PUT")?.contentType).toMatch(
+      /^multipart\/form-data; boundary=/,
+    );
+    double.clockOffsetMs = -3_600_000;
+    const { times, storeNow } = await kv.writeTimes("relevance_model:a:");
+    expect([...times.keys()].sort()).toEqual([1, 2, 3].map((v) => `relevance_model:a:p:v${v}`));
+    for (const at of times.values()) {
+      expect(Date.parse(at)).toBeGreaterThanOrEqual(before - 1);
+      expect(Date.parse(at)).toBeLessThanOrEqual(after + 1);
+    }
+    // The Date header has whole seconds: the API's clock, an hour behind this machine's here.
+    expect(Math.abs((storeNow?.getTime() ?? 0) - (Date.now() - 3_600_000))).toBeLessThan(5_000);
+  });
+
   it("follows result_info.cursor across pages", async () => {
     const kv = client();
     const keys = Array.from({ length: 7 }, (_, i) => `relevance_model:a:p:v${i}`);

@@ -1,6 +1,6 @@
 // Kv over the Cloudflare API (Workers KV REST endpoints), for writers outside the Worker: the
 // exporter Lambda and the CLI. No retries here: callers decide (the exporter retries).
-import type { Kv } from "../ports.ts";
+import type { Kv, KvWriteTimes } from "../ports.ts";
 import { compareKeys } from "./sort.ts";
 
 type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -30,8 +30,14 @@ interface CloudflareEnvelope {
 /** Cloudflare API error code for "key not found" on the values endpoint. */
 const KEY_NOT_FOUND = 10009;
 const PAGE_LIMIT = 1000;
+/** The metadata field `putStamped` writes and `writeTimes` reads. */
+const WRITTEN_AT = "writtenAt";
 
-export class CloudflareRestKv implements Kv {
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const entryName = (entry: unknown): string => (entry as { name: string }).name;
+
+export class CloudflareRestKv implements Kv, KvWriteTimes {
   private readonly namespaceUrl: string;
   private readonly apiToken: string;
   private readonly fetchFn: FetchLike;
@@ -65,6 +71,33 @@ export class CloudflareRestKv implements Kv {
     });
   }
 
+  /**
+   * Puts the value with Workers KV metadata `{"writtenAt": <ISO time>}` (the documented multipart
+   * form of the same endpoint): Workers KV keeps no write time of its own, so the writer records one
+   * that `writeTimes` reads back from the key listing.
+   */
+  async putStamped(key: string, value: string): Promise<void> {
+    const what = `PUT value ${JSON.stringify(key)}`;
+    const form = new FormData();
+    form.set("value", new Blob([new TextEncoder().encode(value)]));
+    form.set("metadata", JSON.stringify({ [WRITTEN_AT]: new Date().toISOString() }));
+    await this.request(what, "PUT", this.valueUrl(key), form, async (res) => {
+      const envelope = await readEnvelope(res);
+      if (!res.ok || envelope.body?.success === false) throw this.httpError(what, res.status, envelope);
+    });
+  }
+
+  /** The `writtenAt` metadata of the listed keys, and the API's clock (the `Date` of its answer). */
+  async writeTimes(prefix: string): Promise<{ times: Map<string, string>; storeNow: Date | null }> {
+    const times = new Map<string, string>();
+    const storeNow = await this.listPages(prefix, (entry) => {
+      const metadata = (entry as { metadata?: unknown }).metadata;
+      const at = isRecord(metadata) ? metadata[WRITTEN_AT] : undefined;
+      if (typeof at === "string" && !Number.isNaN(Date.parse(at))) times.set(entryName(entry), at);
+    });
+    return { times, storeNow };
+  }
+
   async delete(key: string): Promise<void> {
     const what = `DELETE value ${JSON.stringify(key)}`;
     await this.request(what, "DELETE", this.valueUrl(key), undefined, async (res) => {
@@ -76,10 +109,17 @@ export class CloudflareRestKv implements Kv {
   }
 
   async list(prefix: string): Promise<string[]> {
-    const what = `GET keys prefix=${JSON.stringify(prefix)}`;
     const names: string[] = [];
+    await this.listPages(prefix, (entry) => names.push(entryName(entry)));
+    return names.sort(compareKeys);
+  }
+
+  /** Every page of the key listing, each entry to `each`; returns the `Date` of the last answer. */
+  private async listPages(prefix: string, each: (entry: unknown) => void): Promise<Date | null> {
+    const what = `GET keys prefix=${JSON.stringify(prefix)}`;
     const seen = new Set<string>();
     let cursor = "";
+    let date: Date | null = null;
     for (;;) {
       const params = new URLSearchParams({ prefix, limit: String(PAGE_LIMIT) });
       if (cursor) params.set("cursor", cursor);
@@ -94,20 +134,22 @@ export class CloudflareRestKv implements Kv {
           if (!res.ok || body?.success !== true) throw this.httpError(what, res.status, envelope);
           if (!Array.isArray(body.result))
             throw new Error(`Cloudflare KV ${what}: response has no result array`);
+          const header = Date.parse(res.headers.get("date") ?? "");
+          date = Number.isNaN(header) ? null : new Date(header);
           return { result: body.result as unknown[], cursor: body.result_info?.cursor ?? "" };
         },
       );
       for (const entry of page.result) {
-        const name = (entry as { name?: unknown } | null)?.name;
-        if (typeof name !== "string") throw new Error(`Cloudflare KV ${what}: key entry without a name`);
-        names.push(name);
+        if (typeof (entry as { name?: unknown } | null)?.name !== "string")
+          throw new Error(`Cloudflare KV ${what}: key entry without a name`);
+        each(entry);
       }
       if (!page.cursor) break;
       if (seen.has(page.cursor)) throw new Error(`Cloudflare KV ${what}: the API repeated a cursor`);
       seen.add(page.cursor);
       cursor = page.cursor;
     }
-    return names.sort(compareKeys);
+    return date;
   }
 
   private valueUrl(key: string): string {
@@ -124,11 +166,12 @@ export class CloudflareRestKv implements Kv {
     what: string,
     method: string,
     url: string,
-    body: Uint8Array | undefined,
+    body: Uint8Array | FormData | undefined,
     handle: (res: Response) => Promise<T>,
   ): Promise<T> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.apiToken}` };
-    if (body !== undefined) headers["content-type"] = "application/octet-stream";
+    // A FormData body gets its multipart content type (with the boundary) from fetch.
+    if (body instanceof Uint8Array) headers["content-type"] = "application/octet-stream";
     const signal = AbortSignal.timeout(this.timeoutMs);
     try {
       // Never follow a redirect: it would send the API token (and a value) to another address.

@@ -1,12 +1,13 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { Kv } from "../ports.ts";
+import type { Kv, KvWriteTimes } from "../ports.ts";
 
 /** The embedded default for the edge KV store: one SQLite table, shared by the exporter and search. */
-export class SqliteKv implements Kv {
+export class SqliteKv implements Kv, KvWriteTimes {
   private readonly getStmt: StatementSync;
   private readonly putStmt: StatementSync;
   private readonly deleteStmt: StatementSync;
   private readonly listStmt: StatementSync;
+  private readonly timesStmt: StatementSync;
 
   constructor(db: DatabaseSync) {
     db.exec(
@@ -19,6 +20,7 @@ export class SqliteKv implements Kv {
     this.deleteStmt = db.prepare("DELETE FROM kv WHERE key = ?");
     // Prefix match by range, so that % and _ in a prefix are not wildcards.
     this.listStmt = db.prepare("SELECT key FROM kv WHERE key >= ? AND key < ? ORDER BY key");
+    this.timesStmt = db.prepare("SELECT key, updated_at FROM kv WHERE key >= ? AND key < ? ORDER BY key");
   }
 
   async get(key: string): Promise<string | null> {
@@ -37,5 +39,16 @@ export class SqliteKv implements Kv {
   async list(prefix: string): Promise<string[]> {
     const rows = this.listStmt.all(prefix, `${prefix}\u{10ffff}`) as { key: string }[];
     return rows.map((r) => r.key);
+  }
+
+  /** Every row already carries its write time (`updated_at`): a stamped put is a put. */
+  async putStamped(key: string, value: string): Promise<void> {
+    await this.put(key, value);
+  }
+
+  /** The rows' write times; the store's clock is this machine's (the database is a local file). */
+  async writeTimes(prefix: string): Promise<{ times: Map<string, string>; storeNow: Date | null }> {
+    const rows = this.timesStmt.all(prefix, `${prefix}\u{10ffff}`) as { key: string; updated_at: string }[];
+    return { times: new Map(rows.map((r) => [r.key, r.updated_at])), storeNow: new Date() };
   }
 }

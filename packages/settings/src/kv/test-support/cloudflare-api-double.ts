@@ -26,6 +26,10 @@ const failure = (code: number, message: string): Envelope => ({
 /** Workers KV REST endpoints (values, keys) with state in memory, plus knobs to misbehave. */
 export class CloudflareApiDouble {
   readonly namespaces = new Map<string, Map<string, Uint8Array>>();
+  /** Metadata written with a value (the multipart form of PUT), per namespace and key. */
+  readonly metadata = new Map<string, Map<string, unknown>>();
+  /** Added to this machine's clock for the `Date` header of every answer (a store clock that differs). */
+  clockOffsetMs = 0;
   /** Raw request paths and queries as received, for encoding checks. */
   readonly requests: {
     method: string;
@@ -43,12 +47,14 @@ export class CloudflareApiDouble {
   newNamespace(): string {
     const id = `ns${++this.nextNamespace}`;
     this.namespaces.set(id, new Map());
+    this.metadata.set(id, new Map());
     return id;
   }
 
   reset(): void {
     this.delayMs = 0;
     this.failWith500 = false;
+    this.clockOffsetMs = 0;
     this.requests.length = 0;
   }
 
@@ -64,6 +70,7 @@ export class CloudflareApiDouble {
         authorization: c.req.header("authorization") ?? null,
       });
       if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
+      c.header("date", new Date(Date.now() + this.clockOffsetMs).toUTCString());
       if (this.failWith500) return c.json(failure(10001, "Internal server error"), 500);
       if (c.req.header("authorization") !== `Bearer ${DOUBLE_TOKEN}`) {
         return c.json(failure(10000, "Authentication error"), 403);
@@ -106,7 +113,10 @@ export class CloudflareApiDouble {
           success: true,
           errors: [],
           messages: [],
-          result: page.map((name) => ({ name })),
+          result: page.map((name) => {
+            const metadata = this.metadata.get(namespaceId)?.get(name);
+            return metadata === undefined ? { name } : { name, metadata };
+          }),
           result_info: { count: page.length, cursor },
         });
       }
@@ -118,11 +128,31 @@ export class CloudflareApiDouble {
           if (!value) return c.json(failure(10009, "get: 'key not found'"), 404);
           return c.body(new Uint8Array(value), 200, { "content-type": "application/octet-stream" });
         }
-        case "PUT":
-          ns.set(key, new Uint8Array(await c.req.arrayBuffer()));
+        case "PUT": {
+          // Two documented forms: the raw value, or multipart with `value` and `metadata` (JSON).
+          const metadata = this.metadata.get(namespaceId) as Map<string, unknown>;
+          if ((c.req.header("content-type") ?? "").startsWith("multipart/form-data")) {
+            const form = await c.req.formData();
+            const value = form.get("value");
+            if (value === null) return c.json(failure(10004, "no value in the form"), 400);
+            ns.set(
+              key,
+              typeof value === "string"
+                ? new TextEncoder().encode(value)
+                : new Uint8Array(await value.arrayBuffer()),
+            );
+            const meta = form.get("metadata");
+            if (typeof meta === "string") metadata.set(key, JSON.parse(meta));
+            else metadata.delete(key);
+          } else {
+            ns.set(key, new Uint8Array(await c.req.arrayBuffer()));
+            metadata.delete(key);
+          }
           return c.json({ success: true, errors: [], messages: [], result: {} });
+        }
         case "DELETE":
           ns.delete(key);
+          this.metadata.get(namespaceId)?.delete(key);
           return c.json({ success: true, errors: [], messages: [], result: null });
         default:
           return c.json(failure(10405, "Method not allowed"), 405);
