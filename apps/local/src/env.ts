@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { BEARER_TOKEN, BEARER_TOKEN_RULE, type BodyLimits, bodyLimitsFromEnv } from "@relevance/admin";
 import { formatIssues } from "@relevance/core";
 import { artifactMaxBytes, DEFAULT_MODEL_CACHE_MB } from "@relevance/search";
+import { MONITOR_TOKEN_CHARS, MONITOR_TOKEN_RULE } from "@svcmon/core";
 import { alertIntervalFromEnv } from "@svcmon/monitor-runtime";
 import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@svcmon/notify";
 
@@ -92,6 +93,8 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
   if (monitorToken !== undefined && monitorToken.length < 16) {
     return { ok: false, error: "MONITOR_TOKEN must be at least 16 characters" };
   }
+  if (monitorToken !== undefined && !MONITOR_TOKEN_CHARS.test(monitorToken))
+    return { ok: false, error: `MONITOR_TOKEN must be ${MONITOR_TOKEN_RULE}` };
   const alerts = readAlertChannels(env);
   if (!alerts.ok) return alerts;
   let alertIntervalMs: number;

@@ -3,7 +3,7 @@
  * variables too, filled in from Secrets Manager before the first invocation). Parse, don't throw:
  * every problem is reported with the variable at fault.
  */
-import type { Issue, Result } from "@svcmon/core";
+import { type Issue, MONITOR_TOKEN_CHARS, MONITOR_TOKEN_RULE, type Result } from "@svcmon/core";
 import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@svcmon/notify";
 
 export interface ClickHouseSettings {
@@ -120,6 +120,9 @@ export function statusFromEnv(env: Env): Result<StatusSettings> {
   const token = required(env, "MONITOR_TOKEN", errors);
   if (token !== "" && token.length < MIN_TOKEN_LENGTH) {
     errors.push({ path: "MONITOR_TOKEN", message: `must be at least ${MIN_TOKEN_LENGTH} characters` });
+  }
+  if (token !== "" && !MONITOR_TOKEN_CHARS.test(token)) {
+    errors.push({ path: "MONITOR_TOKEN", message: `must be ${MONITOR_TOKEN_RULE}` });
   }
   return done(errors, { token });
 }

@@ -27,6 +27,8 @@ import {
   DEFAULT_MONITOR_BODY_BYTES,
   MAX_CREDENTIAL_CHARS,
   MAX_MONITOR_JSON_DEPTH,
+  MONITOR_TOKEN_CHARS,
+  MONITOR_TOKEN_RULE,
   type OwnCostReport,
   overallHealth,
   type QueueHealth,
@@ -50,6 +52,7 @@ import {
   warnings,
 } from "@svcmon/monitor-runtime";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { bearerAuth as honoBearerAuth } from "hono/bearer-auth";
 import { timingSafeEqual } from "hono/utils/buffer";
 import { monitorOpenApiDocument } from "./openapi.ts";
 import { registerSystemPage } from "./page/routes.ts";
@@ -119,11 +122,15 @@ export async function constantTimeEqual(a: string, b: string): Promise<boolean> 
   return timingSafeEqual(a, b);
 }
 
+const TOKEN_REQUIRED = "a valid token is required (Authorization: Bearer <token>)";
+
 /**
  * Bearer token, or (GET/HEAD only, no Authorization header) a live `/system` page session cookie.
- * A throttled client is refused (429) before its token is compared; a wrong token counts against its
- * address and prefix. A request without an Authorization header is not counted: it guessed nothing
- * (an expired page session polling the status, say).
+ * Hono's `bearerAuth` parses the header and compares the token in constant time; a refusal is 401
+ * with the API's error body rather than Hono's plain-text one. A wrong or malformed credential counts
+ * against its address and prefix; the throttle decides after the comparison (AuthThrottle.verdict).
+ * A request without an Authorization header is not counted: it guessed nothing (an expired page
+ * session polling the status, say).
  */
 function bearerAuth(
   token: string,
@@ -131,25 +138,45 @@ function bearerAuth(
   throttle: AuthThrottle,
   address: ClientAddress,
 ): MiddlewareHandler {
+  const failed = (c: Context): never => {
+    // What was presented counts under its own prefix, even when it is not a well-formed bearer value.
+    const header = c.req.header("authorization") ?? "";
+    throttle.verdict(address(c), BEARER.exec(header)?.[1] ?? header, false);
+    throw unauthorized(TOKEN_REQUIRED);
+  };
+  const checkToken = honoBearerAuth({
+    token,
+    noAuthenticationHeader: {
+      // No header is no guess: answered 401 without counting (an empty one is counted, as a wrong one).
+      message: (c) => (c.req.header("authorization") === "" ? failed(c) : throwUnauthorized()),
+    },
+    invalidAuthenticationHeader: { message: failed },
+    invalidToken: { message: failed },
+  });
   return async (c, next) => {
-    const header = c.req.header("authorization");
     const readOnly = c.req.method === "GET" || c.req.method === "HEAD";
     // A session id is 256 random bits, so a live one is not a guess and skips the throttle.
-    if (header === undefined && readOnly && (await sessions.valid(c.req.header("cookie")))) {
+    if (
+      c.req.header("authorization") === undefined &&
+      readOnly &&
+      (await sessions.valid(c.req.header("cookie")))
+    ) {
       await next();
       return;
     }
-    // What was presented counts under its own prefix, even when it is not a well-formed bearer value.
-    const presented = header === undefined ? undefined : (BEARER.exec(header)?.[1] ?? header);
-    const given = BEARER.exec(header ?? "")?.[1];
-    const valid =
-      given !== undefined && given.length <= MAX_CREDENTIAL_CHARS && (await constantTimeEqual(given, token));
-    // No header is no guess: answered 401 without counting. A blocked address is refused whatever it
-    // presents, except a token that already worked from there (AuthThrottle.verdict).
-    if (presented !== undefined) throttle.verdict(address(c), presented, valid);
-    if (!valid) throw unauthorized("a valid token is required (Authorization: Bearer <token>)");
-    await next();
+    return checkToken(c, async () => {
+      const given = BEARER.exec(c.req.header("authorization") ?? "")?.[1] ?? "";
+      // A credential over MAX_CREDENTIAL_CHARS is never valid, whatever the configured token.
+      if (given.length > MAX_CREDENTIAL_CHARS) failed(c);
+      // A blocked address is refused whatever it presents, except a token that already worked from there.
+      throttle.verdict(address(c), given, true);
+      await next();
+    });
   };
+}
+
+function throwUnauthorized(): never {
+  throw unauthorized(TOKEN_REQUIRED);
 }
 
 const dbUnavailable = (message: string) => new ApiError(503, "analytics_db_unavailable", message);
@@ -222,6 +249,8 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
   const { store, registry, log } = deps;
   if (typeof deps.token !== "string" || deps.token === "")
     throw new Error("createMonitorApp: token is empty");
+  if (!MONITOR_TOKEN_CHARS.test(deps.token))
+    throw new Error(`createMonitorApp: the token must be ${MONITOR_TOKEN_RULE}`);
   const readMs = deps.statusTimeoutMs ?? DEFAULT_STATUS_TIMEOUT_MS;
   const writeMs = deps.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS;
   const maxBody = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;

@@ -139,3 +139,10 @@ export const MONITOR_LIMITS: LimitRow[] = [
     note: "failed authentications per credential prefix (its first 8 characters), from any address",
   },
 ];
+
+/**
+ * The characters of the monitor token (RFC 6750's b64token): the only tokens a bearer header carries
+ * as Hono's `bearerAuth` reads it, so the monitor refuses at start a token made of others.
+ */
+export const MONITOR_TOKEN_CHARS = /^[A-Za-z0-9._~+/-]+=*$/;
+export const MONITOR_TOKEN_RULE = "letters, digits and - . _ ~ + / (then = padding)";
