@@ -14,7 +14,7 @@ import {
   EmbeddedIndexManager,
   EmbeddedRetrieval,
   SqliteIndexSnapshotStore,
-} from "@relevance/search/embedded";
+} from "@relevance/search-embedded";
 import { ChangeTailer, type Logger } from "@relevance/settings";
 import {
   openDatabase,

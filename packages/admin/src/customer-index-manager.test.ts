@@ -1,7 +1,7 @@
 // The customer app with an index manager: every index, document and settings write is handed on
 // after the settings table, and the answers carry the manager's task summary.
 
-import { EmbeddedIndexManager } from "@relevance/search/embedded";
+import { EmbeddedIndexManager } from "@relevance/search-embedded";
 import { SqliteDocumentStore } from "@relevance/settings/sqlite";
 import { describe, expect, it } from "vitest";
 import { createCustomerApp } from "./customer-routes.ts";

@@ -1,5 +1,5 @@
 // Public surface of the search proxy. Adapters of the Retrieval port live behind subpaths:
-// `@relevance/search/meilisearch` and `@relevance/search/embedded`.
+// `@relevance/search/meilisearch` and the package `@relevance/search-embedded`.
 
 // The artifact limit's setting, for entry points that read MODEL_MAX_BYTES (the Worker, apps/local).
 export { ARTIFACT_MAX_BYTES_ENV, artifactMaxBytes, DEFAULT_ARTIFACT_MAX_BYTES } from "@relevance/core";
@@ -27,7 +27,13 @@ export {
 } from "./model-cache.ts";
 export { SEARCH_OPENAPI_PATHS, SEARCH_OPENAPI_SCHEMAS } from "./openapi.ts";
 export * from "./ports.ts";
-export { DEFAULT_LIMIT, filterDepthExceeds, parseSearchRequest, type SearchRequest } from "./request.ts";
+export {
+  DEFAULT_LIMIT,
+  filterDepthExceeds,
+  filterText,
+  parseSearchRequest,
+  type SearchRequest,
+} from "./request.ts";
 export {
   createScorer,
   RelevanceScorer,
@@ -36,6 +42,12 @@ export {
   type ScoreInput,
   type Scorer,
 } from "./scorer.ts";
-export { parseApiKeyCopy, parseSettingsCopy, type SettingsView } from "./settings-copy.ts";
+export {
+  DEFAULT_RANKING_RULES,
+  DEFAULT_TYPO_TOLERANCE,
+  parseApiKeyCopy,
+  parseSettingsCopy,
+  type SettingsView,
+} from "./settings-copy.ts";
 export { engineSettingsOf, type SyncOutcome, syncIndexSettings } from "./settings-sync.ts";
 export { type WorkerEnvProblem, workerEnvProblems } from "./worker-env.ts";

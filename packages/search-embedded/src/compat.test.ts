@@ -5,12 +5,12 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { instantMeiliSearch } from "@meilisearch/instant-meilisearch";
+import { createSearchApp } from "@relevance/search";
+import { newKv, putApiKey, putSettings, recordingLogger } from "@relevance/search/test-support";
 import { openDatabase, SqliteDocumentStore } from "@relevance/settings/sqlite";
 import { Meilisearch, MeilisearchApiError } from "meilisearch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSearchApp } from "./app.ts";
-import { EmbeddedRetrieval } from "./embedded/engine.ts";
-import { newKv, putApiKey, putSettings, recordingLogger } from "./test-support/harness.ts";
+import { EmbeddedRetrieval } from "./engine.ts";
 
 const ACCOUNT = "acct_compat0000";
 const KEY = "rk_compat_key_of_the_test_account_000000000000";

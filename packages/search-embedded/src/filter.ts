@@ -5,8 +5,7 @@
 // bare. Anything else is an invalid_request naming the problem, with field "filter".
 
 import { nfkc } from "@relevance/core";
-import { MAX_FILTER_DEPTH } from "../limits.ts";
-import { RetrievalError } from "../ports.ts";
+import { MAX_FILTER_DEPTH, RetrievalError } from "@relevance/search";
 import { fieldValue } from "./fields.ts";
 
 export type ComparisonOperator = "=" | "!=" | ">" | ">=" | "<" | "<=";

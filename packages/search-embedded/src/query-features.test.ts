@@ -1,10 +1,10 @@
 // The embedded engine's Meilisearch search parameters: sort, facets, highlight/crop, ranking score,
 // attributesToRetrieve, array filters.
+
+import { MAX_VALUES_PER_FACET, RetrievalError, type SearchQuery, type SearchTarget } from "@relevance/search";
 import type { Document } from "@relevance/settings";
 import { openDatabase, SqliteDocumentStore } from "@relevance/settings/sqlite";
 import { describe, expect, it } from "vitest";
-import { MAX_VALUES_PER_FACET } from "../limits.ts";
-import { RetrievalError, type SearchQuery, type SearchTarget } from "../ports.ts";
 import { EmbeddedRetrieval } from "./engine.ts";
 import { computeFacets } from "./facets.ts";
 import { formatted } from "./highlight.ts";

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { indexManagerContract } from "@relevance/search/contract";
 import { openDatabase, SqliteDocumentStore } from "@relevance/settings/sqlite";
 import { afterAll, describe, expect, it } from "vitest";
-import { indexManagerContract } from "../contract/index-manager.contract.ts";
 import { EmbeddedRetrieval } from "./engine.ts";
 import { EmbeddedIndexManager } from "./index-manager.ts";
 

@@ -1,8 +1,9 @@
 // The index settings as the embedded engine honours them (docs/search.md, "Compatibility: index settings").
+
+import { RetrievalError, type SearchQuery, type SearchTarget } from "@relevance/search";
 import type { Document } from "@relevance/settings";
 import { openDatabase, SqliteDocumentStore } from "@relevance/settings/sqlite";
 import { describe, expect, it } from "vitest";
-import { RetrievalError, type SearchQuery, type SearchTarget } from "../ports.ts";
 import { EmbeddedRetrieval } from "./engine.ts";
 import { displayedFields } from "./settings.ts";
 import { assertSortable } from "./sortable.ts";

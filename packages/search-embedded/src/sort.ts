@@ -3,7 +3,7 @@
 // Meilisearch sorts).
 
 import { nfkc } from "@relevance/core";
-import { RetrievalError } from "../ports.ts";
+import { RetrievalError } from "@relevance/search";
 import { fieldValue } from "./fields.ts";
 
 export interface SortCriterion {

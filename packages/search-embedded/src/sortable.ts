@@ -2,8 +2,8 @@
 // `sortableAttributes` does not list. Shared by the search request's sort (the caller passes the
 // parsed `sort` expressions) and any engine that sorts.
 
-import type { SearchTarget } from "../ports.ts";
-import { RetrievalError } from "../ports.ts";
+import type { SearchTarget } from "@relevance/search";
+import { RetrievalError } from "@relevance/search";
 
 /** The attribute of one sort expression (`price:asc`, `author.name:desc`), or null when malformed. */
 export function sortAttribute(expression: string): string | null {

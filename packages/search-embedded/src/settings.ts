@@ -4,9 +4,9 @@
 // search that reads the new settings copy.
 
 import { tokenize } from "@relevance/core";
+import type { SearchTarget, TypoTolerance } from "@relevance/search";
+import { DEFAULT_RANKING_RULES } from "@relevance/search";
 import type { Document } from "@relevance/settings";
-import type { SearchTarget, TypoTolerance } from "../ports.ts";
-import { DEFAULT_RANKING_RULES } from "../settings-copy.ts";
 import { fieldValue } from "./fields.ts";
 
 /**

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
+import { RetrievalError, type SearchQuery, type SearchTarget } from "@relevance/search";
 import type { Document } from "@relevance/settings";
 import { openDatabase, SqliteDocumentStore } from "@relevance/settings/sqlite";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { RetrievalError, type SearchQuery, type SearchTarget } from "../ports.ts";
 import { EmbeddedRetrieval, fuzziness } from "./engine.ts";
 import { SqliteIndexSnapshotStore } from "./sqlite-snapshots.ts";
 

@@ -5,8 +5,6 @@
 // idempotent). docs/search.md, "Index management".
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { isPlainObject } from "@relevance/core";
-import type { Document, EditableDocumentStore, Logger } from "@relevance/settings";
-import { transaction } from "@relevance/settings/sqlite";
 import {
   DEFAULT_SETTINGS,
   type DocumentId,
@@ -29,7 +27,9 @@ import {
   type TaskType,
   taskError,
   type WaitOptions,
-} from "../index-manager.ts";
+} from "@relevance/search";
+import type { Document, EditableDocumentStore, Logger } from "@relevance/settings";
+import { transaction } from "@relevance/settings/sqlite";
 
 export interface EmbeddedIndexManagerOptions {
   /** The database that holds the documents (the `tasks` and `managed_indexes` tables are added to it). */

@@ -4,7 +4,7 @@
 // cropped around the first match. Linear in the text of the hit.
 
 import { tokenize } from "@relevance/core";
-import type { SearchQuery } from "../ports.ts";
+import type { SearchQuery } from "@relevance/search";
 
 const WORD = /[\p{L}\p{Nd}\p{M}]+/gu;
 export const DEFAULT_HIGHLIGHT_PRE_TAG = "<em>";

@@ -3,24 +3,22 @@
 // The rules are documented in docs/search.md, "Embedded engine".
 
 import { tokenize } from "@relevance/core";
-import type { Document, DocumentStore, Logger } from "@relevance/settings";
-import MiniSearch, { type Options, type SearchOptions } from "minisearch";
 import {
+  DEFAULT_RANKING_RULES,
+  filterText,
   MAX_EXPANDED_WORD_CHARS,
   MAX_EXPANSIONS_PER_WORD,
   MAX_PREFIX_SCAN,
   MAX_QUERY_WORDS,
-} from "../limits.ts";
-import {
   type MatchingStrategy,
   type Retrieval,
   RetrievalError,
   type RetrievalResult,
   type SearchQuery,
   type SearchTarget,
-} from "../ports.ts";
-import { filterText } from "../request.ts";
-import { DEFAULT_RANKING_RULES } from "../settings-copy.ts";
+} from "@relevance/search";
+import type { Document, DocumentStore, Logger } from "@relevance/settings";
+import MiniSearch, { type Options, type SearchOptions } from "minisearch";
 import { computeFacets, facetAttributes } from "./facets.ts";
 import { fieldValue, searchableText, stringFields } from "./fields.ts";
 import { compileFilter, type DocumentPredicate } from "./filter.ts";

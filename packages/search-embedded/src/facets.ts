@@ -2,9 +2,8 @@
 // and the min/max of numeric values, as Meilisearch answers `facetDistribution` and `facetStats`.
 
 import { nfkc } from "@relevance/core";
-import { MAX_VALUES_PER_FACET } from "../limits.ts";
-import type { FacetStats } from "../ports.ts";
-import { RetrievalError } from "../ports.ts";
+import type { FacetStats } from "@relevance/search";
+import { MAX_VALUES_PER_FACET, RetrievalError } from "@relevance/search";
 import { fieldReader } from "./fields.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { growth } from "@relevance/core/test-support/growth";
+import { RetrievalError } from "@relevance/search";
 import { describe, expect, it } from "vitest";
-import { RetrievalError } from "../ports.ts";
 import { compileFilter, parseFilter } from "./filter.ts";
 
 const FILTERABLE = ["brand", "color", "price", "tags", "inStock", "author", "size"];

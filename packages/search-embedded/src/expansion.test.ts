@@ -3,12 +3,12 @@
 // expansion did; beyond them, work must not grow with the word, the vocabulary or the query.
 
 import { growth } from "@relevance/core/test-support/growth";
+import { MAX_EXPANSIONS_PER_WORD, MAX_PREFIX_SCAN, MAX_QUERY_WORDS } from "@relevance/search";
 import type { Document } from "@relevance/settings";
 import { openDatabase, SqliteDocumentStore } from "@relevance/settings/sqlite";
 import fc from "fast-check";
 import MiniSearch from "minisearch";
 import { describe, expect, it } from "vitest";
-import { MAX_EXPANSIONS_PER_WORD, MAX_PREFIX_SCAN, MAX_QUERY_WORDS } from "../limits.ts";
 import {
   EmbeddedRetrieval,
   expandWord,
