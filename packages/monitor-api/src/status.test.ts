@@ -94,6 +94,7 @@ describe("GET /api/system/status", () => {
         "new_accounts",
         "overall_health",
         "queues",
+        "triage",
         "unscanned_accounts",
         "warnings",
       ].sort(),

@@ -56,12 +56,17 @@ export async function folderBytes(dir: string): Promise<number> {
 }
 
 /**
- * The disk figures of a chDB data folder: its size, and the filesystem that holds it (fs.statfs:
- * total = blocks × bsize, free = blocks available to this process × bsize).
+ * The disk figures of a chDB data folder: its size, and the filesystem that holds it, as `df` counts
+ * it (fs.statfs): free = the blocks available to this process, total = the blocks in use plus those,
+ * so that (total − free) / total is df's "Use%" (blocks reserved for root count as neither).
  */
 export async function chdbFolderDisk(path: string): Promise<LocalDiskUsage> {
   const [used, fs] = await Promise.all([folderBytes(path), statfs(path)]);
-  return { used_bytes: used, total_bytes: fs.blocks * fs.bsize, free_bytes: fs.bavail * fs.bsize };
+  return {
+    used_bytes: used,
+    total_bytes: (fs.blocks - fs.bfree + fs.bavail) * fs.bsize,
+    free_bytes: fs.bavail * fs.bsize,
+  };
 }
 
 /**

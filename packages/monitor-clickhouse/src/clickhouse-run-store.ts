@@ -50,6 +50,8 @@ export interface LocalDiskUsage {
 }
 
 const DAY_MS = 86_400_000;
+/** The most runs `recentRuns` returns. */
+export const MAX_RECENT_RUNS = 200;
 /** Window of the server-side query latency percentiles (system.query_log). */
 export const QUERY_LOG_WINDOW_MINUTES = 15;
 
@@ -265,6 +267,46 @@ export class ClickHouseRunStore implements RunStore {
     l.duration_ms AS duration_ms
 FROM (SELECT collector, argMaxMerge(latest) AS l FROM svc.collector_latest GROUP BY collector)
 ORDER BY collector`,
+    );
+    return rows.map(toRunRow);
+  }
+
+  /**
+   * The latest `limit` runs of one collector, newest first (by completed_at, then run_id), optionally
+   * of one account and region: what an operator reads to triage it (`GET /api/system/runs`).
+   */
+  async recentRuns(
+    collector: string,
+    opts: { limit?: number; cloud_account_id?: string; cloud_region?: string } = {},
+  ): Promise<CollectorRunRow[]> {
+    const limit = Math.max(1, Math.min(MAX_RECENT_RUNS, Math.floor(opts.limit ?? 20)));
+    const rows = await this.#rows<Record<string, unknown>>(
+      "recentRuns",
+      `SELECT
+    collector,
+    toString(run_id) AS run_id,
+    cloud_account_id,
+    cloud_region,
+    toUnixTimestamp64Milli(started_at) AS started_at,
+    toUnixTimestamp64Milli(completed_at) AS completed_at,
+    status,
+    events_produced,
+    rows_inserted,
+    error,
+    duration_ms
+FROM svc.collector_runs
+WHERE collector = {collector:String}
+  AND ({account:String} = '' OR cloud_account_id = {account:String})
+  AND ({region:String} = '' OR cloud_region = {region:String})
+ORDER BY completed_at DESC, run_id DESC
+LIMIT 1 BY run_id
+LIMIT {limit:UInt32}`,
+      {
+        collector,
+        account: opts.cloud_account_id ?? "",
+        region: opts.cloud_region ?? "",
+        limit,
+      },
     );
     return rows.map(toRunRow);
   }

@@ -135,6 +135,11 @@ export interface RunStore {
   /** Dense: one row per known collector per UTC day (oldest first), zero-filled. */
   failuresPerCollectorPerDay(days?: number, nowMs?: number): Promise<FailuresPerDayRow[]>;
   dbHealth(): Promise<DbHealth>;
+  /** The latest runs of one collector, newest first (at most `limit`, default 20, at most 200). */
+  recentRuns(
+    collector: string,
+    opts?: { limit?: number; cloud_account_id?: string; cloud_region?: string },
+  ): Promise<CollectorRunRow[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
