@@ -332,6 +332,57 @@ describe("svcmon run never loses a run (real processes)", () => {
     }
   }, 60_000);
 
+  /** svcmon wrapping `script` (sh -c), sent `signal` once the script has written "started" on stderr. */
+  async function interrupt(collector: string, script: string, signal: NodeJS.Signals, url: string) {
+    const child = spawn(
+      NODE,
+      [
+        "--disable-warning=ExperimentalWarning",
+        MAIN,
+        ...subject(collector),
+        "--url",
+        url,
+        "--token",
+        "t",
+        "--",
+        "sh",
+        "-c",
+        script,
+      ],
+      { env: { ...process.env, SVCMON_SPOOL_DIR: spool }, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    const started = new Promise<void>((resolve) => {
+      child.stderr.on("data", (c: Buffer) => {
+        stderr += c.toString();
+        if (stderr.includes("started")) resolve();
+      });
+    });
+    const closed = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    await started;
+    child.kill(signal);
+    return closed;
+  }
+
+  it("a command that traps SIGINT and exits 0 is still recorded failed, with the signal; svcmon exits 130", async () => {
+    const monitor = await listen();
+    try {
+      const code = await interrupt(
+        "job_trapped",
+        "trap 'exit 0' INT; echo started >&2; while :; do sleep 0.1; done",
+        "SIGINT",
+        `http://127.0.0.1:${monitor.port}`,
+      );
+      expect(code).toBe(130);
+      expect(monitor.bodies[0]).toMatchObject({ collector: "job_trapped", status: "failed" });
+      expect(monitor.bodies[0]?.error).toMatch(
+        /interrupted: svcmon received SIGINT and forwarded it to the command, which exited with code 0$/,
+      );
+    } finally {
+      await monitor.close();
+    }
+  }, 60_000);
+
   it("SIGTERM to svcmon reaches the wrapped sleep; svcmon waits for it and records the run failed with the signal", async () => {
     const monitor = await listen();
     try {
