@@ -125,6 +125,11 @@ describe("npm start: the embedded stack as a real process", () => {
     ]);
     expect(status.body.accounts).toMatchObject({ active: 3, pending_setup: 1, no_access: 1 });
     expect(status.body.analytics_db).toHaveProperty("disk_used_gb");
+    // the embedded stack knows its disk: the chDB folder's size on the filesystem statfs reports
+    expect(status.body.analytics_db.source.disk).toBe("data-folder+statfs");
+    expect(status.body.analytics_db.disk_used_gb).toBeGreaterThan(0);
+    expect(status.body.analytics_db.disk_used_ratio).toBeGreaterThan(0);
+    expect(status.body.analytics_db.disk_used_ratio).toBeLessThanOrEqual(1);
     const v1 = await call(stack.url, "GET", "/api/v1/system/status", undefined, monitor);
     expect(v1.status).toBe(200);
   }, 30_000);

@@ -56,6 +56,7 @@ import { Hono } from "hono";
 import { answerClientError } from "./client-error.ts";
 import { secureDataDir } from "./data-dir.ts";
 import type { LocalConfig } from "./env.ts";
+import { localUrl, removeStackFile, writeStackFile } from "./stack-file.ts";
 
 /**
  * The peer of the TCP connection (X-Forwarded-For is read on top of it only with TRUST_PROXY=1).
@@ -332,6 +333,13 @@ export async function startStack(
   server.on("clientError", answerClientError);
   const address = server.address() as AddressInfo;
   const url = `http://${config.host}:${address.port}`;
+  // svcmon run --data-dir finds this process (and its API) through it.
+  writeStackFile(config.dataDir, {
+    url: localUrl(config.host, address.port),
+    pid: process.pid,
+    token: config.monitorToken,
+    started_at: new Date().toISOString(),
+  });
 
   return {
     url,
@@ -363,6 +371,8 @@ export async function startStack(
       await runStore.close();
       settingsDb.close();
       kvDb.close();
+      // Last: until chDB is closed, svcmon must go through the API.
+      removeStackFile(config.dataDir);
     },
   };
 }

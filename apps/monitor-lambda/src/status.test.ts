@@ -259,11 +259,11 @@ describe("svcmon-status refuses unknown routes, wrong methods and guessing", () 
     expect(res.statusCode).toBe(405);
     expect(res.headers?.allow).toBe("GET, HEAD");
     expect(JSON.parse(res.body)).toMatchObject({ error: { code: "method_not_allowed" } });
-    const put = await from(handler, "203.0.113.7", "GET", "/api/system/runs", {
+    const put = await from(handler, "203.0.113.7", "PUT", "/api/system/runs", {
       authorization: `Bearer ${TOKEN}`,
     });
     expect(put.statusCode).toBe(405);
-    expect(put.headers?.allow).toBe("POST");
+    expect(put.headers?.allow).toBe("GET, HEAD, POST");
     const missing = await from(handler, "203.0.113.7", "GET", "/no/such/route");
     expect(missing.statusCode).toBe(404);
     expect(JSON.parse(missing.body)).toEqual({ error: { code: "not_found", message: "no such route" } });

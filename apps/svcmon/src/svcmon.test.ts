@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createServer, type IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +13,7 @@ const MAIN = new URL("./main.ts", import.meta.url).pathname;
 const NODE = process.execPath;
 const tmp = mkdtempSync(join(tmpdir(), "svcmon-cli-"));
 const dataDir = join(tmp, "data");
+const spool = join(tmp, "spool");
 
 interface Ran {
   code: number | null;
@@ -23,7 +24,7 @@ interface Ran {
 function svcmon(args: string[], env: Record<string, string> = {}): Promise<Ran> {
   return new Promise((resolve, reject) => {
     const child = spawn(NODE, ["--disable-warning=ExperimentalWarning", MAIN, ...args], {
-      env: { ...process.env, MONITOR_TOKEN: "", PORT: "", ...env },
+      env: { ...process.env, MONITOR_TOKEN: "", PORT: "", SVCMON_SPOOL_DIR: spool, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -192,7 +193,8 @@ describe("svcmon run through the monitor API", () => {
         "-e",
         "",
       ]);
-      expect(denied.code).toBe(0);
+      // the command succeeded, but its run is lost: the scheduler must see it
+      expect(denied.code).toBe(75);
       expect(denied.stderr).toMatch(/NOT recorded: POST .*\/api\/system\/runs failed: HTTP 401/);
       expect(got).toHaveLength(2); // 4xx is not retried
     } finally {
@@ -262,7 +264,7 @@ describe("svcmon run keeps to the monitor's bounds", () => {
         "-e",
         "",
       ]);
-      expect(r.code).toBe(0);
+      expect(r.code).toBe(75);
       expect(r.stderr).toMatch(
         /NOT recorded: .*HTTP 307: the monitor answered with a redirect, which is not followed/,
       );
@@ -273,6 +275,157 @@ describe("svcmon run keeps to the monitor's bounds", () => {
       await elsewhere.close();
     }
   });
+});
+
+describe("svcmon run never loses a run (real processes)", () => {
+  /** A monitor double on `port` (0: any) keeping the bodies it is sent. */
+  async function listen(port = 0) {
+    const bodies: Record<string, unknown>[] = [];
+    const srv = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => {
+        body += c.toString();
+      });
+      req.on("end", () => {
+        bodies.push(JSON.parse(body) as Record<string, unknown>);
+        res.writeHead(201, { "content-type": "application/json" }).end("{}");
+      });
+    });
+    await new Promise<void>((r) => srv.listen(port, "127.0.0.1", r));
+    return {
+      bodies,
+      port: (srv.address() as { port: number }).port,
+      close: () => new Promise<void>((r) => srv.close(() => r())),
+    };
+  }
+
+  it("a monitor that stays down: the run is spooled, and the next svcmon call sends it first", async () => {
+    const ownSpool = join(tmp, "spool-e2e");
+    // a port that was free a moment ago: nothing listens there now
+    const probe = await listen();
+    const port = probe.port;
+    await probe.close();
+    const url = `http://127.0.0.1:${port}`;
+    const down = await svcmon(
+      [...subject("job_spooled"), "--url", url, "--token", "t", "--", NODE, "-e", ""],
+      { SVCMON_SPOOL_DIR: ownSpool },
+    );
+    expect(down.code).toBe(0);
+    expect(down.stderr).toMatch(
+      /run [0-9a-f-]{36} \(succeeded\) spooled to .*spool-e2e.*the next svcmon call/,
+    );
+    const spooled = readdirSync(ownSpool);
+    expect(spooled).toHaveLength(1);
+    expect(statSync(join(ownSpool, spooled[0] as string)).mode & 0o777).toBe(0o600);
+
+    const monitor = await listen(port);
+    try {
+      const up = await svcmon([...subject("job_next"), "--url", url, "--token", "t", "--", NODE, "-e", ""], {
+        SVCMON_SPOOL_DIR: ownSpool,
+      });
+      expect(up.code).toBe(0);
+      expect(monitor.bodies.map((b) => b.collector)).toEqual(["job_spooled", "job_next"]);
+      expect(validateRunRecord(monitor.bodies[0]).ok).toBe(true);
+      expect(readdirSync(ownSpool)).toEqual([]);
+    } finally {
+      await monitor.close();
+    }
+  }, 60_000);
+
+  /** svcmon wrapping `script` (sh -c), sent `signal` once the script has written "started" on stderr. */
+  async function interrupt(collector: string, script: string, signal: NodeJS.Signals, url: string) {
+    const child = spawn(
+      NODE,
+      [
+        "--disable-warning=ExperimentalWarning",
+        MAIN,
+        ...subject(collector),
+        "--url",
+        url,
+        "--token",
+        "t",
+        "--",
+        "sh",
+        "-c",
+        script,
+      ],
+      { env: { ...process.env, SVCMON_SPOOL_DIR: spool }, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    const started = new Promise<void>((resolve) => {
+      child.stderr.on("data", (c: Buffer) => {
+        stderr += c.toString();
+        if (stderr.includes("started")) resolve();
+      });
+    });
+    const closed = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    await started;
+    child.kill(signal);
+    return closed;
+  }
+
+  it("a command that traps SIGINT and exits 0 is still recorded failed, with the signal; svcmon exits 130", async () => {
+    const monitor = await listen();
+    try {
+      const code = await interrupt(
+        "job_trapped",
+        "trap 'exit 0' INT; echo started >&2; while :; do sleep 0.1; done",
+        "SIGINT",
+        `http://127.0.0.1:${monitor.port}`,
+      );
+      expect(code).toBe(130);
+      expect(monitor.bodies[0]).toMatchObject({ collector: "job_trapped", status: "failed" });
+      expect(monitor.bodies[0]?.error).toMatch(
+        /interrupted: svcmon received SIGINT and forwarded it to the command, which exited with code 0$/,
+      );
+    } finally {
+      await monitor.close();
+    }
+  }, 60_000);
+
+  it("SIGTERM to svcmon reaches the wrapped sleep; svcmon waits for it and records the run failed with the signal", async () => {
+    const monitor = await listen();
+    try {
+      const child = spawn(
+        NODE,
+        [
+          "--disable-warning=ExperimentalWarning",
+          MAIN,
+          ...subject("job_interrupted"),
+          "--url",
+          `http://127.0.0.1:${monitor.port}`,
+          "--token",
+          "t",
+          "--",
+          "sh",
+          "-c",
+          "echo started >&2; exec sleep 60",
+        ],
+        { env: { ...process.env, SVCMON_SPOOL_DIR: spool }, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let stderr = "";
+      const started = new Promise<void>((resolve) => {
+        child.stderr.on("data", (c: Buffer) => {
+          stderr += c.toString();
+          if (stderr.includes("started")) resolve();
+        });
+      });
+      const closed = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+      await started;
+      child.kill("SIGTERM");
+      const code = await closed;
+      expect(code).toBe(143); // the sleep died of the forwarded SIGTERM: 128 + 15
+      expect(monitor.bodies).toHaveLength(1);
+      const body = monitor.bodies[0] as Record<string, unknown>;
+      expect(body).toMatchObject({ collector: "job_interrupted", status: "failed" });
+      expect(body.error).toMatch(
+        /started\ninterrupted: svcmon received SIGTERM and forwarded it to the command, which was killed by SIGTERM$/,
+      );
+      expect(validateRunRecord(body).ok).toBe(true);
+    } finally {
+      await monitor.close();
+    }
+  }, 60_000);
 });
 
 describe("parseArgs", () => {

@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import { constants } from "node:os";
 import { parseArgs as nodeParseArgs } from "node:util";
 import { keepLastChars, MAX_RUN_ERROR_CHARS, validateRunRecord } from "@svcmon/core";
+import { deliver, pidAlive, type RunRecordOut } from "./deliver.ts";
 
 export const USAGE = `usage: svcmon run --collector NAME --account ID --region REGION [--url URL] [--token TOKEN | env MONITOR_TOKEN] [--data-dir DIR] -- COMMAND [ARGS...]
 
@@ -19,13 +20,19 @@ Runs COMMAND as one run of collector NAME for cloud account ID in REGION and rec
 NAME: 1-64 letters, digits, '.', '_' or '-'; ID: 1-128 letters, digits, '.', '_', ':' or '-';
 REGION: 1-64 letters, digits, '_' or '-' (the monitor's own bounds, checked before COMMAND runs)
 Records through the monitor API (POST {url}/api/system/runs, default url http://127.0.0.1:$PORT, PORT
-default 8787, bearer token from --token or MONITOR_TOKEN), or with --data-dir directly into the chDB
-data folder DIR (the monitor must not be running on it). Exits with the command's exit code;
+default 8787, bearer token from --token or MONITOR_TOKEN), retried with backoff; when the monitor
+stays unreachable the record is spooled (SVCMON_SPOOL_DIR, default ~/.local/state/svcmon/spool) and
+sent first by the next svcmon call to that URL. With --data-dir the record goes directly into the
+chDB data folder DIR, or, when a running stack holds DIR (its stack.json), to that stack's API.
+SIGINT/SIGTERM/SIGHUP are forwarded to COMMAND; the run is then recorded failed with the signal.
+Exits with the command's exit code; 75 when the command succeeded but its run could not be recorded;
 2 on invalid arguments.`;
 
 export const EXIT_PARTIAL = 3;
 export const EXIT_USAGE = 2;
 export const STDERR_TAIL_BYTES = 2048;
+/** The command succeeded but its run could not be recorded nor spooled (EX_TEMPFAIL of sysexits.h). */
+export const EXIT_NOT_RECORDED = 75;
 
 export interface RunArgs {
   collector: string;
@@ -163,19 +170,7 @@ function checkSubject(collector: string, account: string, region: string): void 
   throw new UsageError(`${FLAG_OF[first.path] ?? first.path} ${first.message}`);
 }
 
-export interface RunRecordOut {
-  run_id: string;
-  collector: string;
-  cloud_account_id: string;
-  cloud_region: string;
-  started_at: number;
-  completed_at: number;
-  status: "succeeded" | "failed" | "partial";
-  events_produced: number;
-  rows_inserted: number;
-  error: string;
-  duration_ms: number;
-}
+export type { RunRecordOut } from "./deliver.ts";
 
 /** Keeps the last `max` bytes of a stream; decodes them, dropping a character cut in half. */
 export class Tail {
@@ -200,17 +195,28 @@ interface Child {
   code: number;
   status: RunRecordOut["status"];
   error: string;
+  /** The signal svcmon received (and forwarded) while the command ran. */
+  interrupted?: NodeJS.Signals;
 }
 
-/** Runs the command, teeing its stderr; never throws. */
+const FORWARDED: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+
+/**
+ * Runs the command, teeing its stderr; never throws. SIGINT, SIGTERM and SIGHUP sent to svcmon are
+ * forwarded to the command, and svcmon waits for it: the run is then `failed` with the signal in
+ * `error`, whatever the command's own exit code.
+ */
 function runChild(command: string, args: string[]): Promise<Child> {
   return new Promise((resolve) => {
     const tail = new Tail();
     let child: ReturnType<typeof spawn>;
-    const forward = (sig: NodeJS.Signals) => child?.kill(sig);
-    const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+    let interrupted: NodeJS.Signals | undefined;
+    const forward = (sig: NodeJS.Signals) => {
+      interrupted ??= sig;
+      child?.kill(sig);
+    };
     const cleanup = () => {
-      for (const s of signals) process.off(s, forward);
+      for (const s of FORWARDED) process.off(s, forward);
     };
     try {
       child = spawn(command, args, { stdio: ["inherit", "inherit", "pipe"] });
@@ -218,7 +224,7 @@ function runChild(command: string, args: string[]): Promise<Child> {
       resolve({ code: 127, status: "failed", error: `cannot run ${command}: ${(err as Error).message}` });
       return;
     }
-    for (const s of signals) process.on(s, forward);
+    for (const s of FORWARDED) process.on(s, forward);
     child.stderr?.on("data", (chunk: Buffer) => {
       process.stderr.write(chunk);
       tail.push(chunk);
@@ -231,6 +237,15 @@ function runChild(command: string, args: string[]): Promise<Child> {
     child.on("close", (code, signal) => {
       cleanup();
       const stderr = tail.text();
+      if (interrupted !== undefined) {
+        const how = signal ? `was killed by ${signal}` : `exited with code ${code ?? 1}`;
+        const line = `interrupted: svcmon received ${interrupted} and forwarded it to the command, which ${how}`;
+        const n = constants.signals[signal ?? interrupted] ?? 0;
+        // A command that traps the signal and exits 0 still did not finish its run.
+        const c = signal ? 128 + n : code === 0 || code === null ? 128 + n : code;
+        resolve({ code: c, status: "failed", error: stderr ? `${stderr}\n${line}` : line, interrupted });
+        return;
+      }
       if (signal) {
         const n = constants.signals[signal] ?? 0;
         resolve({ code: 128 + n, status: "failed", error: stderr || `killed by ${signal}` });
@@ -242,42 +257,6 @@ function runChild(command: string, args: string[]): Promise<Child> {
       else resolve({ code: c, status: "failed", error: stderr || `exited with code ${c}` });
     });
   });
-}
-
-async function postRun(url: string, token: string, record: RunRecordOut): Promise<void> {
-  const body = JSON.stringify({
-    ...record,
-    started_at: new Date(record.started_at).toISOString(),
-    completed_at: new Date(record.completed_at).toISOString(),
-  });
-  let last = "";
-  // Same run_id on every attempt: the monitor stores it once.
-  for (let attempt = 1; attempt <= 3; attempt++) {
-    try {
-      const res = await fetch(`${url}/api/system/runs`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-        body,
-        // A redirect would carry the token elsewhere: it is an error, not followed.
-        redirect: "manual",
-        signal: AbortSignal.timeout(10_000),
-      });
-      if (res.ok) return;
-      if (res.status >= 300 && res.status <= 399) {
-        await res.body?.cancel().catch(() => undefined);
-        last = `HTTP ${res.status}: the monitor answered with a redirect, which is not followed`;
-        break;
-      }
-      const text = (await res.text()).slice(0, 500);
-      last = `HTTP ${res.status}${text ? `: ${text}` : ""}`;
-      if (res.status < 500 && res.status !== 429) break;
-    } catch (err) {
-      const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
-      last = `${(err as Error).message}${cause ? ` (${String(cause.code ?? cause.message)})` : ""}`;
-    }
-    if (attempt < 3) await new Promise((r) => setTimeout(r, 500 * attempt));
-  }
-  throw new Error(`POST ${url}/api/system/runs failed: ${last}`);
 }
 
 async function storeRun(dir: string, record: RunRecordOut): Promise<void> {
@@ -326,11 +305,26 @@ export async function main(
     error: keepLastChars(child.error, MAX_RUN_ERROR_CHARS),
     duration_ms: completedAt - startedAt,
   };
-  try {
-    if (a.target.kind === "api") await postRun(a.target.url, a.target.token, record);
-    else await storeRun(a.target.dir, record);
-  } catch (err) {
-    process.stderr.write(`svcmon: run ${runId} (${record.status}) NOT recorded: ${(err as Error).message}\n`);
+  // The record is written even when a second signal arrives meanwhile (SIGKILL aside).
+  const hold = () => undefined;
+  for (const s of FORWARDED) process.on(s, hold);
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  const delivery = await deliver(a.target, record, env, {
+    fetch,
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    alive: pidAlive,
+    storeDirect: storeRun,
+    say,
+  });
+  for (const s of FORWARDED) process.off(s, hold);
+  if (delivery.kind === "spooled") {
+    say(
+      `svcmon: run ${runId} (${record.status}) spooled to ${delivery.path} (${delivery.reason}); the next svcmon call to ${(a.target as { url: string }).url} sends it first`,
+    );
+  } else if (delivery.kind === "not-recorded") {
+    say(`svcmon: run ${runId} (${record.status}) NOT recorded: ${delivery.reason}`);
+    // A command that succeeded must not look fine to the scheduler when its run is lost.
+    if (child.code === 0) return EXIT_NOT_RECORDED;
   }
   return child.code;
 }

@@ -22,9 +22,11 @@ import {
   AUTH_FAILURES_PER_PREFIX,
   AUTH_WINDOW_MS,
   type CloudAccountRow,
+  COLLECTOR_NAME_RE,
   type CollectorRegistry,
   type CollectorSpec,
   DEFAULT_MONITOR_BODY_BYTES,
+  MAX_COLLECTOR_NAME_CHARS,
   MAX_CREDENTIAL_CHARS,
   MAX_MONITOR_JSON_DEPTH,
   MONITOR_TOKEN_CHARS,
@@ -49,6 +51,7 @@ import {
   type FiringAlertJson,
   iso,
   readSnapshot,
+  triage,
   warnings,
 } from "@svcmon/monitor-runtime";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
@@ -178,6 +181,10 @@ function bearerAuth(
 function throwUnauthorized(): never {
   throw unauthorized(TOKEN_REQUIRED);
 }
+
+/** `GET /api/system/runs`: runs returned by default, and at most. */
+export const DEFAULT_RECENT_RUNS = 20;
+export const MAX_RECENT_RUNS_READ = 200;
 
 const dbUnavailable = (message: string) => new ApiError(503, "analytics_db_unavailable", message);
 
@@ -385,6 +392,8 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
         })),
         warnings: warnings(health, cov, specs, latest),
         alerts,
+        // Per red or amber collector: where it fails, since when, the last error, its runs (the page's triage).
+        triage: triage(health, specs, { latest, successes, streaks }),
       };
     });
     let body: Awaited<typeof read>;
@@ -412,6 +421,43 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
   app.get("/api/system/openapi.json", (c) => c.json(monitorOpenApiDocument));
   app.get("/api/system/status", status);
   app.get("/api/v1/system/status", status);
+
+  // The recent runs of one collector, newest first: the triage link of the /system page.
+  app.get("/api/system/runs", async (c) => {
+    const collector = c.req.query("collector") ?? "";
+    const account = c.req.query("account") ?? "";
+    const region = c.req.query("region") ?? "";
+    const limitText = c.req.query("limit") ?? String(DEFAULT_RECENT_RUNS);
+    const issues: { path: string; message: string }[] = [];
+    if (
+      collector === "" ||
+      collector.length > MAX_COLLECTOR_NAME_CHARS ||
+      !COLLECTOR_NAME_RE.test(collector)
+    ) {
+      issues.push({
+        path: "collector",
+        message: `required: a collector name (1-${MAX_COLLECTOR_NAME_CHARS} characters)`,
+      });
+    }
+    const limit = Number(limitText);
+    if (!/^[0-9]+$/.test(limitText) || limit < 1 || limit > MAX_RECENT_RUNS_READ) {
+      issues.push({ path: "limit", message: `must be an integer from 1 to ${MAX_RECENT_RUNS_READ}` });
+    }
+    if (account.length > 128) issues.push({ path: "account", message: "must be at most 128 characters" });
+    if (region.length > 64) issues.push({ path: "region", message: "must be at most 64 characters" });
+    if (issues.length > 0) throw invalid("the runs query is invalid", issues);
+    const runs = await within(readMs, "the runs query", () =>
+      store.recentRuns(collector, {
+        limit,
+        ...(account === "" ? {} : { cloud_account_id: account }),
+        ...(region === "" ? {} : { cloud_region: region }),
+      }),
+    );
+    return c.json({
+      collector,
+      runs: runs.map((r) => ({ ...r, started_at: iso(r.started_at), completed_at: iso(r.completed_at) })),
+    });
+  });
 
   app.get("/api/system/freshness", async (c) => {
     const now = deps.now();

@@ -181,11 +181,14 @@ describe("PUT /api/system/accounts/{account_id} and /collectors/{name}: bounded 
 describe("unknown routes and wrong methods", () => {
   it("a wrong method on a known route is a JSON 405 with Allow", async () => {
     const app = makeApp({ store });
-    const r = await app.request("/api/system/runs", { headers: { authorization: `Bearer ${TOKEN}` } });
+    const r = await app.request("/api/system/runs", {
+      method: "PUT",
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     expect(r.status).toBe(405);
-    expect(r.headers.get("allow")).toBe("POST");
+    expect(r.headers.get("allow")).toBe("GET, HEAD, POST");
     expect(await r.json()).toEqual({
-      error: { code: "method_not_allowed", message: "GET is not allowed here; use POST" },
+      error: { code: "method_not_allowed", message: "PUT is not allowed here; use GET or HEAD or POST" },
     });
     const d = await app.request("/api/system/collectors/x", {
       method: "DELETE",

@@ -170,6 +170,29 @@ export const monitorOpenApiDocument = {
           warnings: { type: "array", items: { type: "object" } },
           alerts: { type: "array", items: { type: "object" } },
           queues: { type: "array", items: { type: "object" } },
+          triage: {
+            type: "array",
+            description:
+              "Per red or amber collector (red first): reasons, since (its last success, else its registration), last_error and last_error_at, at_fault (accounts and regions whose latest run did not succeed), runs {href, command}.",
+            items: {
+              type: "object",
+              required: ["collector", "health", "since", "last_error", "at_fault", "runs"],
+              properties: {
+                collector: { type: "string" },
+                health: { enum: ["red", "amber"] },
+                reasons: { type: "array", items: { type: "string" } },
+                since: { type: ["string", "null"], format: "date-time" },
+                last_success_at: { type: ["string", "null"], format: "date-time" },
+                last_error: { type: ["string", "null"] },
+                last_error_at: { type: ["string", "null"], format: "date-time" },
+                at_fault: { type: "array", items: { type: "object" } },
+                runs: {
+                  type: "object",
+                  properties: { href: { type: "string" }, command: { type: "string" } },
+                },
+              },
+            },
+          },
         },
       },
       RegisteredCollector: {
@@ -211,6 +234,47 @@ export const monitorOpenApiDocument = {
           }),
         },
         responses: { "201": ok("{received, stored, duplicates}"), ...writes },
+      },
+      get: {
+        ...bearer,
+        summary:
+          "The recent runs of one collector, newest first (optionally of one account and region): the triage link of the /system page.",
+        parameters: [
+          {
+            name: "collector",
+            in: "query",
+            required: true,
+            schema: { type: "string", maxLength: MAX_COLLECTOR_NAME_CHARS },
+          },
+          {
+            name: "limit",
+            in: "query",
+            required: false,
+            description: "How many runs (default 20).",
+            schema: { type: "integer", minimum: 1, maximum: 200 },
+          },
+          {
+            name: "account",
+            in: "query",
+            required: false,
+            schema: { type: "string", maxLength: MAX_ACCOUNT_ID_CHARS },
+          },
+          {
+            name: "region",
+            in: "query",
+            required: false,
+            schema: { type: "string", maxLength: MAX_REGION_CHARS },
+          },
+        ],
+        responses: {
+          "200": ok("{collector, runs: [...]}, each run with ISO 8601 times.", {
+            type: "object",
+            required: ["collector", "runs"],
+            properties: { collector: { type: "string" }, runs: { type: "array", items: ref("RunRecord") } },
+          }),
+          "422": error("collector missing or invalid, or limit out of range; details name it."),
+          ...common,
+        },
       },
     },
     "/api/system/accounts/{account_id}": {

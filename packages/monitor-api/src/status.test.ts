@@ -94,6 +94,7 @@ describe("GET /api/system/status", () => {
         "new_accounts",
         "overall_health",
         "queues",
+        "triage",
         "unscanned_accounts",
         "warnings",
       ].sort(),
@@ -149,7 +150,7 @@ describe("GET /api/system/status", () => {
     expect(body.analytics_db.disk_used_gb).toBeGreaterThanOrEqual(0);
     expect(typeof body.analytics_db.query_p95_ms).toBe("number");
     expect(body.analytics_db.source).toEqual({
-      disk: "system.parts+system.disks",
+      disk: "data-folder+statfs",
       query_latency: "client-timings",
     });
     expect(body.generated_at).toBe(iso(NOW));

@@ -3,9 +3,16 @@
  * (`@svcmon/monitor-clickhouse/chdb`), imported only where chDB runs (apps/local, apps/svcmon, tests, benches).
  * Nothing a Lambda bundle reaches imports it: the Lambdas talk to a ClickHouse server over HTTP.
  */
+
+import { lstat, readdir, statfs } from "node:fs/promises";
+import { join } from "node:path";
 import { type ClickHouseClient, type ClickHouseClientConfigOptions, createClient } from "@clickhouse/client";
 import { createChdbConnection } from "chdb/connection";
-import { ClickHouseRunStore, type ClickHouseRunStoreOptions } from "./clickhouse-run-store.ts";
+import {
+  ClickHouseRunStore,
+  type ClickHouseRunStoreOptions,
+  type LocalDiskUsage,
+} from "./clickhouse-run-store.ts";
 
 /**
  * A @clickhouse/client over the embedded chDB engine. chdb/connection implements the client's
@@ -17,8 +24,60 @@ export function createChdbClient(path: string, timeoutMs = 5000): ClickHouseClie
   return createClient({ connection, request_timeout: timeoutMs });
 }
 
-/** Embedded default: chDB on a data folder (one process owns a folder). */
+/** Bytes allocated to the files under `dir` (as `du`: 512-byte blocks; symbolic links not followed). */
+export async function folderBytes(dir: string): Promise<number> {
+  let total = 0;
+  const stack = [dir];
+  while (stack.length > 0) {
+    const folder = stack.pop() as string;
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = await readdir(folder, { withFileTypes: true });
+    } catch (err) {
+      // a part merged away while we walked
+      if ((err as NodeJS.ErrnoException).code === "ENOENT" && folder !== dir) continue;
+      throw err;
+    }
+    for (const entry of entries) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) {
+        stack.push(path);
+        continue;
+      }
+      try {
+        const st = await lstat(path);
+        total += st.blocks > 0 ? st.blocks * 512 : st.size;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      }
+    }
+  }
+  return total;
+}
+
+/**
+ * The disk figures of a chDB data folder: its size, and the filesystem that holds it, as `df` counts
+ * it (fs.statfs): free = the blocks available to this process, total = the blocks in use plus those,
+ * so that (total − free) / total is df's "Use%" (blocks reserved for root count as neither).
+ */
+export async function chdbFolderDisk(path: string): Promise<LocalDiskUsage> {
+  const [used, fs] = await Promise.all([folderBytes(path), statfs(path)]);
+  return {
+    used_bytes: used,
+    total_bytes: (fs.blocks - fs.bfree + fs.bavail) * fs.bsize,
+    free_bytes: fs.bavail * fs.bsize,
+  };
+}
+
+/**
+ * Embedded default: chDB on a data folder (one process owns a folder). Its disk figures come from the
+ * folder and its filesystem (`chdbFolderDisk`) unless `opts.localDisk` says otherwise.
+ */
 export function openChdbRunStore(path: string, opts: ClickHouseRunStoreOptions = {}): ClickHouseRunStore {
   const timeoutMs = opts.timeoutMs ?? 5000;
-  return new ClickHouseRunStore(createChdbClient(path, timeoutMs), { ...opts, timeoutMs });
+  return new ClickHouseRunStore(createChdbClient(path, timeoutMs), {
+    localDisk: () => chdbFolderDisk(path),
+    ...opts,
+    timeoutMs,
+  });
 }

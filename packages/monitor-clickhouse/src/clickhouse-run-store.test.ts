@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CollectorRunInput, RunStoreValidationError } from "@svcmon/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createChdbClient, openChdbRunStore } from "./chdb.ts";
-import type { ClickHouseRunStore } from "./clickhouse-run-store.ts";
+import { chdbFolderDisk, createChdbClient, folderBytes, openChdbRunStore } from "./chdb.ts";
+import { ClickHouseRunStore } from "./clickhouse-run-store.ts";
 
 // One chDB data folder per test file (one engine per folder per process).
 const dir = mkdtempSync(join(tmpdir(), "svcmon-runstore-"));
@@ -378,9 +378,48 @@ describe("status queries on a hand-built dataset", () => {
     expect(h.query_samples).toBeGreaterThan(0);
     expect(h.query_p95_ms).toBeGreaterThanOrEqual(h.query_p50_ms ?? 0);
     expect(h.sources).toEqual({
-      disk: "system.parts+system.disks",
+      disk: "data-folder+statfs",
       active_queries: "system.processes",
       query_latency: "client-timings",
     });
+  });
+
+  it("the embedded store's disk is its data folder (its size) on the filesystem statfs reports", async () => {
+    const h = await store.dbHealth();
+    const fs = statfsSync(dir);
+    // the whole folder (metadata, logs, parts of every database), not only the active parts
+    expect(h.disk_used_bytes).toBe(await folderBytes(dir));
+    expect(h.disk_used_bytes).toBeGreaterThan(h.svc_disk_used_bytes);
+    // df's Use%: used / (used + available); root's reserved blocks count as neither
+    const dfUse = (fs.blocks - fs.bfree) / (fs.blocks - fs.bfree + fs.bavail);
+    const ratio = 1 - (h.disk_free_bytes ?? 0) / (h.disk_total_bytes ?? 1);
+    expect(Math.abs(ratio - dfUse)).toBeLessThan(0.001);
+    expect(Math.abs((h.disk_free_bytes ?? 0) - fs.bavail * fs.bsize)).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  it("a server's disk comes from system.disks (the same query, run here against chDB)", async () => {
+    const server = new ClickHouseRunStore(createChdbClient(dir), { timeoutMs: 10_000 });
+    const h = await server.dbHealth();
+    expect(h.sources.disk).toBe("system.parts+system.disks");
+    expect(h.disk_total_bytes).toBeGreaterThan(0);
+    expect(h.disk_free_bytes).toBeGreaterThan(0);
+  });
+
+  it("injected disk figures are reported as they are; a folder that cannot be read falls back to system.disks", async () => {
+    const injected = new ClickHouseRunStore(createChdbClient(dir), {
+      timeoutMs: 10_000,
+      localDisk: async () => ({ used_bytes: 42e9, total_bytes: 100e9, free_bytes: 19e9 }),
+    });
+    expect(await injected.dbHealth()).toMatchObject({
+      disk_used_bytes: 42e9,
+      disk_total_bytes: 100e9,
+      disk_free_bytes: 19e9,
+      sources: { disk: "data-folder+statfs" },
+    });
+    const unreadable = new ClickHouseRunStore(createChdbClient(dir), {
+      timeoutMs: 10_000,
+      localDisk: () => chdbFolderDisk(join(dir, "no-such-folder")),
+    });
+    expect((await unreadable.dbHealth()).sources.disk).toBe("system.parts+system.disks");
   });
 });

@@ -31,9 +31,27 @@ export interface ClickHouseRunStoreOptions {
   migrations?: readonly Migration[];
   /** Samples kept for the client-side latency percentiles. Default 1024. */
   latencySamples?: number;
+  /**
+   * The disk figures of an embedded engine, read from its data folder rather than from system.disks
+   * (the chDB entry passes `chdbFolderDisk(path)`): dbHealth then reports the folder's size as
+   * `disk_used_bytes` and the filesystem's total and free space. When it throws, system.disks is read.
+   */
+  localDisk?: () => Promise<LocalDiskUsage>;
+}
+
+/** The data folder of an embedded engine and the filesystem that holds it. */
+export interface LocalDiskUsage {
+  /** Bytes allocated to the files of the data folder. */
+  used_bytes: number;
+  /** Size of the filesystem holding the folder. */
+  total_bytes: number;
+  /** Bytes of that filesystem available to this process. */
+  free_bytes: number;
 }
 
 const DAY_MS = 86_400_000;
+/** The most runs `recentRuns` returns. */
+export const MAX_RECENT_RUNS = 200;
 /** Window of the server-side query latency percentiles (system.query_log). */
 export const QUERY_LOG_WINDOW_MINUTES = 15;
 
@@ -59,6 +77,7 @@ export class ClickHouseRunStore implements RunStore {
   readonly #migrations: readonly Migration[];
   readonly #latency: number[] = [];
   readonly #latencyMax: number;
+  readonly #localDisk: (() => Promise<LocalDiskUsage>) | undefined;
   /** Inserts are serialised in-process so the duplicate check and the write cannot interleave. */
   #insertChain: Promise<unknown> = Promise.resolve();
 
@@ -67,6 +86,7 @@ export class ClickHouseRunStore implements RunStore {
     this.#timeoutMs = opts.timeoutMs ?? 5000;
     this.#migrations = opts.migrations ?? MIGRATIONS;
     this.#latencyMax = opts.latencySamples ?? 1024;
+    this.#localDisk = opts.localDisk;
   }
 
   get timeoutMs(): number {
@@ -251,6 +271,46 @@ ORDER BY collector`,
     return rows.map(toRunRow);
   }
 
+  /**
+   * The latest `limit` runs of one collector, newest first (by completed_at, then run_id), optionally
+   * of one account and region: what an operator reads to triage it (`GET /api/system/runs`).
+   */
+  async recentRuns(
+    collector: string,
+    opts: { limit?: number; cloud_account_id?: string; cloud_region?: string } = {},
+  ): Promise<CollectorRunRow[]> {
+    const limit = Math.max(1, Math.min(MAX_RECENT_RUNS, Math.floor(opts.limit ?? 20)));
+    const rows = await this.#rows<Record<string, unknown>>(
+      "recentRuns",
+      `SELECT
+    collector,
+    toString(run_id) AS run_id,
+    cloud_account_id,
+    cloud_region,
+    toUnixTimestamp64Milli(started_at) AS started_at,
+    toUnixTimestamp64Milli(completed_at) AS completed_at,
+    status,
+    events_produced,
+    rows_inserted,
+    error,
+    duration_ms
+FROM svc.collector_runs
+WHERE collector = {collector:String}
+  AND ({account:String} = '' OR cloud_account_id = {account:String})
+  AND ({region:String} = '' OR cloud_region = {region:String})
+ORDER BY completed_at DESC, run_id DESC
+LIMIT 1 BY run_id
+LIMIT {limit:UInt32}`,
+      {
+        collector,
+        account: opts.cloud_account_id ?? "",
+        region: opts.cloud_region ?? "",
+        limit,
+      },
+    );
+    return rows.map(toRunRow);
+  }
+
   async lastSuccessPerCollector(): Promise<LastSuccessRow[]> {
     const rows = await this.#rows<Record<string, unknown>>(
       "lastSuccessPerCollector",
@@ -413,15 +473,28 @@ FROM system.parts WHERE active`,
     );
     let total: number | null = null;
     let free: number | null = null;
-    try {
-      const [d] = await this.#rows<Record<string, unknown>>(
-        "dbHealth (system.disks)",
-        "SELECT sum(total_space) AS total, sum(free_space) AS free FROM system.disks",
-      );
-      total = d ? num(d.total) : null;
-      free = d ? num(d.free) : null;
-    } catch (err) {
-      if (!(err instanceof RunStoreQueryError)) throw err;
+    let folderUsed: number | null = null;
+    if (this.#localDisk !== undefined) {
+      try {
+        const local = await this.#localDisk();
+        folderUsed = local.used_bytes;
+        total = local.total_bytes;
+        free = local.free_bytes;
+      } catch {
+        // the folder or its filesystem cannot be read: system.disks below
+      }
+    }
+    if (folderUsed === null) {
+      try {
+        const [d] = await this.#rows<Record<string, unknown>>(
+          "dbHealth (system.disks)",
+          "SELECT sum(total_space) AS total, sum(free_space) AS free FROM system.disks",
+        );
+        total = d ? num(d.total) : null;
+        free = d ? num(d.free) : null;
+      } catch (err) {
+        if (!(err instanceof RunStoreQueryError)) throw err;
+      }
     }
     let active: number | null = null;
     try {
@@ -443,7 +516,7 @@ FROM system.parts WHERE active`,
       samples: sorted.length,
     };
     return {
-      disk_used_bytes: num(parts?.used ?? 0),
+      disk_used_bytes: folderUsed ?? num(parts?.used ?? 0),
       svc_disk_used_bytes: num(parts?.svc_used ?? 0),
       disk_total_bytes: total,
       disk_free_bytes: free,
@@ -453,7 +526,7 @@ FROM system.parts WHERE active`,
       query_p99_ms: round(latency.p99),
       query_samples: latency.samples,
       sources: {
-        disk: "system.parts+system.disks",
+        disk: folderUsed === null ? "system.parts+system.disks" : "data-folder+statfs",
         active_queries: active === null ? "unavailable" : "system.processes",
         query_latency: server === null ? "client-timings" : "system.query_log",
       },

@@ -89,11 +89,17 @@ export interface FailuresPerDayRow {
 }
 
 export interface DbHealth {
-  /** Sum of bytes_on_disk of active parts of all databases (system.parts). */
+  /**
+   * Sum of bytes_on_disk of active parts of all databases (system.parts); for the embedded engine
+   * (`sources.disk` = "data-folder+statfs"), the size of its whole data folder.
+   */
   disk_used_bytes: number;
   /** The same, for the `svc` database only. */
   svc_disk_used_bytes: number;
-  /** Sum over system.disks; null when not readable. */
+  /**
+   * Sum over system.disks; for the embedded engine, the filesystem holding its data folder (statfs:
+   * total, and free = available to the process). Null when not readable.
+   */
   disk_total_bytes: number | null;
   disk_free_bytes: number | null;
   /** Queries running now except this one (system.processes); null when not readable. */
@@ -109,7 +115,7 @@ export interface DbHealth {
   /** Queries the percentiles are taken over. */
   query_samples: number;
   sources: {
-    disk: "system.parts+system.disks";
+    disk: "system.parts+system.disks" | "data-folder+statfs";
     active_queries: "system.processes" | "unavailable";
     query_latency: "system.query_log" | "client-timings";
   };
@@ -129,6 +135,11 @@ export interface RunStore {
   /** Dense: one row per known collector per UTC day (oldest first), zero-filled. */
   failuresPerCollectorPerDay(days?: number, nowMs?: number): Promise<FailuresPerDayRow[]>;
   dbHealth(): Promise<DbHealth>;
+  /** The latest runs of one collector, newest first (at most `limit`, default 20, at most 200). */
+  recentRuns(
+    collector: string,
+    opts?: { limit?: number; cloud_account_id?: string; cloud_region?: string },
+  ): Promise<CollectorRunRow[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -194,6 +194,8 @@ export function analyticsDb(h: DbHealth) {
     disk_total_gb: gb(h.disk_total_bytes),
     disk_free_gb: gb(h.disk_free_bytes),
     svc_disk_used_gb: gb(h.svc_disk_used_bytes),
+    /** Used fraction (0..1) of the disk holding the data, the figure of the disk rule; null when unknown. */
+    disk_used_ratio: ((r) => (r === null ? null : round(r, 4)))(diskUsedRatio(h)),
   };
 }
 

@@ -3,3 +3,4 @@ export * from "./evaluate.ts";
 export * from "./hierarchy-builder.ts";
 export * from "./hierarchy-rules-file.ts";
 export * from "./scheduler.ts";
+export * from "./triage.ts";

@@ -37,6 +37,17 @@ tr.unreadable td { color:var(--warn); font-weight:600; background:#fff8c5; }
 .stale-note { color:var(--bad); font-weight:600; }
 svg.spark { display:block; margin-top:.35rem; }
 .cost-warning { background:#fff8c5; border:1px solid var(--warn); border-radius:6px; padding:.5rem .75rem; margin:.5rem 0; }
+.triage { background:#fff; border:1px solid var(--line); border-left:6px solid var(--line); border-radius:6px; padding:.75rem; margin:0 0 .75rem; }
+.triage.amber { border-left-color:var(--warn); } .triage.red { border-left-color:var(--bad); }
+.triage table { width:100%; min-width:0; } .triage td, .triage th { overflow-wrap:anywhere; }
+@media (max-width: 600px) {
+  .triage table, .triage tbody, .triage tr, .triage th, .triage td { display:block; width:100%; }
+  .triage thead { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); }
+  .triage tr { border:1px solid var(--line); border-radius:6px; margin-bottom:.5rem; }
+  .triage th, .triage td { border:0; padding:.2rem .5rem; }
+  .triage td::before { content:attr(data-label) ": "; color:var(--muted); }
+}
+.triage code { display:block; background:var(--bg); border:1px solid var(--line); border-radius:6px; padding:.35rem .5rem; overflow-wrap:anywhere; white-space:pre-wrap; font-size:.85em; }
 .sr-only { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
 .skip { position:absolute; left:-999px; } .skip:focus { left:1rem; top:.5rem; background:#fff; padding:.25rem .5rem; }
 form.login { background:#fff; border:1px solid var(--line); border-radius:6px; padding:1rem; max-width:420px; }
@@ -76,6 +87,7 @@ export function systemPage(nonce: string): string {
 <main id="main">
 <div id="problems"></div>
 <div id="live" aria-live="polite">
+<section aria-labelledby="h-triage" id="triage-section" hidden><h2 id="h-triage">Needs attention</h2><div id="triage"></div></section>
 <section aria-labelledby="h-collectors"><h2 id="h-collectors">Collectors</h2><p id="overall"></p><div id="collectors" class="grid"><p class="muted">Loading…</p></div></section>
 <section aria-labelledby="h-accounts"><h2 id="h-accounts">Account coverage</h2><div id="accounts"></div></section>
 <section aria-labelledby="h-db"><h2 id="h-db">Analytics database</h2><div id="db" class="panel"></div></section>
@@ -156,6 +168,41 @@ function renderCollectors(st, fl) {
   else overall.replaceChildren();
 }
 
+// Triage (docs/monitor-page.md): per red or amber collector, where it fails, since when, the last error, its runs.
+function renderTriage(st) {
+  const section = document.getElementById("triage-section");
+  const list = Array.isArray(st.triage) ? st.triage : [];
+  section.hidden = list.length === 0;
+  document.getElementById("triage").replaceChildren(...list.map((t) => {
+    const id = "t-" + t.collector;
+    const faults = t.at_fault || [];
+    const runsHref = (t.runs && t.runs.href) || "";
+    const table = faults.length
+      ? h("table", {}, h("caption", { class: "sr-only" }, "Accounts and regions at fault for " + t.collector),
+          h("thead", {}, h("tr", {}, ["Account", "Region", "Failed in a row", "Last run", "Last success", "Runs"].map((x) => h("th", { scope: "col" }, x)))),
+          h("tbody", {}, faults.map((f) => h("tr", {},
+            h("th", { scope: "row" }, f.cloud_account_id),
+            h("td", { "data-label": "Region" }, f.cloud_region),
+            h("td", { "data-label": "Failed in a row" }, String(f.consecutive_failures)),
+            h("td", { "data-label": "Last run" }, f.last_status + ", " + fmtTime(f.last_run_at)),
+            h("td", { "data-label": "Last success" }, fmtTime(f.last_success_at)),
+            h("td", { "data-label": "Runs" }, h("a", { href: runsHref + "&account=" + encodeURIComponent(f.cloud_account_id) + "&region=" + encodeURIComponent(f.cloud_region) }, "runs of " + f.cloud_account_id + "/" + f.cloud_region))))))
+      : h("p", { class: "muted" }, "No account or region with a failing latest run: the collector has not run (successfully) recently.");
+    return h("article", { class: "triage " + t.health, id: id, "aria-labelledby": id + "-h" },
+      h("h3", { id: id + "-h" }, t.collector + " ", h("span", { class: "badge " + t.health }, WORDS[t.health] || t.health)),
+      h("ul", { class: "err" }, (t.reasons || []).map((r) => h("li", {}, r))),
+      kv([
+        ["Unhealthy since", t.since ? fmtTime(t.since) + (t.last_success_at ? " (its last success; none since)" : " (never succeeded)") : "unknown (never succeeded)"],
+        ["Last error", t.last_error ? h("span", { class: "err" }, t.last_error) : (t.last_error === "" ? "none given" : "none (the latest run did not fail)")],
+        ...(t.last_error_at ? [["Failed at", fmtTime(t.last_error_at)]] : []),
+      ]),
+      h("h4", {}, "At fault"),
+      table,
+      h("p", {}, h("a", { href: runsHref }, "Recent runs of " + t.collector), " (JSON), or from a shell:"),
+      h("code", {}, (t.runs && t.runs.command) || ""));
+  }));
+}
+
 function renderAccounts(st) {
   const counts = st.accounts || {};
   const rows = Object.entries(counts).map(([status, n]) => {
@@ -191,6 +238,7 @@ function renderDb(st) {
   document.getElementById("db").replaceChildren(kv([
     ["Disk used", num(d.disk_used_gb, " GB") + (d.disk_total_gb ? " of " + num(d.disk_total_gb, " GB") : "")],
     ["Service data", num(d.svc_disk_used_gb, " GB")],
+    ["Disk holding the data", d.disk_used_ratio === null || d.disk_used_ratio === undefined ? "not available" : (Math.round(d.disk_used_ratio * 1000) / 10) + " % used (alert above 80 %)"],
     ["Query latency p50", num(d.query_p50_ms, " ms")],
     ["Query latency p95", num(d.query_p95_ms, " ms")],
     ["Query latency p99", num(d.query_p99_ms, " ms")],
@@ -333,7 +381,7 @@ async function refresh() {
   if (fl.status === "fulfilled") lastFailures = fl.value;
   else issues.push("Failure history unavailable" + (lastFailures ? " (showing the last known)" : ""));
   if (last) {
-    renderCollectors(last, lastFailures); renderAccounts(last); renderDb(last); renderQueues(last); renderAlerts(last); renderOwnCost(last);
+    renderTriage(last); renderCollectors(last, lastFailures); renderAccounts(last); renderDb(last); renderQueues(last); renderAlerts(last); renderOwnCost(last);
   }
   // A 503 still carries what does not live in the database: fresh queue health, the database marked.
   const partial = st.status === "rejected" && st.reason.body && Array.isArray(st.reason.body.queues) ? st.reason.body : null;

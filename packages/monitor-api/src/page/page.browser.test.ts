@@ -170,6 +170,7 @@ describe("/system in headless Chromium", () => {
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("System status");
     const h2 = await page.getByRole("heading", { level: 2 }).allTextContents();
     expect(h2).toEqual([
+      "Needs attention",
       "Collectors",
       "Account coverage",
       "Analytics database",
@@ -344,6 +345,49 @@ describe("/system in headless Chromium", () => {
     await page.goto(`${base}/system`);
     expect(new URL(page.url()).pathname).toBe("/system/login");
     await ctx.close();
+  });
+
+  it("triage: a block per red or amber collector (where, since when, last error, its runs); screenshots at desktop and phone widths", async () => {
+    for (const [label, viewport] of [
+      ["desktop", { width: 1280, height: 900 }],
+      ["phone", { width: 390, height: 844 }],
+    ] as const) {
+      const ctx = await browser.newContext({ viewport });
+      const page = await ctx.newPage();
+      await login(page, TOKEN);
+      await expect.poll(() => page.locator("#triage article").count()).toBe(2);
+      expect(await page.locator("#triage-section").isVisible()).toBe(true);
+      // both red (config_ebs never succeeded, config_network stale), by name
+      expect(await page.locator("#triage article h3").allTextContents()).toEqual([
+        "config_ebs Unhealthy",
+        "config_network Unhealthy",
+      ]);
+      const ebs = page.locator("#t-config_ebs");
+      const text = (await ebs.textContent()) ?? "";
+      expect(text).toContain("Unhealthy since");
+      expect(text).toContain("AccessDenied: sts:AssumeRole");
+      expect(await ebs.locator("tbody tr th").allTextContents()).toEqual(["acc-1"]);
+      expect(await ebs.locator("code").textContent()).toContain("/api/system/runs?collector=config_ebs");
+      const link = ebs.getByRole("link", { name: "Recent runs of config_ebs" });
+      expect(await link.getAttribute("href")).toBe("/api/system/runs?collector=config_ebs");
+      // The link works with the page's session (no token in the browser).
+      const runs = await page.request.get(`${base}/api/system/runs?collector=config_ebs`);
+      expect(runs.status()).toBe(200);
+      const body = (await runs.json()) as { runs: { status: string; error: string }[] };
+      expect(body.runs[0]).toMatchObject({ status: "failed", error: "AccessDenied: sts:AssumeRole" });
+      // the triage blocks fit the viewport, also on a phone (the rest of the page is a later issue's)
+      expect(
+        await page.evaluate(
+          "Math.max(...[...document.querySelectorAll('#triage article, #triage article *')].map((e) => e.getBoundingClientRect().right))",
+        ),
+      ).toBeLessThanOrEqual(viewport.width);
+      const shot = fileURLToPath(new URL(`../../test-output/system-triage-${label}.png`, import.meta.url));
+      mkdirSync(fileURLToPath(new URL(".", `file://${shot}`)), { recursive: true });
+      await page.locator("#triage-section").screenshot({ path: shot });
+      await page.screenshot({ path: shot.replace(".png", "-page.png"), fullPage: true });
+      expect(existsSync(shot)).toBe(true);
+      await ctx.close();
+    }
   });
 
   it("GET /api/system/collectors/failures: bearer-authenticated 7-day counts and latest run", async () => {
