@@ -293,6 +293,8 @@ export async function startStack(
       trustProxy: config.trustProxy,
       clientAddress: nodeClientAddress,
       ...(config.monitorMaxBodyBytes === undefined ? {} : { maxBodyBytes: config.monitorMaxBodyBytes }),
+      ...(config.autoRegister === undefined ? {} : { autoRegister: config.autoRegister }),
+      ...(config.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: config.maxClockSkewMs }),
     }),
   );
   app.route(

@@ -9,7 +9,19 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { constants } from "node:os";
 import { parseArgs as nodeParseArgs } from "node:util";
-import { keepLastChars, MAX_RUN_ERROR_CHARS, validateRunRecord } from "@svcmon/core";
+import {
+  type AutoRegisterConfig,
+  autoRegisterFromEnv,
+  checkRunsClockSkew,
+  DEFAULT_AUTO_REGISTER,
+  DEFAULT_MAX_CLOCK_SKEW_MS,
+  formatSkew,
+  keepLastChars,
+  MAX_RUN_ERROR_CHARS,
+  maxClockSkewFromEnv,
+  registerFirstRuns,
+  validateRunRecord,
+} from "@svcmon/core";
 
 export const USAGE = `usage: svcmon run --collector NAME --account ID --region REGION [--url URL] [--token TOKEN | env MONITOR_TOKEN] [--data-dir DIR] -- COMMAND [ARGS...]
 
@@ -20,8 +32,11 @@ NAME: 1-64 letters, digits, '.', '_' or '-'; ID: 1-128 letters, digits, '.', '_'
 REGION: 1-64 letters, digits, '_' or '-' (the monitor's own bounds, checked before COMMAND runs)
 Records through the monitor API (POST {url}/api/system/runs, default url http://127.0.0.1:$PORT, PORT
 default 8787, bearer token from --token or MONITOR_TOKEN), or with --data-dir directly into the chDB
-data folder DIR (the monitor must not be running on it). Exits with the command's exit code;
-2 on invalid arguments.`;
+data folder DIR (the monitor must not be running on it; a collector it does not know is registered
+by this first run unless AUTO_REGISTER=0). Exits with the command's exit code; 2 on invalid
+arguments. A record dated more than MAX_CLOCK_SKEW_S (default 900) seconds ahead of this machine's
+clock, or refused by the monitor as ahead of its own, is not sent: one line says so and the exit
+code is the command's, or 1 when that was 0.`;
 
 export const EXIT_PARTIAL = 3;
 export const EXIT_USAGE = 2;
@@ -268,10 +283,14 @@ async function postRun(url: string, token: string, record: RunRecordOut): Promis
         last = `HTTP ${res.status}: the monitor answered with a redirect, which is not followed`;
         break;
       }
-      const text = (await res.text()).slice(0, 500);
+      const full = await res.text();
+      const skew = clockSkewRefusal(res.status, full);
+      if (skew !== null) throw new ClockSkewError(skew);
+      const text = full.slice(0, 500);
       last = `HTTP ${res.status}${text ? `: ${text}` : ""}`;
       if (res.status < 500 && res.status !== 429) break;
     } catch (err) {
+      if (err instanceof ClockSkewError) throw err;
       const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
       last = `${(err as Error).message}${cause ? ` (${String(cause.code ?? cause.message)})` : ""}`;
     }
@@ -280,12 +299,33 @@ async function postRun(url: string, token: string, record: RunRecordOut): Promis
   throw new Error(`POST ${url}/api/system/runs failed: ${last}`);
 }
 
-async function storeRun(dir: string, record: RunRecordOut): Promise<void> {
+/** The record's times are too far ahead of a clock (this machine's, or the monitor's 422). */
+export class ClockSkewError extends Error {
+  override name = "ClockSkewError";
+}
+
+/** A 422 of the monitor that names a time ahead of its clock, as one line; null for any other answer. */
+function clockSkewRefusal(status: number, text: string): string | null {
+  if (status !== 422) return null;
+  try {
+    const body = JSON.parse(text) as { error?: { details?: { path?: string; message?: string }[] } };
+    const ahead = (body.error?.details ?? []).filter((d) => d.message?.includes("ahead of the server clock"));
+    if (ahead.length === 0) return null;
+    return `the monitor refused it: ${ahead.map((d) => `${d.path} ${d.message}`).join("; ")} (check this machine's clock)`;
+  } catch {
+    return null;
+  }
+}
+
+async function storeRun(dir: string, record: RunRecordOut, autoRegister: AutoRegisterConfig): Promise<void> {
   const { openChdbRunStore } = await import("@svcmon/monitor-clickhouse/chdb");
+  const { ClickHouseCollectorRegistry } = await import("@svcmon/monitor-clickhouse");
   const store = openChdbRunStore(dir, { timeoutMs: 30_000 });
   try {
     await store.migrate();
     await store.insertRuns([record]);
+    // As POST /api/system/runs does: the first run of an unknown collector registers it.
+    await registerFirstRuns(ClickHouseCollectorRegistry.fromStore(store), [record], autoRegister);
   } finally {
     await store.close();
   }
@@ -295,7 +335,9 @@ async function storeRun(dir: string, record: RunRecordOut): Promise<void> {
 export async function main(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>> = process.env,
+  opts: { now?: () => number } = {},
 ): Promise<number> {
+  const now = opts.now ?? Date.now;
   if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
     (argv.length === 0 ? process.stderr : process.stdout).write(`${USAGE}\n`);
     return argv.length === 0 ? EXIT_USAGE : 0;
@@ -308,10 +350,19 @@ export async function main(
     process.stderr.write(`svcmon: ${err.message} (svcmon --help)\n`);
     return EXIT_USAGE;
   }
+  const skewEnv = maxClockSkewFromEnv(env);
+  const autoEnv = autoRegisterFromEnv(env);
+  const problems = [...(skewEnv.ok ? [] : [skewEnv.error]), ...(autoEnv.ok ? [] : autoEnv.errors)];
+  if (problems.length > 0) {
+    process.stderr.write(`svcmon: ${problems.join("; ")} (svcmon --help)\n`);
+    return EXIT_USAGE;
+  }
+  const maxSkewMs = skewEnv.ok ? skewEnv.value : DEFAULT_MAX_CLOCK_SKEW_MS;
+  const autoRegister = autoEnv.ok ? autoEnv.value : DEFAULT_AUTO_REGISTER;
   const runId = randomUUID();
-  const startedAt = Date.now();
+  const startedAt = now();
   const child = await runChild(a.command, a.args);
-  const completedAt = Math.max(Date.now(), startedAt);
+  const completedAt = Math.max(now(), startedAt);
   const record: RunRecordOut = {
     run_id: runId,
     collector: a.collector,
@@ -326,11 +377,25 @@ export async function main(
     error: keepLastChars(child.error, MAX_RUN_ERROR_CHARS),
     duration_ms: completedAt - startedAt,
   };
+  const notRecorded = (why: string) =>
+    process.stderr.write(`svcmon: run ${runId} (${record.status}) NOT recorded: ${why}\n`);
+  // Time sanity, as the monitor checks it: this machine's clock may have jumped back during the run.
+  const sendAt = now();
+  const ahead = checkRunsClockSkew([record], sendAt, maxSkewMs, false);
+  if (ahead.length > 0) {
+    const first = ahead[0] as { path: string };
+    const by = (first.path === "started_at" ? record.started_at : record.completed_at) - sendAt;
+    notRecorded(
+      `${first.path} is ${formatSkew(by)} ahead of this machine's clock; at most ${formatSkew(maxSkewMs)} (MAX_CLOCK_SKEW_S=${Math.floor(maxSkewMs / 1000)}) is accepted: check the system clock`,
+    );
+    return child.code === 0 ? 1 : child.code;
+  }
   try {
     if (a.target.kind === "api") await postRun(a.target.url, a.target.token, record);
-    else await storeRun(a.target.dir, record);
+    else await storeRun(a.target.dir, record, autoRegister);
   } catch (err) {
-    process.stderr.write(`svcmon: run ${runId} (${record.status}) NOT recorded: ${(err as Error).message}\n`);
+    notRecorded((err as Error).message);
+    if (err instanceof ClockSkewError) return child.code === 0 ? 1 : child.code;
   }
   return child.code;
 }
