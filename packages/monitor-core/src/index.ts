@@ -12,6 +12,7 @@ export * from "./health.ts";
 export * from "./hierarchy/index.ts";
 export * from "./limits.ts";
 export type * from "./ports.ts";
+export * from "./queue-message.ts";
 export * from "./records.ts";
 export * from "./registry-memory.ts";
 export * from "./resource-event.ts";
