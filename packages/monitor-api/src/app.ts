@@ -128,6 +128,11 @@ export const DEFAULT_STATUS_TIMEOUT_MS = 2000;
 export const DEFAULT_WRITE_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_BODY_BYTES = DEFAULT_MONITOR_BODY_BYTES;
 const BEARER = /^Bearer +(\S+) *$/i;
+/**
+ * How long a collector seen registered is not looked up again by `POST /api/system/runs`. A collector
+ * deleted through another instance is registered again by its next run at most this much later.
+ */
+const KNOWN_COLLECTOR_TTL_MS = 60_000;
 
 /** Hono's timing-safe comparison (SHA-256 of both, then a comparison without an early exit). */
 export async function constantTimeEqual(a: string, b: string): Promise<boolean> {
@@ -268,6 +273,8 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
   const maxBody = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const autoRegister = deps.autoRegister ?? DEFAULT_AUTO_REGISTER;
   const maxSkewMs = deps.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_MS;
+  /** Collector names known to be registered, until when (epoch ms): run batches skip the registry read. */
+  const knownCollectors = new Map<string, number>();
   /** Account PUTs read the previous version before writing the next: one at a time per app. */
   let accountChain: Promise<unknown> = Promise.resolve();
 
@@ -327,9 +334,17 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
     }
     const res = await within(writeMs, "the run insert", () => store.insertRuns(checked.value));
     // After the runs are stored: a resend (same run_id) registers what a failed attempt did not.
-    const registered = await within(writeMs, "the registry update", () =>
-      registerFirstRuns(registry, checked.value, autoRegister),
-    );
+    // Collectors seen registered within the last minute are not looked up again (ingest throughput).
+    const at = deps.now();
+    const fresh = (name: string) => (knownCollectors.get(name) ?? 0) > at;
+    let registered: string[] = [];
+    if (autoRegister.enabled && !checked.value.every((r) => fresh(r.collector))) {
+      registered = await within(writeMs, "the registry update", () =>
+        registerFirstRuns(registry, checked.value, autoRegister),
+      );
+      for (const r of checked.value) knownCollectors.set(r.collector, at + KNOWN_COLLECTOR_TTL_MS);
+      if (knownCollectors.size > 10_000) knownCollectors.clear();
+    }
     if (registered.length > 0)
       log.info("collectors registered by their first run", { collectors: registered });
     return c.json(
@@ -381,6 +396,7 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
   app.delete("/api/system/collectors/:name", async (c) => {
     const name = c.req.param("name");
     const outcome = await within(writeMs, "the registry update", () => registry.delete(name));
+    knownCollectors.delete(name);
     if (outcome === "not_found")
       throw new ApiError(404, "not_found", `no collector ${JSON.stringify(name)} in the registry`);
     if (outcome === "configured")
