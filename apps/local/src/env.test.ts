@@ -54,6 +54,12 @@ describe("readConfig", () => {
     [{ ALERT_EVAL_INTERVAL_S: "0" }, 'ALERT_EVAL_INTERVAL_S must be a positive number, got "0"'],
     [{ ALERT_WEBHOOK_URL: "not a url" }, "ALERT_WEBHOOK_URL: not a valid URL"],
     [{ ALERT_WEBHOOK_URL: "ftp://x.test/" }, "ALERT_WEBHOOK_URL: must be an http or https URL"],
+    [{ AUTO_REGISTER: "on" }, 'AUTO_REGISTER must be 0 or 1 (got "on")'],
+    [
+      { AUTO_REGISTER_INTERVAL_MINUTES: "1d" },
+      'AUTO_REGISTER_INTERVAL_MINUTES must be whole minutes from 1 to 525600 (got "1d")',
+    ],
+    [{ MAX_CLOCK_SKEW_S: "-5" }, 'MAX_CLOCK_SKEW_S must be whole seconds ≥ 0 (got "-5")'],
   ])("refuses %o with one line naming the variable", (env, message) => {
     expect(error(env)).toBe(message);
   });
@@ -64,6 +70,24 @@ describe("readConfig", () => {
       { type: "webhook", name: "alert-webhook-url", url: "https://hooks.example.test/a" },
     ]);
     expect(c.alertIntervalMs).toBe(2500);
+  });
+
+  it("auto-registration and the clock skew: on, 24 h / 48 h and 15 min by default; each configurable", () => {
+    expect(config({})).toMatchObject({
+      autoRegister: { enabled: true, expected_interval_minutes: 1440, freshness_threshold_minutes: 2880 },
+      maxClockSkewMs: 900_000,
+    });
+    expect(
+      config({
+        AUTO_REGISTER: "0",
+        AUTO_REGISTER_INTERVAL_MINUTES: "60",
+        AUTO_REGISTER_FRESHNESS_MINUTES: "180",
+        MAX_CLOCK_SKEW_S: "30",
+      }),
+    ).toMatchObject({
+      autoRegister: { enabled: false, expected_interval_minutes: 60, freshness_threshold_minutes: 180 },
+      maxClockSkewMs: 30_000,
+    });
   });
 });
 

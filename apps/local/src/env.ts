@@ -4,7 +4,13 @@ import { resolve } from "node:path";
 import { BEARER_TOKEN, BEARER_TOKEN_RULE, type BodyLimits, bodyLimitsFromEnv } from "@relevance/admin";
 import { formatIssues } from "@relevance/core";
 import { artifactMaxBytes, DEFAULT_MODEL_CACHE_MB } from "@relevance/search";
-import { MONITOR_TOKEN_CHARS, MONITOR_TOKEN_RULE } from "@svcmon/core";
+import {
+  type AutoRegisterConfig,
+  autoRegisterFromEnv,
+  MONITOR_TOKEN_CHARS,
+  MONITOR_TOKEN_RULE,
+  maxClockSkewFromEnv,
+} from "@svcmon/core";
 import { alertIntervalFromEnv } from "@svcmon/monitor-runtime";
 import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@svcmon/notify";
 
@@ -37,6 +43,10 @@ export interface LocalConfig {
   apiBodyLimits: Partial<BodyLimits>;
   /** MONITOR_MAX_BODY_BYTES: the monitor API's largest JSON body; undefined keeps its 1 MiB default. */
   monitorMaxBodyBytes: number | undefined;
+  /** AUTO_REGISTER, AUTO_REGISTER_INTERVAL_MINUTES, AUTO_REGISTER_FRESHNESS_MINUTES (docs/monitor-api.md). */
+  autoRegister?: AutoRegisterConfig;
+  /** MAX_CLOCK_SKEW_S in milliseconds (default 15 min). */
+  maxClockSkewMs?: number;
   /** MODEL_CACHE_MB: bound on the estimated memory of the search proxy's parsed models (default 32). */
   modelCacheMb: number;
   /** MODEL_MAX_BYTES: the largest model artifact the proxy loads (default 8 MiB, at most 25 MiB). */
@@ -103,6 +113,10 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
   } catch (err) {
     return { ok: false, error: (err as Error).message };
   }
+  const autoRegister = autoRegisterFromEnv(env);
+  if (!autoRegister.ok) return { ok: false, error: autoRegister.errors.join("; ") };
+  const maxSkew = maxClockSkewFromEnv(env);
+  if (!maxSkew.ok) return { ok: false, error: maxSkew.error };
   return {
     ok: true,
     config: {
@@ -121,6 +135,8 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
       trustProxy,
       apiBodyLimits,
       monitorMaxBodyBytes: rawMonitorBody === "" ? undefined : Number(rawMonitorBody),
+      autoRegister: autoRegister.value,
+      maxClockSkewMs: maxSkew.value,
       modelCacheMb,
       modelMaxBytes: modelMaxBytes.value,
     },

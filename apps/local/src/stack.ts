@@ -23,6 +23,7 @@ import {
   SqliteKv,
   SqliteSettingsTable,
 } from "@relevance/settings/sqlite";
+import { DEFAULT_AUTO_REGISTER, registerFirstRuns } from "@svcmon/core";
 import { createMonitorApp } from "@svcmon/monitor-api";
 import {
   CountingSink,
@@ -195,6 +196,12 @@ export async function startStack(
       handle: async (event) => {
         await resourceEvents.append([event]);
       },
+      // A run record sent through the queue (`collector_run`) is stored as POST /api/system/runs would.
+      handleRun: async (run) => {
+        await runStore.insertRuns([run]);
+        await registerFirstRuns(registry, [run], config.autoRegister ?? DEFAULT_AUTO_REGISTER);
+      },
+      ...(config.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: config.maxClockSkewMs }),
       log: (level, msg, fields) => log[level](msg, { component: "ingest", ...fields }),
     });
     ingest.start();
@@ -294,6 +301,8 @@ export async function startStack(
       trustProxy: config.trustProxy,
       clientAddress: nodeClientAddress,
       ...(config.monitorMaxBodyBytes === undefined ? {} : { maxBodyBytes: config.monitorMaxBodyBytes }),
+      ...(config.autoRegister === undefined ? {} : { autoRegister: config.autoRegister }),
+      ...(config.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: config.maxClockSkewMs }),
     }),
   );
   app.route(

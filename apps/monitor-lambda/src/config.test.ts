@@ -5,6 +5,7 @@ import {
   collectorFromEnv,
   collectorWiringFromEnv,
   orThrow,
+  runIntakeFromEnv,
   statusFromEnv,
 } from "./config.ts";
 
@@ -100,6 +101,26 @@ describe("statusFromEnv and orThrow", () => {
     });
     expect(() => orThrow("svcmon-status", statusFromEnv({ MONITOR_TOKEN: "short" }))).toThrow(
       "svcmon-status: MONITOR_TOKEN must be at least 16 characters",
+    );
+  });
+});
+
+describe("runIntakeFromEnv", () => {
+  it("auto-registration on (24 h / 48 h) and a 15 min clock skew by default; each variable named when wrong", () => {
+    expect(runIntakeFromEnv({})).toEqual({
+      ok: true,
+      value: {
+        autoRegister: { enabled: true, expected_interval_minutes: 1440, freshness_threshold_minutes: 2880 },
+        maxClockSkewMs: 900_000,
+      },
+    });
+    expect(runIntakeFromEnv({ AUTO_REGISTER: "0", MAX_CLOCK_SKEW_S: "60" })).toMatchObject({
+      value: { autoRegister: { enabled: false }, maxClockSkewMs: 60_000 },
+    });
+    expect(() =>
+      orThrow("svcmon-status", runIntakeFromEnv({ AUTO_REGISTER: "yes", MAX_CLOCK_SKEW_S: "soon" })),
+    ).toThrow(
+      'svcmon-status: AUTO_REGISTER must be 0 or 1 (got "yes"); MAX_CLOCK_SKEW_S must be whole seconds ≥ 0 (got "soon")',
     );
   });
 });

@@ -3,7 +3,15 @@
  * variables too, filled in from Secrets Manager before the first invocation). Parse, don't throw:
  * every problem is reported with the variable at fault.
  */
-import { type Issue, MONITOR_TOKEN_CHARS, MONITOR_TOKEN_RULE, type Result } from "@svcmon/core";
+import {
+  type AutoRegisterConfig,
+  autoRegisterFromEnv,
+  type Issue,
+  MONITOR_TOKEN_CHARS,
+  MONITOR_TOKEN_RULE,
+  maxClockSkewFromEnv,
+  type Result,
+} from "@svcmon/core";
 import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@svcmon/notify";
 
 export interface ClickHouseSettings {
@@ -125,6 +133,32 @@ export function statusFromEnv(env: Env): Result<StatusSettings> {
     errors.push({ path: "MONITOR_TOKEN", message: `must be ${MONITOR_TOKEN_RULE}` });
   }
   return done(errors, { token });
+}
+
+export interface RunIntakeSettings {
+  /** AUTO_REGISTER, AUTO_REGISTER_INTERVAL_MINUTES, AUTO_REGISTER_FRESHNESS_MINUTES. */
+  autoRegister: AutoRegisterConfig;
+  /** MAX_CLOCK_SKEW_S in milliseconds. */
+  maxClockSkewMs: number;
+}
+
+/**
+ * How run records are taken in (`POST /api/system/runs` of svcmon-status): auto-registration of a
+ * collector's first run and the clock-skew allowance, with their defaults (on, 24 h / 48 h; 15 min).
+ */
+export function runIntakeFromEnv(env: Env): Result<RunIntakeSettings> {
+  const errors: Issue[] = [];
+  const auto = autoRegisterFromEnv(env);
+  if (!auto.ok)
+    for (const e of auto.errors) {
+      const [name, ...rest] = e.split(" ");
+      errors.push({ path: name ?? "", message: rest.join(" ") });
+    }
+  const skew = maxClockSkewFromEnv(env);
+  if (!skew.ok)
+    errors.push({ path: "MAX_CLOCK_SKEW_S", message: skew.error.replace(/^MAX_CLOCK_SKEW_S /, "") });
+  if (errors.length > 0 || !auto.ok || !skew.ok) return { ok: false, errors };
+  return { ok: true, value: { autoRegister: auto.value, maxClockSkewMs: skew.value } };
 }
 
 /** Where the alerts function's channels config arrives (from the secret svcmon/alert-channels). */

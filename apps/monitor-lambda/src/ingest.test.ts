@@ -8,13 +8,14 @@ import {
   RunStoreUnavailable,
 } from "@svcmon/core";
 import {
+  ClickHouseCollectorRegistry,
   ClickHouseResourceEventSink,
   type ClickHouseRunStore,
   openHttpRunStore,
 } from "@svcmon/monitor-clickhouse";
 import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventIngest } from "./event-ingest.ts";
+import { eventIngest, messageIngest } from "./event-ingest.ts";
 import { createIngestHandler } from "./ingest.ts";
 import { memoryLogger, sqsEvent, sqsRecord } from "./test-support.ts";
 
@@ -192,6 +193,60 @@ describe("the deployed event handling: svc.resource_events on the embedded chDB 
       format: "JSONEachRow",
     });
     expect((await rs.json<{ n: unknown }>()).map((r) => Number(r.n))).toEqual([2]);
+  });
+
+  it("a record dated ahead of the clock goes back to the queue (dead-letter queue after maxReceiveCount) with the reason logged; nothing of it is stored", async () => {
+    const sink = ClickHouseResourceEventSink.fromStore(store);
+    const registry = ClickHouseCollectorRegistry.fromStore(store);
+    const log = memoryLogger();
+    const now = OBSERVED + 60_000;
+    const handler = createIngestHandler({
+      ...messageIngest(sink, { store, registry }, { now: () => now }),
+      log,
+    });
+    const run = (collector: string, completed_at: number) =>
+      JSON.stringify({
+        kind: "collector_run",
+        collector,
+        cloud_account_id: "111111111111",
+        cloud_region: "eu-west-1",
+        started_at: OBSERVED,
+        completed_at,
+        status: "succeeded",
+        events_produced: 0,
+        rows_inserted: 0,
+      });
+    const res = await handler(
+      sqsEvent(
+        sqsRecord(
+          "future-event",
+          JSON.stringify({ ...event("i-future"), observed_at: Date.UTC(2225, 0, 1) }),
+        ),
+        sqsRecord("future-run", run("queue_job_future", now + 16 * 60_000), 5),
+        sqsRecord("ok-event", JSON.stringify(event("i-ok"))),
+        sqsRecord("ok-run", run("queue_job", now)),
+      ),
+    );
+    expect(res).toEqual({
+      batchItemFailures: [{ itemIdentifier: "future-event" }, { itemIdentifier: "future-run" }],
+    });
+    expect(log.lines.find((l) => l.fields?.message_id === "future-event")?.fields?.errors).toEqual([
+      expect.stringMatching(
+        /^observed_at: is \d+ d ahead of the server clock; at most 15 min \(900 s\) ahead is accepted$/,
+      ),
+    ]);
+    expect(log.lines.find((l) => l.fields?.message_id === "future-run")?.fields).toMatchObject({
+      receive_count: 5,
+      errors: ["completed_at: is 16 min ahead of the server clock; at most 15 min (900 s) ahead is accepted"],
+    });
+    expect((await sink.list()).map((e) => e.resource_id)).not.toContain("i-future");
+    // The run on time is stored, and its unknown collector registered by this first run.
+    expect((await store.latestRunPerCollector()).map((r) => r.collector)).toEqual(["queue_job"]);
+    expect(await registry.get("queue_job")).toMatchObject({
+      registered_by: "first_run",
+      expected_interval_minutes: 1440,
+    });
+    expect(await registry.get("queue_job_future")).toBeNull();
   });
 
   it("leaves every message on the queue when ClickHouse cannot be reached", async () => {

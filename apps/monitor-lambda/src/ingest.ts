@@ -9,10 +9,10 @@
 
 import { jsonLogger } from "@relevance/settings/json-logger";
 import { RunStoreUnavailable } from "@svcmon/core";
-import { ClickHouseResourceEventSink } from "@svcmon/monitor-clickhouse";
+import { ClickHouseCollectorRegistry, ClickHouseResourceEventSink } from "@svcmon/monitor-clickhouse";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
-import { clickHouseFromEnv, orThrow } from "./config.ts";
-import { eventIngest } from "./event-ingest.ts";
+import { clickHouseFromEnv, orThrow, runIntakeFromEnv } from "./config.ts";
+import { messageIngest } from "./event-ingest.ts";
 import type { IngestDeps, StoreOutcome } from "./ingest-deps.ts";
 import { once, openStore } from "./store.ts";
 
@@ -105,10 +105,15 @@ export function createIngestHandler<E>(deps: IngestDeps<E>): IngestHandler {
 }
 
 const deployed = once(async (): Promise<IngestHandler> => {
+  const intake = orThrow("svcmon-ingest", runIntakeFromEnv(process.env));
   const store = openStore(orThrow("svcmon-ingest", clickHouseFromEnv(process.env)));
   await store.migrate();
   return createIngestHandler({
-    ...eventIngest(ClickHouseResourceEventSink.fromStore(store)),
+    ...messageIngest(
+      ClickHouseResourceEventSink.fromStore(store),
+      { store, registry: ClickHouseCollectorRegistry.fromStore(store), autoRegister: intake.autoRegister },
+      { maxClockSkewMs: intake.maxClockSkewMs },
+    ),
     log: jsonLogger("svcmon-ingest"),
   });
 });

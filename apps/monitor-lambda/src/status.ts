@@ -19,7 +19,7 @@ import { ClickHouseCostStore } from "@svcmon/monitor-cost";
 import { firingAlerts } from "@svcmon/monitor-runtime";
 import type { Hono } from "hono";
 import { handle } from "hono/aws-lambda";
-import { clickHouseFromEnv, orThrow, statusFromEnv } from "./config.ts";
+import { clickHouseFromEnv, orThrow, runIntakeFromEnv, statusFromEnv } from "./config.ts";
 import { hierarchyRulesFromLambdaEnv } from "./hierarchy-rules-env.ts";
 import { queueHealthFromEnv } from "./queues.ts";
 import { once, openStore } from "./store.ts";
@@ -39,6 +39,10 @@ export interface StatusDeps {
   trustProxy?: boolean;
   /** The failed-authentication throttle; default the app's own (per warm instance). */
   authThrottle?: AuthThrottle;
+  /** Auto-registration of a collector's first run (AUTO_REGISTER*); default on, 24 h / 48 h. */
+  autoRegister?: MonitorAppDeps["autoRegister"];
+  /** MAX_CLOCK_SKEW_S in ms; default 15 min. */
+  maxClockSkewMs?: number;
 }
 
 /** The monitor app on one store: its registry and the alert engine's stored state share the store's client. */
@@ -58,6 +62,8 @@ export function createStatusApp(deps: StatusDeps): Hono {
     clientAddress: lambdaClientAddress,
     ...(deps.trustProxy === undefined ? {} : { trustProxy: deps.trustProxy }),
     ...(deps.authThrottle === undefined ? {} : { authThrottle: deps.authThrottle }),
+    ...(deps.autoRegister === undefined ? {} : { autoRegister: deps.autoRegister }),
+    ...(deps.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: deps.maxClockSkewMs }),
   });
 }
 
@@ -69,6 +75,7 @@ const deployed = once(async (): Promise<Handler> => {
   const { token } = orThrow("svcmon-status", statusFromEnv(process.env));
   const queues = queueHealthFromEnv("svcmon-status", process.env);
   const rules = orThrow("svcmon-status", hierarchyRulesFromLambdaEnv(process.env));
+  const intake = orThrow("svcmon-status", runIntakeFromEnv(process.env));
   const store = openStore(orThrow("svcmon-status", clickHouseFromEnv(process.env)));
   await store.migrate();
   return createStatusHandler({
@@ -77,6 +84,7 @@ const deployed = once(async (): Promise<Handler> => {
     log: jsonLogger("svcmon-status"),
     now: Date.now,
     rules,
+    ...intake,
     ...(queues === undefined ? {} : { queues }),
   });
 });

@@ -5,9 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CollectorRunRow, MAX_RUN_ERROR_CHARS, validateRunRecord } from "@svcmon/core";
 import type { ClickHouseRunStore } from "@svcmon/monitor-clickhouse";
+import { ClickHouseCollectorRegistry } from "@svcmon/monitor-clickhouse";
 import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseArgs, Tail, UsageError } from "./svcmon.ts";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { main, parseArgs, Tail, UsageError } from "./svcmon.ts";
 
 const MAIN = new URL("./main.ts", import.meta.url).pathname;
 const NODE = process.execPath;
@@ -114,6 +115,17 @@ describe("svcmon run --data-dir (real child commands, real chDB)", () => {
     expect(Math.abs((r?.completed_at ?? 0) - Date.now())).toBeLessThan(120_000);
   });
 
+  it("a collector the registry does not know is registered by this first run (first_run, 24 h / 48 h)", async () => {
+    const registry = ClickHouseCollectorRegistry.fromStore(store);
+    expect(await registry.get("job_ok")).toMatchObject({
+      expected_interval_minutes: 1440,
+      freshness_threshold_minutes: 2880,
+      registered_by: "first_run",
+    });
+    // The refused invocation (usage error) ran nothing and registered nothing.
+    expect(await registry.get("job_usage")).toBeNull();
+  });
+
   it("non-zero exit: failed with the tail of stderr (≤ 2 KB, whole characters), exits with the command's code", () => {
     expect(results.failed?.code).toBe(7);
     expect(results.failed?.stderr).toContain("fatal: disk full"); // stderr still reaches the terminal
@@ -200,6 +212,74 @@ describe("svcmon run through the monitor API", () => {
     } finally {
       await new Promise<void>((r) => srv.close(() => r()));
     }
+  });
+});
+
+describe("svcmon run: a record dated ahead of the clock is not sent", () => {
+  /** main() in this process, its stderr lines captured; a monitor double counts what reaches it. */
+  async function runWith(now: () => number, answer: { status: number; body: string }) {
+    const bodies: string[] = [];
+    const srv = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => {
+        body += c.toString();
+      });
+      req.on("end", () => {
+        bodies.push(body);
+        res.writeHead(answer.status, { "content-type": "application/json" }).end(answer.body);
+      });
+    });
+    await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(srv.address() as { port: number }).port}`;
+    const lines: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    try {
+      const code = await main(
+        [...subject("job_clock"), "--url", url, "--token", "t", "--", NODE, "-e", ""],
+        { PATH: process.env.PATH },
+        { now },
+      );
+      return { code, bodies, stderr: lines.join("") };
+    } finally {
+      spy.mockRestore();
+      await new Promise<void>((r) => srv.close(() => r()));
+    }
+  }
+
+  it("this machine's clock went back an hour during the run: one line naming the field and the skew, exit 1, nothing sent", async () => {
+    const T = Date.UTC(2025, 0, 31, 12);
+    const times = [T, T + 2000]; // start, end; then the clock reads an hour earlier
+    const r = await runWith(() => times.shift() ?? T - 3_600_000, { status: 201, body: "{}" });
+    expect(r.code).toBe(1);
+    expect(r.bodies).toEqual([]);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(
+      /^svcmon: run [0-9a-f-]{36} \(succeeded\) NOT recorded: started_at is 1 h ahead of this machine's clock; at most 15 min \(MAX_CLOCK_SKEW_S=900\) is accepted: check the system clock\n$/,
+    );
+  });
+
+  it("the monitor refuses it as ahead of its clock (422): one line naming the field, exit 1, not retried", async () => {
+    const refusal = {
+      error: {
+        code: "validation_failed",
+        message: "1 problem(s) in the run records; nothing was stored",
+        details: [
+          {
+            path: "completed_at",
+            message: "is 20 min ahead of the server clock; at most 15 min (900 s) ahead is accepted",
+          },
+        ],
+      },
+    };
+    const r = await runWith(Date.now, { status: 422, body: JSON.stringify(refusal) });
+    expect(r.code).toBe(1);
+    expect(r.bodies).toHaveLength(1);
+    expect(r.stderr).toMatch(
+      /^svcmon: run [0-9a-f-]{36} \(succeeded\) NOT recorded: the monitor refused it: completed_at is 20 min ahead of the server clock; at most 15 min \(900 s\) ahead is accepted \(check this machine's clock\)\n$/,
+    );
   });
 });
 

@@ -9,7 +9,19 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { constants } from "node:os";
 import { parseArgs as nodeParseArgs } from "node:util";
-import { keepLastChars, MAX_RUN_ERROR_CHARS, validateRunRecord } from "@svcmon/core";
+import {
+  type AutoRegisterConfig,
+  autoRegisterFromEnv,
+  checkRunsClockSkew,
+  DEFAULT_AUTO_REGISTER,
+  DEFAULT_MAX_CLOCK_SKEW_MS,
+  formatSkew,
+  keepLastChars,
+  MAX_RUN_ERROR_CHARS,
+  maxClockSkewFromEnv,
+  registerFirstRuns,
+  validateRunRecord,
+} from "@svcmon/core";
 import { deliver, pidAlive, type RunRecordOut } from "./deliver.ts";
 
 export const USAGE = `usage: svcmon run --collector NAME --account ID --region REGION [--url URL] [--token TOKEN | env MONITOR_TOKEN] [--data-dir DIR] -- COMMAND [ARGS...]
@@ -23,10 +35,13 @@ Records through the monitor API (POST {url}/api/system/runs, default url http://
 default 8787, bearer token from --token or MONITOR_TOKEN), retried with backoff; when the monitor
 stays unreachable the record is spooled (SVCMON_SPOOL_DIR, default ~/.local/state/svcmon/spool) and
 sent first by the next svcmon call to that URL. With --data-dir the record goes directly into the
-chDB data folder DIR, or, when a running stack holds DIR (its stack.json), to that stack's API.
+chDB data folder DIR, or, when a running stack holds DIR (its stack.json), to that stack's API; a
+collector the monitor does not know is registered by its first run unless AUTO_REGISTER=0.
 SIGINT/SIGTERM/SIGHUP are forwarded to COMMAND; the run is then recorded failed with the signal.
-Exits with the command's exit code; 75 when the command succeeded but its run could not be recorded;
-2 on invalid arguments.`;
+A record dated more than MAX_CLOCK_SKEW_S (default 900) seconds ahead of this machine's clock, or
+refused by the monitor as ahead of its own, is not sent: one line says so and the exit code is the
+command's, or 1 when that was 0. Exits with the command's exit code; 75 when the command succeeded
+but its run could not be recorded; 2 on invalid arguments.`;
 
 export const EXIT_PARTIAL = 3;
 export const EXIT_USAGE = 2;
@@ -259,12 +274,15 @@ function runChild(command: string, args: string[]): Promise<Child> {
   });
 }
 
-async function storeRun(dir: string, record: RunRecordOut): Promise<void> {
+async function storeRun(dir: string, record: RunRecordOut, autoRegister: AutoRegisterConfig): Promise<void> {
   const { openChdbRunStore } = await import("@svcmon/monitor-clickhouse/chdb");
+  const { ClickHouseCollectorRegistry } = await import("@svcmon/monitor-clickhouse");
   const store = openChdbRunStore(dir, { timeoutMs: 30_000 });
   try {
     await store.migrate();
     await store.insertRuns([record]);
+    // As POST /api/system/runs does: the first run of an unknown collector registers it.
+    await registerFirstRuns(ClickHouseCollectorRegistry.fromStore(store), [record], autoRegister);
   } finally {
     await store.close();
   }
@@ -274,7 +292,9 @@ async function storeRun(dir: string, record: RunRecordOut): Promise<void> {
 export async function main(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>> = process.env,
+  opts: { now?: () => number } = {},
 ): Promise<number> {
+  const now = opts.now ?? Date.now;
   if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
     (argv.length === 0 ? process.stderr : process.stdout).write(`${USAGE}\n`);
     return argv.length === 0 ? EXIT_USAGE : 0;
@@ -287,10 +307,19 @@ export async function main(
     process.stderr.write(`svcmon: ${err.message} (svcmon --help)\n`);
     return EXIT_USAGE;
   }
+  const skewEnv = maxClockSkewFromEnv(env);
+  const autoEnv = autoRegisterFromEnv(env);
+  const problems = [...(skewEnv.ok ? [] : [skewEnv.error]), ...(autoEnv.ok ? [] : autoEnv.errors)];
+  if (problems.length > 0) {
+    process.stderr.write(`svcmon: ${problems.join("; ")} (svcmon --help)\n`);
+    return EXIT_USAGE;
+  }
+  const maxSkewMs = skewEnv.ok ? skewEnv.value : DEFAULT_MAX_CLOCK_SKEW_MS;
+  const autoRegister = autoEnv.ok ? autoEnv.value : DEFAULT_AUTO_REGISTER;
   const runId = randomUUID();
-  const startedAt = Date.now();
+  const startedAt = now();
   const child = await runChild(a.command, a.args);
-  const completedAt = Math.max(Date.now(), startedAt);
+  const completedAt = Math.max(now(), startedAt);
   const record: RunRecordOut = {
     run_id: runId,
     collector: a.collector,
@@ -305,15 +334,27 @@ export async function main(
     error: keepLastChars(child.error, MAX_RUN_ERROR_CHARS),
     duration_ms: completedAt - startedAt,
   };
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  const notRecorded = (why: string) => say(`svcmon: run ${runId} (${record.status}) NOT recorded: ${why}`);
+  // Time sanity, as the monitor checks it: this machine's clock may have jumped back during the run.
+  const sendAt = now();
+  const ahead = checkRunsClockSkew([record], sendAt, maxSkewMs, false);
+  if (ahead.length > 0) {
+    const first = ahead[0] as { path: string };
+    const by = (first.path === "started_at" ? record.started_at : record.completed_at) - sendAt;
+    notRecorded(
+      `${first.path} is ${formatSkew(by)} ahead of this machine's clock; at most ${formatSkew(maxSkewMs)} (MAX_CLOCK_SKEW_S=${Math.floor(maxSkewMs / 1000)}) is accepted: check the system clock`,
+    );
+    return child.code === 0 ? 1 : child.code;
+  }
   // The record is written even when a second signal arrives meanwhile (SIGKILL aside).
   const hold = () => undefined;
   for (const s of FORWARDED) process.on(s, hold);
-  const say = (line: string) => process.stderr.write(`${line}\n`);
   const delivery = await deliver(a.target, record, env, {
     fetch,
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
     alive: pidAlive,
-    storeDirect: storeRun,
+    storeDirect: (dir, run) => storeRun(dir, run, autoRegister),
     say,
   });
   for (const s of FORWARDED) process.off(s, hold);
@@ -322,9 +363,22 @@ export async function main(
       `svcmon: run ${runId} (${record.status}) spooled to ${delivery.path} (${delivery.reason}); the next svcmon call to ${(a.target as { url: string }).url} sends it first`,
     );
   } else if (delivery.kind === "not-recorded") {
-    say(`svcmon: run ${runId} (${record.status}) NOT recorded: ${delivery.reason}`);
+    const skew = clockSkewRefusal(delivery.reason);
+    notRecorded(skew ?? delivery.reason);
+    // A clock to fix is not a run lost to an outage: exit 1 (or the command's own failure).
+    if (skew !== null) return child.code === 0 ? 1 : child.code;
     // A command that succeeded must not look fine to the scheduler when its run is lost.
     if (child.code === 0) return EXIT_NOT_RECORDED;
   }
   return child.code;
+}
+
+/** The monitor's refusal of a time ahead of its clock (a 422 naming the field), as one line; null otherwise. */
+function clockSkewRefusal(reason: string): string | null {
+  const ahead = /"path":"(started_at|completed_at)","message":"([^"]*ahead of the server clock[^"]*)"/.exec(
+    reason,
+  );
+  return ahead === null
+    ? null
+    : `the monitor refused it: ${ahead[1]} ${ahead[2]} (check this machine's clock)`;
 }

@@ -21,10 +21,14 @@ import {
   AUTH_FAILURES_PER_ADDRESS,
   AUTH_FAILURES_PER_PREFIX,
   AUTH_WINDOW_MS,
+  type AutoRegisterConfig,
   type CloudAccountRow,
   COLLECTOR_NAME_RE,
   type CollectorRegistry,
   type CollectorSpec,
+  checkRunsClockSkew,
+  DEFAULT_AUTO_REGISTER,
+  DEFAULT_MAX_CLOCK_SKEW_MS,
   DEFAULT_MONITOR_BODY_BYTES,
   MAX_COLLECTOR_NAME_CHARS,
   MAX_CREDENTIAL_CHARS,
@@ -37,6 +41,7 @@ import {
   type RunStore,
   RunStoreUnavailable,
   RunStoreValidationError,
+  registerFirstRuns,
   validateAccountUpdate,
   validateCollectorSpec,
   validateRunBatch,
@@ -113,12 +118,24 @@ export interface MonitorAppDeps {
    * `own_cost`. Absent: the body has no `own_cost`.
    */
   ownCost?: (now: number) => Promise<OwnCostReport>;
+  /**
+   * Auto-registration of a collector's first run (`autoRegisterFromEnv`: `AUTO_REGISTER`,
+   * `AUTO_REGISTER_INTERVAL_MINUTES`, `AUTO_REGISTER_FRESHNESS_MINUTES`). Default on, 24 h / 48 h.
+   */
+  autoRegister?: AutoRegisterConfig;
+  /** How far ahead of `now` a run's times may be (`MAX_CLOCK_SKEW_S`). Default 15 min. */
+  maxClockSkewMs?: number;
 }
 
 export const DEFAULT_STATUS_TIMEOUT_MS = 2000;
 export const DEFAULT_WRITE_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_BODY_BYTES = DEFAULT_MONITOR_BODY_BYTES;
 const BEARER = /^Bearer +(\S+) *$/i;
+/**
+ * How long a collector seen registered is not looked up again by `POST /api/system/runs`. A collector
+ * deleted through another instance is registered again by its next run at most this much later.
+ */
+const KNOWN_COLLECTOR_TTL_MS = 60_000;
 
 /** Hono's timing-safe comparison (SHA-256 of both, then a comparison without an early exit). */
 export async function constantTimeEqual(a: string, b: string): Promise<boolean> {
@@ -261,6 +278,10 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
   const readMs = deps.statusTimeoutMs ?? DEFAULT_STATUS_TIMEOUT_MS;
   const writeMs = deps.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS;
   const maxBody = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const autoRegister = deps.autoRegister ?? DEFAULT_AUTO_REGISTER;
+  const maxSkewMs = deps.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_MS;
+  /** Collector names known to be registered, until when (epoch ms): run batches skip the registry read. */
+  const knownCollectors = new Map<string, number>();
   /** Account PUTs read the previous version before writing the next: one at a time per app. */
   let accountChain: Promise<unknown> = Promise.resolve();
 
@@ -313,8 +334,30 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
         checked.errors,
       );
     }
+    // Time sanity: a record from a clock far ahead would look fresh until the server catches up.
+    const skew = checkRunsClockSkew(checked.value, deps.now(), maxSkewMs, Array.isArray(body));
+    if (skew.length > 0) {
+      throw invalid(`${skew.length} problem(s) in the run records; nothing was stored`, skew);
+    }
     const res = await within(writeMs, "the run insert", () => store.insertRuns(checked.value));
-    return c.json({ received: checked.value.length, stored: res.inserted, duplicates: res.duplicates }, 201);
+    // After the runs are stored: a resend (same run_id) registers what a failed attempt did not.
+    // Collectors seen registered within the last minute are not looked up again (ingest throughput).
+    const at = deps.now();
+    const fresh = (name: string) => (knownCollectors.get(name) ?? 0) > at;
+    let registered: string[] = [];
+    if (autoRegister.enabled && !checked.value.every((r) => fresh(r.collector))) {
+      registered = await within(writeMs, "the registry update", () =>
+        registerFirstRuns(registry, checked.value, autoRegister),
+      );
+      for (const r of checked.value) knownCollectors.set(r.collector, at + KNOWN_COLLECTOR_TTL_MS);
+      if (knownCollectors.size > 10_000) knownCollectors.clear();
+    }
+    if (registered.length > 0)
+      log.info("collectors registered by their first run", { collectors: registered });
+    return c.json(
+      { received: checked.value.length, stored: res.inserted, duplicates: res.duplicates, registered },
+      201,
+    );
   });
 
   app.put("/api/system/accounts/:account_id", limit, async (c) => {
@@ -357,6 +400,22 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
     return c.json(specJson(checked.value), 200);
   });
 
+  app.delete("/api/system/collectors/:name", async (c) => {
+    const name = c.req.param("name");
+    const outcome = await within(writeMs, "the registry update", () => registry.delete(name));
+    knownCollectors.delete(name);
+    if (outcome === "not_found")
+      throw new ApiError(404, "not_found", `no collector ${JSON.stringify(name)} in the registry`);
+    if (outcome === "configured")
+      throw new ApiError(
+        409,
+        "configured_collector",
+        `${JSON.stringify(name)} is a configured collector and cannot be deleted; adjust it with PUT /api/system/collectors/{name}`,
+      );
+    log.info("collector deleted from the registry", { collector: name });
+    return c.json({ name, deleted: true }, 200);
+  });
+
   const status = async (c: Context) => {
     const now = deps.now();
     // Read beside the database queries, under its own deadline: a slow queue never makes this a 503.
@@ -369,6 +428,7 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
       const db = await store.dbHealth();
       const alerts = deps.alerts === undefined ? [] : await deps.alerts();
       const health = evaluateHealth(specs, { latest, successes, streaks }, now);
+      const registeredBy = new Map(specs.map((sp) => [sp.name, sp.registered_by ?? null]));
       const cov = evaluateCoverage(accounts, scans, now);
       return {
         collectors: health.map((h) => ({
@@ -379,6 +439,7 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
           health: h.health,
           registered_at: iso(h.registered_at),
           new_until: iso(h.new_until),
+          registered_by: registeredBy.get(h.name) ?? null,
         })),
         accounts: cov.counts,
         analytics_db: analyticsDb(db),

@@ -83,7 +83,10 @@ describe("POST /api/system/runs", () => {
     const r = await call(app, "POST", "/api/system/runs", {
       body: runAt(NOW - MIN, { collector: "ing_one" }),
     });
-    expect(r).toEqual({ status: 201, body: { received: 1, stored: 1, duplicates: [] } });
+    expect(r).toEqual({
+      status: 201,
+      body: { received: 1, stored: 1, duplicates: [], registered: ["ing_one"] },
+    });
     expect(await countRuns("ing_one")).toBe(1);
   });
 
@@ -134,9 +137,15 @@ describe("POST /api/system/runs", () => {
     const id = uuid(2);
     const rec = runAt(NOW - 2 * MIN, { collector: "ing_dup", run_id: id });
     const first = await call(app, "POST", "/api/system/runs", { body: [rec, rec] });
-    expect(first).toEqual({ status: 201, body: { received: 2, stored: 1, duplicates: [id] } });
+    expect(first).toEqual({
+      status: 201,
+      body: { received: 2, stored: 1, duplicates: [id], registered: ["ing_dup"] },
+    });
     const again = await call(app, "POST", "/api/system/runs", { body: { ...rec, run_id: id.toUpperCase() } });
-    expect(again).toEqual({ status: 201, body: { received: 1, stored: 0, duplicates: [id] } });
+    expect(again).toEqual({
+      status: 201,
+      body: { received: 1, stored: 0, duplicates: [id], registered: [] },
+    });
     expect(await countRuns("ing_dup")).toBe(1);
   });
 
@@ -144,7 +153,7 @@ describe("POST /api/system/runs", () => {
     const app = makeApp({ store });
     expect(await call(app, "POST", "/api/system/runs", { body: [] })).toEqual({
       status: 201,
-      body: { received: 0, stored: 0, duplicates: [] },
+      body: { received: 0, stored: 0, duplicates: [], registered: [] },
     });
   });
 

@@ -138,6 +138,13 @@ export const monitorOpenApiDocument = {
             description:
               "While health is new: the end of its grace; with no run by then, red. Otherwise null.",
           },
+          registered_by: {
+            enum: [...REGISTERED_BY, null],
+            description:
+              "How it came into the registry: config (configured), api (PUT /api/system/collectors/{name}), " +
+              "first_run (registered by the first run of an unknown collector, with the deployment's defaults: " +
+              "AUTO_REGISTER_INTERVAL_MINUTES, AUTO_REGISTER_FRESHNESS_MINUTES; adjust it with PUT or remove it with DELETE). null: unknown.",
+          },
         },
       },
       NewAccount: {
@@ -233,7 +240,26 @@ export const monitorOpenApiDocument = {
             oneOf: [ref("RunRecord"), { type: "array", items: ref("RunRecord"), maxItems: MAX_RUN_BATCH }],
           }),
         },
-        responses: { "201": ok("{received, stored, duplicates}"), ...writes },
+        description:
+          "A started_at or completed_at more than MAX_CLOCK_SKEW_S (default 900 s) ahead of the server clock is refused (422 naming the field and the skew; nothing stored). " +
+          "The first run of a collector the registry does not know registers it (registered_by first_run), unless AUTO_REGISTER=0.",
+        responses: {
+          "201": ok("{received, stored, duplicates, registered}", {
+            type: "object",
+            required: ["received", "stored", "duplicates"],
+            properties: {
+              received: { type: "integer" },
+              stored: { type: "integer" },
+              duplicates: { type: "array", items: { type: "string" } },
+              registered: {
+                type: "array",
+                items: { type: "string" },
+                description: "Collectors registered by these runs (first_run); [] when none.",
+              },
+            },
+          }),
+          ...writes,
+        },
       },
       get: {
         ...bearer,
@@ -332,6 +358,20 @@ export const monitorOpenApiDocument = {
           }),
         },
         responses: { "200": ok("The registry entry."), ...writes },
+      },
+      delete: {
+        ...bearer,
+        summary:
+          "Remove a collector from the registry (and its registration); its runs stay. A later run registers it again (first_run) unless AUTO_REGISTER=0.",
+        parameters: [param("name", `1 to ${MAX_COLLECTOR_NAME_CHARS} characters.`)],
+        responses: {
+          "200": ok('{"name", "deleted": true}'),
+          "404": error("No such collector in the registry (not_found)."),
+          "409": error(
+            "A configured collector; the configuration would bring it back (configured_collector).",
+          ),
+          ...common,
+        },
       },
     },
     "/api/system/collectors/failures": {

@@ -10,7 +10,12 @@ const NOW = Math.floor(Date.now() / MIN) * MIN;
 const ISO_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const iso = (ms: number) => new Date(ms).toISOString();
 /** A collector entry of a registry without registration times (no grace: never ran is red). */
-const unregistered = <T extends object>(c: T) => ({ ...c, registered_at: null, new_until: null });
+const unregistered = <T extends object>(c: T) => ({
+  ...c,
+  registered_at: null,
+  new_until: null,
+  registered_by: null,
+});
 
 async function post(body: unknown): Promise<void> {
   const r = await call(makeApp({ store }), "POST", "/api/system/runs", { body });
@@ -136,6 +141,7 @@ describe("GET /api/system/status", () => {
         "health",
         "registered_at",
         "new_until",
+        "registered_by",
       ]);
       expect(typeof c.name).toBe("string");
       if (c.last_run !== null) {
@@ -264,6 +270,7 @@ describe("GET /api/system/status", () => {
         health: "new",
         registered_at: iso(NOW - 10 * MIN),
         new_until: iso(NOW + 20 * MIN),
+        registered_by: "config",
       },
     ]);
     // Waiting for a first run does not make the system unhealthy.

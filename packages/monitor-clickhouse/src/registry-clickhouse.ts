@@ -9,6 +9,7 @@
  */
 import type { ClickHouseClient } from "@clickhouse/client";
 import {
+  type CollectorDeleteOutcome,
   type CollectorRegistry,
   type CollectorSpec,
   DEFAULT_COLLECTORS,
@@ -160,23 +161,78 @@ GROUP BY name`,
   }
 
   async put(spec: CollectorSpec): Promise<void> {
+    const value = this.#checked(spec);
+    await this.#write(value);
+    // Re-registering (a second PUT) keeps the first registration time.
+    await this.#register([value.name], await this.#registrations(value.name));
+  }
+
+  #checked(spec: CollectorSpec): CollectorSpec {
     const v = validateCollectorSpec(spec);
     if (!v.ok) {
       const first = v.errors[0];
       throw new RunStoreValidationError(0, first?.path || "row", first?.message ?? "invalid collector spec");
     }
+    return v.value;
+  }
+
+  async #write(value: CollectorSpec): Promise<void> {
     const updatedAt = Math.max(this.#now(), this.#lastWrite + 1);
     this.#lastWrite = updatedAt;
     await this.#call("collector registry write", (signal) =>
       this.#client.insert({
         table: "svc.collectors",
-        values: [{ ...v.value, updated_at: msToCh(updatedAt) }],
+        values: [{ ...value, updated_at: msToCh(updatedAt) }],
         format: "JSONEachRow",
         abort_signal: signal,
       }),
     );
-    // Re-registering (a second PUT) keeps the first registration time.
-    await this.#register([v.value.name], await this.#registrations(v.value.name));
+  }
+
+  /**
+   * Auto-registration: stores an unknown collector and its registration (`by`). A configured, stored or
+   * registered name is left alone. Two processes racing on the same new name both write the same
+   * defaults, and the earliest registration counts.
+   */
+  async registerIfAbsent(spec: CollectorSpec, by: RegisteredBy): Promise<boolean> {
+    const value = this.#checked(spec);
+    if (this.#defaults.some((d) => d.name === value.name)) return false;
+    const [[stored], registrations] = await Promise.all([
+      this.#stored(value.name),
+      this.#registrations(value.name),
+    ]);
+    if (stored !== undefined || registrations.has(value.name)) return false;
+    await this.#write(value);
+    const at = this.#now();
+    await this.#call("collector registration write", (signal) =>
+      this.#client.insert({
+        table: "svc.collector_registrations",
+        values: [{ name: value.name, registered_at: msToCh(at), registered_by: by }],
+        format: "JSONEachRow",
+        abort_signal: signal,
+      }),
+    );
+    return true;
+  }
+
+  /**
+   * Removes a stored collector: its overrides and its registration (synchronous mutations, so the next
+   * read no longer sees it). A configured collector is refused (`configured`).
+   */
+  async delete(name: string): Promise<CollectorDeleteOutcome> {
+    if (this.#defaults.some((d) => d.name === name)) return "configured";
+    const [[stored], registrations] = await Promise.all([this.#stored(name), this.#registrations(name)]);
+    if (stored === undefined && !registrations.has(name)) return "not_found";
+    for (const table of ["svc.collectors", "svc.collector_registrations"]) {
+      await this.#call("collector delete", (signal) =>
+        this.#client.command({
+          query: `ALTER TABLE ${table} DELETE WHERE name = {name:String} SETTINGS mutations_sync = 1`,
+          query_params: { name },
+          abort_signal: signal,
+        }),
+      );
+    }
+    return "deleted";
   }
 }
 

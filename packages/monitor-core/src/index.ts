@@ -1,5 +1,7 @@
 export * from "./alerts/index.ts";
+export * from "./auto-register.ts";
 export * from "./clock.ts";
+export * from "./clock-skew.ts";
 export * from "./cost/index.ts";
 export * from "./coverage.ts";
 export * from "./dependency.ts";
@@ -10,6 +12,7 @@ export * from "./health.ts";
 export * from "./hierarchy/index.ts";
 export * from "./limits.ts";
 export type * from "./ports.ts";
+export * from "./queue-message.ts";
 export * from "./records.ts";
 export * from "./registry-memory.ts";
 export * from "./resource-event.ts";

@@ -8,7 +8,7 @@
  * which is shared with producers outside the monitor.
  */
 import type { AlertState } from "./alerts/index.ts";
-import type { AccountStatus, CollectorSpec, RunStatus } from "./records.ts";
+import type { AccountStatus, CollectorSpec, RegisteredBy, RunStatus } from "./records.ts";
 import type { ResourceRow } from "./resource-row.ts";
 
 // ---- Run store (svc.collector_runs, svc.cloud_accounts) ----
@@ -163,7 +163,21 @@ export interface CollectorRegistry {
   get(name: string): Promise<CollectorSpec | null>;
   /** Creates or replaces one collector's intervals; registers it if it was not yet. */
   put(spec: CollectorSpec): Promise<void>;
+  /**
+   * Adds a collector the registry does not know, with `spec`'s intervals, registered now and marked
+   * `by` (auto-registration: `first_run`). A known collector (configured, put, or registered before)
+   * is left as it is. Resolves true when it added the collector.
+   */
+  registerIfAbsent(spec: CollectorSpec, by: RegisteredBy): Promise<boolean>;
+  /**
+   * Removes a collector and its registration (`DELETE /api/system/collectors/{name}`). A configured
+   * collector cannot be removed (the configuration would bring it back): `configured`, nothing
+   * changed. Its runs stay; a later run of an unknown collector registers it again.
+   */
+  delete(name: string): Promise<CollectorDeleteOutcome>;
 }
+
+export type CollectorDeleteOutcome = "deleted" | "not_found" | "configured";
 
 // ---- Collectors and the runtime clock ----
 

@@ -1,4 +1,4 @@
-import type { CollectorRegistry } from "./ports.ts";
+import type { CollectorDeleteOutcome, CollectorRegistry } from "./ports.ts";
 import { type CollectorSpec, DEFAULT_COLLECTORS, type RegisteredBy } from "./records.ts";
 
 /**
@@ -11,8 +11,11 @@ import { type CollectorSpec, DEFAULT_COLLECTORS, type RegisteredBy } from "./rec
 export class InMemoryCollectorRegistry implements CollectorRegistry {
   readonly #specs = new Map<string, CollectorSpec>();
   readonly #now: (() => number) | undefined;
+  /** The seed is the configuration: those collectors cannot be deleted. */
+  readonly #configured: ReadonlySet<string>;
   constructor(seed: readonly CollectorSpec[] = DEFAULT_COLLECTORS, opts: { now?: () => number } = {}) {
     for (const s of seed) this.#specs.set(s.name, { ...s });
+    this.#configured = new Set(seed.map((s) => s.name));
     this.#now = opts.now;
   }
   #register(spec: CollectorSpec, by: RegisteredBy): CollectorSpec {
@@ -37,5 +40,18 @@ export class InMemoryCollectorRegistry implements CollectorRegistry {
     };
     this.#specs.set(spec.name, kept);
     this.#register(kept, prev === undefined ? "api" : (prev.registered_by ?? "config"));
+  }
+  async registerIfAbsent(spec: CollectorSpec, by: RegisteredBy): Promise<boolean> {
+    if (this.#specs.has(spec.name)) return false;
+    const fresh = { ...spec, registered_at: null, registered_by: null };
+    this.#specs.set(spec.name, fresh);
+    // Without a clock the registration time is unknown, but how it came is still recorded.
+    if (this.#now === undefined) this.#specs.set(spec.name, { ...fresh, registered_by: by });
+    else this.#register(fresh, by);
+    return true;
+  }
+  async delete(name: string): Promise<CollectorDeleteOutcome> {
+    if (this.#configured.has(name)) return "configured";
+    return this.#specs.delete(name) ? "deleted" : "not_found";
   }
 }

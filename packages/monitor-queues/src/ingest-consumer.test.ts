@@ -4,6 +4,7 @@ import { join } from "node:path";
 import {
   type CollectorContext,
   type EventQueue,
+  type NewRunRecord,
   parseResourceEvent,
   type ResourceEvent,
   type RowSink,
@@ -217,6 +218,76 @@ describe("IngestConsumer", () => {
     expect(await flaky.drain()).toEqual({ received: 1, acked: 1, rejected: 0 });
     expect(flaky.totals).toEqual({ received: 2, acked: 1, rejected: 1 });
     expect((await t.queue.read())[0]).toMatchObject({ depth: 0, in_flight: 0, dead_letter_depth: 0 });
+    t.queue.close();
+  });
+
+  it("a record dated ahead of the consumer's clock is refused naming the field and the skew, and ends in the dead-letter queue", async () => {
+    const t = setup({ maxReceives: 2 });
+    const runs: NewRunRecord[] = [];
+    const logged: { message: string; fields?: Record<string, unknown> }[] = [];
+    const consumer = new IngestConsumer({
+      queue: t.queue,
+      handle: async (e) => {
+        t.handled.push(e);
+      },
+      handleRun: async (r) => {
+        runs.push(r);
+      },
+      visibilityTimeoutMs: VT,
+      clock: t.clock,
+      log: (_level, message, fields) => logged.push({ message, ...(fields ? { fields } : {}) }),
+    });
+    const now = t.clock.now();
+    const far = Date.UTC(2225, 0, 1);
+    const event = (observed_at: number) =>
+      JSON.stringify({
+        kind: "resource_observed",
+        collector: "config_ec2",
+        account_id: ACCT,
+        region: REGION,
+        resource_type: "ec2_instance",
+        resource_id: `i-${observed_at}`,
+        observed_at,
+      });
+    const run = (completed_at: number) =>
+      JSON.stringify({
+        kind: "collector_run",
+        collector: "nightly_backup",
+        cloud_account_id: ACCT,
+        cloud_region: REGION,
+        started_at: now - 1000,
+        completed_at,
+        status: "succeeded",
+        events_produced: 0,
+        rows_inserted: 0,
+      });
+    await t.queue.send([event(far), run(now + 20 * 60_000), event(now), run(now)]);
+    expect(await consumer.drain()).toEqual({ received: 4, acked: 2, rejected: 2 });
+    // The two on time are handled: the event, and the run record by handleRun.
+    expect(t.handled.map((e) => e.observed_at)).toEqual([now]);
+    expect(runs.map((r) => [r.collector, r.completed_at])).toEqual([["nightly_backup", now]]);
+    // The reason is logged with the message, naming the field and the skew.
+    expect(logged.map((l) => l.fields?.errors)).toEqual([
+      [
+        expect.stringMatching(
+          /^observed_at: is \d+ d ahead of the server clock; at most 15 min \(900 s\) ahead is accepted$/,
+        ),
+      ],
+      ["completed_at: is 20 min ahead of the server clock; at most 15 min (900 s) ahead is accepted"],
+    ]);
+    await t.clock.advance(VT);
+    expect(await consumer.drain()).toEqual({ received: 2, acked: 0, rejected: 2 });
+    await t.clock.advance(VT);
+    expect(await consumer.drain()).toEqual({ received: 0, acked: 0, rejected: 0 });
+    expect((await t.queue.deadLetters()).map((d) => d.body)).toEqual([event(far), run(now + 20 * 60_000)]);
+    t.queue.close();
+  });
+
+  it("without handleRun a collector_run message is refused as before (not a resource event)", async () => {
+    const t = setup({ maxReceives: 1 });
+    await t.queue.send([JSON.stringify({ kind: "collector_run", collector: "x" })]);
+    expect(await t.consumer.drain()).toEqual({ received: 1, acked: 0, rejected: 1 });
+    expect(t.logged[0]?.fields?.errors).toContain('kind: must be "resource_observed"');
     t.queue.close();
   });
 

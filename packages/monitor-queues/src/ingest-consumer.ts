@@ -1,13 +1,17 @@
 /**
- * Drains the collectors' event queue: receives a batch, checks each message (`parseResourceEvent`),
- * hands each valid event to the handler and acknowledges it once the handler resolved. A message that
- * is malformed, or that the handler rejects, is not acknowledged: it comes back after the visibility
- * timeout and, after `maxReceives` receives, the queue moves it to its dead-letter queue.
+ * Drains the collectors' event queue: receives a batch, checks each message (`parseIngestMessage`:
+ * a resource event, or with `handleRun` a `collector_run` record; every time at most
+ * `maxClockSkewMs` ahead of the clock), hands each valid one to its handler and acknowledges it once
+ * the handler resolved. A message that is malformed, dated too far ahead, or that the handler
+ * rejects, is not acknowledged: it is logged with the reason, comes back after the visibility timeout
+ * and, after `maxReceives` receives, the queue moves it to its dead-letter queue.
  */
 import {
   type Clock,
   type ConsumableQueue,
-  parseResourceEvent,
+  DEFAULT_MAX_CLOCK_SKEW_MS,
+  type NewRunRecord,
+  parseIngestMessage,
   type ReceivedMessage,
   type ResourceEvent,
   systemClock,
@@ -23,6 +27,13 @@ export interface IngestConsumerOptions {
   queue: ConsumableQueue;
   /** Stores one event; throwing (or rejecting) leaves the message on the queue. */
   handle: (event: ResourceEvent) => Promise<void>;
+  /**
+   * Stores one run record of a `collector_run` message (and registers its collector if it is new:
+   * `registerFirstRuns`). Absent: such a message is refused like any message that is not a resource event.
+   */
+  handleRun?: (run: NewRunRecord) => Promise<void>;
+  /** How far ahead of the clock `observed_at`, `started_at` or `completed_at` may be. Default 15 min. */
+  maxClockSkewMs?: number;
   /** Messages per receive. Default 10. */
   batchSize?: number;
   /** How long a received message stays hidden before it is retried. Default 30 s. */
@@ -49,7 +60,10 @@ function add(a: IngestTotals, b: IngestTotals): IngestTotals {
 
 export class IngestConsumer {
   readonly totals: IngestTotals = zero();
-  readonly #o: Required<Omit<IngestConsumerOptions, "log">> & { log: IngestLog };
+  readonly #o: Required<Omit<IngestConsumerOptions, "log" | "handleRun">> & {
+    log: IngestLog;
+    handleRun?: IngestConsumerOptions["handleRun"];
+  };
   #timer: unknown = null;
   #running: Promise<IngestTotals> | null = null;
   #stopped = true;
@@ -59,6 +73,7 @@ export class IngestConsumer {
       batchSize: 10,
       visibilityTimeoutMs: 30_000,
       pollIntervalMs: 1000,
+      maxClockSkewMs: DEFAULT_MAX_CLOCK_SKEW_MS,
       clock: systemClock,
       log: () => {},
       ...opts,
@@ -101,7 +116,11 @@ export class IngestConsumer {
   }
 
   async #handleOne(m: ReceivedMessage): Promise<boolean> {
-    const parsed = parseResourceEvent(m.body);
+    const { handleRun, clock, maxClockSkewMs } = this.#o;
+    const parsed = parseIngestMessage(m.body, clock.now(), {
+      maxSkewMs: maxClockSkewMs,
+      runs: handleRun !== undefined,
+    });
     if (!parsed.ok) {
       this.#o.log("warn", "ingest: malformed event left for retry (dead-letter queue after max receives)", {
         message_id: m.message_id,
@@ -111,7 +130,9 @@ export class IngestConsumer {
       return false;
     }
     try {
-      await this.#o.handle(parsed.value);
+      const msg = parsed.value;
+      if (msg.kind === "collector_run") await (handleRun as (run: NewRunRecord) => Promise<void>)(msg.run);
+      else await this.#o.handle(msg.event);
       return true;
     } catch (err) {
       this.#o.log("warn", "ingest: handler refused an event; left for retry", {

@@ -150,6 +150,8 @@ function renderCollectors(st, fl) {
         ["Last run", c.last_run ? fmtTime(c.last_run) + (c.minutes_ago !== null ? " (" + c.minutes_ago + " min ago)" : "") : "never ran"],
         ...(c.health === "new" && c.new_until ? [["Waiting until", fmtTime(c.new_until) + " (stale, and alerted, if it has not run by then)"]] : []),
         ...(c.registered_at && !c.last_run ? [["Registered", fmtTime(c.registered_at)]] : []),
+        ...(c.registered_by === "first_run" ? [["Registered by", "its first run" + (c.registered_at ? ", " + fmtTime(c.registered_at) : "") +
+          " (auto-registered with the defaults: adjust with PUT, or remove with DELETE /api/system/collectors/" + c.name + ")"]] : []),
         ["Last status", c.status || "none"],
         ["Duration", lr && lr.duration_ms !== null && lr.duration_ms !== undefined ? (lr.duration_ms / 1000).toFixed(1) + " s" : "not available"],
         ["Events", lr ? String(lr.events_produced) : "not available"],

@@ -37,6 +37,7 @@ let base: string;
 let browser: Browser;
 let queueDir: string;
 let queues: SqliteQueue[] = [];
+let app: ReturnType<typeof makeApp>;
 
 /** Real embedded queues: one with dead letters, one healthy, one whose file is closed (unreadable). */
 async function openQueues(): Promise<SqliteQueue[]> {
@@ -64,7 +65,7 @@ beforeAll(async () => {
   faulty = hangingStore(store);
   faulty.hang = false;
   queues = await openQueues();
-  const app = makeApp({
+  app = makeApp({
     store: faulty,
     // Registers each collector when first listed: hierarchy_builder, which never runs here, is new.
     registry: new InMemoryCollectorRegistry(DEFAULT_COLLECTORS, { now: Date.now }),
@@ -411,6 +412,34 @@ describe("/system in headless Chromium", () => {
       total: 0,
       latest_run: null,
     });
+  });
+});
+
+describe("/system: a collector registered by its first run", () => {
+  it("its card says it was registered by its first run and how to adjust or delete it", async () => {
+    const r = await call(app, "POST", "/api/system/runs", {
+      body: runAt(NOW - 2 * MIN, {
+        collector: "nightly_backup",
+        cloud_account_id: "acc-1",
+        run_id: uuid(70),
+      }),
+    });
+    expect(r.body.registered).toEqual(["nightly_backup"]);
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await ctx.newPage();
+      await login(page, TOKEN);
+      const card = page.locator("article", {
+        has: page.getByRole("heading", { name: "nightly_backup", exact: true }),
+      });
+      await expect.poll(() => card.count()).toBe(1);
+      const text = (await card.textContent()) ?? "";
+      expect(text).toContain("Registered byits first run");
+      expect(text).toContain("DELETE /api/system/collectors/nightly_backup");
+      expect(await card.locator(".badge").textContent()).toBe("Healthy");
+    } finally {
+      await ctx.close();
+    }
   });
 });
 

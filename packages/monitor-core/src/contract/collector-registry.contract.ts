@@ -98,5 +98,58 @@ export function collectorRegistryContract(adapter: CollectorRegistryAdapter): vo
         registered_by: "api",
       });
     });
+
+    it("registerIfAbsent adds an unknown collector marked first_run, once; a later put keeps that registration", async () => {
+      const r = await open();
+      const t0 = clock;
+      const spec = {
+        name: "nightly_backup",
+        expected_interval_minutes: 1440,
+        freshness_threshold_minutes: 2880,
+      };
+      expect(await r.registerIfAbsent(spec, "first_run")).toBe(true);
+      clock += 60_000;
+      expect(await r.registerIfAbsent({ ...spec, expected_interval_minutes: 5 }, "first_run")).toBe(false);
+      expect(await r.registerIfAbsent({ ...spec, name: "config_ec2" }, "first_run")).toBe(false);
+      expect(await r.get("nightly_backup")).toEqual({
+        ...spec,
+        registered_at: t0,
+        registered_by: "first_run",
+      });
+      expect((await r.list()).map((s) => [s.name, s.registered_by])).toContainEqual([
+        "nightly_backup",
+        "first_run",
+      ]);
+      expect(intervals([(await r.get("config_ec2")) as CollectorSpec])).toEqual([DEFAULT_COLLECTORS[0]]);
+      await r.put({ ...spec, expected_interval_minutes: 60, freshness_threshold_minutes: 120 });
+      expect(await r.get("nightly_backup")).toMatchObject({
+        expected_interval_minutes: 60,
+        registered_at: t0,
+        registered_by: "first_run",
+      });
+    });
+
+    it("delete removes a collector and its registration; a configured one stays; an unknown one is not_found", async () => {
+      const r = await open();
+      const spec = {
+        name: "nightly_backup",
+        expected_interval_minutes: 1440,
+        freshness_threshold_minutes: 2880,
+      };
+      await r.registerIfAbsent(spec, "first_run");
+      expect(await r.delete("nightly_backup")).toBe("deleted");
+      expect(await r.get("nightly_backup")).toBeNull();
+      expect((await r.list()).map((s) => s.name)).not.toContain("nightly_backup");
+      expect(await r.delete("nightly_backup")).toBe("not_found");
+      expect(await r.delete("config_ec2")).toBe("configured");
+      expect(await r.get("config_ec2")).not.toBeNull();
+      // Its next first run registers it again, from that time.
+      clock += 3_600_000;
+      expect(await r.registerIfAbsent(spec, "first_run")).toBe(true);
+      expect(await r.get("nightly_backup")).toMatchObject({
+        registered_at: clock,
+        registered_by: "first_run",
+      });
+    });
   });
 }
