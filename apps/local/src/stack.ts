@@ -56,6 +56,7 @@ import { Hono } from "hono";
 import { answerClientError } from "./client-error.ts";
 import { secureDataDir } from "./data-dir.ts";
 import type { LocalConfig } from "./env.ts";
+import { sessionKeysFor } from "./session-key.ts";
 
 /**
  * The peer of the TCP connection (X-Forwarded-For is read on top of it only with TRUST_PROXY=1).
@@ -292,6 +293,7 @@ export async function startStack(
       ownCost: (now) => cost.ownCost(now),
       trustProxy: config.trustProxy,
       clientAddress: nodeClientAddress,
+      sessionKeys: sessionKeysFor(config.dataDir, config.sessionKeys),
       ...(config.monitorMaxBodyBytes === undefined ? {} : { maxBodyBytes: config.monitorMaxBodyBytes }),
     }),
   );

@@ -4,6 +4,7 @@
  * every problem is reported with the variable at fault.
  */
 import { type Issue, MONITOR_TOKEN_CHARS, MONITOR_TOKEN_RULE, type Result } from "@svcmon/core";
+import { parseSessionKeys, SESSION_KEYS_ENV } from "@svcmon/monitor-api/session-keys";
 import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@svcmon/notify";
 
 export interface ClickHouseSettings {
@@ -37,6 +38,11 @@ export interface CollectorWiring {
 export interface StatusSettings {
   /** Bearer token of `/api/system/*` and the `/system` page login. */
   token: string;
+  /**
+   * MONITOR_SESSION_KEYS (from the secret svcmon/monitor-session-keys): keys of the page's signed
+   * session cookies, the first signs, all verify; every instance shares them.
+   */
+  sessionKeys: string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -124,7 +130,13 @@ export function statusFromEnv(env: Env): Result<StatusSettings> {
   if (token !== "" && !MONITOR_TOKEN_CHARS.test(token)) {
     errors.push({ path: "MONITOR_TOKEN", message: `must be ${MONITOR_TOKEN_RULE}` });
   }
-  return done(errors, { token });
+  let sessionKeys: string[] = [];
+  if (required(env, SESSION_KEYS_ENV, errors) !== "") {
+    const keys = parseSessionKeys(env[SESSION_KEYS_ENV] ?? "");
+    if (keys.ok) sessionKeys = keys.value;
+    else errors.push(...keys.errors);
+  }
+  return done(errors, { token, sessionKeys });
 }
 
 /** Where the alerts function's channels config arrives (from the secret svcmon/alert-channels). */

@@ -39,6 +39,11 @@ export interface StatusDeps {
   trustProxy?: boolean;
   /** The failed-authentication throttle; default the app's own (per warm instance). */
   authThrottle?: AuthThrottle;
+  /**
+   * Keys of the page's signed session cookies (MONITOR_SESSION_KEYS): shared by every instance, so a
+   * session works whichever instance answers. Absent: a random key per instance.
+   */
+  sessionKeys?: readonly string[];
 }
 
 /** The monitor app on one store: its registry and the alert engine's stored state share the store's client. */
@@ -58,6 +63,7 @@ export function createStatusApp(deps: StatusDeps): Hono {
     clientAddress: lambdaClientAddress,
     ...(deps.trustProxy === undefined ? {} : { trustProxy: deps.trustProxy }),
     ...(deps.authThrottle === undefined ? {} : { authThrottle: deps.authThrottle }),
+    ...(deps.sessionKeys === undefined ? {} : { sessionKeys: deps.sessionKeys }),
   });
 }
 
@@ -66,7 +72,7 @@ export const createStatusHandler = (deps: StatusDeps) => handle(createStatusApp(
 type Handler = ReturnType<typeof createStatusHandler>;
 
 const deployed = once(async (): Promise<Handler> => {
-  const { token } = orThrow("svcmon-status", statusFromEnv(process.env));
+  const { token, sessionKeys } = orThrow("svcmon-status", statusFromEnv(process.env));
   const queues = queueHealthFromEnv("svcmon-status", process.env);
   const rules = orThrow("svcmon-status", hierarchyRulesFromLambdaEnv(process.env));
   const store = openStore(orThrow("svcmon-status", clickHouseFromEnv(process.env)));
@@ -74,6 +80,7 @@ const deployed = once(async (): Promise<Handler> => {
   return createStatusHandler({
     store,
     token,
+    sessionKeys,
     log: jsonLogger("svcmon-status"),
     now: Date.now,
     rules,

@@ -56,7 +56,7 @@ import { bearerAuth as honoBearerAuth } from "hono/bearer-auth";
 import { timingSafeEqual } from "hono/utils/buffer";
 import { monitorOpenApiDocument } from "./openapi.ts";
 import { registerSystemPage } from "./page/routes.ts";
-import { PageSessions } from "./page/sessions.ts";
+import { generateSessionKey, SignedPageSessions } from "./page/signed-sessions.ts";
 
 /** Structural, so any logger with these three methods fits (the shared `Logger` of @relevance/settings does). */
 export interface MonitorApiLogger {
@@ -110,6 +110,12 @@ export interface MonitorAppDeps {
    * `own_cost`. Absent: the body has no `own_cost`.
    */
   ownCost?: (now: number) => Promise<OwnCostReport>;
+  /**
+   * Keys of the `/system` page's signed session cookies (`MONITOR_SESSION_KEYS`): the first signs,
+   * all verify. Every instance given the same keys accepts the others' sessions. Absent: one random
+   * key per app, so a session is valid only on the instance that issued it.
+   */
+  sessionKeys?: readonly string[];
 }
 
 export const DEFAULT_STATUS_TIMEOUT_MS = 2000;
@@ -134,7 +140,7 @@ const TOKEN_REQUIRED = "a valid token is required (Authorization: Bearer <token>
  */
 function bearerAuth(
   token: string,
-  sessions: PageSessions,
+  sessions: SignedPageSessions,
   throttle: AuthThrottle,
   address: ClientAddress,
 ): MiddlewareHandler {
@@ -155,12 +161,8 @@ function bearerAuth(
   });
   return async (c, next) => {
     const readOnly = c.req.method === "GET" || c.req.method === "HEAD";
-    // A session id is 256 random bits, so a live one is not a guess and skips the throttle.
-    if (
-      c.req.header("authorization") === undefined &&
-      readOnly &&
-      (await sessions.valid(c.req.header("cookie")))
-    ) {
+    // A session cookie signed by a listed key is not a guess and skips the throttle.
+    if (c.req.header("authorization") === undefined && readOnly && (await sessions.valid(c))) {
       await next();
       return;
     }
@@ -291,7 +293,7 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
       now: deps.now,
     });
   const clientAddress = forwardedClientAddress(deps.clientAddress ?? headerClientAddress, trustProxy);
-  const sessions = new PageSessions(deps.now);
+  const sessions = new SignedPageSessions(deps.sessionKeys ?? [generateSessionKey()], deps.now);
   const auth = bearerAuth(deps.token, sessions, throttle, clientAddress);
   app.use("/api/system/*", auth);
   app.use("/api/v1/system/*", auth);

@@ -2,3 +2,4 @@ export * from "./app.ts";
 export * from "./openapi.ts";
 export * from "./page/routes.ts";
 export * from "./page/sessions.ts";
+export * from "./page/signed-sessions.ts";
