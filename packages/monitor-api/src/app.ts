@@ -54,6 +54,7 @@ import {
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { bearerAuth as honoBearerAuth } from "hono/bearer-auth";
 import { timingSafeEqual } from "hono/utils/buffer";
+import { registerMetrics, type StatusEvaluation } from "./metrics.ts";
 import { monitorOpenApiDocument } from "./openapi.ts";
 import { registerSystemPage } from "./page/routes.ts";
 import { generateSessionKey, SignedPageSessions } from "./page/signed-sessions.ts";
@@ -352,7 +353,8 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
     return c.json(specJson(checked.value), 200);
   });
 
-  const status = async (c: Context) => {
+  /** `evaluated` receives the evaluation's parts (the metrics are computed from them). */
+  const status = async (c: Context, evaluated?: (e: StatusEvaluation) => void) => {
     const now = deps.now();
     // Read beside the database queries, under its own deadline: a slow queue never makes this a 503.
     const queues = queuesForStatus(deps.queues, readMs);
@@ -365,6 +367,17 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
       const alerts = deps.alerts === undefined ? [] : await deps.alerts();
       const health = evaluateHealth(specs, { latest, successes, streaks }, now);
       const cov = evaluateCoverage(accounts, scans, now);
+      const snapshot = { latest, successes, streaks, accounts, scans };
+      evaluated?.({
+        now,
+        specs,
+        snapshot,
+        db,
+        alerts,
+        health,
+        coverage: cov,
+        overall: overallHealth(health),
+      });
       return {
         collectors: health.map((h) => ({
           name: h.name,
@@ -412,8 +425,18 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
     return c.json({ ...body, ...(await queues), ...(await ownCost) });
   };
   app.get("/api/system/openapi.json", (c) => c.json(monitorOpenApiDocument));
-  app.get("/api/system/status", status);
-  app.get("/api/v1/system/status", status);
+  app.get("/api/system/status", (c) => status(c));
+  app.get("/api/v1/system/status", (c) => status(c));
+  registerMetrics(app, {
+    auth,
+    evaluate: async (c) => {
+      let evaluation: StatusEvaluation | undefined;
+      const response = await status(c, (e) => {
+        evaluation = e;
+      });
+      return { response, evaluation };
+    },
+  });
 
   app.get("/api/system/freshness", async (c) => {
     const now = deps.now();

@@ -1,4 +1,5 @@
 export * from "./app.ts";
+export * from "./metrics.ts";
 export * from "./openapi.ts";
 export * from "./page/routes.ts";
 export * from "./page/sessions.ts";
