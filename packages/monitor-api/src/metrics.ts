@@ -228,15 +228,23 @@ export interface MetricsRouteDeps {
 
 /** Registers `GET /metrics` (behind `auth`) and `GET /api/system/metrics` (already behind it). */
 export function registerMetrics(app: Hono, deps: MetricsRouteDeps): void {
-  const own = new Registry();
-  collectDefaultMetrics({ register: own });
-  // Gauges named like counters, which Prometheus' linter refuses (promtool check metrics); their
-  // values are the sums of nodejs_active_handles, nodejs_active_requests, nodejs_active_resources.
-  for (const name of NOT_COUNTERS) own.removeSingleMetric(name);
+  // Made at the first scrape: the default metrics start an event-loop monitor and a GC observer,
+  // which an app that is never scraped (most tests, a Lambda serving only the page) does not need.
+  let own: Registry | undefined;
+  const processRegistry = (): Registry => {
+    if (own !== undefined) return own;
+    own = new Registry();
+    collectDefaultMetrics({ register: own });
+    // Gauges named like counters, which Prometheus' linter refuses (promtool check metrics); their
+    // values are the sums of nodejs_active_handles, nodejs_active_requests, nodejs_active_resources.
+    for (const name of NOT_COUNTERS) own.removeSingleMetric(name);
+    return own;
+  };
   const scrape = async (c: Context) => {
+    const processMetrics = processRegistry();
     const { response, evaluation } = await deps.evaluate(c);
     const body = (await response.json()) as StatusBodyParts;
-    const merged = Registry.merge([own, stateRegistry(evaluation, body)]);
+    const merged = Registry.merge([processMetrics, stateRegistry(evaluation, body)]);
     const text = await merged.metrics();
     c.header("Cache-Control", "no-store");
     return c.body(text, 200, { "Content-Type": merged.contentType });
