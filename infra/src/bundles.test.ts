@@ -78,7 +78,7 @@ describe("the Lambda bundles", () => {
   });
 
   it.each([
-    ["monitor-status", "svcmon-status: MONITOR_TOKEN is not set"],
+    ["monitor-status", "svcmon-status: MONITOR_TOKEN is not set; MONITOR_SESSION_KEYS is not set"],
     ["monitor-collector", "svcmon-collector: COLLECTOR is not set; COLLECTOR_REGIONS is not set"],
     [
       "monitor-ingest",

@@ -244,6 +244,23 @@ describe("secrets and the status service", () => {
     expect(JSON.stringify(synth.json(MONITOR_STACK))).not.toContain("{{resolve:secretsmanager");
   });
 
+  it("generates the page's session keys and gives them to the status service only, as MONITOR_SESSION_KEYS", () => {
+    template().hasResourceProperties("AWS::SecretsManager::Secret", {
+      Name: "svcmon/monitor-session-keys",
+      GenerateSecretString: Match.objectLike({ PasswordLength: 64, ExcludePunctuation: true }),
+    });
+    const secretId = logicalIdOf(
+      "AWS::SecretsManager::Secret",
+      (r) => r.Properties?.Name === "svcmon/monitor-session-keys",
+    );
+    const envOf = (r: CfnResourceJson) => JSON.stringify(r.Properties?.Environment ?? {});
+    const readers = ofType("AWS::Lambda::Function")
+      .filter(([, r]) => envOf(r).includes("MONITOR_SESSION_KEYS"))
+      .map(([, r]) => r.Properties?.FunctionName);
+    expect(readers).toEqual(["svcmon-status"]);
+    expect(envOf(resources()[fnId("svcmon-status")] as CfnResourceJson)).toContain(secretId);
+  });
+
   it("serves the status app through a function URL (the app checks the bearer token and the page session)", () => {
     template().hasResourceProperties("AWS::Lambda::Url", {
       AuthType: "NONE",

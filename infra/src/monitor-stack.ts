@@ -177,6 +177,14 @@ export class MonitorStack extends Stack {
       description: "Bearer token of the monitor's /api/system/* routes and the /system page login",
       generateSecretString: { passwordLength: 48, excludePunctuation: true },
     });
+    // Keys of the /system page's signed session cookies (MONITOR_SESSION_KEYS: comma-separated, the
+    // first signs, all verify). Generated without punctuation, so one generated key has no comma.
+    const sessionKeys = new secretsmanager.Secret(this, "MonitorSessionKeys", {
+      secretName: "svcmon/monitor-session-keys",
+      description:
+        "Keys of the /system page's session cookies, comma-separated: the first signs, all verify (rotate by prepending)",
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    });
     // Not generated: an empty channel list until the operators put theirs (docs/deploy.md); the
     // initial value holds no secret.
     const alertChannels = new secretsmanager.Secret(this, "AlertChannels", {
@@ -236,7 +244,11 @@ export class MonitorStack extends Stack {
         // Queue health of the status page (the dead-letter queue is found through the redrive policy).
         MONITOR_SQS_QUEUE_URLS: this.eventQueue.queueUrl,
       },
-      secretEnvironment: { ...clickHouseEnv, MONITOR_TOKEN: { secret: monitorToken } },
+      secretEnvironment: {
+        ...clickHouseEnv,
+        MONITOR_TOKEN: { secret: monitorToken },
+        MONITOR_SESSION_KEYS: { secret: sessionKeys },
+      },
       logRetention: logs.RetentionDays.ONE_MONTH,
     });
     this.grantQueueHealth(this.status);
@@ -333,6 +345,7 @@ export class MonitorStack extends Stack {
     new CfnOutput(this, "CurIngestDeadLetterQueueUrl", { value: this.curIngestDeadLetterQueue.queueUrl });
     new CfnOutput(this, "ClickHouseSecretArn", { value: clickHouseSecret.secretArn });
     new CfnOutput(this, "MonitorTokenSecretArn", { value: monitorToken.secretArn });
+    new CfnOutput(this, "MonitorSessionKeysSecretArn", { value: sessionKeys.secretArn });
     new CfnOutput(this, "AlertChannelsSecretArn", { value: alertChannels.secretArn });
   }
 

@@ -11,6 +11,7 @@ import {
   MONITOR_TOKEN_RULE,
   maxClockSkewFromEnv,
 } from "@svcmon/core";
+import { parseSessionKeys, SESSION_KEYS_ENV } from "@svcmon/monitor-api/session-keys";
 import { alertIntervalFromEnv } from "@svcmon/monitor-runtime";
 import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@svcmon/notify";
 
@@ -27,6 +28,11 @@ export interface LocalConfig {
   /** Bearer token of the monitor's /api/system/* routes. */
   monitorToken: string;
   monitorTokenGenerated: boolean;
+  /**
+   * MONITOR_SESSION_KEYS: keys of the /system page's signed session cookies (the first signs, all
+   * verify). Undefined: the key kept in DATA_DIR/session-key (generated on first start).
+   */
+  sessionKeys?: string[];
   /** Alert channels: the ALERT_CONFIG file's, then the ALERT_WEBHOOK_URL shortcut; may be empty. */
   alertChannels: ChannelConfig[];
   /** Absolute path of ALERT_CONFIG, or null when unset. */
@@ -105,6 +111,10 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
   }
   if (monitorToken !== undefined && !MONITOR_TOKEN_CHARS.test(monitorToken))
     return { ok: false, error: `MONITOR_TOKEN must be ${MONITOR_TOKEN_RULE}` };
+  const rawSessionKeys = env[SESSION_KEYS_ENV]?.trim() ?? "";
+  const sessionKeys = rawSessionKeys === "" ? undefined : parseSessionKeys(rawSessionKeys);
+  if (sessionKeys !== undefined && !sessionKeys.ok)
+    return { ok: false, error: sessionKeys.errors.map((e) => `${e.path} ${e.message}`).join("; ") };
   const alerts = readAlertChannels(env);
   if (!alerts.ok) return alerts;
   let alertIntervalMs: number;
@@ -129,6 +139,7 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
       exporter,
       monitorToken: monitorToken ?? randomBytes(24).toString("base64url"),
       monitorTokenGenerated: monitorToken === undefined,
+      ...(sessionKeys === undefined ? {} : { sessionKeys: sessionKeys.value }),
       alertChannels: alerts.channels,
       alertConfigFile: alerts.file,
       alertIntervalMs,

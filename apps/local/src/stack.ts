@@ -57,6 +57,7 @@ import { Hono } from "hono";
 import { answerClientError } from "./client-error.ts";
 import { secureDataDir } from "./data-dir.ts";
 import type { LocalConfig } from "./env.ts";
+import { sessionKeysFor } from "./session-key.ts";
 import { localUrl, removeStackFile, writeStackFile } from "./stack-file.ts";
 
 /**
@@ -300,6 +301,7 @@ export async function startStack(
       ownCost: (now) => cost.ownCost(now),
       trustProxy: config.trustProxy,
       clientAddress: nodeClientAddress,
+      sessionKeys: sessionKeysFor(config.dataDir, config.sessionKeys),
       ...(config.monitorMaxBodyBytes === undefined ? {} : { maxBodyBytes: config.monitorMaxBodyBytes }),
       ...(config.autoRegister === undefined ? {} : { autoRegister: config.autoRegister }),
       ...(config.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: config.maxClockSkewMs }),

@@ -93,15 +93,33 @@ describe("collectorWiringFromEnv", () => {
   });
 });
 
+const SESSION_KEY = "k".repeat(40);
+
 describe("statusFromEnv and orThrow", () => {
   it("wants a token of at least 16 characters, and says so with the component's name", () => {
-    expect(statusFromEnv({ MONITOR_TOKEN: "0123456789abcdef" })).toEqual({
+    expect(statusFromEnv({ MONITOR_TOKEN: "0123456789abcdef", MONITOR_SESSION_KEYS: SESSION_KEY })).toEqual({
       ok: true,
-      value: { token: "0123456789abcdef" },
+      value: { token: "0123456789abcdef", sessionKeys: [SESSION_KEY] },
     });
-    expect(() => orThrow("svcmon-status", statusFromEnv({ MONITOR_TOKEN: "short" }))).toThrow(
-      "svcmon-status: MONITOR_TOKEN must be at least 16 characters",
+    expect(() =>
+      orThrow("svcmon-status", statusFromEnv({ MONITOR_TOKEN: "short", MONITOR_SESSION_KEYS: SESSION_KEY })),
+    ).toThrow("svcmon-status: MONITOR_TOKEN must be at least 16 characters");
+  });
+
+  it("wants the session keys (the secret svcmon/monitor-session-keys): the first signs, all verify", () => {
+    const token = "0123456789abcdef";
+    expect(() => orThrow("svcmon-status", statusFromEnv({ MONITOR_TOKEN: token }))).toThrow(
+      "svcmon-status: MONITOR_SESSION_KEYS is not set",
     );
+    expect(
+      statusFromEnv({ MONITOR_TOKEN: token, MONITOR_SESSION_KEYS: `${"n".repeat(32)},${SESSION_KEY}` }),
+    ).toEqual({
+      ok: true,
+      value: { token, sessionKeys: ["n".repeat(32), SESSION_KEY] },
+    });
+    expect(() =>
+      orThrow("svcmon-status", statusFromEnv({ MONITOR_TOKEN: token, MONITOR_SESSION_KEYS: "short" })),
+    ).toThrow("svcmon-status: MONITOR_SESSION_KEYS[0] must be at least 32 characters");
   });
 });
 

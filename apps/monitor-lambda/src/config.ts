@@ -12,6 +12,7 @@ import {
   maxClockSkewFromEnv,
   type Result,
 } from "@svcmon/core";
+import { parseSessionKeys, SESSION_KEYS_ENV } from "@svcmon/monitor-api/session-keys";
 import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@svcmon/notify";
 
 export interface ClickHouseSettings {
@@ -45,6 +46,11 @@ export interface CollectorWiring {
 export interface StatusSettings {
   /** Bearer token of `/api/system/*` and the `/system` page login. */
   token: string;
+  /**
+   * MONITOR_SESSION_KEYS (from the secret svcmon/monitor-session-keys): keys of the page's signed
+   * session cookies, the first signs, all verify; every instance shares them.
+   */
+  sessionKeys: string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -132,7 +138,13 @@ export function statusFromEnv(env: Env): Result<StatusSettings> {
   if (token !== "" && !MONITOR_TOKEN_CHARS.test(token)) {
     errors.push({ path: "MONITOR_TOKEN", message: `must be ${MONITOR_TOKEN_RULE}` });
   }
-  return done(errors, { token });
+  let sessionKeys: string[] = [];
+  if (required(env, SESSION_KEYS_ENV, errors) !== "") {
+    const keys = parseSessionKeys(env[SESSION_KEYS_ENV] ?? "");
+    if (keys.ok) sessionKeys = keys.value;
+    else errors.push(...keys.errors);
+  }
+  return done(errors, { token, sessionKeys });
 }
 
 export interface RunIntakeSettings {

@@ -43,6 +43,11 @@ export interface StatusDeps {
   autoRegister?: MonitorAppDeps["autoRegister"];
   /** MAX_CLOCK_SKEW_S in ms; default 15 min. */
   maxClockSkewMs?: number;
+  /**
+   * Keys of the page's signed session cookies (MONITOR_SESSION_KEYS): shared by every instance, so a
+   * session works whichever instance answers. Absent: a random key per instance.
+   */
+  sessionKeys?: readonly string[];
 }
 
 /** The monitor app on one store: its registry and the alert engine's stored state share the store's client. */
@@ -64,6 +69,7 @@ export function createStatusApp(deps: StatusDeps): Hono {
     ...(deps.authThrottle === undefined ? {} : { authThrottle: deps.authThrottle }),
     ...(deps.autoRegister === undefined ? {} : { autoRegister: deps.autoRegister }),
     ...(deps.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: deps.maxClockSkewMs }),
+    ...(deps.sessionKeys === undefined ? {} : { sessionKeys: deps.sessionKeys }),
   });
 }
 
@@ -72,7 +78,7 @@ export const createStatusHandler = (deps: StatusDeps) => handle(createStatusApp(
 type Handler = ReturnType<typeof createStatusHandler>;
 
 const deployed = once(async (): Promise<Handler> => {
-  const { token } = orThrow("svcmon-status", statusFromEnv(process.env));
+  const { token, sessionKeys } = orThrow("svcmon-status", statusFromEnv(process.env));
   const queues = queueHealthFromEnv("svcmon-status", process.env);
   const rules = orThrow("svcmon-status", hierarchyRulesFromLambdaEnv(process.env));
   const intake = orThrow("svcmon-status", runIntakeFromEnv(process.env));
@@ -81,6 +87,7 @@ const deployed = once(async (): Promise<Handler> => {
   return createStatusHandler({
     store,
     token,
+    sessionKeys,
     log: jsonLogger("svcmon-status"),
     now: Date.now,
     rules,

@@ -62,9 +62,10 @@ import {
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { bearerAuth as honoBearerAuth } from "hono/bearer-auth";
 import { timingSafeEqual } from "hono/utils/buffer";
+import { registerMetrics, type StatusEvaluation } from "./metrics.ts";
 import { monitorOpenApiDocument } from "./openapi.ts";
 import { registerSystemPage } from "./page/routes.ts";
-import { PageSessions } from "./page/sessions.ts";
+import { generateSessionKey, SignedPageSessions } from "./page/signed-sessions.ts";
 
 /** Structural, so any logger with these three methods fits (the shared `Logger` of @relevance/settings does). */
 export interface MonitorApiLogger {
@@ -125,6 +126,12 @@ export interface MonitorAppDeps {
   autoRegister?: AutoRegisterConfig;
   /** How far ahead of `now` a run's times may be (`MAX_CLOCK_SKEW_S`). Default 15 min. */
   maxClockSkewMs?: number;
+  /**
+   * Keys of the `/system` page's signed session cookies (`MONITOR_SESSION_KEYS`): the first signs,
+   * all verify. Every instance given the same keys accepts the others' sessions. Absent: one random
+   * key per app, so a session is valid only on the instance that issued it.
+   */
+  sessionKeys?: readonly string[];
 }
 
 export const DEFAULT_STATUS_TIMEOUT_MS = 2000;
@@ -154,7 +161,7 @@ const TOKEN_REQUIRED = "a valid token is required (Authorization: Bearer <token>
  */
 function bearerAuth(
   token: string,
-  sessions: PageSessions,
+  sessions: SignedPageSessions,
   throttle: AuthThrottle,
   address: ClientAddress,
 ): MiddlewareHandler {
@@ -175,12 +182,8 @@ function bearerAuth(
   });
   return async (c, next) => {
     const readOnly = c.req.method === "GET" || c.req.method === "HEAD";
-    // A session id is 256 random bits, so a live one is not a guess and skips the throttle.
-    if (
-      c.req.header("authorization") === undefined &&
-      readOnly &&
-      (await sessions.valid(c.req.header("cookie")))
-    ) {
+    // A session cookie signed by a listed key is not a guess and skips the throttle.
+    if (c.req.header("authorization") === undefined && readOnly && (await sessions.valid(c))) {
       await next();
       return;
     }
@@ -319,7 +322,7 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
       now: deps.now,
     });
   const clientAddress = forwardedClientAddress(deps.clientAddress ?? headerClientAddress, trustProxy);
-  const sessions = new PageSessions(deps.now);
+  const sessions = new SignedPageSessions(deps.sessionKeys ?? [generateSessionKey()], deps.now);
   const auth = bearerAuth(deps.token, sessions, throttle, clientAddress);
   app.use("/api/system/*", auth);
   app.use("/api/v1/system/*", auth);
@@ -416,7 +419,8 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
     return c.json({ name, deleted: true }, 200);
   });
 
-  const status = async (c: Context) => {
+  /** `evaluated` receives the evaluation's parts (the metrics are computed from them). */
+  const status = async (c: Context, evaluated?: (e: StatusEvaluation) => void) => {
     const now = deps.now();
     // Read beside the database queries, under its own deadline: a slow queue never makes this a 503.
     const queues = queuesForStatus(deps.queues, readMs);
@@ -430,6 +434,17 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
       const health = evaluateHealth(specs, { latest, successes, streaks }, now);
       const registeredBy = new Map(specs.map((sp) => [sp.name, sp.registered_by ?? null]));
       const cov = evaluateCoverage(accounts, scans, now);
+      const snapshot = { latest, successes, streaks, accounts, scans };
+      evaluated?.({
+        now,
+        specs,
+        snapshot,
+        db,
+        alerts,
+        health,
+        coverage: cov,
+        overall: overallHealth(health),
+      });
       return {
         collectors: health.map((h) => ({
           name: h.name,
@@ -480,8 +495,18 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
     return c.json({ ...body, ...(await queues), ...(await ownCost) });
   };
   app.get("/api/system/openapi.json", (c) => c.json(monitorOpenApiDocument));
-  app.get("/api/system/status", status);
-  app.get("/api/v1/system/status", status);
+  app.get("/api/system/status", (c) => status(c));
+  app.get("/api/v1/system/status", (c) => status(c));
+  registerMetrics(app, {
+    auth,
+    evaluate: async (c) => {
+      let evaluation: StatusEvaluation | undefined;
+      const response = await status(c, (e) => {
+        evaluation = e;
+      });
+      return { response, evaluation };
+    },
+  });
 
   // The recent runs of one collector, newest first: the triage link of the /system page.
   app.get("/api/system/runs", async (c) => {

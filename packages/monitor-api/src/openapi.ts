@@ -45,6 +45,22 @@ const param = (name: string, description: string) => ({
   description,
   schema: { type: "string" },
 });
+const metricsGet = {
+  get: {
+    ...bearer,
+    summary:
+      "Prometheus metrics (text exposition 0.0.4): collectors, accounts, queues, analytics database, firing alerts (from the status evaluation) and the process's own metrics.",
+    responses: {
+      "200": {
+        description:
+          "The metrics (docs/monitor-api.md#metrics). Also 200 with svcmon_analytics_db_up 0 when the database is unavailable.",
+        content: { "text/plain; version=0.0.4; charset=utf-8": { schema: { type: "string" } } },
+      },
+      "401": common["401"],
+      "429": common["429"],
+    },
+  },
+};
 const statusGet = {
   get: {
     ...bearer,
@@ -384,6 +400,8 @@ export const monitorOpenApiDocument = {
     },
     "/api/system/status": statusGet,
     "/api/v1/system/status": statusGet,
+    "/metrics": metricsGet,
+    "/api/system/metrics": metricsGet,
     "/api/system/freshness": {
       get: {
         ...bearer,

@@ -7,12 +7,13 @@ import { type CollectorRegistry, MAX_CREDENTIAL_CHARS, type RunStore } from "@sv
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { NONCE, secureHeaders } from "hono/secure-headers";
 import { loginPage, systemPage } from "./html.ts";
-import { type PageSessions, SESSION_COOKIE, SESSION_TTL_MS } from "./sessions.ts";
+import type { SignedPageSessions } from "./signed-sessions.ts";
 
 export interface SystemPageDeps {
   store: RunStore;
   registry: CollectorRegistry;
-  sessions: PageSessions;
+  /** The page's signed, expiring session cookies (valid on every instance holding the keys). */
+  sessions: SignedPageSessions;
   /** The app's request-body limit. */
   limit: MiddlewareHandler;
   /** Constant-time check of a presented token against the monitor token. */
@@ -77,14 +78,6 @@ export function arrivedOverHttps(c: Context, trustProxy: boolean): boolean {
   return proto === "https";
 }
 
-function cookie(c: Context, value: string, maxAgeS: number, trustProxy: boolean): void {
-  const secure = arrivedOverHttps(c, trustProxy) ? "; Secure" : "";
-  c.header(
-    "Set-Cookie",
-    `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure}`,
-  );
-}
-
 export function registerSystemPage(app: Hono, deps: SystemPageDeps): void {
   const { sessions } = deps;
 
@@ -92,7 +85,7 @@ export function registerSystemPage(app: Hono, deps: SystemPageDeps): void {
   app.use("/system/login", pageHeaders);
 
   app.get("/system", async (c) => {
-    if (!(await sessions.valid(c.req.header("cookie")))) return c.redirect("/system/login", 303);
+    if (!(await sessions.valid(c))) return c.redirect("/system/login", 303);
     return html(c, systemPage);
   });
 
@@ -128,13 +121,13 @@ export function registerSystemPage(app: Hono, deps: SystemPageDeps): void {
       }
     }
     if (!valid) return html(c, (n) => loginPage(n, "Wrong token. Try again."), 401);
-    cookie(c, await sessions.create(), Math.floor(SESSION_TTL_MS / 1000), deps.trustProxy);
+    await sessions.issue(c, { secure: arrivedOverHttps(c, deps.trustProxy) });
     return c.redirect("/system", 303);
   });
 
   app.post("/system/logout", async (c) => {
-    await sessions.end(c.req.header("cookie"));
-    cookie(c, "", 0, deps.trustProxy);
+    // Stateless: the cookie is cleared; a copy taken earlier stays valid until it expires.
+    sessions.clear(c, { secure: arrivedOverHttps(c, deps.trustProxy) });
     return c.redirect("/system/login", 303);
   });
 

@@ -1,5 +1,7 @@
 /**
- * Browser sessions of the `/system` page, held in memory: the cookie carries a random session id
+ * The session cookie's name and lifetime (shared with `SignedPageSessions`, which the app uses: a
+ * signed, stateless cookie, see signed-sessions.ts), and the earlier sessions held in memory, kept
+ * for callers of this module's exports: the cookie carries a random session id
  * (never the monitor token) and the server keeps only the SHA-256 of each live id. A restart forgets
  * every session (users log in again). See docs/monitor-page.md.
  */

@@ -1,0 +1,144 @@
+/**
+ * Stateless sessions of the `/system` page: the cookie carries its own session, signed with
+ * HMAC-SHA256 (Hono's `setSignedCookie`/`getSignedCookie`), so any instance holding the keys accepts
+ * it — two Lambda instances, or two `npm start` processes on one data folder. The signed payload is
+ * `v1.<id>.<expires at, epoch ms>`: a random id (never the monitor token) and the expiry, which the
+ * server checks itself (the cookie's Max-Age only tells the browser when to drop it).
+ *
+ * Keys (`MONITOR_SESSION_KEYS`, comma-separated): the first signs, every listed key verifies, so a key
+ * is rotated by putting the new one first, and dropped after a session lifetime (12 h) without
+ * logging anyone out.
+ *
+ * Logout clears the cookie; there is no server-side list of ended sessions. The trade-off: a copy of
+ * the cookie taken before logout stays valid until it expires. Removing every key signing it (a
+ * rotation that drops the old key) ends all sessions at once. See docs/monitor-page.md.
+ */
+
+import type { Context } from "hono";
+import { getSignedCookie, setCookie, setSignedCookie } from "hono/cookie";
+import { SESSION_COOKIE, SESSION_TTL_MS } from "./sessions.ts";
+
+/** The environment variable of the session keys (npm start, the status Lambda). */
+export const SESSION_KEYS_ENV = "MONITOR_SESSION_KEYS";
+/** The shortest accepted key: 32 characters (a generated key is 43, 32 random bytes in base64url). */
+export const MIN_SESSION_KEY_CHARS = 32;
+
+const KEY_CHARS = /^[!-+\--~]+$/; // printable ASCII without space and comma
+
+export interface SessionKeysIssue {
+  path: string;
+  message: string;
+}
+
+/**
+ * The keys of a `MONITOR_SESSION_KEYS` value: comma-separated, blanks around them ignored, at least
+ * one, each at least `MIN_SESSION_KEY_CHARS` printable characters, none repeated.
+ */
+export function parseSessionKeys(
+  raw: string,
+  name = SESSION_KEYS_ENV,
+): { ok: true; value: string[] } | { ok: false; errors: SessionKeysIssue[] } {
+  const keys = raw
+    .split(",")
+    .map((k) => k.trim())
+    .filter((k) => k !== "");
+  const errors: SessionKeysIssue[] = [];
+  if (keys.length === 0) errors.push({ path: name, message: "lists no key" });
+  keys.forEach((k, i) => {
+    if (k.length < MIN_SESSION_KEY_CHARS)
+      errors.push({ path: `${name}[${i}]`, message: `must be at least ${MIN_SESSION_KEY_CHARS} characters` });
+    else if (!KEY_CHARS.test(k))
+      errors.push({ path: `${name}[${i}]`, message: "must be printable ASCII without spaces" });
+    if (keys.indexOf(k) !== i) errors.push({ path: `${name}[${i}]`, message: "repeats an earlier key" });
+  });
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: keys };
+}
+
+/** A new random key (32 bytes, base64url): npm start's generated key, or a key to put in the secret. */
+export function generateSessionKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return btoa(String.fromCharCode(...bytes))
+    .replaceAll("+", "-")
+    .replaceAll("/", "_")
+    .replace(/=+$/, "");
+}
+
+/** What a valid session cookie says. */
+export interface SessionClaims {
+  /** 128 random bits, hex (in logs, a session's name; never a credential by itself). */
+  id: string;
+  /** Expiry, epoch ms. */
+  expiresAt: number;
+}
+
+const PAYLOAD = /^v1\.([0-9a-f]{32})\.(\d{13})$/;
+const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+
+export interface CookieAttributes {
+  /** Whether the browser reached us over HTTPS (the cookie is then `Secure`). */
+  secure: boolean;
+}
+
+export class SignedPageSessions {
+  readonly #keys: readonly string[];
+  readonly #now: () => number;
+  readonly #ttlMs: number;
+
+  /** `keys`: the first signs, all verify. */
+  constructor(keys: readonly string[], now: () => number = Date.now, ttlMs: number = SESSION_TTL_MS) {
+    if (keys.length === 0) throw new Error("SignedPageSessions: no session key");
+    for (const k of keys) {
+      if (k.length < MIN_SESSION_KEY_CHARS)
+        throw new Error(
+          `SignedPageSessions: a session key must be at least ${MIN_SESSION_KEY_CHARS} characters`,
+        );
+    }
+    this.#keys = [...keys];
+    this.#now = now;
+    this.#ttlMs = ttlMs;
+  }
+
+  /** Starts a session: sets the signed cookie on the response; returns what it carries. */
+  async issue(c: Context, attrs: CookieAttributes): Promise<SessionClaims> {
+    const id = hex(crypto.getRandomValues(new Uint8Array(16)));
+    const expiresAt = this.#now() + this.#ttlMs;
+    await setSignedCookie(c, SESSION_COOKIE, `v1.${id}.${expiresAt}`, this.#keys[0] as string, {
+      path: "/",
+      httpOnly: true,
+      sameSite: "Strict",
+      maxAge: Math.floor(this.#ttlMs / 1000),
+      secure: attrs.secure,
+    });
+    return { id, expiresAt };
+  }
+
+  /** The request's session when its cookie is signed by a listed key and has not expired. */
+  async read(c: Context): Promise<SessionClaims | undefined> {
+    if (!(c.req.header("cookie") ?? "").includes(SESSION_COOKIE)) return undefined;
+    for (const key of this.#keys) {
+      const value = await getSignedCookie(c, key, SESSION_COOKIE);
+      if (typeof value !== "string") continue;
+      const m = PAYLOAD.exec(value);
+      if (m === null) return undefined;
+      const expiresAt = Number(m[2]);
+      return expiresAt > this.#now() ? { id: m[1] as string, expiresAt } : undefined;
+    }
+    return undefined;
+  }
+
+  async valid(c: Context): Promise<boolean> {
+    return (await this.read(c)) !== undefined;
+  }
+
+  /** Ends the session in this browser: the cookie is replaced by an empty one that expires at once. */
+  clear(c: Context, attrs: CookieAttributes): void {
+    // The same attributes as the session cookie, so the browser replaces that one.
+    setCookie(c, SESSION_COOKIE, "", {
+      path: "/",
+      httpOnly: true,
+      sameSite: "Strict",
+      maxAge: 0,
+      secure: attrs.secure,
+    });
+  }
+}
