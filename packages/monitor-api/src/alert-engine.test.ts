@@ -4,6 +4,7 @@ import { join } from "node:path";
 import {
   type AlertState,
   type AlertStateStore,
+  alertFingerprint,
   type CollectorRunInput,
   type CollectorSpec,
   emptyState,
@@ -202,6 +203,12 @@ describe("AlertEngine", () => {
         severity: "critical",
         since: new Date(NOW).toISOString(),
         notified: false,
+        fingerprint: alertFingerprint("collector_stale", "stale_d"),
+        summary: expect.any(String),
+        last_error: null,
+        muted: false,
+        muted_by: null,
+        reason: null,
       },
     ]);
   });

@@ -17,6 +17,15 @@ let cleanup: () => Promise<void>;
 /** Recent: the runs table keeps runs for a retention period counted from the real clock. */
 const NOW = Math.floor(Date.now() / MIN) * MIN;
 const registry = new InMemoryCollectorRegistry();
+/** The fields of a firing alert the metrics do not read (fingerprint, summary, muting). */
+const UNMUTED = {
+  fingerprint: "0000000000000000",
+  summary: "",
+  last_error: null,
+  muted: false,
+  muted_by: null,
+  reason: null,
+} as const;
 const ALERTS: FiringAlertJson[] = [
   {
     rule: "collector_red",
@@ -24,6 +33,7 @@ const ALERTS: FiringAlertJson[] = [
     severity: "critical",
     since: "2026-03-10T11:00:00.000Z",
     notified: true,
+    ...UNMUTED,
   },
   {
     rule: "collector_red",
@@ -31,6 +41,7 @@ const ALERTS: FiringAlertJson[] = [
     severity: "critical",
     since: "2026-03-10T11:00:00.000Z",
     notified: false,
+    ...UNMUTED,
   },
   {
     rule: "dead_letters",
@@ -38,6 +49,7 @@ const ALERTS: FiringAlertJson[] = [
     severity: "warning",
     since: "2026-03-10T11:30:00.000Z",
     notified: true,
+    ...UNMUTED,
   },
 ];
 const QUEUES = [

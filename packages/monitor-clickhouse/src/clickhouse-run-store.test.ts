@@ -320,6 +320,8 @@ describe("status queries on a hand-built dataset", () => {
       last_status: "failed",
       last_success_at: base,
       consecutive_failures: 3,
+      // the error of the latest failed run: the alert's last error
+      last_error: "e3",
     });
     expect(byKey[`config_ec2/${A}/eu-west-1`]).toMatchObject({
       consecutive_failures: 1,

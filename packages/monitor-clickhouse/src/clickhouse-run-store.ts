@@ -346,7 +346,8 @@ ORDER BY collector`,
     toUnixTimestamp64Milli(last_run) AS last_run_at,
     ['succeeded', 'partial', 'failed'][toUInt8(latest_key % 4) + 1] AS last_status,
     toUnixTimestamp64Milli(last_success) AS last_success_at,
-    arrayCount(f -> f.2 > last_non_failed, fails) AS consecutive_failures
+    arrayCount(f -> f.2 > last_non_failed, fails) AS consecutive_failures,
+    last_error
 FROM (
     SELECT
         collector,
@@ -360,7 +361,8 @@ FROM (
             + multiIf(status = 'failed', 2, status = 'partial', 1, 0)) AS latest_key,
         maxIf(completed_at, status = 'succeeded') AS last_success,
         maxIf(completed_at, status != 'failed') AS last_non_failed,
-        groupUniqArrayIf((run_id, completed_at), status = 'failed') AS fails
+        groupUniqArrayIf((run_id, completed_at), status = 'failed') AS fails,
+        argMaxIf(error, completed_at, status = 'failed') AS last_error
     FROM svc.collector_runs
     WHERE completed_at >= fromUnixTimestamp64Milli({since:Int64})
     GROUP BY collector, cloud_account_id, cloud_region
@@ -376,6 +378,7 @@ ORDER BY collector, cloud_account_id, cloud_region`,
       last_status: String(r.last_status) as RunStatus,
       last_success_at: msOrNull(r.last_success_at),
       consecutive_failures: num(r.consecutive_failures),
+      last_error: r.last_error === null || r.last_error === undefined ? "" : String(r.last_error),
     }));
   }
 

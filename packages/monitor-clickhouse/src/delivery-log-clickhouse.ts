@@ -25,6 +25,8 @@ interface AttemptRow {
   ok: unknown;
   error: string | null;
   duration_ms: number | string;
+  muted_by: string | null;
+  muted_reason: string | null;
 }
 
 function checkU32(field: string, v: unknown): number {
@@ -63,6 +65,8 @@ export class ClickHouseDeliveryLog implements DeliveryLog {
           ok: a.ok,
           error: a.error ?? null,
           duration_ms: checkU32("durationMs", a.durationMs),
+          muted_by: a.muted?.by ?? null,
+          muted_reason: a.muted?.reason ?? null,
         },
       ],
       format: "JSONEachRow",
@@ -73,7 +77,7 @@ export class ClickHouseDeliveryLog implements DeliveryLog {
 
   async attempts(notificationId: string): Promise<DeliveryAttempt[]> {
     const rs = await this.#client.query({
-      query: `SELECT notification_id, channel, attempt, toUnixTimestamp64Milli(at) AS at_ms, ok, error, duration_ms
+      query: `SELECT notification_id, channel, attempt, toUnixTimestamp64Milli(at) AS at_ms, ok, error, duration_ms, muted_by, muted_reason
 FROM svc.notification_attempts
 WHERE notification_id = {id:String}
 ORDER BY at, attempt, channel`,
@@ -89,6 +93,9 @@ ORDER BY at, attempt, channel`,
       ok: bool(r.ok),
       ...(r.error === null ? {} : { error: r.error }),
       durationMs: num(r.duration_ms),
+      ...(r.muted_by === null || r.muted_by === undefined
+        ? {}
+        : { muted: { by: r.muted_by, reason: r.muted_reason ?? "" } }),
     }));
   }
 }

@@ -378,4 +378,15 @@ ${FIRST_ACTIVE_SELECT}`,
 ${FIRST_ACTIVE_SELECT}`,
     ],
   },
+  {
+    version: 12,
+    name: "notification_attempts_muted",
+    statements: [
+      // A notification held back by a mute is recorded too (muted, not sent: channel '*', attempt 0):
+      // what muted it and why (docs/notifications.md, "The delivery log"). Empty on real attempts.
+      `ALTER TABLE svc.notification_attempts
+    ADD COLUMN IF NOT EXISTS muted_by Nullable(String) AFTER duration_ms,
+    ADD COLUMN IF NOT EXISTS muted_reason Nullable(String) AFTER muted_by`,
+    ],
+  },
 ];

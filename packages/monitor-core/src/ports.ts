@@ -74,6 +74,8 @@ export interface FailureStreakRow {
   last_success_at: number | null;
   /** `failed` runs after the last non-failed run (succeeded or partial) inside the window. */
   consecutive_failures: number;
+  /** Error text of the latest `failed` run inside the window ("" when none); absent when not read. */
+  last_error?: string;
 }
 
 export interface AccountLastSuccessRow {

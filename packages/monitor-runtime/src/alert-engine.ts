@@ -4,13 +4,17 @@
  * the state, delivers the owed intents through `@svcmon/notify` and saves the confirmations.
  */
 import {
+  type AlertRule,
   type AlertState,
   type AlertStateStore,
+  alertLink,
   type CollectorRegistry,
   type DbHealth,
   evaluateConditions,
   type Flip,
+  failureSubjectParts,
   type IntentItem,
+  type MutedNotice,
   markDelivered,
   markFailed,
   type NotificationIntent,
@@ -26,6 +30,8 @@ import {
   deliver,
   InMemoryDeliveryLog,
   type Notification,
+  type NotificationAlert,
+  overallStatus,
 } from "@svcmon/notify";
 import { alertInput, type FiringAlertJson, firingAlerts, readSnapshot } from "./evaluate.ts";
 
@@ -57,6 +63,11 @@ export interface AlertEngineDeps {
    * cannot be read keeps its dead-letter alert as it was.
    */
   queues?: () => Promise<QueueHealth[]>;
+  /**
+   * Base URL of the monitor's web UI (`MONITOR_PUBLIC_URL`): each alert of a notification links to
+   * `<publicUrl>/system#<subject>`. Absent or null: the alerts carry `generatorURL: null`.
+   */
+  publicUrl?: string | null;
 }
 
 export interface TickResult {
@@ -78,8 +89,77 @@ export function alertIntervalFromEnv(env: Record<string, string | undefined>): n
 
 const KIND = { start: "firing", reminder: "reminder", resolve: "resolved" } as const;
 
-/** One notification per intent: rule, severity, the subject (or a count) and every item in `details`. */
-export function intentNotification(intent: NotificationIntent): Notification {
+/** Longest `summary` of one alert (one line). */
+const MAX_SUMMARY_CHARS = 300;
+/** Longest `lastError` of one alert (as the delivery log's errors). */
+const MAX_LAST_ERROR_CHARS = 500;
+
+function clip(s: string, max: number): string {
+  const chars = Array.from(s);
+  return chars.length <= max ? s : `${chars.slice(0, max - 1).join("")}…`;
+}
+const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
+const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** Alertmanager-style labels: what identifies the alert (rule = `alertname`, subject and its parts). */
+function alertLabels(rule: AlertRule, subject: string, severity: string): Record<string, string> {
+  const labels: Record<string, string> = { alertname: rule, rule, subject, severity, source: "monitor" };
+  if (rule === "collector_failure") {
+    const p = failureSubjectParts(subject);
+    Object.assign(labels, { collector: p.collector, cloud_account_id: p.account, cloud_region: p.region });
+  } else if (rule === "collector_stale") labels.collector = subject;
+  else if (rule === "account_no_access" || rule === "account_unscanned") labels.cloud_account_id = subject;
+  else if (rule === "dead_letter_queue") labels.queue = subject;
+  return labels;
+}
+
+/** One alert of a notification (`Notification.alerts`, docs/notifications.md). */
+export function notificationAlert(
+  intent: Pick<NotificationIntent, "rule" | "severity">,
+  item: IntentItem,
+  publicUrl: string | null = null,
+): NotificationAlert {
+  const status = item.kind === "resolve" ? "resolved" : "firing";
+  const detail = clip(oneLine(item.detail), MAX_SUMMARY_CHARS);
+  const summary =
+    status === "resolved"
+      ? clip(`${intent.rule} ${item.subject} resolved (was: ${detail})`, MAX_SUMMARY_CHARS)
+      : detail;
+  const lastError =
+    item.lastError === null || item.lastError === undefined || item.lastError === ""
+      ? null
+      : clip(item.lastError, MAX_LAST_ERROR_CHARS);
+  const generatorURL = alertLink(publicUrl, intent.rule, item.subject);
+  return {
+    fingerprint: item.fingerprint,
+    status,
+    kind: KIND[item.kind],
+    startsAt: isoOrNull(item.startsAt ?? null),
+    endsAt: isoOrNull(item.endsAt ?? null),
+    severity: intent.severity,
+    rule: intent.rule,
+    subject: item.subject,
+    summary,
+    lastError,
+    generatorURL,
+    labels: alertLabels(intent.rule, item.subject, intent.severity),
+    annotations: {
+      summary,
+      ...(lastError === null ? {} : { last_error: lastError }),
+      ...(generatorURL === null ? {} : { link: generatorURL }),
+    },
+  };
+}
+
+/**
+ * One notification per intent: rule, severity, the subject (or a count), every item in `details`,
+ * and each alert (`alerts`: fingerprint, status, startsAt/endsAt, summary, last error, link) with the
+ * overall `status` (`resolved` only when every alert is).
+ */
+export function intentNotification(
+  intent: NotificationIntent,
+  options: { publicUrl?: string | null } = {},
+): Notification {
   const items = intent.items;
   const kinds = new Set(items.map((i) => i.kind));
   const kind = kinds.has("start") ? "firing" : kinds.has("reminder") ? "reminder" : "resolved";
@@ -94,6 +174,7 @@ export function intentNotification(intent: NotificationIntent): Notification {
     ...shown.map((i) => `${KIND[i.kind]} ${i.subject}: ${i.detail}`),
     ...(items.length > shown.length ? [`… and ${items.length - shown.length} more`] : []),
   ].join("\n");
+  const alerts = items.map((i) => notificationAlert(intent, i, options.publicUrl ?? null));
   return {
     id: intent.id,
     source: "monitor",
@@ -104,6 +185,8 @@ export function intentNotification(intent: NotificationIntent): Notification {
     title,
     text,
     at: new Date(intent.createdAt).toISOString(),
+    status: overallStatus(alerts),
+    alerts,
     details: {
       items: items.map((i) => ({
         subject: i.subject,
@@ -112,6 +195,20 @@ export function intentNotification(intent: NotificationIntent): Notification {
         detail: i.detail,
       })),
     },
+  };
+}
+
+/** The delivery-log record of an alert held back by a mute: channel `*`, attempt 0, not ok, `muted`. */
+export function mutedAttempt(notice: MutedNotice, at: number) {
+  const by = notice.mutedBy === null ? "mute" : `${notice.mutedBy.rule}|${notice.mutedBy.subject}`;
+  return {
+    notificationId: notice.id,
+    channel: "*",
+    attempt: 0,
+    at: new Date(at).toISOString(),
+    ok: false,
+    durationMs: 0,
+    muted: { by, reason: clip(notice.reason ?? `muted by ${by}`, MAX_LAST_ERROR_CHARS) },
   };
 }
 
@@ -169,6 +266,21 @@ export class AlertEngine {
     for (const f of result.flips) {
       log.info("alert flip", { key: f.key, from: f.from, to: f.to, severity: f.severity, muted: f.muted });
     }
+    // Held back by a mute: the delivery log says so (muted, not sent), once per episode.
+    for (const m of result.muted) {
+      const attempt = mutedAttempt(m, now);
+      log.info("alert muted", {
+        key: m.key,
+        kind: m.kind,
+        by: attempt.muted.by,
+        reason: attempt.muted.reason,
+      });
+      try {
+        await deliveryLog.record(attempt);
+      } catch (err) {
+        log.warn("alerts: delivery log", { error: `recording muted ${m.key}: ${String(err)}` });
+      }
+    }
 
     const delivered: string[] = [];
     const failed: string[] = [];
@@ -177,7 +289,8 @@ export class AlertEngine {
       if (channels.length === 0) {
         error = "no notification channel configured";
       } else {
-        const outcome = await deliver(intentNotification(intent), channels, deliveryLog, {
+        const notification = intentNotification(intent, { publicUrl: this.#d.publicUrl ?? null });
+        const outcome = await deliver(notification, channels, deliveryLog, {
           attempts: this.#d.attemptsPerTick ?? 1,
           baseDelayMs: 1000,
           maxDelayMs: 5000,

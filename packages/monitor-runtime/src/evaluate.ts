@@ -16,6 +16,7 @@ import {
   type AccountRecord,
   type AlertInput,
   type AlertState,
+  alertFingerprint,
   type CloudAccountRow,
   CONSECUTIVE_FAILURES_THRESHOLD,
   type CollectorHealth,
@@ -286,9 +287,13 @@ export function alertInput(
       cloud_region: st.cloud_region,
       consecutive_failures: st.consecutive_failures,
       last_success_at: st.last_success_at,
-      last_error: sameRun ? l.error : "",
+      // The store's own last error of the streak; else the collector's latest run when it is this streak's.
+      last_error: st.last_error ?? (sameRun ? l.error : ""),
     };
   });
+  const collector_last_errors: Record<string, string> = {};
+  for (const l of s.latest)
+    if (l.status === "failed" && l.error !== "") collector_last_errors[l.collector] = l.error;
   const accounts: AccountRecord[] = s.accounts.map((a) => ({
     account_id: a.account_id,
     account_name: a.account_name,
@@ -303,6 +308,7 @@ export function alertInput(
     dead_letter_queues: deadLetterDepths(queues),
     dead_letter_unread: deadLetterUnread(queues),
     disk_used_ratio: db === null ? null : diskUsedRatio(db),
+    collector_last_errors,
   };
 }
 
@@ -315,6 +321,18 @@ export interface FiringAlertJson {
   since: string;
   /** Its start notification was confirmed delivered. */
   notified: boolean;
+  /** The stable key its notifications carry (`fingerprint`). */
+  fingerprint: string;
+  /** One line: why it fires. */
+  summary: string;
+  /** The last error text of the failing collector behind it; null when none is known. */
+  last_error: string | null;
+  /** Held back by a mute: stored and shown, never notified while muted. */
+  muted: boolean;
+  /** What mutes it (the alert that is the cause); null when not muted. */
+  muted_by: { kind: "alert"; rule: string; subject: string; fingerprint: string } | null;
+  /** Why it is muted, in words; null when not muted. */
+  reason: string | null;
 }
 
 /** The firing alerts of a stored alert state, sorted by rule then subject (muted ones included). */
@@ -327,6 +345,12 @@ export function firingAlerts(state: AlertState): FiringAlertJson[] {
       severity: a.severity,
       since: new Date(a.since).toISOString(),
       notified: a.notifiedStart,
+      fingerprint: alertFingerprint(a.rule, a.subject),
+      summary: a.detail,
+      last_error: a.lastError ?? null,
+      muted: a.muted,
+      muted_by: a.muted ? (a.mutedBy ?? null) : null,
+      reason: a.muted ? (a.mutedReason ?? (a.mutedBy ? null : "muted")) : null,
     }))
     .sort((a, b) =>
       a.rule === b.rule

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Channel } from "./ports.ts";
-import { sampleNotification } from "./test-doubles.ts";
+import { sampleAlertsNotification, sampleNotification } from "./test-doubles.ts";
 
 export interface ChannelAdapter {
   name: string;
@@ -46,6 +46,29 @@ export function channelContract(adapter: ChannelAdapter): void {
       expect(got).toHaveLength(2);
       expect(got[0]).toContain("queue/one");
       expect(got[1]).toContain("queue/two");
+    });
+
+    it("carries each alert's facts: fingerprint, status, start, end, last error, link, overall status", async () => {
+      await adapter.open("ops").send(sampleAlertsNotification(), never);
+      const got = adapter.delivered().at(-1) ?? "";
+      for (const fact of [
+        "a1b2c3d4e5f60718",
+        "99aa88bb77cc66dd",
+        "2025-01-31T11:40:00.000Z",
+        "2025-01-31T10:00:00.000Z",
+        "2025-01-31T11:55:00.000Z",
+        "AccessDenied: not authorized to perform ec2:DescribeInstances",
+        "https://monitor.example.com/system#collector-config_ec2",
+        "https://monitor.example.com/system#collector-config_ebs",
+        "config_ec2/111111111111/us-east-1",
+        "config_ebs/222222222222/eu-west-1",
+        "3 consecutive failed runs",
+      ]) {
+        expect(got).toContain(fact);
+      }
+      // Each alert's own status, and the overall one (firing: not every alert is resolved).
+      expect(got).toMatch(/firing/i);
+      expect(got).toMatch(/resolved/i);
     });
 
     it("a receiver that is down fails the send with an error that names the channel", async () => {

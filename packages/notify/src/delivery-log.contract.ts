@@ -190,5 +190,33 @@ export function deliveryLogContract(name: string, open: () => Promise<DeliveryLo
       expect(third.channels.every((c) => c.alreadyDelivered)).toBe(true);
       expect([up.sent.length, flaky.sent.length]).toEqual([1, 3]);
     });
+
+    it("records a notification muted, not sent: `muted` comes back after a reopen, and deliver still sends", async () => {
+      const subject = await open();
+      const n = notification(unique("muted"));
+      const held: DeliveryAttempt = {
+        notificationId: n.id,
+        channel: "*",
+        attempt: 0,
+        at: at(0),
+        ok: false,
+        durationMs: 0,
+        muted: {
+          by: "account_no_access|123456789012",
+          reason: "account prod is no_access: its collector failures are held back",
+        },
+      };
+      await subject.log.record(held);
+      expect(await subject.log.attempts(n.id)).toEqual([held]);
+      const log = await subject.reopen();
+      expect(await log.attempts(n.id)).toEqual([held]);
+      // Unmuted later: the same id is sent, as attempt 1 of the channel (the muted record is no attempt).
+      const up = countingChannel("up");
+      const out = await deliver(n, [up], log, { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 });
+      expect(out.delivered).toBe(true);
+      const after = await log.attempts(n.id);
+      expect(after.find((x) => x.channel === "up")).toMatchObject({ attempt: 1, ok: true });
+      expect("muted" in (after.find((x) => x.channel === "up") as DeliveryAttempt)).toBe(false);
+    });
   });
 }

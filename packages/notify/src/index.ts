@@ -23,13 +23,16 @@ export {
 } from "./deliver.ts";
 export type { FetchLike } from "./http.ts";
 export {
+  type AlertStatus,
   type Channel,
   type DeliveryAttempt,
   type DeliveryLog,
   InMemoryDeliveryLog,
   type Notification,
+  type NotificationAlert,
   type NotificationKind,
   type NotificationSource,
+  overallStatus,
   SEVERITIES,
   type Severity,
 } from "./ports.ts";

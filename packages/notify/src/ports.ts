@@ -12,6 +12,43 @@ export type NotificationKind = "firing" | "reminder" | "resolved";
 /** Who produced the notification. Open: new producers may use their own name. */
 export type NotificationSource = "monitor" | "anomaly" | "rule" | (string & {});
 
+/** `firing` while it holds, `resolved` once it ended (Alertmanager's alert `status`). */
+export type AlertStatus = "firing" | "resolved";
+
+/**
+ * One alert of a notification, in the shape of Alertmanager's alert model (labels, annotations,
+ * startsAt/endsAt, generatorURL, fingerprint) plus the facts a person acts on, spelled out.
+ */
+export interface NotificationAlert {
+  /** Stable key of the alert: the same in its firing, reminder and resolved messages. */
+  fingerprint: string;
+  status: AlertStatus;
+  /** What this message says about it: it started, it is still firing, it ended. */
+  kind: NotificationKind;
+  /** ISO 8601: when it started firing (kept across restarts); null when unknown. */
+  startsAt: string | null;
+  /** ISO 8601: when it resolved; null while firing. */
+  endsAt: string | null;
+  severity: Severity;
+  rule: string;
+  subject: string;
+  /** One line for humans. */
+  summary: string;
+  /** The last error text of the failing job behind the alert; null when there is none. */
+  lastError: string | null;
+  /** Where to look: the status page anchored at the subject; null when no public URL is known. */
+  generatorURL: string | null;
+  /** Identifying labels (`alertname` = rule, `severity`, `subject`, …): what an Alertmanager groups on. */
+  labels: Record<string, string>;
+  /** Descriptive annotations (`summary`, `last_error`, …). */
+  annotations: Record<string, string>;
+}
+
+/** `resolved` only when every alert is resolved (none: `firing`, the notification's own kind decides). */
+export function overallStatus(alerts: readonly Pick<NotificationAlert, "status">[]): AlertStatus {
+  return alerts.length > 0 && alerts.every((a) => a.status === "resolved") ? "resolved" : "firing";
+}
+
 export interface Notification {
   /**
    * Idempotency key: the same notification (same alert, same transition or reminder) keeps the same
@@ -31,6 +68,13 @@ export interface Notification {
   text: string;
   /** ISO 8601 time of the event this notification reports. */
   at: string;
+  /**
+   * Overall status: `resolved` only when every alert in `alerts` is resolved (`overallStatus`).
+   * Producers that send alerts set it; absent otherwise.
+   */
+  status?: AlertStatus;
+  /** Each alert the notification is about, with its own status; absent for producers without alerts. */
+  alerts?: NotificationAlert[];
   details?: Record<string, unknown>;
 }
 
@@ -51,6 +95,12 @@ export interface DeliveryAttempt {
   ok: boolean;
   error?: string;
   durationMs: number;
+  /**
+   * Set when the notification was held back by a mute, not sent: then `channel` is `*` (no channel),
+   * `attempt` 0, `ok` false, `durationMs` 0. `by` names what muted it (e.g. the alert
+   * `account_no_access|<account>`), `reason` says why.
+   */
+  muted?: { by: string; reason: string };
 }
 
 /** Where every delivery attempt is recorded. */
@@ -85,10 +135,10 @@ export class InMemoryDeliveryLog implements DeliveryLog {
         this.#byNotification.delete(oldest);
       }
     }
-    list.push({ ...attempt });
+    list.push(structuredClone(attempt));
   }
 
   async attempts(notificationId: string): Promise<DeliveryAttempt[]> {
-    return (this.#byNotification.get(notificationId) ?? []).map((a) => ({ ...a }));
+    return (this.#byNotification.get(notificationId) ?? []).map((a) => structuredClone(a));
   }
 }

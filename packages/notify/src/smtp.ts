@@ -1,6 +1,7 @@
 import nodemailer from "nodemailer";
 import { errorMessage } from "./http.ts";
 import type { Channel, Notification } from "./ports.ts";
+import { alertLines, statusCounts, statusLine } from "./render.ts";
 import { hostProblem } from "./targets.ts";
 
 export interface SmtpChannelOptions {
@@ -18,9 +19,13 @@ export interface SmtpChannelOptions {
   allowPrivateTargets?: boolean;
 }
 
-/** `[severity] rule — subject`, on one line. */
+/**
+ * `[severity] rule — subject`, on one line; a notification with alerts starts with its overall status
+ * (`[RESOLVED]` only when every alert is resolved).
+ */
 export function mailSubject(n: Notification): string {
-  return oneLine(`[${n.severity}] ${n.rule} — ${n.subject}`);
+  const status = n.status === undefined ? "" : `[${n.status.toUpperCase()}] `;
+  return oneLine(`${status}[${n.severity}] ${n.rule} — ${n.subject}`);
 }
 
 export function mailText(n: Notification): string {
@@ -37,6 +42,11 @@ export function mailText(n: Notification): string {
     `At: ${n.at}`,
     `Notification id: ${n.id}`,
   ];
+  const status = statusLine(n);
+  if (status !== null && n.alerts !== undefined) {
+    lines.push("", `Alerts (${statusCounts(n.alerts)}); overall ${status}`);
+    for (const a of n.alerts) lines.push("", ...alertLines(a));
+  }
   if (n.details !== undefined) lines.push("", "Details:", JSON.stringify(n.details, null, 2));
   return `${lines.join("\n")}\n`;
 }

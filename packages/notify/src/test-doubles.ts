@@ -222,3 +222,55 @@ export function sampleNotification(overrides: Partial<Notification> = {}): Notif
     ...overrides,
   };
 }
+
+/**
+ * A notification about two alerts of one rule, one still firing (with a collector's last error) and
+ * one resolved: overall `firing`, each alert with its own status, start, end and link.
+ */
+export function sampleAlertsNotification(overrides: Partial<Notification> = {}): Notification {
+  return sampleNotification({
+    id: "collector_failure:0f1e2d3c4b5a6978",
+    rule: "collector_failure",
+    subject: "2 subjects",
+    severity: "warning",
+    kind: "firing",
+    title: "[warning] collector_failure: 2 alerts (firing, resolved)",
+    text: "firing config_ec2/111111111111/us-east-1: 3 consecutive failed runs: AccessDenied\nresolved config_ebs/222222222222/eu-west-1: 3 consecutive failed runs",
+    status: "firing",
+    alerts: [
+      {
+        fingerprint: "a1b2c3d4e5f60718",
+        status: "firing",
+        kind: "firing",
+        startsAt: "2025-01-31T11:40:00.000Z",
+        endsAt: null,
+        severity: "warning",
+        rule: "collector_failure",
+        subject: "config_ec2/111111111111/us-east-1",
+        summary: "3 consecutive failed runs: AccessDenied",
+        lastError: "AccessDenied: not authorized to perform ec2:DescribeInstances",
+        generatorURL: "https://monitor.example.com/system#collector-config_ec2",
+        labels: { alertname: "collector_failure", severity: "warning" },
+        annotations: { summary: "3 consecutive failed runs: AccessDenied" },
+      },
+      {
+        fingerprint: "99aa88bb77cc66dd",
+        status: "resolved",
+        kind: "resolved",
+        startsAt: "2025-01-31T10:00:00.000Z",
+        endsAt: "2025-01-31T11:55:00.000Z",
+        severity: "warning",
+        rule: "collector_failure",
+        subject: "config_ebs/222222222222/eu-west-1",
+        summary:
+          "collector_failure config_ebs/222222222222/eu-west-1 resolved (was: 3 consecutive failed runs)",
+        lastError: null,
+        generatorURL: "https://monitor.example.com/system#collector-config_ebs",
+        labels: { alertname: "collector_failure", severity: "warning" },
+        annotations: { summary: "resolved" },
+      },
+    ],
+    details: undefined,
+    ...overrides,
+  });
+}

@@ -1,3 +1,4 @@
+export { notificationIntentId } from "./intent-id.ts";
 export * from "./rules.ts";
 export * from "./state-machine.ts";
 export * from "./types.ts";

@@ -9,7 +9,14 @@ import type { CollectorHealth } from "../health.ts";
 import type { AccountRecord, EpochMs } from "../records.ts";
 import { CONSECUTIVE_FAILURES_THRESHOLD } from "../records.ts";
 import type { AlertState } from "./state-machine.ts";
-import { type AlertRule, alertKey, type Condition, RULE_SEVERITY } from "./types.ts";
+import {
+  type AlertRule,
+  alertFingerprint,
+  alertKey,
+  type Condition,
+  type MutedBy,
+  RULE_SEVERITY,
+} from "./types.ts";
 
 /** Disk fires strictly above this ratio... */
 export const DISK_FIRE_ABOVE = 0.8;
@@ -41,6 +48,19 @@ export interface AlertInput {
   dead_letter_unread?: string | null;
   /** Used / total disk of the analytics DB, 0..1; null when unknown (keeps the previous status). */
   disk_used_ratio: number | null;
+  /**
+   * The error text of each collector's latest run when that run failed (by collector name), for the
+   * `collector_stale` alert's last error. Absent: not known.
+   */
+  collector_last_errors?: Readonly<Record<string, string>>;
+}
+
+/** What an alert carries besides its detail: why it is muted, the collector's last error. */
+interface Extra {
+  muted?: boolean;
+  mutedBy?: MutedBy | null;
+  mutedReason?: string | null;
+  lastError?: string | null;
 }
 
 /**
@@ -49,7 +69,8 @@ export interface AlertInput {
  */
 export function evaluateConditions(input: AlertInput, now: EpochMs, previous?: AlertState): Condition[] {
   const out: Condition[] = [];
-  const add = (rule: AlertRule, subject: string, detail: string, muted = false): void => {
+  const add = (rule: AlertRule, subject: string, detail: string, extra: Extra = {}): void => {
+    const muted = extra.muted ?? false;
     out.push({
       key: alertKey(rule, subject),
       rule,
@@ -57,6 +78,9 @@ export function evaluateConditions(input: AlertInput, now: EpochMs, previous?: A
       severity: RULE_SEVERITY[rule],
       detail,
       muted,
+      ...(muted && extra.mutedBy != null ? { mutedBy: extra.mutedBy } : {}),
+      ...(muted && extra.mutedReason != null ? { mutedReason: extra.mutedReason } : {}),
+      ...(extra.lastError != null && extra.lastError !== "" ? { lastError: extra.lastError } : {}),
       at: now,
     });
   };
@@ -77,16 +101,29 @@ export function evaluateConditions(input: AlertInput, now: EpochMs, previous?: A
     if (s.consecutive_failures < CONSECUTIVE_FAILURES_THRESHOLD || waiting.has(s.collector)) continue;
     const subject = `${s.collector}/${s.cloud_account_id}/${s.cloud_region}`;
     const err = s.last_error === "" ? "" : `: ${s.last_error}`;
-    add(
-      "collector_failure",
-      subject,
-      `${s.consecutive_failures} consecutive failed runs${err}`,
-      noAccess.has(s.cloud_account_id),
-    );
+    const cause = noAccess.get(s.cloud_account_id);
+    add("collector_failure", subject, `${s.consecutive_failures} consecutive failed runs${err}`, {
+      lastError: s.last_error,
+      ...(cause === undefined
+        ? {}
+        : {
+            muted: true,
+            mutedBy: {
+              kind: "alert",
+              rule: "account_no_access",
+              subject: s.cloud_account_id,
+              fingerprint: alertFingerprint("account_no_access", s.cloud_account_id),
+            },
+            mutedReason: `${cause}: its collector failures are a symptom of that (alert account_no_access ${s.cloud_account_id}), held back while it fires`,
+          }),
+    });
   }
 
   for (const c of input.collectors) {
-    if (c.health === "red") add("collector_stale", c.name, c.reasons[0] ?? "stale");
+    if (c.health === "red") {
+      const lastError = c.status === "failed" ? (input.collector_last_errors?.[c.name] ?? null) : null;
+      add("collector_stale", c.name, c.reasons[0] ?? "stale", { lastError });
+    }
   }
 
   for (const a of input.unscanned) {
@@ -110,7 +147,7 @@ export function evaluateConditions(input: AlertInput, now: EpochMs, previous?: A
         "dead_letter_queue",
         a.subject,
         `dead-letter queue ${a.subject}: depth unknown (${unread}); last read held messages`,
-        a.muted,
+        { muted: a.muted, mutedBy: a.mutedBy ?? null, mutedReason: a.mutedReason ?? null },
       );
     }
   }

@@ -6,7 +6,7 @@
  */
 import { type EpochMs, HOUR_MS, MINUTE_MS } from "../records.ts";
 import { notificationIntentId } from "./intent-id.ts";
-import type { AlertRule, Condition, Severity } from "./types.ts";
+import { type AlertRule, alertFingerprint, type Condition, type MutedBy, type Severity } from "./types.ts";
 
 export type AlertStatus = "firing" | "resolved";
 export type NotificationKind = "start" | "reminder" | "resolve";
@@ -38,6 +38,19 @@ export interface AlertRecord {
   /** Firing episodes so far; a re-fire after a resolve starts a new episode. */
   episode: number;
   muted: boolean;
+  /** What holds it back, while muted (absent in states saved before it existed). */
+  mutedBy?: MutedBy | null;
+  /** Why it is muted, in words, while muted. */
+  mutedReason?: string | null;
+  /** Its being held back was reported (`StepResult.muted`) in this episode; reset when unmuted. */
+  mutedNoted?: boolean;
+  /**
+   * When the current (or, once resolved, the last) firing episode started: the notifications'
+   * `startsAt`, kept across restarts. Absent in states saved before it existed.
+   */
+  startedAt?: EpochMs;
+  /** The last error text of the failing collector behind it, when known. */
+  lastError?: string | null;
   /** A start notification of this episode was emitted (it may have reached someone). */
   startEmitted: boolean;
   /** The start notification of this episode was confirmed delivered. */
@@ -55,6 +68,34 @@ export interface IntentItem {
   kind: NotificationKind;
   episode: number;
   detail: string;
+  /** `alertFingerprint(rule, subject)`: the same in the alert's firing, reminder and resolve items. */
+  fingerprint: string;
+  /** When the episode started firing (null: unknown, an alert stored before this was kept). */
+  startsAt: EpochMs | null;
+  /** When it resolved (resolve items only; null otherwise). */
+  endsAt: EpochMs | null;
+  /** The last error text of the failing collector behind the alert, when known. */
+  lastError: string | null;
+}
+
+/**
+ * A firing alert that owes a notification but is muted: reported once per episode (again after it was
+ * unmuted and muted again), so the caller can record that it was held back, not sent.
+ */
+export interface MutedNotice {
+  /** The id its notification would have had (the same id a later, unmuted start of it alone gets). */
+  id: string;
+  key: string;
+  rule: AlertRule;
+  subject: string;
+  severity: Severity;
+  kind: "start" | "reminder";
+  episode: number;
+  fingerprint: string;
+  startsAt: EpochMs | null;
+  detail: string;
+  mutedBy: MutedBy | null;
+  reason: string | null;
 }
 
 /** One notification to send: all owed items of one rule in one step. */
@@ -94,6 +135,8 @@ export interface StepResult {
   state: AlertState;
   flips: Flip[];
   notifications: NotificationIntent[];
+  /** Alerts held back by a mute in this step (record them: muted, not sent). */
+  muted: MutedNotice[];
 }
 
 export function emptyState(): AlertState {
@@ -150,6 +193,11 @@ export function step(previous: AlertState, conditions: readonly Condition[], now
         since: now,
         episode: (a?.episode ?? 0) + 1,
         muted: c.muted,
+        mutedBy: c.muted ? (c.mutedBy ?? null) : null,
+        mutedReason: c.muted ? (c.mutedReason ?? null) : null,
+        mutedNoted: false,
+        startedAt: now,
+        lastError: c.lastError ?? null,
         startEmitted: false,
         notifiedStart: false,
         notifiedResolve: false,
@@ -160,14 +208,45 @@ export function step(previous: AlertState, conditions: readonly Condition[], now
     } else {
       a.detail = c.detail;
       a.muted = c.muted;
+      a.mutedBy = c.muted ? (c.mutedBy ?? null) : null;
+      a.mutedReason = c.muted ? (c.mutedReason ?? null) : null;
+      if (!c.muted) a.mutedNoted = false;
+      a.startedAt ??= a.since;
+      // A round that does not know the error (another run is the collector's latest) keeps the last one.
+      a.lastError = c.lastError ?? a.lastError ?? null;
     }
   }
   for (const key of Object.keys(state.alerts).sort(byKey)) {
     const a = state.alerts[key] as AlertRecord;
     if (a.status !== "firing" || holding.has(key)) continue;
+    a.startedAt ??= a.since;
     a.status = "resolved";
     a.since = now;
     flips.push(flip(key, a, "firing", "resolved", now, a.muted));
+  }
+
+  // Muted alerts that would owe a notification: reported once per episode (and after an unmute).
+  const muted: MutedNotice[] = [];
+  for (const key of Object.keys(state.alerts).sort(byKey)) {
+    const a = state.alerts[key] as AlertRecord;
+    if (a.status !== "firing" || !a.muted || a.mutedNoted === true) continue;
+    const kind = a.notifiedStart ? "reminder" : "start";
+    const about = kind === "reminder" ? (a.lastNotifiedAt ?? a.since) : a.since;
+    a.mutedNoted = true;
+    muted.push({
+      id: notificationIntentId(a.rule, [`${key}|${kind}|${a.episode}|${about}`]),
+      key,
+      rule: a.rule,
+      subject: a.subject,
+      severity: a.severity,
+      kind,
+      episode: a.episode,
+      fingerprint: alertFingerprint(a.rule, a.subject),
+      startsAt: a.startedAt ?? a.since,
+      detail: a.detail,
+      mutedBy: a.mutedBy ?? null,
+      reason: a.mutedReason ?? null,
+    });
   }
 
   // Owed items, grouped per rule; an item in backoff (or in flight) waits for its nextAttemptAt.
@@ -194,7 +273,17 @@ export function step(previous: AlertState, conditions: readonly Condition[], now
     };
     if (kind === "start") a.startEmitted = true;
     const items = groups.get(a.rule) ?? [];
-    items.push({ key, subject: a.subject, kind, episode: a.episode, detail: a.detail });
+    items.push({
+      key,
+      subject: a.subject,
+      kind,
+      episode: a.episode,
+      detail: a.detail,
+      fingerprint: alertFingerprint(a.rule, a.subject),
+      startsAt: a.startedAt ?? (a.status === "firing" ? a.since : null),
+      endsAt: a.status === "resolved" ? a.since : null,
+      lastError: a.lastError ?? null,
+    });
     groups.set(a.rule, items);
     // The instant the item is about: the status change (start, resolve) or, for a reminder, the
     // delivery it counts from. Stable while the item is retried; new for the next reminder.
@@ -226,7 +315,7 @@ export function step(previous: AlertState, conditions: readonly Condition[], now
     state.outbox[intent.id] = intent;
     notifications.push(structuredClone(intent));
   }
-  return { state, flips, notifications };
+  return { state, flips, notifications, muted };
 }
 
 function flip(

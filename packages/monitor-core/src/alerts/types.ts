@@ -3,6 +3,7 @@
  * JSON: the state is persisted as-is and loaded again after a restart.
  */
 import type { EpochMs } from "../records.ts";
+import { hash64 } from "./intent-id.ts";
 
 export const ALERT_RULES = [
   "collector_failure",
@@ -30,6 +31,67 @@ export function alertKey(rule: AlertRule, subject: string): string {
   return `${rule}|${subject}`;
 }
 
+/**
+ * The stable key of one alert in notifications (Alertmanager's `fingerprint`): 16 hex digits, a hash of
+ * rule and subject, so the firing, reminder and resolved messages of an alert (any episode) share it.
+ */
+export function alertFingerprint(rule: AlertRule, subject: string): string {
+  return hash64(alertKey(rule, subject));
+}
+
+/** The collector of a `collector_failure` subject (`collector/account/region`). */
+export function failureSubjectParts(subject: string): { collector: string; account: string; region: string } {
+  const parts = subject.split("/");
+  if (parts.length < 3) return { collector: subject, account: "", region: "" };
+  return {
+    collector: parts.slice(0, -2).join("/"),
+    account: parts.at(-2) as string,
+    region: parts.at(-1) as string,
+  };
+}
+
+/**
+ * The id of the element of the `/system` page that shows an alert's subject (the fragment of its
+ * link, before percent-encoding): `collector-<name>` (collector failures and staleness),
+ * `account-<id>`, `queue-<name>`, `analytics-db` (disk).
+ */
+export function alertAnchor(rule: AlertRule, subject: string): string {
+  switch (rule) {
+    case "collector_failure":
+      return `collector-${failureSubjectParts(subject).collector}`;
+    case "collector_stale":
+      return `collector-${subject}`;
+    case "account_no_access":
+    case "account_unscanned":
+      return `account-${subject}`;
+    case "dead_letter_queue":
+      return `queue-${subject}`;
+    case "disk_high":
+      return "analytics-db";
+  }
+}
+
+/** `<base>/system#<anchor>`; null without a base URL. A trailing `/` of the base is dropped. */
+export function alertLink(
+  publicUrl: string | null | undefined,
+  rule: AlertRule,
+  subject: string,
+): string | null {
+  if (publicUrl === null || publicUrl === undefined || publicUrl.trim() === "") return null;
+  return `${publicUrl.trim().replace(/\/+$/, "")}/system#${encodeURIComponent(alertAnchor(rule, subject))}`;
+}
+
+/**
+ * What holds an alert back (Alertmanager: an inhibition; issue 18 adds silences). `alert`: another
+ * alert is the cause, e.g. an account in `no_access` mutes the collector failures in that account.
+ */
+export interface MutedBy {
+  kind: "alert";
+  rule: AlertRule;
+  subject: string;
+  fingerprint: string;
+}
+
 /** A rule that holds at `at` for one subject. Absence of a condition means "not firing". */
 export interface Condition {
   key: string;
@@ -41,5 +103,11 @@ export interface Condition {
   detail: string;
   /** Muted alerts keep their state but never notify or remind. */
   muted: boolean;
+  /** Why muted: what holds it back (null or absent when not muted). */
+  mutedBy?: MutedBy | null;
+  /** Why muted, in words (null or absent when not muted). */
+  mutedReason?: string | null;
+  /** The last error text of the failing collector behind the alert, when there is one. */
+  lastError?: string | null;
   at: EpochMs;
 }
