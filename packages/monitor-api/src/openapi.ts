@@ -175,6 +175,62 @@ export const monitorOpenApiDocument = {
           new_until: { type: "string", format: "date-time" },
         },
       },
+      MutedBy: {
+        type: "object",
+        required: ["kind", "rule", "subject", "fingerprint"],
+        description:
+          "What holds a muted alert back: another alert that is its cause (kind alert; e.g. an account in no_access mutes the collector failures in it).",
+        properties: {
+          kind: { enum: ["alert"] },
+          rule: { type: "string" },
+          subject: { type: "string" },
+          fingerprint: { type: "string", pattern: "^[0-9a-f]{16}$" },
+        },
+      },
+      Alert: {
+        type: "object",
+        required: [
+          "rule",
+          "subject",
+          "severity",
+          "since",
+          "notified",
+          "fingerprint",
+          "summary",
+          "last_error",
+          "muted",
+          "muted_by",
+          "reason",
+        ],
+        description:
+          "A firing alert of the alert engine's stored state, muted ones included (docs/monitor-alerts.md).",
+        properties: {
+          rule: { type: "string" },
+          subject: { type: "string" },
+          severity: { enum: ["warning", "critical"] },
+          since: { type: "string", format: "date-time", description: "When it started firing." },
+          notified: { type: "boolean", description: "Its start notification was confirmed delivered." },
+          fingerprint: {
+            type: "string",
+            pattern: "^[0-9a-f]{16}$",
+            description: "The stable key its notifications carry (a hash of rule and subject).",
+          },
+          summary: { type: "string", description: "One line: why it fires." },
+          last_error: {
+            type: ["string", "null"],
+            description: "The last error text of the failing collector behind it; null when none is known.",
+          },
+          muted: {
+            type: "boolean",
+            description: "Held back: stored and shown here, never notified while muted.",
+          },
+          muted_by: { oneOf: [ref("MutedBy"), { type: "null" }] },
+          reason: {
+            type: ["string", "null"],
+            description: "Why it is muted, in words; null when not muted.",
+          },
+        },
+      },
       Status: {
         type: "object",
         required: ["collectors", "accounts", "analytics_db"],
@@ -191,7 +247,7 @@ export const monitorOpenApiDocument = {
           unscanned_accounts: { type: "array", items: { type: "object" } },
           new_accounts: { type: "array", items: ref("NewAccount") },
           warnings: { type: "array", items: { type: "object" } },
-          alerts: { type: "array", items: { type: "object" } },
+          alerts: { type: "array", items: ref("Alert") },
           queues: { type: "array", items: { type: "object" } },
           triage: {
             type: "array",

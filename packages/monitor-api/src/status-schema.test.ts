@@ -1,7 +1,8 @@
 // The status body, as served, matches the Status schema of /api/system/openapi.json: the schema is
 // checked against real answers (a fresh monitor whose collectors are new, and one with runs).
-import { InMemoryCollectorRegistry } from "@svcmon/core";
+import { emptyState, evaluateConditions, InMemoryCollectorRegistry, step } from "@svcmon/core";
 import type { ClickHouseRunStore } from "@svcmon/monitor-clickhouse";
+import { firingAlerts } from "@svcmon/monitor-runtime";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, MIN, makeApp, openTempStore, runAt } from "./test-support.ts";
@@ -49,5 +50,47 @@ describe("the status body and its OpenAPI schema", () => {
     const body = (await call(app, "GET", "/api/system/status")).body;
     const validate = await validator();
     expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
+  });
+
+  it("alerts, a muted one included, match the Alert schema: muted, what mutes it and why", async () => {
+    // An account in no_access mutes the collector failures in it (the state the alert engine stores).
+    const conditions = evaluateConditions(
+      {
+        collectors: [],
+        streaks: [
+          {
+            collector: "config_ec2",
+            cloud_account_id: "111111111111",
+            cloud_region: "us-east-1",
+            consecutive_failures: 3,
+            last_success_at: null,
+            last_error: "AssumeRole denied",
+          },
+        ],
+        accounts: [
+          { account_id: "111111111111", account_name: "legacy", svc_status: "no_access", updated_at: NOW },
+        ],
+        unscanned: [],
+        dead_letter_queues: [],
+        disk_used_ratio: null,
+      },
+      NOW,
+    );
+    const { state } = step(emptyState(), conditions, NOW);
+    const app = makeApp({ store, now: () => NOW, alerts: async () => firingAlerts(state) });
+    const body = (await call(app, "GET", "/api/system/status")).body;
+    const validate = await validator();
+    expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
+    const muted = body.alerts.find((a: { rule: string }) => a.rule === "collector_failure");
+    expect(muted).toMatchObject({
+      subject: "config_ec2/111111111111/us-east-1",
+      muted: true,
+      muted_by: { kind: "alert", rule: "account_no_access", subject: "111111111111" },
+      last_error: "AssumeRole denied",
+    });
+    expect(muted.reason).toMatch(/^account legacy is no_access/);
+    // The schema requires the muting fields.
+    const { reason: _drop, ...withoutReason } = muted;
+    expect(validate({ ...body, alerts: [withoutReason] })).toBe(false);
   });
 });

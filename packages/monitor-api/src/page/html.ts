@@ -34,6 +34,7 @@ tr.unreadable td { color:var(--warn); font-weight:600; background:#fff8c5; }
 .panel { background:#fff; border:1px solid var(--line); border-radius:6px; padding:.75rem; }
 .problem { background:#ffebe9; color:#82071e; border:1px solid var(--bad); border-radius:6px; padding:.5rem .75rem; margin:.5rem 0; font-weight:600; }
 .stale { opacity:.75; }
+.linked { outline:3px solid #0969da; outline-offset:2px; }
 .stale-note { color:var(--bad); font-weight:600; }
 svg.spark { display:block; margin-top:.35rem; }
 .cost-warning { background:#fff8c5; border:1px solid var(--warn); border-radius:6px; padding:.5rem .75rem; margin:.5rem 0; }
@@ -90,7 +91,7 @@ export function systemPage(nonce: string): string {
 <section aria-labelledby="h-triage" id="triage-section" hidden><h2 id="h-triage">Needs attention</h2><div id="triage"></div></section>
 <section aria-labelledby="h-collectors"><h2 id="h-collectors">Collectors</h2><p id="overall"></p><div id="collectors" class="grid"><p class="muted">Loading…</p></div></section>
 <section aria-labelledby="h-accounts"><h2 id="h-accounts">Account coverage</h2><div id="accounts"></div></section>
-<section aria-labelledby="h-db"><h2 id="h-db">Analytics database</h2><div id="db" class="panel"></div></section>
+<section aria-labelledby="h-db" id="analytics-db"><h2 id="h-db">Analytics database</h2><div id="db" class="panel"></div></section>
 <section aria-labelledby="h-queues"><h2 id="h-queues">Message queues</h2><div id="queues" class="panel"></div></section>
 <section aria-labelledby="h-alerts"><h2 id="h-alerts">Firing alerts</h2><div id="alerts" class="panel"></div></section>
 <section aria-labelledby="h-cost" id="own-cost-section" hidden><h2 id="h-cost">Own cost</h2><div id="own-cost" class="panel"></div></section>
@@ -108,7 +109,7 @@ const REFRESH_MS = 10000;
 const WORDS = { new: "Waiting", green: "Healthy", amber: "Degraded", red: "Unhealthy" };
 const OVERALL = { new: "Waiting for the collectors' first runs", green: "Healthy", amber: "Degraded", red: "Unhealthy" };
 const ATTENTION = { no_access: "no access: role assumption fails", pending_setup: "pending setup" };
-let last = null, lastFailures = null, lastAt = null, timer = null;
+let last = null, lastFailures = null, lastAt = null, timer = null, scrolled = false;
 
 function h(tag, attrs, ...kids) {
   const el = document.createElement(tag);
@@ -143,7 +144,7 @@ function renderCollectors(st, fl) {
   const cards = (st.collectors || []).map((c) => {
     const f = byName.get(c.name), lr = f && f.latest_run;
     const word = WORDS[c.health] || c.health;
-    const card = h("article", { class: "card " + c.health, "aria-labelledby": "c-" + c.name },
+    const card = h("article", { class: "card " + c.health, "aria-labelledby": "c-" + c.name, id: "collector-" + c.name },
       h("h3", { id: "c-" + c.name }, c.name),
       h("span", { class: "badge " + c.health }, word),
       kv([
@@ -220,14 +221,20 @@ function renderAccounts(st) {
   const un = st.unscanned_accounts || [];
   const unEl = un.length
     ? h("div", {}, h("h3", {}, "Active accounts not scanned in 24 hours (" + un.length + ")"),
-        h("ul", {}, un.map((u) => h("li", { class: "err" }, (u.account_name || "") + " (" + u.account_id + "): last scanned " + fmtTime(u.last_scanned_at)))))
+        h("ul", {}, un.map((u) => h("li", { class: "err", id: "account-" + u.account_id }, (u.account_name || "") + " (" + u.account_id + "): last scanned " + fmtTime(u.last_scanned_at)))))
     : h("p", { class: "muted" }, "Every active account was scanned in the last 24 hours" + ((st.new_accounts || []).length ? ", or is waiting for its first scan." : "."));
   const fresh = st.new_accounts || [];
   const newEl = fresh.length
     ? h("div", { id: "new-accounts" }, h("h3", {}, "Waiting for their first scan (" + fresh.length + ")"),
-        h("ul", {}, fresh.map((a) => h("li", {}, (a.account_name || "") + " (" + a.account_id + "): active since " + fmtTime(a.first_active_at) + "; unscanned if not scanned by " + fmtTime(a.new_until)))))
+        h("ul", {}, fresh.map((a) => h("li", { id: "account-" + a.account_id }, (a.account_name || "") + " (" + a.account_id + "): active since " + fmtTime(a.first_active_at) + "; unscanned if not scanned by " + fmtTime(a.new_until)))))
     : null;
-  document.getElementById("accounts").replaceChildren(table, unEl, ...(newEl ? [newEl] : []));
+  // Accounts that need attention (no_access, pending_setup), each an anchor alert links can point at.
+  const attention = (st.warnings || []).filter((w) => w.kind === "account");
+  const attEl = attention.length
+    ? h("div", { id: "accounts-attention" }, h("h3", {}, "Accounts needing attention (" + attention.length + ")"),
+        h("ul", {}, attention.map((w) => h("li", { class: "err", id: "account-" + w.subject }, w.message + " (" + w.subject + ")"))))
+    : null;
+  document.getElementById("accounts").replaceChildren(table, ...(attEl ? [attEl] : []), unEl, ...(newEl ? [newEl] : []));
 }
 
 function renderDb(st) {
@@ -279,11 +286,12 @@ function renderQueues(st) {
   if (st.queues_error) parts.push(h("p", { class: "err", id: "queues-error" }, "Queue health unavailable: " + st.queues_error));
   if (q.length === 0) { box.replaceChildren(...parts, h("p", {}, "No queue configured")); return; }
   const count = (v) => (v === null || v === undefined) ? "unknown" : String(v);
-  const rows = q.map((x) => h("tr", { class: x.status === "dead_letters" ? "attention" : x.status === "unreadable" ? "unreadable" : "", "data-queue": x.name },
+  const rows = q.map((x) => h("tr", { class: x.status === "dead_letters" ? "attention" : x.status === "unreadable" ? "unreadable" : "", "data-queue": x.name, id: "queue-" + x.name },
     h("th", { scope: "row" }, x.name),
     h("td", {}, count(x.depth)),
     h("td", {}, count(x.in_flight)),
-    h("td", {}, x.dead_letter_queue || (x.status === "unreadable" ? "unknown" : "none")),
+    // The dead-letter alert's subject is the dead-letter queue: its own anchor (a failure queue is its row).
+    h("td", {}, x.dead_letter_queue && x.dead_letter_queue !== x.name ? h("span", { id: "queue-" + x.dead_letter_queue }, x.dead_letter_queue) : (x.dead_letter_queue || (x.status === "unreadable" ? "unknown" : "none"))),
     h("td", {}, x.dead_letter_queue ? count(x.dead_letter_depth) : (x.status === "unreadable" ? "unknown" : "no dead-letter queue")),
     h("td", {}, h("span", { class: "badge " + (QUEUE_COLOUR[x.status] || "amber") }, QUEUE_WORDS[x.status] || String(x.status)), queueDetail(x))));
   parts.push(h("table", {}, h("caption", { class: "sr-only" }, "Message queues: depth and dead-letter queue depth (expected 0)"),
@@ -299,9 +307,16 @@ function renderAlerts(st) {
   box.replaceChildren(h("ul", {}, a.map((x) => {
     if (typeof x !== "object" || x === null) return h("li", {}, String(x));
     const sev = x.severity || "unknown";
-    return h("li", { class: sev === "critical" ? "err" : "" },
+    // A muted alert is listed, marked and explained: held back, not notified (docs/monitor-page.md).
+    const mutedBy = x.muted_by ? x.muted_by.rule + " " + x.muted_by.subject : null;
+    return h("li", { class: x.muted ? "muted muted-alert" : sev === "critical" ? "err" : "", id: x.fingerprint ? "alert-" + x.fingerprint : undefined, "data-muted": x.muted ? "true" : undefined },
+      x.muted ? h("span", { class: "badge new" }, "Muted") : null, x.muted ? " " : null,
       h("strong", {}, sev.toUpperCase() + ": "), (x.rule || x.alert || x.kind || "alert") + (x.subject ? " — " + x.subject : ""),
-      x.since ? " (since " + fmtTime(x.since) + ")" : "", x.notified === false ? " · not yet notified" : "",
+      x.since ? " (since " + fmtTime(x.since) + ")" : "",
+      x.muted ? " · muted, not notified" + (mutedBy ? " (muted by " + mutedBy + ")" : "") + (x.reason ? ": " + x.reason : "")
+        : x.notified === false ? " · not yet notified" : "",
+      x.summary ? h("div", {}, x.summary) : null,
+      x.last_error ? h("div", { class: "err" }, "Last error: " + x.last_error) : null,
       x.message ? " · " + x.message : "");
   })));
 }
@@ -396,6 +411,15 @@ async function refresh() {
   live.setAttribute("aria-busy", "false");
   // Render marker (npm run bench times navigation → first render of fresh status data by it).
   if (st.status === "fulfilled") document.body.dataset.loaded = lastAt.toISOString();
+  // A notification's link (/system#collector-…, #account-…, #queue-…, #analytics-db): the element
+  // exists only once the data is rendered, so scroll to it then (once).
+  if (st.status === "fulfilled" && !scrolled && location.hash.length > 1) {
+    scrolled = true;
+    let id = location.hash.slice(1);
+    try { id = decodeURIComponent(id); } catch (e) {}
+    const target = document.getElementById(id);
+    if (target) { target.scrollIntoView(); target.classList.add("linked"); }
+  }
   timer = setTimeout(refresh, REFRESH_MS);
 }
 
