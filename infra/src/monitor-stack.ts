@@ -267,6 +267,8 @@ export class MonitorStack extends Stack {
         // The dead-letter alert reads the queues as the status page does.
         MONITOR_SQS_QUEUE_URLS: this.eventQueue.queueUrl,
         ALERT_WEBHOOK_URL: alertWebhookUrl.valueAsString,
+        // Notifications link to <this>/system#<subject> unless MONITOR_PUBLIC_URL (a custom domain) is set.
+        MONITOR_STATUS_URL: statusUrl.url,
       },
       secretEnvironment: { ...clickHouseEnv, ALERT_CONFIG_JSON: { secret: alertChannels } },
       logRetention: logs.RetentionDays.ONE_MONTH,

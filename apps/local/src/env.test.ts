@@ -36,6 +36,7 @@ describe("readConfig", () => {
       alertChannels: [],
       alertConfigFile: null,
       alertIntervalMs: 60_000,
+      publicUrl: null,
     });
     expect(c.adminToken.length).toBeGreaterThanOrEqual(16);
   });
@@ -60,6 +61,10 @@ describe("readConfig", () => {
       'AUTO_REGISTER_INTERVAL_MINUTES must be whole minutes from 1 to 525600 (got "1d")',
     ],
     [{ MAX_CLOCK_SKEW_S: "-5" }, 'MAX_CLOCK_SKEW_S must be whole seconds ≥ 0 (got "-5")'],
+    [
+      { MONITOR_PUBLIC_URL: "monitor.example.com" },
+      'MONITOR_PUBLIC_URL must be an http or https URL, got "monitor.example.com"',
+    ],
   ])("refuses %o with one line naming the variable", (env, message) => {
     expect(error(env)).toBe(message);
   });
@@ -88,6 +93,13 @@ describe("readConfig", () => {
       autoRegister: { enabled: false, expected_interval_minutes: 60, freshness_threshold_minutes: 180 },
       maxClockSkewMs: 30_000,
     });
+  });
+
+  it("MONITOR_PUBLIC_URL is the base of the notifications' /system links; blank is unset", () => {
+    expect(config({ MONITOR_PUBLIC_URL: " https://monitor.example.com/ " }).publicUrl).toBe(
+      "https://monitor.example.com/",
+    );
+    expect(config({ MONITOR_PUBLIC_URL: " " }).publicUrl).toBeNull();
   });
 });
 

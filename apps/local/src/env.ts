@@ -40,6 +40,11 @@ export interface LocalConfig {
   /** ALERT_EVAL_INTERVAL_S in milliseconds. */
   alertIntervalMs: number;
   /**
+   * MONITOR_PUBLIC_URL: the base URL people reach the stack at; notifications link to
+   * `<it>/system#<subject>`. Null (unset): the stack's own URL is used.
+   */
+  publicUrl: string | null;
+  /**
    * TRUST_PROXY=1: the stack runs behind a proxy that sets `X-Forwarded-For` and `X-Forwarded-Proto`
    * (TLS terminated there), so those headers name the client and the scheme. Off by default: a
    * client could otherwise pick its own address and dodge the failed-login throttle.
@@ -117,6 +122,10 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
     return { ok: false, error: sessionKeys.errors.map((e) => `${e.path} ${e.message}`).join("; ") };
   const alerts = readAlertChannels(env);
   if (!alerts.ok) return alerts;
+  const publicUrl = env.MONITOR_PUBLIC_URL?.trim() ?? "";
+  if (publicUrl !== "" && !isHttpUrl(publicUrl)) {
+    return { ok: false, error: `MONITOR_PUBLIC_URL must be an http or https URL, got "${publicUrl}"` };
+  }
   let alertIntervalMs: number;
   try {
     alertIntervalMs = alertIntervalFromEnv(env);
@@ -143,6 +152,7 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
       alertChannels: alerts.channels,
       alertConfigFile: alerts.file,
       alertIntervalMs,
+      publicUrl: publicUrl === "" ? null : publicUrl,
       trustProxy,
       apiBodyLimits,
       monitorMaxBodyBytes: rawMonitorBody === "" ? undefined : Number(rawMonitorBody),
@@ -196,4 +206,13 @@ export function configFrom(env: NodeJS.ProcessEnv): LocalConfig {
   const parsed = readConfig(env);
   if (!parsed.ok) throw new Error(parsed.error);
   return parsed.config;
+}
+
+function isHttpUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return u.protocol === "http:" || u.protocol === "https:";
+  } catch {
+    return false;
+  }
 }

@@ -255,6 +255,7 @@ export async function startStack(
   // ALERT_WEBHOOK_URL (validated by readConfig). Every delivery attempt is kept in the database, so a
   // restart does not send a notification again to a channel that already accepted it.
   const channels = createChannels(config.alertChannels);
+  let ownUrl: string | null = null;
   const alerts = new AlertEngine({
     store: runStore,
     registry,
@@ -264,6 +265,8 @@ export async function startStack(
     now: monitorNow,
     intervalMs: config.alertIntervalMs,
     queues: queueHealth,
+    // Notifications link to /system: MONITOR_PUBLIC_URL, else this stack's own URL once it listens.
+    publicUrl: () => config.publicUrl ?? ownUrl,
     log: {
       info: (msg, fields) => log.info(msg, { component: "alerts", ...fields }),
       warn: (msg, fields) => log.warn(msg, { component: "alerts", ...fields }),
@@ -344,6 +347,7 @@ export async function startStack(
   server.on("clientError", answerClientError);
   const address = server.address() as AddressInfo;
   const url = `http://${config.host}:${address.port}`;
+  ownUrl = url;
   // svcmon run --data-dir finds this process (and its API) through it.
   writeStackFile(config.dataDir, {
     url: localUrl(config.host, address.port),

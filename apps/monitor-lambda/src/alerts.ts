@@ -30,6 +30,8 @@ export interface AlertsDeps {
   now: () => number;
   /** The event queue's health, for the dead-letter rule. */
   queues?: QueueHealthRead;
+  /** Base of the notifications' /system links (`alertsFromEnv`); null: no link. */
+  publicUrl?: string | null;
 }
 
 export interface AlertsTickSummary {
@@ -51,6 +53,7 @@ export function createAlertEngine(deps: AlertsDeps): AlertEngine {
     now: deps.now,
     log: deps.log,
     ...(deps.queues === undefined ? {} : { queues: deps.queues }),
+    publicUrl: deps.publicUrl ?? null,
   });
 }
 
@@ -71,7 +74,7 @@ export function createAlertsHandler(deps: AlertsDeps): () => Promise<AlertsTickS
 
 const deployed = once(async () => {
   const env = process.env;
-  const { channels } = orThrow("svcmon-alerts", alertsFromEnv(env));
+  const { channels, publicUrl } = orThrow("svcmon-alerts", alertsFromEnv(env));
   const queues = queueHealthFromEnv("svcmon-alerts", env);
   const store = openStore(orThrow("svcmon-alerts", clickHouseFromEnv(env)));
   await store.migrate();
@@ -82,6 +85,7 @@ const deployed = once(async () => {
     channels: createChannels(channels),
     log,
     now: Date.now,
+    publicUrl,
     ...(queues === undefined ? {} : { queues }),
   });
 });

@@ -165,12 +165,32 @@ describe("alertsFromEnv", () => {
           { type: "webhook", name: "pager", url: "https://pager.example/hook" },
           { type: "webhook", name: "alert-webhook-url", url: "https://alerts.example/in" },
         ],
+        publicUrl: null,
       },
     });
   });
 
+  it("the notifications' /system links: MONITOR_PUBLIC_URL, else the status function's URL, else none", () => {
+    const fnUrl = "https://abc123.lambda-url.eu-west-1.on.aws/";
+    expect(alertsFromEnv({ MONITOR_STATUS_URL: fnUrl })).toMatchObject({
+      ok: true,
+      value: { publicUrl: fnUrl },
+    });
+    expect(
+      alertsFromEnv({ MONITOR_STATUS_URL: fnUrl, MONITOR_PUBLIC_URL: "https://monitor.example.com" }),
+    ).toMatchObject({ ok: true, value: { publicUrl: "https://monitor.example.com" } });
+    expect(alertsFromEnv({})).toMatchObject({ ok: true, value: { publicUrl: null } });
+    expect(alertsFromEnv({ MONITOR_PUBLIC_URL: "monitor.example.com" })).toEqual({
+      ok: false,
+      errors: [{ path: "MONITOR_PUBLIC_URL", message: "must be an http or https URL" }],
+    });
+  });
+
   it("has no channel when neither is set (alerts are stored, not notified)", () => {
-    expect(alertsFromEnv({ ALERT_CONFIG_JSON: " " })).toEqual({ ok: true, value: { channels: [] } });
+    expect(alertsFromEnv({ ALERT_CONFIG_JSON: " " })).toEqual({
+      ok: true,
+      value: { channels: [], publicUrl: null },
+    });
   });
 
   it("names the variable and the field at fault", () => {

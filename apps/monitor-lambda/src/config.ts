@@ -179,6 +179,21 @@ export const ALERT_CONFIG_JSON = "ALERT_CONFIG_JSON";
 export interface AlertsSettings {
   /** ALERT_CONFIG_JSON's channels, then the ALERT_WEBHOOK_URL shortcut; may be empty. */
   channels: ChannelConfig[];
+  /**
+   * The base of the notifications' `/system#<subject>` links: MONITOR_PUBLIC_URL, else
+   * MONITOR_STATUS_URL (the status function's URL, set by the stack); null when neither is set (the
+   * alerts then carry `generatorURL: null` and say there is no link).
+   */
+  publicUrl: string | null;
+}
+
+function httpUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return u.protocol === "http:" || u.protocol === "https:";
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -203,7 +218,15 @@ export function alertsFromEnv(env: Env): Result<AlertsSettings> {
     fromConfig = parsed.value.channels;
   }
   const channels = channelsFromEnv(env, fromConfig);
-  return channels.ok ? { ok: true, value: { channels: channels.value } } : channels;
+  if (!channels.ok) return channels;
+  let publicUrl: string | null = null;
+  for (const name of ["MONITOR_PUBLIC_URL", "MONITOR_STATUS_URL"]) {
+    const v = env[name]?.trim() ?? "";
+    if (v === "") continue;
+    if (!httpUrl(v)) return { ok: false, errors: [{ path: name, message: "must be an http or https URL" }] };
+    publicUrl ??= v;
+  }
+  return { ok: true, value: { channels: channels.value, publicUrl } };
 }
 
 /** The value, or an Error naming the component and every variable at fault (a cold start cannot go on). */

@@ -65,9 +65,10 @@ export interface AlertEngineDeps {
   queues?: () => Promise<QueueHealth[]>;
   /**
    * Base URL of the monitor's web UI (`MONITOR_PUBLIC_URL`): each alert of a notification links to
-   * `<publicUrl>/system#<subject>`. Absent or null: the alerts carry `generatorURL: null`.
+   * `<publicUrl>/system#<subject>`. A function is asked at each delivery (e.g. a server's own URL,
+   * known once it listens). Absent or null: the alerts carry `generatorURL: null`.
    */
-  publicUrl?: string | null;
+  publicUrl?: string | null | (() => string | null);
 }
 
 export interface TickResult {
@@ -289,7 +290,9 @@ export class AlertEngine {
       if (channels.length === 0) {
         error = "no notification channel configured";
       } else {
-        const notification = intentNotification(intent, { publicUrl: this.#d.publicUrl ?? null });
+        const p = this.#d.publicUrl;
+        const publicUrl = typeof p === "function" ? p() : (p ?? null);
+        const notification = intentNotification(intent, { publicUrl });
         const outcome = await deliver(notification, channels, deliveryLog, {
           attempts: this.#d.attemptsPerTick ?? 1,
           baseDelayMs: 1000,
