@@ -44,7 +44,7 @@ export function mailText(n: Notification): string {
   ];
   const status = statusLine(n);
   if (status !== null && n.alerts !== undefined) {
-    lines.push("", `Alerts (${statusCounts(n.alerts)}); overall ${status}`);
+    lines.push("", `Alerts (${statusCounts(n.alerts)}), overall status: ${n.status ?? "firing"}`);
     for (const a of n.alerts) lines.push("", ...alertLines(a));
   }
   if (n.details !== undefined) lines.push("", "Details:", JSON.stringify(n.details, null, 2));

@@ -3,7 +3,7 @@
  * JSON: the state is persisted as-is and loaded again after a restart.
  */
 import type { EpochMs } from "../records.ts";
-import { hash64 } from "./intent-id.ts";
+import { hash64 } from "./hash.ts";
 
 export const ALERT_RULES = [
   "collector_failure",
