@@ -51,6 +51,7 @@ interface Sent {
   rule: string;
   kind: string;
   details: { items: { subject: string; kind: string }[] };
+  alerts: { subject: string; status: string; startsAt: string; generatorURL: string | null }[];
 }
 const staleSent = () => hook.received.map((r) => r.body as Sent).filter((b) => b.rule === "collector_stale");
 
@@ -130,6 +131,15 @@ describe("the first hour of a fresh monitor", () => {
       "config_ec2",
       "config_network",
     ]);
+    // Without MONITOR_PUBLIC_URL each alert links to the stack's own /system, at its collector's card.
+    expect(firing[0]?.alerts.map((x) => [x.subject, x.status, x.startsAt, x.generatorURL])).toEqual(
+      ["config_ebs", "config_ec2", "config_network"].map((c) => [
+        c,
+        "firing",
+        new Date(T0 + 31 * MIN).toISOString(),
+        `${stack?.url}/system#collector-${c}`,
+      ]),
+    );
     const body = await status();
     expect(body.collectors.map((c: { health: string }) => c.health)).toEqual(["red", "red", "red", "new"]);
     expect(body.overall_health).toBe("red");
