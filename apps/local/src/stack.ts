@@ -347,7 +347,7 @@ export async function startStack(
   server.on("clientError", answerClientError);
   const address = server.address() as AddressInfo;
   const url = `http://${config.host}:${address.port}`;
-  ownUrl = url;
+  ownUrl = localUrl(config.host, address.port);
   // svcmon run --data-dir finds this process (and its API) through it.
   writeStackFile(config.dataDir, {
     url: localUrl(config.host, address.port),
