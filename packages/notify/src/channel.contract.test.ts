@@ -1,14 +1,18 @@
 /**
  * The Channel contract over every adapter of the port, each against a real local receiver: the
  * webhook and the Slack incoming webhook against the node:http receiver double, e-mail against a
- * real local smtp-server.
+ * real local smtp-server, Alertmanager against the double of its API v2 (alertmanager-double.ts).
  */
+import { alertmanagerChannel } from "./alertmanager.ts";
 import { type ChannelAdapter, channelContract } from "./channel.contract.ts";
 import { slackChannel } from "./slack.ts";
 import { smtpChannel } from "./smtp.ts";
 import {
+  type AlertmanagerDouble,
   type HttpReceiverDouble,
+  labelSetFingerprint,
   type SmtpDouble,
+  startAlertmanagerDouble,
   startHttpReceiverDouble,
   startSmtpDouble,
 } from "./test-doubles.ts";
@@ -16,6 +20,7 @@ import { webhookChannel } from "./webhook.ts";
 
 let http: HttpReceiverDouble;
 let smtp: SmtpDouble;
+let am: AlertmanagerDouble;
 
 async function downUrl(path: string): Promise<string> {
   const down = await startHttpReceiverDouble();
@@ -83,6 +88,30 @@ const ADAPTERS: ChannelAdapter[] = [
       });
     },
     delivered: () => smtp.mails.map((m) => `${m.subject}\n${m.text}`),
+  },
+  {
+    name: "Alertmanager (API v2 double)",
+    async setup() {
+      am = await startAlertmanagerDouble();
+    },
+    async teardown() {
+      await am.close();
+    },
+    open: (name) => alertmanagerChannel({ name, url: am.url }),
+    openDown: async (name) => alertmanagerChannel({ name, url: (await downUrl("/")).replace(/\/$/, "") }),
+    // Each accepted post, with the state the double holds each of its alerts in (firing: active).
+    delivered: () => {
+      const stored = new Map(am.stored().map((a) => [a.fingerprint, a]));
+      return am.posts
+        .filter((p) => p.status === 200)
+        .map((p) => {
+          const alerts = p.body as { labels: Record<string, string> }[];
+          const states = alerts.map((a) =>
+            stored.get(labelSetFingerprint(a.labels))?.resolved ? "resolved" : "firing",
+          );
+          return JSON.stringify({ alerts, states });
+        });
+    },
   },
 ];
 

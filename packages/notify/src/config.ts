@@ -2,6 +2,7 @@
  * The channels config file and the `ALERT_WEBHOOK_URL` shortcut. Validation parses and never throws:
  * it returns every problem with its path (`channels[1].url`).
  */
+import { type AlertmanagerAuth, alertmanagerChannel, PROMETHEUS_LABEL_NAME_RE } from "./alertmanager.ts";
 import type { FetchLike } from "./http.ts";
 import type { Channel } from "./ports.ts";
 import { slackChannel } from "./slack.ts";
@@ -55,7 +56,29 @@ export interface SmtpChannelConfig {
    */
   allowPrivateTargets?: boolean;
 }
-export type ChannelConfig = WebhookChannelConfig | SlackChannelConfig | SmtpChannelConfig;
+export interface AlertmanagerChannelConfig {
+  type: "alertmanager";
+  name: string;
+  /** The Alertmanager's base URL (with its route prefix, if any); alerts go to `<url>/api/v2/alerts`. */
+  url: string;
+  /** `{ bearer }` or `{ user, password }` (basic auth), best given as `{ "env": "NAME" }` references. */
+  auth?: AlertmanagerAuth;
+  /** Labels added to every alert that lacks them; names are Prometheus label names. */
+  extraLabels?: Record<string, string>;
+  /** A firing alert's `endsAt` is the send time plus this (default: by severity, see alertmanager.ts). */
+  firingHorizonMs?: number;
+  timeoutMs?: number;
+  /**
+   * Allow a link-local or cloud metadata address (169.254.0.0/16, fe80::/10, fd00:ec2::/32,
+   * metadata.google.internal, ...) as the target. Present only when true.
+   */
+  allowPrivateTargets?: boolean;
+}
+export type ChannelConfig =
+  | WebhookChannelConfig
+  | SlackChannelConfig
+  | SmtpChannelConfig
+  | AlertmanagerChannelConfig;
 export interface ChannelsConfig {
   channels: ChannelConfig[];
 }
@@ -87,8 +110,8 @@ export function validateChannelsConfig(input: unknown): Result<ChannelsConfig> {
     }
     const before = errors.length;
     const type = raw.type;
-    if (type !== "webhook" && type !== "slack" && type !== "smtp") {
-      err(`${p}.type`, 'must be one of "webhook", "slack", "smtp"');
+    if (type !== "webhook" && type !== "slack" && type !== "smtp" && type !== "alertmanager") {
+      err(`${p}.type`, 'must be one of "webhook", "slack", "smtp", "alertmanager"');
       continue;
     }
     let name = `${type}-${i + 1}`;
@@ -138,6 +161,9 @@ export function validateChannelsConfig(input: unknown): Result<ChannelsConfig> {
       const problem = urlTargetProblem(raw.webhookUrl, allowPrivate);
       if (problem) err(`${p}.webhookUrl`, problem);
       if (errors.length === before) channels.push({ type, name, webhookUrl: raw.webhookUrl as string, ...t });
+    } else if (type === "alertmanager") {
+      const am = validateAlertmanager(raw, p, allowPrivate, err);
+      if (errors.length === before && am !== undefined) channels.push({ type, name, ...am, ...t });
     } else {
       if (typeof raw.host !== "string" || raw.host === "") err(`${p}.host`, "required: a host name");
       else {
@@ -181,6 +207,87 @@ export function validateChannelsConfig(input: unknown): Result<ChannelsConfig> {
     }
   }
   return errors.length === 0 ? { ok: true, value: { channels } } : { ok: false, errors };
+}
+
+const noLineBreaks = (s: string) => !/[\r\n]/.test(s);
+
+/** The fields of an `alertmanager` channel, or undefined with every problem reported through `err`. */
+function validateAlertmanager(
+  raw: Record<string, unknown>,
+  p: string,
+  allowPrivate: boolean,
+  err: (path: string, message: string) => void,
+): Omit<AlertmanagerChannelConfig, "type" | "name" | "timeoutMs" | "allowPrivateTargets"> | undefined {
+  let ok = true;
+  const bad = (path: string, message: string) => {
+    ok = false;
+    err(path, message);
+  };
+  const problem = urlTargetProblem(raw.url, allowPrivate);
+  if (problem) bad(`${p}.url`, problem);
+  else {
+    const u = new URL(raw.url as string);
+    if (u.search !== "" || u.hash !== "")
+      bad(`${p}.url`, "must be the Alertmanager's base URL, without a query or fragment");
+    else if (/\/api\/v[12]\/alerts\/?$/.test(u.pathname)) {
+      bad(
+        `${p}.url`,
+        "must be the Alertmanager's base URL (e.g. https://am.example:9093): /api/v2/alerts is added",
+      );
+    }
+  }
+  let auth: AlertmanagerAuth | undefined;
+  if (raw.auth !== undefined) {
+    const a = raw.auth;
+    const str = (v: unknown) => typeof v === "string" && v !== "" && noLineBreaks(v);
+    if (!isObject(a)) bad(`${p}.auth`, 'must be { "bearer": token } or { "user": ..., "password": ... }');
+    else if ("bearer" in a) {
+      if (Object.keys(a).length !== 1) bad(`${p}.auth`, "bearer goes alone (no user or password with it)");
+      else if (!str(a.bearer)) bad(`${p}.auth.bearer`, "must be a non-empty string without line breaks");
+      else auth = { bearer: a.bearer as string };
+    } else if ("user" in a || "password" in a) {
+      const extra = Object.keys(a).filter((k) => k !== "user" && k !== "password");
+      if (extra.length > 0)
+        bad(`${p}.auth.${extra[0]}`, "unknown field (auth has bearer, or user and password)");
+      if (!str(a.user) || (a.user as string).includes(":")) {
+        bad(`${p}.auth.user`, "required with password: a non-empty string without ':' or line breaks");
+      }
+      if (!str(a.password))
+        bad(`${p}.auth.password`, "required with user: a non-empty string without line breaks");
+      if (ok) auth = { user: a.user as string, password: a.password as string };
+    } else bad(`${p}.auth`, 'must be { "bearer": token } or { "user": ..., "password": ... }');
+  }
+  let extraLabels: Record<string, string> | undefined;
+  if (raw.extraLabels !== undefined) {
+    if (!isObject(raw.extraLabels)) bad(`${p}.extraLabels`, "must be an object of label names to strings");
+    else {
+      extraLabels = {};
+      for (const [k, v] of Object.entries(raw.extraLabels)) {
+        if (!PROMETHEUS_LABEL_NAME_RE.test(k) || k.startsWith("__")) {
+          bad(
+            `${p}.extraLabels.${k}`,
+            "must be a Prometheus label name: [a-zA-Z_][a-zA-Z0-9_]*, not starting with __",
+          );
+        } else if (typeof v !== "string" || v === "")
+          bad(`${p}.extraLabels.${k}`, "must be a non-empty string");
+        else extraLabels[k] = v;
+      }
+    }
+  }
+  let firingHorizonMs: number | undefined;
+  if (raw.firingHorizonMs !== undefined) {
+    const h = raw.firingHorizonMs;
+    if (typeof h !== "number" || !Number.isInteger(h) || h < 60_000) {
+      bad(`${p}.firingHorizonMs`, "must be an integer of at least 60000 (milliseconds)");
+    } else firingHorizonMs = h;
+  }
+  if (!ok) return undefined;
+  return {
+    url: raw.url as string,
+    ...(auth ? { auth } : {}),
+    ...(extraLabels ? { extraLabels } : {}),
+    ...(firingHorizonMs === undefined ? {} : { firingHorizonMs }),
+  };
 }
 
 const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -293,6 +400,17 @@ export function createChannels(
       });
     }
     if (c.type === "slack") return slackChannel({ name: c.name, webhookUrl: c.webhookUrl, ...t, ...f });
+    if (c.type === "alertmanager") {
+      return alertmanagerChannel({
+        name: c.name,
+        url: c.url,
+        ...(c.auth ? { auth: c.auth } : {}),
+        ...(c.extraLabels ? { extraLabels: c.extraLabels } : {}),
+        ...(c.firingHorizonMs === undefined ? {} : { firingHorizonMs: c.firingHorizonMs }),
+        ...t,
+        ...f,
+      });
+    }
     return smtpChannel({
       name: c.name,
       host: c.host,

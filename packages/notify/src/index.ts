@@ -1,4 +1,16 @@
 export {
+  type AlertmanagerAuth,
+  type AlertmanagerChannelOptions,
+  alertmanagerChannel,
+  alertmanagerLabels,
+  alertsEndpoint,
+  DEFAULT_FIRING_HORIZON_MS,
+  type PostableAlert,
+  postableAlerts,
+  promLabelName,
+} from "./alertmanager.ts";
+export {
+  type AlertmanagerChannelConfig,
   type ChannelConfig,
   type ChannelsConfig,
   channelsFromEnv,

@@ -9,6 +9,16 @@ import { Hono } from "hono";
 import { SMTPServer } from "smtp-server";
 import type { Notification } from "./ports.ts";
 
+export {
+  type AlertmanagerDouble,
+  type AlertmanagerDoubleOptions,
+  type AlertmanagerPost,
+  type AlertmanagerRoute,
+  labelSetFingerprint,
+  type StoredAlert,
+  startAlertmanagerDouble,
+} from "./alertmanager-double.ts";
+
 export interface ReceivedRequest {
   path: string;
   headers: Record<string, string>;
