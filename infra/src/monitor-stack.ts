@@ -189,7 +189,8 @@ export class MonitorStack extends Stack {
     // initial value holds no secret.
     const alertChannels = new secretsmanager.Secret(this, "AlertChannels", {
       secretName: ALERT_CHANNELS_SECRET_NAME,
-      description: 'Alert channels of the monitoring service: {"channels": [...]} (webhook, Slack, SMTP)',
+      description:
+        'Alert channels of the monitoring service: {"channels": [...]} (webhook, Slack, SMTP, Alertmanager)',
       secretStringValue: SecretValue.unsafePlainText(JSON.stringify({ channels: [] })),
     });
     const clickHouseEnv = {
