@@ -239,6 +239,25 @@ describe("re-sending: a firing alert's endsAt is a horizon that reminders push o
     }
   });
 
+  it("a firing post that arrives after the resolve re-opens the alert (why order matters)", async () => {
+    const c = clock();
+    const am = await startAlertmanagerDouble({ now: c.now });
+    try {
+      const ch = alertmanagerChannel({ name: "am", url: am.url, now: c.now });
+      c.set(T0 + 10 * 60_000);
+      await ch.send(
+        alertNotification("resolved", "2025-01-31T12:10:00.000Z", "2025-01-31T12:10:00.000Z"),
+        never,
+      );
+      expect(am.stored()[0]?.resolved).toBe(true);
+      c.set(T0 + 11 * 60_000);
+      await ch.send(alertNotification("firing", "2025-01-31T12:00:00.000Z"), never);
+      expect(am.stored()[0]).toMatchObject({ resolved: false, startsAt: "2025-01-31T11:40:00.000Z" });
+    } finally {
+      await am.close();
+    }
+  });
+
   it("the horizon is by severity, or firingHorizonMs", () => {
     const warning = sampleAlertsNotification();
     expect(postableAlerts(warning, { now: T0 })[0]?.endsAt).toBe(new Date(T0 + 16 * HOUR).toISOString());
