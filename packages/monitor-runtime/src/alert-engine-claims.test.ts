@@ -13,8 +13,12 @@ import {
   type RunStore,
   type TransitionStore,
 } from "@svcmon/core";
+import {
+  startTransitionsDynalite,
+  type TransitionsDynalite,
+} from "@svcmon/monitor-aws/test-support/dynalite-transitions";
 import { type Channel, InMemoryDeliveryLog, type Notification } from "@svcmon/notify";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AlertEngine, type AlertEngineLogger } from "./alert-engine.ts";
 import { SqliteTransitionStore } from "./transition-store-sqlite.ts";
 
@@ -106,15 +110,22 @@ function engine(w: World, claimant: string, transitions: TransitionStore = w.tra
 /** What was sent, as `<kind> <subject>` per alert, in order. */
 const sentAlerts = (w: World) => w.sent.flatMap((n) => (n.alerts ?? []).map((a) => `${a.kind} ${a.subject}`));
 
-const STORES: { name: string; open(): TransitionStore }[] = [
-  { name: "in memory", open: () => new InMemoryTransitionStore() },
-  { name: "SQLite", open: () => new SqliteTransitionStore(":memory:") },
+let dynamo: TransitionsDynalite | null = null;
+beforeAll(async () => {
+  dynamo = await startTransitionsDynalite();
+});
+afterAll(async () => dynamo?.close());
+
+const STORES: { name: string; open(): Promise<TransitionStore> }[] = [
+  { name: "in memory", open: async () => new InMemoryTransitionStore() },
+  { name: "SQLite", open: async () => new SqliteTransitionStore(":memory:") },
+  { name: "DynamoDB (dynalite)", open: () => (dynamo as TransitionsDynalite).newStore() },
 ];
 
 for (const { name, open } of STORES) {
   describe(`AlertEngine with a transition store (${name})`, () => {
     it("two engines racing over the same stores send each transition exactly once", async () => {
-      const w = world(open());
+      const w = world(await open());
       const a = engine(w, "engine-a");
       const b = engine(w, "engine-b");
       w.depths.set("ingest", 3);
@@ -163,7 +174,7 @@ for (const { name, open } of STORES) {
     });
 
     it("claims alone keep two engines that do not share the state from sending twice", async () => {
-      const rows = open();
+      const rows = await open();
       const w = world(rows);
       // Each engine has its own state (as if the optimistic concurrency were lost): only the rows are shared.
       const own = (): TransitionStore => {
@@ -189,7 +200,7 @@ for (const { name, open } of STORES) {
     });
 
     it("a sender that crashes between claim and send is replaced after its lease expires", async () => {
-      const w = world(open());
+      const w = world(await open());
       const rows = w.transitions;
       // Engine A's process dies right after its claim is written.
       const crashing = Object.assign(Object.create(rows) as TransitionStore, {
