@@ -91,7 +91,12 @@ function world(transitions: TransitionStore = new InMemoryTransitionStore()): Wo
   };
 }
 
-function engine(w: World, claimant: string, transitions: TransitionStore = w.transitions): AlertEngine {
+function engine(
+  w: World,
+  claimant: string,
+  transitions: TransitionStore = w.transitions,
+  log: AlertEngineLogger = quiet,
+): AlertEngine {
   return new AlertEngine({
     store: emptyRunStore,
     registry: new InMemoryCollectorRegistry([]),
@@ -99,7 +104,7 @@ function engine(w: World, claimant: string, transitions: TransitionStore = w.tra
     channels: [recordingChannel(w.sent)],
     deliveryLog: new InMemoryDeliveryLog(),
     now: () => w.clock.now,
-    log: quiet,
+    log,
     queues: async () => [...w.depths].map(([q, d]) => dlq(q, d)),
     transitions,
     claimant,
@@ -126,11 +131,15 @@ for (const { name, open } of STORES) {
   describe(`AlertEngine with a transition store (${name})`, () => {
     it("two engines racing over the same stores send each transition exactly once", async () => {
       const w = world(await open());
-      const a = engine(w, "engine-a");
-      const b = engine(w, "engine-b");
+      const said: string[] = [];
+      const log: AlertEngineLogger = { ...quiet, info: (m) => said.push(m) };
+      const a = engine(w, "engine-a", w.transitions, log);
+      const b = engine(w, "engine-b", w.transitions, log);
       w.depths.set("ingest", 3);
       const [ra, rb] = await Promise.all([a.tick(), b.tick()]);
       expect([...ra.delivered, ...rb.delivered]).toHaveLength(1);
+      // Both read the same version; the slower save conflicted and was evaluated again.
+      expect(said).toContain("alerts: state saved by another engine meanwhile; evaluating again");
       expect(sentAlerts(w)).toEqual(["firing ingest-dlq"]);
 
       // Both tick again at once, a second later and a minute later: nothing new is owed.
