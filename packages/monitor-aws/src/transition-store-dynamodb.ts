@@ -3,7 +3,7 @@
  * write a `ConditionExpression`, so two alert Lambdas never both win a claim or both save the state
  * from the same version. Items:
  *   - a transition: `id` (hash key), `kind`, `rule`, `subject`, `at`, `at_id` (the index's sort key),
- *     `data` (JSON), `claimed_by`, `lease_until`, `sent_at`, `expires_at` (TTL, epoch seconds);
+ *     `data` (JSON), `claimed_by`, `lease_until`, `sent_at`, `retired_at`, `expires_at` (TTL, epoch s);
  *   - the alert state: `id = state|<key>`, `version`, `state_gz` (gzipped JSON: an item holds 400 KB).
  * The `by-kind` index (hash `kind`, sort `at_id`) serves `unsent` and `list`; it is eventually
  * consistent, which only delays a retry: the claims themselves read and write the table.
@@ -84,6 +84,7 @@ function toRow(item: Record<string, AttributeValue>): TransitionRow {
     claimedBy: item.claimed_by?.S ?? null,
     leaseUntil: num(item.lease_until),
     sentAt: num(item.sent_at),
+    retiredAt: num(item.retired_at),
   };
 }
 
@@ -197,6 +198,21 @@ export class DynamoDbTransitionStore implements TransitionStore {
     );
   }
 
+  async retire(id: string, now: number): Promise<boolean> {
+    return this.#conditional(
+      this.#c.send(
+        new UpdateItemCommand({
+          TableName: this.#table,
+          Key: { id: S(id) },
+          UpdateExpression: "SET retired_at = :now",
+          ConditionExpression:
+            "attribute_exists(id) AND attribute_not_exists(sent_at) AND attribute_not_exists(retired_at)",
+          ExpressionAttributeValues: { ":now": N(now) },
+        }),
+      ),
+    );
+  }
+
   async #query(kind: Transition["kind"], since: number | undefined): Promise<TransitionRow[]> {
     const rows: TransitionRow[] = [];
     let start: Record<string, AttributeValue> | undefined;
@@ -222,7 +238,9 @@ export class DynamoDbTransitionStore implements TransitionStore {
   async unsent(now: number): Promise<TransitionRow[]> {
     const rows = await this.#query("notification", undefined);
     return rows
-      .filter((r) => r.sentAt === null && (r.leaseUntil === null || r.leaseUntil <= now))
+      .filter(
+        (r) => r.sentAt === null && r.retiredAt === null && (r.leaseUntil === null || r.leaseUntil <= now),
+      )
       .sort(byAtThenId);
   }
 

@@ -263,6 +263,8 @@ export interface TransitionRow extends Transition {
   leaseUntil: number | null;
   /** When it was confirmed sent; null until then. */
   sentAt: number | null;
+  /** When it was retired unsent (its items were re-emitted in a newer notification); null if not. */
+  retiredAt: number | null;
 }
 
 export type ClaimResult =
@@ -290,7 +292,12 @@ export interface TransitionStore {
   markSent(id: string, claimant: string, now: number): Promise<boolean>;
   /** Gives a claim back (the send failed): claimable again at once. Only its claimant may. */
   release(id: string, claimant: string): Promise<boolean>;
-  /** Notifications not sent and not under a live lease at `now`, oldest first. */
+  /**
+   * The notification will not be sent under this id: its items were re-emitted in a newer one (a
+   * retry grouped differently). Leaves `unsent`; false when it was sent (or is unknown, or retired).
+   */
+  retire(id: string, now: number): Promise<boolean>;
+  /** Notifications not sent, not retired and not under a live lease at `now`, oldest first. */
   unsent(now: number): Promise<TransitionRow[]>;
   /** Rows recorded at or after `since`, oldest first (`kind` filters). */
   list(opts?: { since?: number; kind?: Transition["kind"]; limit?: number }): Promise<TransitionRow[]>;

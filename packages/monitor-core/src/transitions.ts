@@ -51,7 +51,7 @@ export class InMemoryTransitionStore implements TransitionStore {
 
   async record(t: Transition): Promise<boolean> {
     if (this.#rows.has(t.id)) return false;
-    this.#rows.set(t.id, { ...copy(t), claimedBy: null, leaseUntil: null, sentAt: null });
+    this.#rows.set(t.id, { ...copy(t), claimedBy: null, leaseUntil: null, sentAt: null, retiredAt: null });
     return true;
   }
 
@@ -80,11 +80,21 @@ export class InMemoryTransitionStore implements TransitionStore {
     return true;
   }
 
+  async retire(id: string, now: number): Promise<boolean> {
+    const row = this.#rows.get(id);
+    if (row === undefined || row.sentAt !== null || row.retiredAt !== null) return false;
+    row.retiredAt = now;
+    return true;
+  }
+
   async unsent(now: number): Promise<TransitionRow[]> {
     return [...this.#rows.values()]
       .filter(
         (r) =>
-          r.kind === "notification" && r.sentAt === null && (r.leaseUntil === null || r.leaseUntil <= now),
+          r.kind === "notification" &&
+          r.sentAt === null &&
+          r.retiredAt === null &&
+          (r.leaseUntil === null || r.leaseUntil <= now),
       )
       .sort(byAtThenId)
       .map(copy);

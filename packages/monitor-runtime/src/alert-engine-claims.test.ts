@@ -193,6 +193,7 @@ for (const { name, open } of STORES) {
           claim: rows.claim.bind(rows),
           markSent: rows.markSent.bind(rows),
           release: rows.release.bind(rows),
+          retire: rows.retire.bind(rows),
           unsent: rows.unsent.bind(rows),
           list: rows.list.bind(rows),
           get: rows.get.bind(rows),
@@ -206,6 +207,47 @@ for (const { name, open } of STORES) {
       const [ra, rb] = await Promise.all([a.tick(), b.tick()]);
       expect(sentAlerts(w)).toEqual(["firing ingest-dlq"]);
       expect([...(ra.claimedElsewhere ?? []), ...(rb.claimedElsewhere ?? [])]).toHaveLength(1);
+    });
+
+    it("a failed notification regrouped at its retry is retired; the new one is sent once", async () => {
+      const w = world(await open());
+      let down = true;
+      const flaky: Channel = {
+        name: "flaky",
+        async send(n) {
+          if (down) throw new Error("503");
+          w.sent.push(n);
+        },
+      };
+      const make = () =>
+        new AlertEngine({
+          store: emptyRunStore,
+          registry: new InMemoryCollectorRegistry([]),
+          stateStore: w.stateMirror,
+          channels: [flaky],
+          deliveryLog: new InMemoryDeliveryLog(),
+          now: () => w.clock.now,
+          log: quiet,
+          queues: async () => [...w.depths].map(([q, d]) => dlq(q, d)),
+          transitions: w.transitions,
+          claimant: "engine-a",
+        });
+      const a = make();
+      w.depths.set("ingest", 3);
+      const first = await a.tick();
+      expect(first.failed).toHaveLength(1);
+      // Released: unsent at once, no lease held.
+      expect((await w.transitions.unsent(w.clock.now)).map((r) => r.id)).toEqual(first.failed);
+      // At the retry another queue of the same rule fills: one intent with both, under a new id.
+      w.depths.set("exports", 2);
+      down = false;
+      w.clock.now += 31 * SEC;
+      const second = await a.tick();
+      expect(second.delivered).toHaveLength(1);
+      expect(second.delivered[0]).not.toBe(first.failed[0]);
+      expect(sentAlerts(w).sort()).toEqual(["firing exports-dlq", "firing ingest-dlq"]);
+      expect((await w.transitions.get(first.failed[0] as string))?.retiredAt).toBe(w.clock.now);
+      expect(await w.transitions.unsent(w.clock.now)).toEqual([]);
     });
 
     it("a sender that crashes between claim and send is replaced after its lease expires", async () => {
@@ -222,6 +264,7 @@ for (const { name, open } of STORES) {
         "record",
         "markSent",
         "release",
+        "retire",
         "unsent",
         "list",
         "get",

@@ -307,6 +307,19 @@ export class AlertEngine {
         await transitions.record(flipTransition(f, result.state.alerts[f.key]?.episode ?? 0));
       }
       for (const intent of result.notifications) await transitions.record(intentTransition(intent));
+      // Never sent under their own id any more: out of `unsent` (a no-op when already sent). Those the
+      // step dropped from the outbox, and unsent ones (a failed send, released) whose items this step
+      // emitted again under another id.
+      const retire = new Set(saved.superseded);
+      if (result.notifications.length > 0) {
+        const ids = new Set(result.notifications.map((n) => n.id));
+        const items = new Set(result.notifications.flatMap((n) => n.items.map(itemIdentity)));
+        for (const row of await transitions.unsent(now)) {
+          const owed = (row.data as Partial<NotificationIntent> | null)?.items ?? [];
+          if (!ids.has(row.id) && owed.some((i) => items.has(itemIdentity(i)))) retire.add(row.id);
+        }
+      }
+      for (const id of retire) await transitions.retire(id, now);
     }
     // Held back by a mute: the delivery log says so (muted, not sent), once per episode.
     for (const m of result.muted) {
@@ -415,12 +428,12 @@ export class AlertEngine {
    */
   async #stepAndSave(
     evaluate: (previous: AlertState) => StepResult,
-  ): Promise<{ result: StepResult; version: number } | null> {
+  ): Promise<{ result: StepResult; version: number; superseded: string[] } | null> {
     const t = this.#d.transitions;
     if (t === undefined) {
       const result = evaluate(await this.#d.stateStore.load());
       await this.#d.stateStore.save(result.state);
-      return { result, version: 0 };
+      return { result, version: 0, superseded: [] };
     }
     for (let i = 0; i < MAX_STATE_CONFLICTS; i++) {
       const { state: previous, version } = await this.#readState();
@@ -428,7 +441,9 @@ export class AlertEngine {
       const put = await t.putState(result.state, version);
       if (put.ok) {
         await this.#mirror(result.state);
-        return { result, version: put.version };
+        // Intents the step dropped from the outbox: their items were re-emitted in a newer intent.
+        const superseded = Object.keys(previous.outbox).filter((id) => result.state.outbox[id] === undefined);
+        return { result, version: put.version, superseded };
       }
       this.#d.log.info("alerts: state saved by another engine meanwhile; evaluating again", {
         expected: version,
@@ -507,6 +522,8 @@ export class AlertEngine {
     await this.#running?.catch(() => {});
   }
 }
+
+const itemIdentity = (i: Pick<IntentItem, "key" | "kind" | "episode">) => `${i.key}|${i.kind}|${i.episode}`;
 
 interface Confirmation {
   id: string;

@@ -28,7 +28,8 @@ CREATE TABLE IF NOT EXISTS alert_transitions (
   data TEXT NOT NULL,
   claimed_by TEXT,
   lease_until INTEGER,
-  sent_at INTEGER
+  sent_at INTEGER,
+  retired_at INTEGER
 );
 CREATE INDEX IF NOT EXISTS alert_transitions_unsent ON alert_transitions (at) WHERE sent_at IS NULL;
 CREATE TABLE IF NOT EXISTS alert_state (
@@ -50,6 +51,7 @@ interface Row {
   claimed_by: string | null;
   lease_until: number | null;
   sent_at: number | null;
+  retired_at: number | null;
 }
 
 function toRow(r: Row): TransitionRow {
@@ -63,6 +65,7 @@ function toRow(r: Row): TransitionRow {
     claimedBy: r.claimed_by,
     leaseUntil: r.lease_until === null ? null : Number(r.lease_until),
     sentAt: r.sent_at === null ? null : Number(r.sent_at),
+    retiredAt: r.retired_at === null ? null : Number(r.retired_at),
   };
 }
 
@@ -84,6 +87,7 @@ export class SqliteTransitionStore implements TransitionStore {
   readonly #sent: StatementSync;
   readonly #release: StatementSync;
   readonly #unsent: StatementSync;
+  readonly #retire: StatementSync;
   readonly #readState: StatementSync;
   readonly #insertState: StatementSync;
   readonly #updateState: StatementSync;
@@ -111,8 +115,11 @@ WHERE id = :id AND sent_at IS NULL
       "UPDATE alert_transitions SET lease_until = NULL WHERE id = :id AND claimed_by = :who AND sent_at IS NULL",
     );
     this.#unsent = db.prepare(
-      `SELECT * FROM alert_transitions WHERE kind = 'notification' AND sent_at IS NULL
+      `SELECT * FROM alert_transitions WHERE kind = 'notification' AND sent_at IS NULL AND retired_at IS NULL
   AND (lease_until IS NULL OR lease_until <= ?) ORDER BY at, id`,
+    );
+    this.#retire = db.prepare(
+      "UPDATE alert_transitions SET retired_at = ? WHERE id = ? AND sent_at IS NULL AND retired_at IS NULL",
     );
     this.#readState = db.prepare("SELECT version, state FROM alert_state WHERE key = ?");
     this.#insertState = db.prepare(
@@ -147,6 +154,10 @@ WHERE id = :id AND sent_at IS NULL
 
   async release(id: string, claimant: string): Promise<boolean> {
     return Number(this.#release.run({ id, who: claimant }).changes) === 1;
+  }
+
+  async retire(id: string, now: number): Promise<boolean> {
+    return Number(this.#retire.run(now, id).changes) === 1;
   }
 
   async unsent(now: number): Promise<TransitionRow[]> {

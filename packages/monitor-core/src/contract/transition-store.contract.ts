@@ -42,7 +42,13 @@ export function transitionStoreContract(adapter: TransitionStoreAdapter): void {
       expect(await s.record(note("n1"))).toBe(true);
       expect(await s.record({ ...note("n1"), subject: "other" })).toBe(false);
       const row = await s.get("n1");
-      expect(row).toMatchObject({ ...note("n1"), claimedBy: null, leaseUntil: null, sentAt: null });
+      expect(row).toMatchObject({
+        ...note("n1"),
+        claimedBy: null,
+        leaseUntil: null,
+        sentAt: null,
+        retiredAt: null,
+      });
       expect(await s.get("missing")).toBeNull();
     });
 
@@ -115,6 +121,20 @@ export function transitionStoreContract(adapter: TransitionStoreAdapter): void {
       expect((await s.list()).map((r) => r.id)).toEqual(["f1", "n1", "n2", "n3"]);
       expect((await s.list({ kind: "flip" })).map((r) => r.id)).toEqual(["f1"]);
       expect((await s.list({ since: T0 + 2, limit: 1 })).map((r) => r.id)).toEqual(["n2"]);
+    });
+
+    it("a retired notification leaves unsent; a sent one cannot be retired", async () => {
+      const s = await adapter.open();
+      await s.record(note("n1", T0 + 1));
+      await s.record(note("n2", T0 + 2));
+      expect(await s.retire("n1", T0 + 5)).toBe(true);
+      expect(await s.retire("n1", T0 + 6)).toBe(false);
+      expect((await s.get("n1"))?.retiredAt).toBe(T0 + 5);
+      await s.claim("n2", "a", T0, LEASE);
+      await s.markSent("n2", "a", T0 + 3);
+      expect(await s.retire("n2", T0 + 7)).toBe(false);
+      expect(await s.retire("missing", T0)).toBe(false);
+      expect(await s.unsent(T0 + 10 * LEASE)).toEqual([]);
     });
 
     it("the alert state: version 0 and empty until saved, then each save bumps the version", async () => {
