@@ -210,13 +210,13 @@ describe("the alert engine", () => {
       AttributeDefinitions: Match.arrayEquals(
         (sdk.AttributeDefinitions ?? []).map((d) => Match.objectEquals({ ...d })),
       ),
-      GlobalSecondaryIndexes: [
+      GlobalSecondaryIndexes: (sdk.GlobalSecondaryIndexes ?? []).map((i) =>
         Match.objectLike({
-          IndexName: TRANSITIONS_TABLE.index.name,
-          KeySchema: sdk.GlobalSecondaryIndexes?.[0]?.KeySchema,
+          IndexName: i.IndexName,
+          KeySchema: i.KeySchema,
           Projection: { ProjectionType: "ALL" },
         }),
-      ],
+      ),
       TimeToLiveSpecification: { AttributeName: TRANSITIONS_TABLE.ttlAttribute, Enabled: true },
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
     });

@@ -285,6 +285,13 @@ export class MonitorStack extends Stack {
       sortKey: { name: "at_id", type: dynamodb.AttributeType.STRING },
       projectionType: dynamodb.ProjectionType.ALL,
     });
+    // Sparse: only notifications not yet sent nor retired carry `unsent`.
+    this.alertTransitions.addGlobalSecondaryIndex({
+      indexName: "unsent",
+      partitionKey: { name: "unsent", type: dynamodb.AttributeType.STRING },
+      sortKey: { name: "at_id", type: dynamodb.AttributeType.STRING },
+      projectionType: dynamodb.ProjectionType.ALL,
+    });
 
     this.alerts = new ServiceFunction(this, "Alerts", {
       functionName: ALERTS_FUNCTION_NAME,

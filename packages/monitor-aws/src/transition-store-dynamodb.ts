@@ -5,8 +5,10 @@
  *   - a transition: `id` (hash key), `kind`, `rule`, `subject`, `at`, `at_id` (the index's sort key),
  *     `data` (JSON), `claimed_by`, `lease_until`, `sent_at`, `retired_at`, `expires_at` (TTL, epoch s);
  *   - the alert state: `id = state|<key>`, `version`, `state_gz` (gzipped JSON: an item holds 400 KB).
- * The `by-kind` index (hash `kind`, sort `at_id`) serves `unsent` and `list`; it is eventually
- * consistent, which only delays a retry: the claims themselves read and write the table.
+ * The `by-kind` index (hash `kind`, sort `at_id`) serves `list`; the sparse `unsent` index (hash
+ * `unsent`, set on a new notification and removed when it is sent or retired) serves `unsent`, so a
+ * tick reads only what is still owed. Indexes are eventually consistent, which only delays a retry:
+ * the claims themselves read and write the table.
  */
 import { gunzipSync, gzipSync } from "node:zlib";
 import {
@@ -33,6 +35,7 @@ import {
 export const TRANSITIONS_TABLE = {
   partitionKey: "id",
   index: { name: "by-kind", partitionKey: "kind", sortKey: "at_id" },
+  unsentIndex: { name: "unsent", partitionKey: "unsent", sortKey: "at_id" },
   ttlAttribute: "expires_at",
 } as const;
 
@@ -48,6 +51,7 @@ export function createTransitionTableInput(tableName: string): CreateTableComman
       { AttributeName: "id", AttributeType: "S" },
       { AttributeName: "kind", AttributeType: "S" },
       { AttributeName: "at_id", AttributeType: "S" },
+      { AttributeName: "unsent", AttributeType: "S" },
     ],
     KeySchema: [{ AttributeName: "id", KeyType: "HASH" }],
     GlobalSecondaryIndexes: [
@@ -59,9 +63,20 @@ export function createTransitionTableInput(tableName: string): CreateTableComman
         ],
         Projection: { ProjectionType: "ALL" },
       },
+      {
+        IndexName: TRANSITIONS_TABLE.unsentIndex.name,
+        KeySchema: [
+          { AttributeName: "unsent", KeyType: "HASH" },
+          { AttributeName: "at_id", KeyType: "RANGE" },
+        ],
+        Projection: { ProjectionType: "ALL" },
+      },
     ],
   };
 }
+
+/** The value of `unsent` on a notification not yet sent nor retired (the sparse index's one key). */
+const UNSENT = "owed";
 
 const isConditionFailure = (e: unknown): boolean =>
   e instanceof ConditionalCheckFailedException ||
@@ -131,6 +146,7 @@ export class DynamoDbTransitionStore implements TransitionStore {
       at_id: S(atId(t.at, t.id)),
       data: S(JSON.stringify(t.data ?? null)),
       expires_at: N(Math.floor((this.#now() + TRANSITION_RETENTION_MS) / 1000)),
+      ...(t.kind === "notification" ? { unsent: S(UNSENT) } : {}),
     };
     return this.#conditional(
       this.#c.send(
@@ -176,7 +192,7 @@ export class DynamoDbTransitionStore implements TransitionStore {
         new UpdateItemCommand({
           TableName: this.#table,
           Key: { id: S(id) },
-          UpdateExpression: "SET sent_at = :now",
+          UpdateExpression: "SET sent_at = :now REMOVE unsent",
           ConditionExpression: "claimed_by = :who AND attribute_not_exists(sent_at)",
           ExpressionAttributeValues: { ":who": S(claimant), ":now": N(now) },
         }),
@@ -204,7 +220,7 @@ export class DynamoDbTransitionStore implements TransitionStore {
         new UpdateItemCommand({
           TableName: this.#table,
           Key: { id: S(id) },
-          UpdateExpression: "SET retired_at = :now",
+          UpdateExpression: "SET retired_at = :now REMOVE unsent",
           ConditionExpression:
             "attribute_exists(id) AND attribute_not_exists(sent_at) AND attribute_not_exists(retired_at)",
           ExpressionAttributeValues: { ":now": N(now) },
@@ -213,15 +229,20 @@ export class DynamoDbTransitionStore implements TransitionStore {
     );
   }
 
-  async #query(kind: Transition["kind"], since: number | undefined): Promise<TransitionRow[]> {
+  async #query(
+    kind: Transition["kind"] | typeof UNSENT,
+    since: number | undefined,
+  ): Promise<TransitionRow[]> {
+    const index = kind === UNSENT ? TRANSITIONS_TABLE.unsentIndex : TRANSITIONS_TABLE.index;
     const rows: TransitionRow[] = [];
     let start: Record<string, AttributeValue> | undefined;
     do {
       const r = await this.#c.send(
         new QueryCommand({
           TableName: this.#table,
-          IndexName: TRANSITIONS_TABLE.index.name,
-          KeyConditionExpression: since === undefined ? "kind = :k" : "kind = :k AND at_id >= :from",
+          IndexName: index.name,
+          KeyConditionExpression: `#k = :k${since === undefined ? "" : " AND at_id >= :from"}`,
+          ExpressionAttributeNames: { "#k": index.partitionKey },
           ExpressionAttributeValues: {
             ":k": S(kind),
             ...(since === undefined ? {} : { ":from": S(atId(since, "")) }),
@@ -236,7 +257,7 @@ export class DynamoDbTransitionStore implements TransitionStore {
   }
 
   async unsent(now: number): Promise<TransitionRow[]> {
-    const rows = await this.#query("notification", undefined);
+    const rows = await this.#query(UNSENT, undefined);
     return rows
       .filter(
         (r) => r.sentAt === null && r.retiredAt === null && (r.leaseUntil === null || r.leaseUntil <= now),
