@@ -1,10 +1,13 @@
 import { DEFAULT_COLLECTORS } from "@svcmon/core";
+import { createTransitionTableInput, TRANSITIONS_TABLE } from "@svcmon/monitor-aws";
 import { Match } from "aws-cdk-lib/assertions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COLLECTOR_ROLE_STACK, MONITOR_STACK } from "./build-app.ts";
 import { COLLECTOR_READ_ACTIONS } from "./collector-role-stack.ts";
 import {
   ALERT_CHANNELS_SECRET_NAME,
+  ALERT_TRANSITIONS_ACTIONS,
+  ALERT_TRANSITIONS_TABLE_NAME,
   ALERTS_FUNCTION_NAME,
   ALERTS_TIMEOUT_SECONDS,
   COLLECTOR_ROLE_NAME,
@@ -192,6 +195,52 @@ describe("the alert engine", () => {
       JSON.stringify(s.Action).includes("secretsmanager:GetSecretValue"),
     );
     expect(JSON.stringify(reads)).toContain(secret);
+  });
+
+  it("claims its notifications in a DynamoDB table shaped as the adapter's, and may only read and write it", () => {
+    const table = logicalIdOf(
+      "AWS::DynamoDB::Table",
+      (r) => r.Properties?.TableName === ALERT_TRANSITIONS_TABLE_NAME,
+    );
+    const sdk = createTransitionTableInput(ALERT_TRANSITIONS_TABLE_NAME);
+    template().hasResourceProperties("AWS::DynamoDB::Table", {
+      TableName: ALERT_TRANSITIONS_TABLE_NAME,
+      BillingMode: "PAY_PER_REQUEST",
+      KeySchema: sdk.KeySchema,
+      AttributeDefinitions: Match.arrayEquals(
+        (sdk.AttributeDefinitions ?? []).map((d) => Match.objectEquals({ ...d })),
+      ),
+      GlobalSecondaryIndexes: (sdk.GlobalSecondaryIndexes ?? []).map((i) =>
+        Match.objectLike({
+          IndexName: i.IndexName,
+          KeySchema: i.KeySchema,
+          Projection: { ProjectionType: "ALL" },
+        }),
+      ),
+      TimeToLiveSpecification: { AttributeName: TRANSITIONS_TABLE.ttlAttribute, Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+    template().hasResource("AWS::DynamoDB::Table", {
+      Properties: Match.objectLike({ TableName: ALERT_TRANSITIONS_TABLE_NAME }),
+      DeletionPolicy: "Retain",
+    });
+    template().hasResourceProperties("AWS::Lambda::Function", {
+      FunctionName: ALERTS_FUNCTION_NAME,
+      Environment: { Variables: Match.objectLike({ MONITOR_TRANSITIONS_TABLE: { Ref: table } }) },
+    });
+    const policy = ofType("AWS::IAM::Policy").find(([id]) => id.startsWith("AlertsRole"))?.[1];
+    const dynamo = statementsOf(policy).filter((st) => JSON.stringify(st.Action).includes("dynamodb:"));
+    const arn = { "Fn::GetAtt": [table, "Arn"] };
+    expect(dynamo).toEqual([
+      {
+        Action: [...ALERT_TRANSITIONS_ACTIONS],
+        Effect: "Allow",
+        Resource: [arn, { "Fn::Join": ["", [arn, "/index/*"]] }],
+      },
+    ]);
+    // No other function touches the table.
+    for (const [id, p] of ofType("AWS::IAM::Policy"))
+      if (!id.startsWith("AlertsRole")) expect(JSON.stringify(p)).not.toContain(table);
   });
 
   it("starts with an empty channel list and no secret value in the template", () => {

@@ -21,6 +21,7 @@ import {
   Stack,
   type StackProps,
 } from "aws-cdk-lib";
+import * as dynamodb from "aws-cdk-lib/aws-dynamodb";
 import * as events from "aws-cdk-lib/aws-events";
 import * as targets from "aws-cdk-lib/aws-events-targets";
 import * as iam from "aws-cdk-lib/aws-iam";
@@ -46,6 +47,18 @@ export const EVENT_DLQ_NAME = "svcmon-events-dlq";
 export const MAX_RECEIVE_COUNT = 5;
 export const INGEST_TIMEOUT_SECONDS = 60;
 export const ALERTS_FUNCTION_NAME = "svcmon-alerts";
+/**
+ * The alert engine's status changes and claimed notifications, and its state under optimistic
+ * concurrency (docs/monitor-alerts.md "Transitions"; `DynamoDbTransitionStore` of @svcmon/monitor-aws).
+ */
+export const ALERT_TRANSITIONS_TABLE_NAME = "svcmon-alert-transitions";
+/** What svcmon-alerts may do with that table: conditional reads and writes, and the index's queries. */
+export const ALERT_TRANSITIONS_ACTIONS = [
+  "dynamodb:GetItem",
+  "dynamodb:PutItem",
+  "dynamodb:UpdateItem",
+  "dynamodb:Query",
+] as const;
 /** Every minute (seed §6); a tick ends before the next one starts. */
 export const ALERTS_INTERVAL_MINUTES = 1;
 export const ALERTS_TIMEOUT_SECONDS = 50;
@@ -106,6 +119,7 @@ export class MonitorStack extends Stack {
   readonly status: ServiceFunction;
   readonly ingest: ServiceFunction;
   readonly alerts: ServiceFunction;
+  readonly alertTransitions: dynamodb.Table;
   readonly curIngest: ServiceFunction;
   readonly curIngestDeadLetterQueue: sqs.Queue;
   readonly collectors: Map<string, ServiceFunction> = new Map();
@@ -257,6 +271,29 @@ export class MonitorStack extends Stack {
     // cookie), which a browser cannot do with SigV4: the URL is public, the app is not.
     const statusUrl = this.status.function.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
 
+    // Keys and index as `createTransitionTableInput` (@svcmon/monitor-aws); rows expire by their TTL.
+    this.alertTransitions = new dynamodb.Table(this, "AlertTransitions", {
+      tableName: ALERT_TRANSITIONS_TABLE_NAME,
+      partitionKey: { name: "id", type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: "expires_at",
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.alertTransitions.addGlobalSecondaryIndex({
+      indexName: "by-kind",
+      partitionKey: { name: "kind", type: dynamodb.AttributeType.STRING },
+      sortKey: { name: "at_id", type: dynamodb.AttributeType.STRING },
+      projectionType: dynamodb.ProjectionType.ALL,
+    });
+    // Sparse: only notifications not yet sent nor retired carry `unsent`.
+    this.alertTransitions.addGlobalSecondaryIndex({
+      indexName: "unsent",
+      partitionKey: { name: "unsent", type: dynamodb.AttributeType.STRING },
+      sortKey: { name: "at_id", type: dynamodb.AttributeType.STRING },
+      projectionType: dynamodb.ProjectionType.ALL,
+    });
+
     this.alerts = new ServiceFunction(this, "Alerts", {
       functionName: ALERTS_FUNCTION_NAME,
       description: `Alert engine: one evaluation and delivery round every ${ALERTS_INTERVAL_MINUTES} min`,
@@ -270,16 +307,25 @@ export class MonitorStack extends Stack {
         ALERT_WEBHOOK_URL: alertWebhookUrl.valueAsString,
         // Notifications link to <this>/system#<subject> unless MONITOR_PUBLIC_URL (a custom domain) is set.
         MONITOR_STATUS_URL: statusUrl.url,
+        // Status changes as rows, each notification claimed (ConditionExpression) before it is sent.
+        MONITOR_TRANSITIONS_TABLE: this.alertTransitions.tableName,
       },
       secretEnvironment: { ...clickHouseEnv, ALERT_CONFIG_JSON: { secret: alertChannels } },
       logRetention: logs.RetentionDays.ONE_MONTH,
-      // One tick at a time (the state is read, stepped and saved by one tick); a tick that finds the
-      // previous one running is dropped, and the next minute's tick comes anyway.
+      // One tick at a time; a tick that finds the previous one running is dropped, and the next
+      // minute's tick comes anyway. Overlaps are safe regardless (a redeploy, a retry): the state is
+      // saved against its version and each notification is claimed before it is sent.
       reservedConcurrentExecutions: 1,
       retryAttempts: 0,
       maxEventAge: Duration.minutes(1),
     });
     this.grantQueueHealth(this.alerts);
+    this.alerts.function.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: [...ALERT_TRANSITIONS_ACTIONS],
+        resources: [this.alertTransitions.tableArn, `${this.alertTransitions.tableArn}/index/*`],
+      }),
+    );
     new events.Rule(this, "AlertsSchedule", {
       ruleName: ALERTS_FUNCTION_NAME,
       description: `Runs the alert engine every ${ALERTS_INTERVAL_MINUTES} min`,

@@ -51,6 +51,7 @@ import {
   hierarchyBuilder,
   hierarchyRulesFromEnv,
   Scheduler,
+  SqliteTransitionStore,
 } from "@svcmon/monitor-runtime";
 import { createChannels } from "@svcmon/notify";
 import { Hono } from "hono";
@@ -256,10 +257,14 @@ export async function startStack(
   // restart does not send a notification again to a channel that already accepted it.
   const channels = createChannels(config.alertChannels);
   let ownUrl: string | null = null;
+  // Status changes and notifications as rows, claimed before sending; the state under optimistic
+  // concurrency (docs/monitor-alerts.md "Transitions"). chDB has no conditional writes: SQLite does.
+  const transitions = new SqliteTransitionStore(join(config.dataDir, "alerts.sqlite"));
   const alerts = new AlertEngine({
     store: runStore,
     registry,
     stateStore: ClickHouseAlertStateStore.fromStore(runStore),
+    transitions,
     channels,
     deliveryLog: ClickHouseDeliveryLog.fromStore(runStore),
     now: monitorNow,
@@ -382,6 +387,7 @@ export async function startStack(
       await cost.idle();
       await ingest?.stop();
       await alerts.stop();
+      transitions.close();
       eventQueue.close();
       await runStore.close();
       settingsDb.close();

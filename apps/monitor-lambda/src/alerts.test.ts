@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQSClient } from "@aws-sdk/client-sqs";
+import { startTransitionsDynalite } from "@svcmon/monitor-aws/test-support/dynalite-transitions";
 import { ClickHouseAlertStateStore, type ClickHouseRunStore } from "@svcmon/monitor-clickhouse";
 import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
 import { DOUBLE_REGION, SqsDouble } from "@svcmon/monitor-queues/test-support/sqs-double";
@@ -125,7 +126,12 @@ describe("svcmon-alerts: one AlertEngine tick per invocation, state in ClickHous
 
   it("the next invocation, in a new execution environment, does not notify again", async () => {
     const before = receiver.received.length;
-    expect(await invocation(undefined, NOW + MIN)()).toEqual({ flips: 0, delivered: 0, failed: 0 });
+    expect(await invocation(undefined, NOW + MIN)()).toEqual({
+      flips: 0,
+      delivered: 0,
+      failed: 0,
+      claimedElsewhere: 0,
+    });
     expect(receiver.received.length).toBe(before);
   });
 
@@ -173,5 +179,46 @@ describe("svcmon-alerts: one AlertEngine tick per invocation, state in ClickHous
     );
     const stored = firingAlerts(await ClickHouseAlertStateStore.fromStore(store).load());
     expect(stored.map((a) => `${a.rule}:${a.subject}`)).toContain("dead_letter_queue:svcmon-cur-ingest-dlq");
+  });
+
+  it("two overlapping invocations on the DynamoDB transitions table (dynalite) send each notification once", async () => {
+    const dynamo = await startTransitionsDynalite();
+    try {
+      const table = await dynamo.newStore();
+      const race = sqs.addQueue({ name: "svcmon-race-dlq", visible: 4, inFlight: 0 });
+      const queues = queueHealthFromEnv(
+        "svcmon-alerts",
+        { MONITOR_SQS_QUEUE_URLS: queueUrl, MONITOR_SQS_DEAD_LETTER_QUEUE_URLS: race },
+        client,
+      );
+      const before = receiver.received.length;
+      // Two execution environments: each its own handler and its own client of the same table.
+      const invoke = (now: number) =>
+        createAlertsHandler({
+          store,
+          channels: [webhookChannel({ url: receiver.url("/hook") })],
+          log: memoryLogger(),
+          now: () => now,
+          queues,
+          transitions: table,
+        })();
+      const [a, b] = await Promise.all([invoke(NOW + 4 * MIN), invoke(NOW + 4 * MIN)]);
+      expect(a.failed + b.failed).toBe(0);
+      const sent = notified()
+        .slice(before)
+        .flatMap((n) =>
+          n.details.items.map((i: { kind: string; subject: string }) => `${i.kind} ${i.subject}`),
+        );
+      expect(sent).toContain("firing svcmon-race-dlq");
+      expect(new Set(sent).size).toBe(sent.length);
+      const rows = await table.list({ kind: "notification" });
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.every((r) => r.sentAt !== null)).toBe(true);
+      expect((await table.list({ kind: "flip" })).map((r) => r.id)).toContain(
+        "flip|dead_letter_queue|svcmon-race-dlq|1|firing",
+      );
+    } finally {
+      await dynamo.close();
+    }
   });
 });

@@ -3,13 +3,19 @@
  * and each invocation is one `AlertEngine.tick()`: read what the status endpoint reads (runs, disk,
  * the event queue's dead-letter queue, svcmon-cur-ingest-dlq), step the alert state machine, save the state
  * (svc.alert_state), deliver what is owed through the channels and record every attempt
- * (svc.notification_attempts). All state is in ClickHouse, so an execution environment Lambda
- * recycles loses nothing and does not notify again; reserved concurrency 1 keeps ticks from
- * overlapping. A failed delivery is retried at a later tick, when its backoff is due.
+ * (svc.notification_attempts). With MONITOR_TRANSITIONS_TABLE (set by the stack) each status change
+ * and each notification is a row of that DynamoDB table, claimed with a ConditionExpression before it
+ * is sent, and the state is saved there against the version it was read at (docs/monitor-alerts.md
+ * "Transitions"): two overlapping invocations never send the same notification twice, and one that
+ * dies between claim and send is replaced after the claim's lease. svc.alert_state stays the state's
+ * copy for the status function. A failed delivery is retried at a later tick, when its backoff is due.
  */
 
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { Logger } from "@relevance/settings";
 import { jsonLogger } from "@relevance/settings/json-logger";
+import type { TransitionStore } from "@svcmon/core";
+import { DynamoDbTransitionStore } from "@svcmon/monitor-aws";
 import {
   ClickHouseAlertStateStore,
   ClickHouseCollectorRegistry,
@@ -32,6 +38,8 @@ export interface AlertsDeps {
   queues?: QueueHealthRead;
   /** Base of the notifications' /system links (`alertsFromEnv`); null: no link. */
   publicUrl?: string | null;
+  /** Status changes and claims (DynamoDB in production); absent: the state is one ClickHouse document. */
+  transitions?: TransitionStore;
 }
 
 export interface AlertsTickSummary {
@@ -40,6 +48,8 @@ export interface AlertsTickSummary {
   /** Notifications delivered / not delivered (retried at a later tick). */
   delivered: number;
   failed: number;
+  /** Notifications another invocation had claimed (not sent by this one). */
+  claimedElsewhere: number;
 }
 
 /** The engine on one store: registry, state and delivery log share the store's client. */
@@ -54,6 +64,7 @@ export function createAlertEngine(deps: AlertsDeps): AlertEngine {
     log: deps.log,
     ...(deps.queues === undefined ? {} : { queues: deps.queues }),
     publicUrl: deps.publicUrl ?? null,
+    ...(deps.transitions === undefined ? {} : { transitions: deps.transitions }),
   });
 }
 
@@ -66,6 +77,7 @@ export function createAlertsHandler(deps: AlertsDeps): () => Promise<AlertsTickS
       flips: result.flips.length,
       delivered: result.delivered.length,
       failed: result.failed.length,
+      claimedElsewhere: result.claimedElsewhere?.length ?? 0,
     };
     deps.log.info("alert tick done", { ...summary });
     return summary;
@@ -74,7 +86,7 @@ export function createAlertsHandler(deps: AlertsDeps): () => Promise<AlertsTickS
 
 const deployed = once(async () => {
   const env = process.env;
-  const { channels, publicUrl } = orThrow("svcmon-alerts", alertsFromEnv(env));
+  const { channels, publicUrl, transitionsTable } = orThrow("svcmon-alerts", alertsFromEnv(env));
   const queues = queueHealthFromEnv("svcmon-alerts", env);
   const store = openStore(orThrow("svcmon-alerts", clickHouseFromEnv(env)));
   await store.migrate();
@@ -87,6 +99,14 @@ const deployed = once(async () => {
     now: Date.now,
     publicUrl,
     ...(queues === undefined ? {} : { queues }),
+    ...(transitionsTable === null
+      ? {}
+      : {
+          transitions: new DynamoDbTransitionStore({
+            client: new DynamoDBClient({}),
+            tableName: transitionsTable,
+          }),
+        }),
   });
 });
 

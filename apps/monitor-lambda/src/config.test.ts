@@ -166,6 +166,7 @@ describe("alertsFromEnv", () => {
           { type: "webhook", name: "alert-webhook-url", url: "https://alerts.example/in" },
         ],
         publicUrl: null,
+        transitionsTable: null,
       },
     });
   });
@@ -189,7 +190,18 @@ describe("alertsFromEnv", () => {
   it("has no channel when neither is set (alerts are stored, not notified)", () => {
     expect(alertsFromEnv({ ALERT_CONFIG_JSON: " " })).toEqual({
       ok: true,
-      value: { channels: [], publicUrl: null },
+      value: { channels: [], publicUrl: null, transitionsTable: null },
+    });
+  });
+
+  it("MONITOR_TRANSITIONS_TABLE names the DynamoDB table of status changes and claims", () => {
+    expect(alertsFromEnv({ MONITOR_TRANSITIONS_TABLE: " svcmon-alert-transitions " })).toMatchObject({
+      ok: true,
+      value: { transitionsTable: "svcmon-alert-transitions" },
+    });
+    expect(alertsFromEnv({ MONITOR_TRANSITIONS_TABLE: "no spaces allowed" })).toEqual({
+      ok: false,
+      errors: [{ path: "MONITOR_TRANSITIONS_TABLE", message: "must be a DynamoDB table name" }],
     });
   });
 

@@ -185,6 +185,11 @@ export interface AlertsSettings {
    * alerts then carry `generatorURL: null` and say there is no link).
    */
   publicUrl: string | null;
+  /**
+   * MONITOR_TRANSITIONS_TABLE: the DynamoDB table of status changes and claimed notifications (set by
+   * the stack); null when unset (the state then stays one last-write-wins document in ClickHouse).
+   */
+  transitionsTable: string | null;
 }
 
 function httpUrl(s: string): boolean {
@@ -226,7 +231,16 @@ export function alertsFromEnv(env: Env): Result<AlertsSettings> {
     if (!httpUrl(v)) return { ok: false, errors: [{ path: name, message: "must be an http or https URL" }] };
     publicUrl ??= v;
   }
-  return { ok: true, value: { channels: channels.value, publicUrl } };
+  const table = env.MONITOR_TRANSITIONS_TABLE?.trim() ?? "";
+  if (table !== "" && !/^[A-Za-z0-9_.-]{3,255}$/.test(table))
+    return {
+      ok: false,
+      errors: [{ path: "MONITOR_TRANSITIONS_TABLE", message: "must be a DynamoDB table name" }],
+    };
+  return {
+    ok: true,
+    value: { channels: channels.value, publicUrl, transitionsTable: table === "" ? null : table },
+  };
 }
 
 /** The value, or an Error naming the component and every variable at fault (a cold start cannot go on). */

@@ -23,6 +23,7 @@ export * from "./no-access.ts";
 export * from "./regions.ts";
 export * from "./retry.ts";
 export * from "./sqs-event-publisher.ts";
+export * from "./transition-store-dynamodb.ts";
 
 export interface AwsCollectorsDeps extends AwsCollectorDeps {
   /** Concurrent Describe calls across the three collectors (ignored when `limiter` is given). Default 16. */

@@ -21,4 +21,5 @@ export * from "./resource-row.ts";
 export * from "./result.ts";
 export * from "./run-store.ts";
 export * from "./settle-within.ts";
+export * from "./transitions.ts";
 export * from "./validate.ts";

@@ -234,6 +234,83 @@ export interface AlertStateStore {
   save(state: AlertState): Promise<void>;
 }
 
+// ---- Status changes as rows, claimed before sending (docs/monitor-alerts.md "Transitions") ----
+
+/**
+ * One row of the transitions table: a status change of an alert (`flip`, history) or a notification
+ * owed to the channels (`notification`, claimed before it is sent). Plain JSON.
+ */
+export interface Transition {
+  /**
+   * Idempotency key. A flip: `flip|<rule>|<subject>|<episode>|<to>`; a notification: its intent id
+   * (content-derived, so the same items emitted again, by a retry or by another evaluator, share it).
+   */
+  id: string;
+  kind: "flip" | "notification";
+  rule: string;
+  /** The alert's subject (a notification of several alerts: `<n> subjects`). */
+  subject: string;
+  /** When it was recorded (epoch ms). */
+  at: number;
+  /** The flip or the notification intent, as JSON. */
+  data: unknown;
+}
+
+export interface TransitionRow extends Transition {
+  /** Who holds (or last held) the claim; null when never claimed. */
+  claimedBy: string | null;
+  /** The claim is held until then (epoch ms); after it another sender may claim it again. */
+  leaseUntil: number | null;
+  /** When it was confirmed sent; null until then. */
+  sentAt: number | null;
+  /** When it was retired unsent (its items were re-emitted in a newer notification); null if not. */
+  retiredAt: number | null;
+}
+
+export type ClaimResult =
+  | { ok: true }
+  /** `sent`: already sent (by anyone); otherwise `heldBy` holds a live lease. */
+  | { ok: false; sent: boolean; heldBy: string | null };
+
+export type PutStateResult = { ok: true; version: number } | { ok: false; conflict: true; version: number };
+
+/**
+ * Where the alert engine keeps its status changes and notifications as rows and its state under
+ * optimistic concurrency (healthchecks' Flip and Notification). Every write is conditional: in
+ * DynamoDB a `ConditionExpression`, in SQLite one transaction, in memory a synchronous check.
+ */
+export interface TransitionStore {
+  /** Adds the row if its id is new (true); an existing id is left as it is (false). */
+  record(t: Transition): Promise<boolean>;
+  /**
+   * Takes the row for sending until `now + leaseMs`. Succeeds for exactly one caller while the row is
+   * unsent and not under another claimant's live lease; the same claimant may claim again. An unknown
+   * id fails (`sent: false, heldBy: null`).
+   */
+  claim(id: string, claimant: string, now: number, leaseMs: number): Promise<ClaimResult>;
+  /** Confirms the row sent; only its current claimant may (false otherwise). */
+  markSent(id: string, claimant: string, now: number): Promise<boolean>;
+  /** Gives a claim back (the send failed): claimable again at once. Only its claimant may. */
+  release(id: string, claimant: string): Promise<boolean>;
+  /**
+   * The notification will not be sent under this id: its items were re-emitted in a newer one (a
+   * retry grouped differently). Leaves `unsent`; false when it was sent (or is unknown, or retired).
+   */
+  retire(id: string, now: number): Promise<boolean>;
+  /** Notifications not sent, not retired and not under a live lease at `now`, oldest first. */
+  unsent(now: number): Promise<TransitionRow[]>;
+  /** Rows recorded at or after `since`, oldest first (`kind` filters). */
+  list(opts?: { since?: number; kind?: Transition["kind"]; limit?: number }): Promise<TransitionRow[]>;
+  get(id: string): Promise<TransitionRow | null>;
+  /** The alert state and its version (0 and `emptyState()` when none was saved). */
+  readState(): Promise<{ state: AlertState; version: number }>;
+  /**
+   * Saves `state` if the stored version is still `expectedVersion` (the new version is that + 1);
+   * otherwise nothing is written and the result is a conflict with the stored version.
+   */
+  putState(state: AlertState, expectedVersion: number): Promise<PutStateResult>;
+}
+
 // ---- Queue health ----
 
 export interface QueueHealth {

@@ -3,6 +3,8 @@
  * same data as the status endpoint, runs the pure rules and state machine of `@svcmon/core`, saves
  * the state, delivers the owed intents through `@svcmon/notify` and saves the confirmations.
  */
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import {
   type AlertRule,
   type AlertState,
@@ -10,17 +12,22 @@ import {
   alertLink,
   type CollectorRegistry,
   type DbHealth,
+  DEFAULT_CLAIM_LEASE_MS,
   evaluateConditions,
   type Flip,
   failureSubjectParts,
+  flipTransition,
   type IntentItem,
+  intentTransition,
   type MutedNotice,
   markDelivered,
   markFailed,
   type NotificationIntent,
   type QueueHealth,
   type RunStore,
+  type StepResult,
   step,
+  type TransitionStore,
 } from "@svcmon/core";
 import {
   type Channel,
@@ -69,6 +76,17 @@ export interface AlertEngineDeps {
    * known once it listens). Absent or null: the alerts carry `generatorURL: null`.
    */
   publicUrl?: string | null | (() => string | null);
+  /**
+   * Status changes and notifications as rows, claimed before sending, and the alert state under
+   * optimistic concurrency (docs/monitor-alerts.md "Transitions"). With it, several engines may tick
+   * over the same stores at once: each notification is sent by the one that claimed it. `stateStore`
+   * then only mirrors the state for readers (and seeds it once, when the transition store has none).
+   */
+  transitions?: TransitionStore;
+  /** This engine's name in claims. Default `<host>:<pid>:<random>`. */
+  claimant?: string;
+  /** How long a claim holds before another engine may take it (a crash between claim and send). */
+  claimLeaseMs?: number;
 }
 
 export interface TickResult {
@@ -76,7 +94,12 @@ export interface TickResult {
   /** Intent ids delivered / failed in this tick. */
   delivered: string[];
   failed: string[];
+  /** Intent ids not sent here because another engine holds their claim (with `transitions`). */
+  claimedElsewhere?: string[];
 }
+
+/** Saves of the state retried after a version conflict before the tick gives up. */
+const MAX_STATE_CONFLICTS = 5;
 
 /** `ALERT_EVAL_INTERVAL_S` in ms; default 60 s; rejects anything but a positive number. */
 export function alertIntervalFromEnv(env: Record<string, string | undefined>): number {
@@ -222,10 +245,19 @@ export class AlertEngine {
   #abort = new AbortController();
   /** Earliest retry time seen by the last tick, for scheduling. */
   #nextDue: number | null = null;
+  readonly #claimant: string;
+  readonly #leaseMs: number;
 
   constructor(deps: AlertEngineDeps) {
     this.#d = deps;
     this.#intervalMs = deps.intervalMs ?? DEFAULT_ALERT_EVAL_INTERVAL_MS;
+    this.#claimant = deps.claimant ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.#leaseMs = deps.claimLeaseMs ?? DEFAULT_CLAIM_LEASE_MS;
+  }
+
+  /** This engine's name in the claims it takes. */
+  get claimant(): string {
+    return this.#claimant;
   }
 
   /** One evaluation and delivery round. Concurrent calls share the round in progress. */
@@ -239,9 +271,9 @@ export class AlertEngine {
   }
 
   async #tick(): Promise<TickResult> {
-    const { store, registry, stateStore, channels, deliveryLog, log } = this.#d;
+    const { store, registry, channels, deliveryLog, log } = this.#d;
+    const transitions = this.#d.transitions;
     const now = this.#d.now();
-    const previous = await stateStore.load();
     const specs = await registry.list();
     const snapshot = await readSnapshot(store, specs, now);
     let db: DbHealth | null = null;
@@ -259,13 +291,35 @@ export class AlertEngine {
         log.warn("alerts: queue health unavailable", { error: String(err) });
       }
     }
-    const conditions = evaluateConditions(alertInput(specs, snapshot, db, now, queues), now, previous);
-    const result = step(previous, conditions, now);
-    let state = result.state;
+    const input = alertInput(specs, snapshot, db, now, queues);
     // Saved before delivering: the leases and startEmitted survive a crash mid-delivery.
-    await stateStore.save(state);
+    const saved = await this.#stepAndSave((previous) =>
+      step(previous, evaluateConditions(input, now, previous), now),
+    );
+    if (saved === null) return { flips: [], delivered: [], failed: [], claimedElsewhere: [] };
+    const result = saved.result;
     for (const f of result.flips) {
       log.info("alert flip", { key: f.key, from: f.from, to: f.to, severity: f.severity, muted: f.muted });
+    }
+    if (transitions !== undefined) {
+      // Each status change and each owed notification is a row (idempotent by its id).
+      for (const f of result.flips) {
+        await transitions.record(flipTransition(f, result.state.alerts[f.key]?.episode ?? 0));
+      }
+      for (const intent of result.notifications) await transitions.record(intentTransition(intent));
+      // Never sent under their own id any more: out of `unsent` (a no-op when already sent). Those the
+      // step dropped from the outbox, and unsent ones (a failed send, released) whose items this step
+      // emitted again under another id.
+      const retire = new Set(saved.superseded);
+      if (result.notifications.length > 0) {
+        const ids = new Set(result.notifications.map((n) => n.id));
+        const items = new Set(result.notifications.flatMap((n) => n.items.map(itemIdentity)));
+        for (const row of await transitions.unsent(now)) {
+          const owed = (row.data as Partial<NotificationIntent> | null)?.items ?? [];
+          if (!ids.has(row.id) && owed.some((i) => items.has(itemIdentity(i)))) retire.add(row.id);
+        }
+      }
+      for (const id of retire) await transitions.retire(id, now);
     }
     // Held back by a mute: the delivery log says so (muted, not sent), once per episode.
     for (const m of result.muted) {
@@ -285,7 +339,24 @@ export class AlertEngine {
 
     const delivered: string[] = [];
     const failed: string[] = [];
+    const claimedElsewhere: string[] = [];
+    const confirmations: Confirmation[] = [];
     for (const intent of result.notifications) {
+      if (transitions !== undefined) {
+        // Claimed before sending: exactly one engine wins the conditional write.
+        const claim = await transitions.claim(intent.id, this.#claimant, this.#d.now(), this.#leaseMs);
+        if (!claim.ok) {
+          claimedElsewhere.push(intent.id);
+          // Sent already (by another engine, or before a crash that lost the confirmation).
+          if (claim.sent) confirmations.push({ id: intent.id, at: this.#d.now(), error: null });
+          log.info("alerts: notification claimed by another sender", {
+            id: intent.id,
+            heldBy: claim.heldBy,
+            sent: claim.sent,
+          });
+          continue;
+        }
+      }
       let error: string | null = null;
       if (channels.length === 0) {
         error = "no notification channel configured";
@@ -309,23 +380,114 @@ export class AlertEngine {
       }
       const at = this.#d.now();
       if (error === null) {
-        state = markDelivered(state, intent.id, at);
         delivered.push(intent.id);
+        if (transitions !== undefined && !(await transitions.markSent(intent.id, this.#claimant, at)))
+          log.warn("alerts: sent after the claim's lease was taken over", { id: intent.id });
       } else {
-        state = markFailed(state, intent.id, at, error);
         failed.push(intent.id);
+        if (transitions !== undefined) await transitions.release(intent.id, this.#claimant);
         if (channels.length > 0)
           log.warn("alert delivery failed", { id: intent.id, rule: intent.rule, error });
       }
+      confirmations.push({ id: intent.id, at, error });
     }
-    if (result.notifications.length > 0) await stateStore.save(state);
+    let state = result.state;
+    if (confirmations.length > 0)
+      state = await this.#saveConfirmations(confirmations, result.state, saved.version);
     this.#nextDue = earliestRetry(state);
-    return { flips: result.flips, delivered, failed };
+    return {
+      flips: result.flips,
+      delivered,
+      failed,
+      ...(transitions !== undefined ? { claimedElsewhere } : {}),
+    };
+  }
+
+  /** The stored state and its version (0 without a transition store, or before its first save). */
+  async #readState(): Promise<{ state: AlertState; version: number }> {
+    const t = this.#d.transitions;
+    if (t === undefined) return { state: await this.#d.stateStore.load(), version: 0 };
+    const read = await t.readState();
+    // Seeded once from the state document kept before the transition store existed.
+    return read.version === 0 ? { state: await this.#d.stateStore.load(), version: 0 } : read;
+  }
+
+  /** Writes the state's copy for readers (the status endpoint); the transition store's is the truth. */
+  async #mirror(state: AlertState): Promise<void> {
+    try {
+      await this.#d.stateStore.save(state);
+    } catch (err) {
+      this.#d.log.warn("alerts: state mirror not saved", { error: String(err) });
+    }
+  }
+
+  /**
+   * One evaluation saved: with a transition store, against the version it was computed from; on a
+   * conflict (another engine saved in between) it is computed again from the newer state. Null when
+   * the state kept changing.
+   */
+  async #stepAndSave(
+    evaluate: (previous: AlertState) => StepResult,
+  ): Promise<{ result: StepResult; version: number; superseded: string[] } | null> {
+    const t = this.#d.transitions;
+    if (t === undefined) {
+      const result = evaluate(await this.#d.stateStore.load());
+      await this.#d.stateStore.save(result.state);
+      return { result, version: 0, superseded: [] };
+    }
+    for (let i = 0; i < MAX_STATE_CONFLICTS; i++) {
+      const { state: previous, version } = await this.#readState();
+      const result = evaluate(previous);
+      const put = await t.putState(result.state, version);
+      if (put.ok) {
+        await this.#mirror(result.state);
+        // Intents the step dropped from the outbox: their items were re-emitted in a newer intent.
+        const superseded = Object.keys(previous.outbox).filter((id) => result.state.outbox[id] === undefined);
+        return { result, version: put.version, superseded };
+      }
+      this.#d.log.info("alerts: state saved by another engine meanwhile; evaluating again", {
+        expected: version,
+        stored: put.version,
+      });
+    }
+    this.#d.log.warn("alerts: state kept changing under this tick; skipped", { tries: MAX_STATE_CONFLICTS });
+    return null;
+  }
+
+  /** Applies the tick's confirmations to the latest state (again after each conflict) and saves it. */
+  async #saveConfirmations(
+    confirmations: Confirmation[],
+    state: AlertState,
+    version: number,
+  ): Promise<AlertState> {
+    const apply = (s: AlertState) =>
+      confirmations.reduce(
+        (acc, c) =>
+          c.error === null ? markDelivered(acc, c.id, c.at) : markFailed(acc, c.id, c.at, c.error),
+        s,
+      );
+    const t = this.#d.transitions;
+    if (t === undefined) {
+      const next = apply(state);
+      await this.#d.stateStore.save(next);
+      return next;
+    }
+    let base = { state, version };
+    for (let i = 0; i < MAX_STATE_CONFLICTS; i++) {
+      const next = apply(base.state);
+      const put = await t.putState(next, base.version);
+      if (put.ok) {
+        await this.#mirror(next);
+        return next;
+      }
+      base = await this.#readState();
+    }
+    throw new Error("alerts: delivery confirmations not saved: the state kept changing");
   }
 
   /** The firing alerts of the stored state (the status body's `alerts`). */
   async firingAlerts(): Promise<FiringAlertJson[]> {
-    return firingAlerts(await this.#d.stateStore.load());
+    return firingAlerts((await this.#readState()).state);
   }
 
   /** Ticks now, then every interval (sooner when a retry is due). */
@@ -359,6 +521,15 @@ export class AlertEngine {
     this.#abort.abort();
     await this.#running?.catch(() => {});
   }
+}
+
+const itemIdentity = (i: Pick<IntentItem, "key" | "kind" | "episode">) => `${i.key}|${i.kind}|${i.episode}`;
+
+interface Confirmation {
+  id: string;
+  at: number;
+  /** Null: delivered. */
+  error: string | null;
 }
 
 function earliestRetry(state: AlertState): number | null {

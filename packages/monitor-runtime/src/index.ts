@@ -3,4 +3,5 @@ export * from "./evaluate.ts";
 export * from "./hierarchy-builder.ts";
 export * from "./hierarchy-rules-file.ts";
 export * from "./scheduler.ts";
+export * from "./transition-store-sqlite.ts";
 export * from "./triage.ts";
