@@ -259,4 +259,42 @@ describe("latest state (migration 13) against the queries over svc.collector_run
     await store.client.command({ query: "OPTIMIZE TABLE svc.collector_latest_by_collector FINAL" });
     await compareAll();
   }, 120_000);
+
+  it("writes concurrent insertRuns calls as one group, each answered as if the calls had run in turn", async () => {
+    const t = now - HOUR;
+    const mk = (n: number, at: number) => ({
+      run_id: uuid(5_000_000 + n),
+      collector: "config_network",
+      cloud_account_id: "100000000009",
+      cloud_region: "us-east-1",
+      started_at: at - 1000,
+      completed_at: at,
+      status: "succeeded" as const,
+      events_produced: 1,
+      rows_inserted: 1,
+      duration_ms: 1000,
+    });
+    await store.insertRuns([mk(0, t - 1)]);
+    const calls = [
+      [mk(1, t), mk(2, t + 1), mk(0, t - 1)],
+      [mk(2, t + 1), mk(3, t + 2), mk(3, t + 2)],
+      [{ ...mk(9, t), status: "unknown" as "failed" }],
+      [mk(1, t), mk(4, t + 3)],
+    ];
+    const settled = await Promise.allSettled(calls.map((c) => store.insertRuns(c)));
+    const id = (n: number) => uuid(5_000_000 + n);
+    expect(settled[0]).toEqual({ status: "fulfilled", value: { inserted: 2, duplicates: [id(0)] } });
+    // In-call repeats first, then the runs stored before (here: by the call before it).
+    expect(settled[1]).toEqual({ status: "fulfilled", value: { inserted: 1, duplicates: [id(3), id(2)] } });
+    expect(settled[2]?.status).toBe("rejected");
+    expect(settled[3]).toEqual({ status: "fulfilled", value: { inserted: 1, duplicates: [id(1)] } });
+    const rs = await store.client.query({
+      query:
+        "SELECT count() AS n, uniqExact(run_id) AS u FROM svc.collector_runs WHERE collector = 'config_network'",
+      format: "JSONEachRow",
+    });
+    expect((await rs.json<{ n: unknown; u: unknown }>()).map((r) => [Number(r.n), Number(r.u)])).toEqual([
+      [5, 5],
+    ]);
+  });
 });
