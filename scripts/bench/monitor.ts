@@ -3,7 +3,8 @@
 // freshness endpoints and run ingest measured through the real HTTP app in-process; one alert
 // evaluation tick (AlertEngine, state in svc.alert_state, a webhook to a local receiver); and the
 // /system page served over real HTTP and rendered in headless Chromium. Targets are reported, never
-// asserted. BENCH_MONITOR_DAYS shortens the history (for a quick try); BENCH_MONITOR_ROUNDS repeats
+// asserted. Ingest runs twice: one request in flight, then BENCH_MONITOR_INGEST_IN_FLIGHT (8) at once.
+// BENCH_MONITOR_DAYS shortens the history (for a quick try); BENCH_MONITOR_ROUNDS repeats
 // the timed reads (status, freshness, alert ticks, page) on the same store.
 
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -59,8 +60,20 @@ const TICKS = 10;
 const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_MONITOR_ROUNDS ?? 1)));
 const PAGE_WARMUPS = 3;
 const PAGE_RUNS = 20;
-const PAGE_TARGET_MS = 500;
-const TICK_TARGET_MS = 1000;
+// Targets of issue 18 (item 7).
+const STATUS_TARGET_MS = 50;
+const FRESHNESS_TARGET_MS = 200;
+const PAGE_TARGET_MS = 150;
+const TICK_TARGET_MS = 50;
+/** The first tick creates the alert state (and may notify): its own, looser bound. */
+const FIRST_TICK_TARGET_MS = 1000;
+const INGEST_TARGET_PER_S = 50_000;
+/**
+ * Ingest is measured twice: one request at a time (a lone collector), and INGEST_IN_FLIGHT requests
+ * at once (collectors reporting together), where the store writes the requests waiting for the
+ * insert in progress as one INSERT (group commit). The ingest target applies to the second.
+ */
+const INGEST_IN_FLIGHT = Math.max(1, Math.floor(Number(process.env.BENCH_MONITOR_INGEST_IN_FLIGHT ?? 8)));
 const MIB = 1024 * 1024;
 
 const account = (i: number) => String(100_000_000_000 + i);
@@ -449,14 +462,21 @@ async function main(): Promise<void> {
   };
 
   // 4. Ingest through the API: sequential batches of 1,000 fresh records (once, in round 1).
-  let ingested = 0;
-  let ingestSeconds = 0;
-  let ingestShare: CpuShare | null = null;
-  const batchMs: number[] = [];
-  const ingest = async (): Promise<void> => {
+  interface IngestRun {
+    inFlight: number;
+    stored: number;
+    seconds: number;
+    batchMs: number[];
+    cpu: CpuShare | null;
+  }
+  const ingestRuns: IngestRun[] = [];
+  const ingest = async (inFlight: number): Promise<void> => {
     const cpu = cpuMeter();
     const ingestStarted = performance.now();
-    for (let b = 0; b < BATCHES; b++) {
+    const batchMs: number[] = [];
+    let stored = 0;
+    let nextBatch = 0;
+    const sendOne = async (b: number): Promise<void> => {
       const at = Date.now();
       const records = Array.from({ length: BATCH }, (_, i) => {
         const s = (b * BATCH + i) % SERIES;
@@ -485,11 +505,22 @@ async function main(): Promise<void> {
       batchMs.push(performance.now() - t0);
       if (res.status !== 201)
         throw new Error(`POST /api/system/runs answered ${res.status}: ${JSON.stringify(reply)}`);
-      ingested += reply.stored ?? 0;
-    }
-    ingestSeconds = (performance.now() - ingestStarted) / 1000;
+      stored += reply.stored ?? 0;
+    };
+    // `inFlight` senders, each posting the next batch as soon as its previous one is answered.
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (nextBatch < BATCHES) await sendOne(nextBatch++);
+      }),
+    );
     batchMs.sort((a, b) => a - b);
-    ingestShare = cpu();
+    ingestRuns.push({
+      inFlight,
+      stored,
+      seconds: (performance.now() - ingestStarted) / 1000,
+      batchMs,
+      cpu: cpu(),
+    });
   };
 
   // 5. Alert evaluation: the engine of `npm start` on the same store, state in svc.alert_state, one
@@ -547,7 +578,10 @@ async function main(): Promise<void> {
     const statusMs = await timeGets("/api/system/status");
     const freshnessMs = await timeGets("/api/system/freshness");
     const reads = readsCpu();
-    if (r === 0) await ingest();
+    if (r === 0) {
+      await ingest(1);
+      if (INGEST_IN_FLIGHT > 1) await ingest(INGEST_IN_FLIGHT);
+    }
     const ticksCpu = cpuMeter();
     if (r === 0) {
       firstTickMs = await timeTick();
@@ -602,7 +636,8 @@ async function main(): Promise<void> {
   const round = rounds[chosen] as Round;
   const { statusMs, freshnessMs, tickMs } = round;
   const pageRuns = round.page ?? [];
-  const ingestRate = ingested / ingestSeconds;
+  const ingestMain = ingestRuns.at(-1) as IngestRun;
+  const ingestShare = ingestMain.cpu;
 
   // 7. Memory.
   clearInterval(sampler);
@@ -648,25 +683,41 @@ async function main(): Promise<void> {
       "-",
       `${loadSeconds.toFixed(0)} s`,
     ],
-    ["GET /api/system/status p50/p95/max", ms(statusMs), "p95 ≤ 200 ms", sP95 <= 200 ? "ok" : "MISSED"],
-    ["GET /api/system/freshness p50/p95/max", ms(freshnessMs), "p95 ≤ 200 ms", fP95 <= 200 ? "ok" : "MISSED"],
     [
-      `ingest, ${BATCHES} × ${BATCH} records`,
-      `${ingestRate.toFixed(0)} /s`,
-      "≥ 20,000 /s",
-      ingestRate >= 20_000 ? "ok" : "MISSED",
+      "GET /api/system/status p50/p95/max",
+      ms(statusMs),
+      `p95 ≤ ${STATUS_TARGET_MS} ms`,
+      sP95 <= STATUS_TARGET_MS ? "ok" : "MISSED",
     ],
-    ["ingest batch p50/p95/max", ms(batchMs), "-", "-"],
+    [
+      "GET /api/system/freshness p50/p95/max",
+      ms(freshnessMs),
+      `p95 ≤ ${FRESHNESS_TARGET_MS} ms`,
+      fP95 <= FRESHNESS_TARGET_MS ? "ok" : "MISSED",
+    ],
+    ...ingestRuns.flatMap((run): [string, string, string, string][] => {
+      const rate = run.stored / run.seconds;
+      const main = run === ingestMain;
+      return [
+        [
+          `ingest, ${BATCHES} × ${BATCH} records, ${run.inFlight} request(s) in flight`,
+          `${rate.toFixed(0)} /s`,
+          main ? `≥ ${INGEST_TARGET_PER_S.toLocaleString("en")} /s` : "-",
+          main ? (rate >= INGEST_TARGET_PER_S ? "ok" : "MISSED") : "-",
+        ],
+        ["  request p50/p95/max", ms(run.batchMs), "-", "-"],
+      ];
+    }),
     [
       "alert tick, first (creates the state)",
       `${firstTickMs.toFixed(1)} ms`,
-      `≤ ${TICK_TARGET_MS / 1000} s`,
-      firstTickMs <= TICK_TARGET_MS ? "ok" : "MISSED",
+      `≤ ${FIRST_TICK_TARGET_MS / 1000} s`,
+      firstTickMs <= FIRST_TICK_TARGET_MS ? "ok" : "MISSED",
     ],
     [
       `alert tick p50/p95/max (${TICKS} ticks)`,
       ms(tickMs),
-      `p95 ≤ ${TICK_TARGET_MS / 1000} s`,
+      `p95 ≤ ${TICK_TARGET_MS} ms`,
       tickP95 <= TICK_TARGET_MS ? "ok" : "MISSED",
     ],
     [
@@ -763,15 +814,16 @@ async function main(): Promise<void> {
         round: chosen + 1,
         statusMs: stats(statusMs),
         freshnessMs: stats(freshnessMs),
-        ingest: {
+        ingest: ingestRuns.map((run) => ({
           batches: BATCHES,
           batchSize: BATCH,
-          stored: ingested,
-          seconds: ingestSeconds,
-          recordsPerSecond: ingestRate,
-          batchMs: stats(batchMs),
-          cpu: ingestShare,
-        },
+          inFlight: run.inFlight,
+          stored: run.stored,
+          seconds: run.seconds,
+          recordsPerSecond: run.stored / run.seconds,
+          batchMs: stats(run.batchMs),
+          cpu: run.cpu,
+        })),
         alertTick: {
           firstMs: firstTickMs,
           first: firstTick,
@@ -799,11 +851,13 @@ async function main(): Promise<void> {
         })),
         memory: { peakRssSampledBytes: peakRss, endRssBytes: endRss, maxRssBytes: maxRss },
         targets: {
-          statusP95Ms: 200,
-          freshnessP95Ms: 200,
-          ingestRecordsPerSecond: 20_000,
+          statusP95Ms: STATUS_TARGET_MS,
+          freshnessP95Ms: FRESHNESS_TARGET_MS,
+          ingestRecordsPerSecond: INGEST_TARGET_PER_S,
+          ingestInFlight: INGEST_IN_FLIGHT,
           pageServedAndPaintedP95Ms: PAGE_TARGET_MS,
           alertTickP95Ms: TICK_TARGET_MS,
+          firstAlertTickMs: FIRST_TICK_TARGET_MS,
         },
         missed,
       },

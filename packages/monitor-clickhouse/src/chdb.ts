@@ -69,14 +69,52 @@ export async function chdbFolderDisk(path: string): Promise<LocalDiskUsage> {
   };
 }
 
+/** How long the embedded store's folder size is reused before it is walked again. */
+export const FOLDER_DISK_MAX_AGE_MS = 10_000;
+
+/**
+ * `read` with its last answer reused for `maxAgeMs` (walking a data folder of a few hundred parts
+ * takes tens of milliseconds, more than every status query together). An older answer is still
+ * returned at once while a fresh one is read in the background; the first call, and any call after a
+ * failed read, waits for the read.
+ */
+export function cachedDiskUsage(
+  read: () => Promise<LocalDiskUsage>,
+  maxAgeMs = FOLDER_DISK_MAX_AGE_MS,
+  now: () => number = Date.now,
+): () => Promise<LocalDiskUsage> {
+  let last: { at: number; value: LocalDiskUsage } | null = null;
+  let inFlight: Promise<LocalDiskUsage> | null = null;
+  const refresh = (): Promise<LocalDiskUsage> => {
+    inFlight ??= read()
+      .then((value) => {
+        last = { at: now(), value };
+        return value;
+      })
+      .catch((err: unknown) => {
+        last = null;
+        throw err;
+      })
+      .finally(() => {
+        inFlight = null;
+      });
+    return inFlight;
+  };
+  return async () => {
+    if (last === null) return refresh();
+    if (now() - last.at > maxAgeMs) refresh().catch(() => {});
+    return last.value;
+  };
+}
+
 /**
  * Embedded default: chDB on a data folder (one process owns a folder). Its disk figures come from the
- * folder and its filesystem (`chdbFolderDisk`) unless `opts.localDisk` says otherwise.
+ * folder and its filesystem (`chdbFolderDisk`, reused for FOLDER_DISK_MAX_AGE_MS) unless `opts.localDisk` says otherwise.
  */
 export function openChdbRunStore(path: string, opts: ClickHouseRunStoreOptions = {}): ClickHouseRunStore {
   const timeoutMs = opts.timeoutMs ?? 5000;
   return new ClickHouseRunStore(createChdbClient(path, timeoutMs), {
-    localDisk: () => chdbFolderDisk(path),
+    localDisk: cachedDiskUsage(() => chdbFolderDisk(path)),
     ...opts,
     timeoutMs,
   });

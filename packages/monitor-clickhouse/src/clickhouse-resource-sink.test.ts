@@ -35,7 +35,14 @@ afterAll(async () => {
 });
 
 async function truncate() {
-  for (const t of ["svc.resources", "svc.collector_runs", "svc.collector_latest"]) {
+  for (const t of [
+    "svc.resources",
+    "svc.collector_runs",
+    "svc.collector_latest",
+    "svc.collector_latest_by_collector",
+    "svc.collector_streaks",
+    "svc.collector_failed_runs",
+  ]) {
     await store.client.command({ query: `TRUNCATE TABLE ${t}` });
   }
 }

@@ -42,6 +42,9 @@ async function truncate(): Promise<void> {
   for (const t of [
     "svc.collector_runs",
     "svc.collector_latest",
+    "svc.collector_latest_by_collector",
+    "svc.collector_streaks",
+    "svc.collector_failed_runs",
     "svc.cloud_accounts",
     "svc.account_first_active",
   ]) {

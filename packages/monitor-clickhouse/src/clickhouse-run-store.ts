@@ -50,6 +50,16 @@ export interface LocalDiskUsage {
 }
 
 const DAY_MS = 86_400_000;
+/** The most rows one group commit of insertRuns writes (calls beyond wait for the next group). */
+export const MAX_GROUP_ROWS = 20_000;
+
+/** A call of insertRuns waiting for its group. Groups run one at a time in-process, so the
+ * duplicate check and the write of one group cannot interleave with another's. */
+interface PendingInsert {
+  rows: readonly CollectorRunRow[];
+  resolve: (r: InsertRunsResult) => void;
+  reject: (err: unknown) => void;
+}
 /** The most runs `recentRuns` returns. */
 export const MAX_RECENT_RUNS = 200;
 /** Window of the server-side query latency percentiles (system.query_log). */
@@ -78,8 +88,6 @@ export class ClickHouseRunStore implements RunStore {
   readonly #latency: number[] = [];
   readonly #latencyMax: number;
   readonly #localDisk: (() => Promise<LocalDiskUsage>) | undefined;
-  /** Inserts are serialised in-process so the duplicate check and the write cannot interleave. */
-  #insertChain: Promise<unknown> = Promise.resolve();
 
   constructor(client: ClickHouseClient, opts: ClickHouseRunStoreOptions = {}) {
     this.#client = client;
@@ -167,27 +175,77 @@ export class ClickHouseRunStore implements RunStore {
     return ran;
   }
 
+  /**
+   * Stores the runs not stored yet (by run_id). Calls made while an insert is running are written
+   * together by the next one (group commit): one duplicate check and one INSERT for all of them, so
+   * the fixed cost of an insert (a part in svc.collector_runs and one per materialized view) is paid
+   * once per group, not per call. Each call still gets its own answer, as if the calls had run one
+   * after the other in the order they were made, and resolves only once its rows are written; a
+   * call whose rows are invalid fails alone, before joining a group.
+   */
   insertRuns(rows: readonly CollectorRunInput[]): Promise<InsertRunsResult> {
-    const next = this.#insertChain.then(() => this.#insertRuns(rows));
-    this.#insertChain = next.catch(() => {});
-    return next;
+    let valid: CollectorRunRow[];
+    try {
+      // Validate everything first: a bad row means nothing of this call is written.
+      valid = rows.map((r, i) => validateRun(i, r));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise<InsertRunsResult>((resolve, reject) => {
+      this.#pendingInserts.push({ rows: valid, resolve, reject });
+      if (!this.#inserting) void this.#drainInserts();
+    });
   }
 
-  async #insertRuns(input: readonly CollectorRunInput[]): Promise<InsertRunsResult> {
-    // 1. Validate everything first: a bad row means nothing is written.
-    const valid = input.map((r, i) => validateRun(i, r));
-    // 2. Drop repeats inside the batch (first occurrence wins).
-    const duplicates: string[] = [];
-    const seen = new Set<string>();
-    const unique: CollectorRunRow[] = [];
-    for (const r of valid) {
-      if (seen.has(r.run_id)) duplicates.push(r.run_id);
-      else {
-        seen.add(r.run_id);
-        unique.push(r);
+  readonly #pendingInserts: PendingInsert[] = [];
+  #inserting = false;
+
+  async #drainInserts(): Promise<void> {
+    this.#inserting = true;
+    try {
+      // Calls made in the same turn of the event loop join the first group.
+      await Promise.resolve();
+      while (this.#pendingInserts.length > 0) {
+        // Up to MAX_GROUP_ROWS rows per group (at least one call).
+        const group: PendingInsert[] = [];
+        let n = 0;
+        while (this.#pendingInserts.length > 0) {
+          const next = this.#pendingInserts[0] as PendingInsert;
+          if (group.length > 0 && n + next.rows.length > MAX_GROUP_ROWS) break;
+          group.push(next);
+          n += next.rows.length;
+          this.#pendingInserts.shift();
+        }
+        try {
+          const results = await this.#insertGroup(group.map((g) => g.rows));
+          for (const [k, g] of group.entries()) g.resolve(results[k] as InsertRunsResult);
+        } catch (err) {
+          for (const g of group) g.reject(err);
+        }
       }
+    } finally {
+      this.#inserting = false;
     }
-    if (unique.length === 0) return { inserted: 0, duplicates };
+  }
+
+  async #insertGroup(calls: readonly (readonly CollectorRunRow[])[]): Promise<InsertRunsResult[]> {
+    // 2. Drop repeats inside each call (first occurrence wins). A run_id of an earlier call of the
+    // group counts as already stored (step 3), as it would be had the calls run one after the other.
+    const perCall = calls.map((rows) => {
+      const seen = new Set<string>();
+      const duplicates: string[] = [];
+      const unique: CollectorRunRow[] = [];
+      for (const r of rows) {
+        if (seen.has(r.run_id)) duplicates.push(r.run_id);
+        else {
+          seen.add(r.run_id);
+          unique.push(r);
+        }
+      }
+      return { duplicates, unique };
+    });
+    const unique = [...new Map(perCall.flatMap((c) => c.unique.map((r) => [r.run_id, r] as const))).values()];
+    if (unique.length === 0) return perCall.map((c) => ({ inserted: 0, duplicates: c.duplicates }));
     // 3. Drop run_ids already stored. A run sent again (a retry, a replayed batch) is the same
     // record with the same collector and completed_at, so the lookup is limited to the batch's
     // collectors and completed_at range: the primary key (collector, completed_at, ...) reads only
@@ -215,12 +273,21 @@ export class ClickHouseRunStore implements RunStore {
       },
     );
     const stored = new Set(existing.map((r) => r.run_id.toLowerCase()));
-    const fresh = unique.filter((r) => {
-      if (!stored.has(r.run_id)) return true;
-      duplicates.push(r.run_id);
-      return false;
+    const fresh: CollectorRunRow[] = [];
+    const written = new Set<string>();
+    const results = perCall.map((c) => {
+      let inserted = 0;
+      for (const r of c.unique) {
+        if (stored.has(r.run_id) || written.has(r.run_id)) c.duplicates.push(r.run_id);
+        else {
+          written.add(r.run_id);
+          fresh.push(r);
+          inserted += 1;
+        }
+      }
+      return { inserted, duplicates: c.duplicates };
     });
-    if (fresh.length === 0) return { inserted: 0, duplicates };
+    if (fresh.length === 0) return results;
     // 4. One INSERT statement: ClickHouse parses and checks the whole block before writing.
     await this.#call("insertRuns", (signal) =>
       this.#client.insert({
@@ -235,7 +302,7 @@ export class ClickHouseRunStore implements RunStore {
         clickhouse_settings: { async_insert: 0, max_insert_block_size: "1048576" },
       }),
     );
-    return { inserted: fresh.length, duplicates };
+    return results;
   }
 
   async upsertAccount(row: CloudAccountRow): Promise<void> {
@@ -265,7 +332,7 @@ export class ClickHouseRunStore implements RunStore {
     l.rows_inserted AS rows_inserted,
     l.error AS error,
     l.duration_ms AS duration_ms
-FROM (SELECT collector, argMaxMerge(latest) AS l FROM svc.collector_latest GROUP BY collector)
+FROM (SELECT collector, argMaxMerge(latest) AS l FROM svc.collector_latest_by_collector GROUP BY collector)
 ORDER BY collector`,
     );
     return rows.map(toRunRow);
@@ -322,7 +389,7 @@ LIMIT {limit:UInt32}`,
     s.cloud_region AS cloud_region
 FROM (
     SELECT collector, argMaxIfMerge(latest_success) AS s, max(last_success_at) AS ls
-    FROM svc.collector_latest GROUP BY collector
+    FROM svc.collector_latest_by_collector GROUP BY collector
 )
 WHERE ls > toDateTime64(0, 3)
 ORDER BY collector`,
@@ -339,35 +406,47 @@ ORDER BY collector`,
   async consecutiveFailuresPerCollectorAccountRegion(sinceMs: number): Promise<FailureStreakRow[]> {
     const rows = await this.#rows<Record<string, unknown>>(
       "consecutiveFailuresPerCollectorAccountRegion",
+      // The maxima per series from svc.collector_streaks (a few thousand rows), the failed runs of the
+      // window from svc.collector_failed_runs (about 2 % of the runs): the same answer as aggregating
+      // svc.collector_runs over the window (the query before migration 13; compared in latest-state.test.ts). All-time maxima
+      // serve for the window's: a series is listed when its last run is in the window, so its latest
+      // key is too; a success or non-failure before the window counts as none (no failure precedes it).
       `SELECT
     collector,
     cloud_account_id,
     cloud_region,
-    toUnixTimestamp64Milli(last_run) AS last_run_at,
-    ['succeeded', 'partial', 'failed'][toUInt8(latest_key % 4) + 1] AS last_status,
-    toUnixTimestamp64Milli(last_success) AS last_success_at,
-    arrayCount(f -> f.2 > last_non_failed, fails) AS consecutive_failures,
-    last_error
+    toUnixTimestamp64Milli(s.last_run) AS last_run_at,
+    ['succeeded', 'partial', 'failed'][toUInt8(s.latest_key % 4) + 1] AS last_status,
+    if(s.last_success >= fromUnixTimestamp64Milli({since:Int64}), toUnixTimestamp64Milli(s.last_success), 0)
+        AS last_success_at,
+    arrayCount(x -> x.2 > s.last_non_failed, f.fails) AS consecutive_failures,
+    f.last_error AS last_error
 FROM (
     SELECT
         collector,
         cloud_account_id,
         cloud_region,
-        max(completed_at) AS last_run,
-        -- LATEST_KEY_EXPR's order packed into one number (completed ms, started ms, status rank; run_id
-        -- cannot change the status of a tie): half the cost of argMax over the tuple on 650 k rows.
-        max(toUInt128(toUnixTimestamp64Milli(completed_at)) * 18014398509481984
-            + toUInt128(toUnixTimestamp64Milli(started_at)) * 4
-            + multiIf(status = 'failed', 2, status = 'partial', 1, 0)) AS latest_key,
-        maxIf(completed_at, status = 'succeeded') AS last_success,
-        maxIf(completed_at, status != 'failed') AS last_non_failed,
-        groupUniqArrayIf((run_id, completed_at), status = 'failed') AS fails,
-        argMaxIf(error, completed_at, status = 'failed') AS last_error
-    FROM svc.collector_runs
+        max(last_run_at) AS last_run,
+        max(latest_key) AS latest_key,
+        max(last_success_at) AS last_success,
+        max(last_non_failed_at) AS last_non_failed
+    FROM svc.collector_streaks
+    GROUP BY collector, cloud_account_id, cloud_region
+    HAVING last_run >= fromUnixTimestamp64Milli({since:Int64})
+) AS s
+LEFT JOIN (
+    SELECT
+        collector,
+        cloud_account_id,
+        cloud_region,
+        groupUniqArray((run_id, completed_at)) AS fails,
+        argMax(error, completed_at) AS last_error
+    FROM svc.collector_failed_runs
     WHERE completed_at >= fromUnixTimestamp64Milli({since:Int64})
     GROUP BY collector, cloud_account_id, cloud_region
-)
-ORDER BY collector, cloud_account_id, cloud_region`,
+) AS f USING (collector, cloud_account_id, cloud_region)
+ORDER BY collector, cloud_account_id, cloud_region
+SETTINGS join_use_nulls = 0`,
       { since: Math.max(0, Math.floor(sinceMs)) },
     );
     return rows.map((r) => ({
@@ -445,16 +524,15 @@ ORDER BY cloud_account_id`,
       this.#rows<Record<string, unknown>>(
         "failuresPerCollectorPerDay",
         `SELECT collector, toString(toDate(completed_at, 'UTC')) AS day, uniqExact(run_id) AS failures
-FROM svc.collector_runs
-WHERE status = 'failed'
-  AND completed_at >= fromUnixTimestamp64Milli({from:Int64})
+FROM svc.collector_failed_runs
+WHERE completed_at >= fromUnixTimestamp64Milli({from:Int64})
   AND completed_at < fromUnixTimestamp64Milli({to:Int64})
 GROUP BY collector, day`,
         { from, to: today + DAY_MS },
       ),
       this.#rows<{ collector: string }>(
         "failuresPerCollectorPerDay (collectors)",
-        "SELECT DISTINCT collector FROM svc.collector_latest",
+        "SELECT DISTINCT collector FROM svc.collector_latest_by_collector",
       ),
     ]);
     const byKey = new Map(counts.map((r) => [`${r.collector}\u0000${r.day}`, num(r.failures)]));

@@ -81,6 +81,14 @@ describe("migrations", () => {
     expect(await showCreate("svc.collector_latest_mv")).toContain("MATERIALIZED VIEW");
   });
 
+  it("creates the pre-aggregated run tables of migration 13 and their views", async () => {
+    expect(await showCreate("svc.collector_latest_by_collector")).toContain("ORDER BY collector");
+    expect(await showCreate("svc.collector_streaks")).toContain("AggregatingMergeTree");
+    expect(await showCreate("svc.collector_failed_runs")).toContain("ReplacingMergeTree");
+    for (const v of ["collector_latest_by_collector_mv", "collector_streaks_mv", "collector_failed_runs_mv"])
+      expect(await showCreate(`svc.${v}`)).toContain("MATERIALIZED VIEW");
+  });
+
   it("upgrading a database from before migrations 10 and 11 backfills registrations and first active times", async () => {
     // A database at version 9: overrides stored by PUT and account versions, none of the new tables.
     for (const q of [
@@ -94,8 +102,9 @@ describe("migrations", () => {
     ]) {
       await client.command({ query: q });
     }
-    // 12 (the delivery log's muted columns) is re-applied too: its statement is idempotent.
-    expect(await store.migrate()).toEqual([10, 11, 12]);
+    // 12 (the delivery log's muted columns) and 13 (the pre-aggregated run tables) are re-applied
+    // too: their statements are idempotent.
+    expect(await store.migrate()).toEqual([10, 11, 12, 13]);
     const reg = await rows<{ name: string; at: string; by: string }>(
       "SELECT name, toUnixTimestamp64Milli(min(registered_at)) AS at, argMin(registered_by, registered_at) AS by FROM svc.collector_registrations GROUP BY name",
     );

@@ -56,6 +56,39 @@ FROM svc.cloud_accounts
 WHERE svc_status = 'active'
 GROUP BY account_id`;
 
+/**
+ * Per collector × account × region: the maxima the failure-streak query needs (docs/monitor-tables.md,
+ * "Latest state"). Every column is a max, so duplicates and out-of-order inserts give the same answer.
+ * latest_key packs LATEST_KEY_EXPR's order into one number (completed ms, started ms, status rank).
+ */
+const STREAK_SELECT = `SELECT
+    collector,
+    cloud_account_id,
+    cloud_region,
+    max(completed_at) AS last_run_at,
+    max(toUInt128(toUnixTimestamp64Milli(completed_at)) * 18014398509481984
+        + toUInt128(toUnixTimestamp64Milli(started_at)) * 4
+        + multiIf(status = 'failed', 2, status = 'partial', 1, 0)) AS latest_key,
+    max(if(status = 'succeeded', completed_at, toDateTime64(0, 3))) AS last_success_at,
+    max(if(status != 'failed', completed_at, toDateTime64(0, 3))) AS last_non_failed_at
+FROM svc.collector_runs
+GROUP BY collector, cloud_account_id, cloud_region`;
+
+/** LATEST_SELECT per collector only: a few rows per part for the per-collector reads. */
+const BY_COLLECTOR_SELECT = `SELECT
+    collector,
+    max(completed_at) AS last_completed_at,
+    max(if(status = 'succeeded', completed_at, toDateTime64(0, 3))) AS last_success_at,
+    argMaxState(${RUN_TUPLE_EXPR}, ${LATEST_KEY_EXPR}) AS latest,
+    argMaxIfState(${RUN_TUPLE_EXPR}, ${LATEST_KEY_EXPR}, status = 'succeeded') AS latest_success
+FROM svc.collector_runs
+GROUP BY collector`;
+
+/** The failed runs only (about 2 % of the rows): what streaks and the failures chart count. */
+const FAILED_SELECT = `SELECT run_id, collector, cloud_account_id, cloud_region, started_at, completed_at, error
+FROM svc.collector_runs
+WHERE status = 'failed'`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -387,6 +420,64 @@ ${FIRST_ACTIVE_SELECT}`,
       `ALTER TABLE svc.notification_attempts
     ADD COLUMN IF NOT EXISTS muted_by Nullable(String) AFTER duration_ms,
     ADD COLUMN IF NOT EXISTS muted_reason Nullable(String) AFTER muted_by`,
+    ],
+  },
+  {
+    version: 13,
+    name: "collector_streaks_and_failed_runs",
+    statements: [
+      `CREATE TABLE IF NOT EXISTS svc.collector_latest_by_collector
+(
+    collector LowCardinality(String),
+    last_completed_at SimpleAggregateFunction(max, DateTime64(3)),
+    last_success_at SimpleAggregateFunction(max, DateTime64(3)),
+    latest AggregateFunction(argMax, ${RUN_TUPLE_TYPE}, ${LATEST_KEY_TYPE}),
+    latest_success AggregateFunction(argMaxIf, ${RUN_TUPLE_TYPE}, ${LATEST_KEY_TYPE}, UInt8)
+)
+ENGINE = AggregatingMergeTree
+ORDER BY collector
+TTL toDateTime(last_completed_at) + INTERVAL 90 DAY`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS svc.collector_latest_by_collector_mv TO svc.collector_latest_by_collector AS
+${BY_COLLECTOR_SELECT}`,
+      `CREATE TABLE IF NOT EXISTS svc.collector_streaks
+(
+    collector LowCardinality(String),
+    cloud_account_id String,
+    cloud_region LowCardinality(String),
+    last_run_at SimpleAggregateFunction(max, DateTime64(3)),
+    latest_key SimpleAggregateFunction(max, UInt128),
+    last_success_at SimpleAggregateFunction(max, DateTime64(3)),
+    last_non_failed_at SimpleAggregateFunction(max, DateTime64(3))
+)
+ENGINE = AggregatingMergeTree
+ORDER BY (collector, cloud_account_id, cloud_region)
+TTL toDateTime(last_run_at) + INTERVAL 90 DAY`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS svc.collector_streaks_mv TO svc.collector_streaks AS
+${STREAK_SELECT}`,
+      `CREATE TABLE IF NOT EXISTS svc.collector_failed_runs
+(
+    run_id UUID,
+    collector LowCardinality(String),
+    cloud_account_id String,
+    cloud_region LowCardinality(String),
+    started_at DateTime64(3),
+    completed_at DateTime64(3),
+    error String
+)
+ENGINE = ReplacingMergeTree
+PARTITION BY toYYYYMM(started_at)
+ORDER BY (collector, completed_at, cloud_account_id, cloud_region, run_id)
+TTL toDateTime(started_at) + INTERVAL 90 DAY`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS svc.collector_failed_runs_mv TO svc.collector_failed_runs AS
+${FAILED_SELECT}`,
+      // Backfills. max states ignore duplicates, and every read of collector_failed_runs counts
+      // distinct run_ids, so re-running these (or overlapping with the views) changes no answer.
+      `INSERT INTO svc.collector_latest_by_collector
+${BY_COLLECTOR_SELECT}`,
+      `INSERT INTO svc.collector_streaks
+${STREAK_SELECT}`,
+      `INSERT INTO svc.collector_failed_runs
+${FAILED_SELECT}`,
     ],
   },
 ];

@@ -50,6 +50,9 @@ beforeEach(async () => {
   for (const t of [
     "svc.collector_runs",
     "svc.collector_latest",
+    "svc.collector_latest_by_collector",
+    "svc.collector_streaks",
+    "svc.collector_failed_runs",
     "svc.resources",
     "svc.resource_hierarchy",
     "svc.hierarchy_builds",

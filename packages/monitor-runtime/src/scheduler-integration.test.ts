@@ -52,7 +52,15 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 beforeEach(async () => {
-  for (const t of ["svc.collector_runs", "svc.collector_latest", "svc.cloud_accounts", "svc.resources"]) {
+  for (const t of [
+    "svc.collector_runs",
+    "svc.collector_latest",
+    "svc.collector_latest_by_collector",
+    "svc.collector_streaks",
+    "svc.collector_failed_runs",
+    "svc.cloud_accounts",
+    "svc.resources",
+  ]) {
     await store.client.command({ query: `TRUNCATE TABLE ${t}` });
   }
   clock = new FakeClock(T0);

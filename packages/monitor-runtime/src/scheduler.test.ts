@@ -48,7 +48,15 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
-  for (const t of ["svc.collector_runs", "svc.collector_latest", "svc.cloud_accounts", "svc.collectors"]) {
+  for (const t of [
+    "svc.collector_runs",
+    "svc.collector_latest",
+    "svc.collector_latest_by_collector",
+    "svc.collector_streaks",
+    "svc.collector_failed_runs",
+    "svc.cloud_accounts",
+    "svc.collectors",
+  ]) {
     await store.client.command({ query: `TRUNCATE TABLE ${t}` });
   }
   clock = new FakeClock(T0);
