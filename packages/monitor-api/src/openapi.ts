@@ -176,16 +176,31 @@ export const monitorOpenApiDocument = {
         },
       },
       MutedBy: {
-        type: "object",
-        required: ["kind", "rule", "subject", "fingerprint"],
         description:
-          "What holds a muted alert back: another alert that is its cause (kind alert; e.g. an account in no_access mutes the collector failures in it).",
-        properties: {
-          kind: { enum: ["alert"] },
-          rule: { type: "string" },
-          subject: { type: "string" },
-          fingerprint: { type: "string", pattern: "^[0-9a-f]{16}$" },
-        },
+          "What holds a muted alert back: another alert that is its cause (kind alert; e.g. an account in no_access mutes the collector failures in it), or a silence (kind silence; notified when it ends if still firing).",
+        oneOf: [
+          {
+            type: "object",
+            required: ["kind", "rule", "subject", "fingerprint"],
+            properties: {
+              kind: { enum: ["alert"] },
+              rule: { type: "string" },
+              subject: { type: "string" },
+              fingerprint: { type: "string", pattern: "^[0-9a-f]{16}$" },
+            },
+          },
+          {
+            type: "object",
+            required: ["kind", "id", "author", "reason", "endsAt"],
+            properties: {
+              kind: { enum: ["silence"] },
+              id: { type: "string" },
+              author: { type: "string" },
+              reason: { type: "string" },
+              endsAt: { type: "integer", description: "When the silence ends (epoch ms)." },
+            },
+          },
+        ],
       },
       Alert: {
         type: "object",

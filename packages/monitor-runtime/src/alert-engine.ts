@@ -224,7 +224,8 @@ export function intentNotification(
 
 /** The delivery-log record of an alert held back by a mute: channel `*`, attempt 0, not ok, `muted`. */
 export function mutedAttempt(notice: MutedNotice, at: number) {
-  const by = notice.mutedBy === null ? "mute" : `${notice.mutedBy.rule}|${notice.mutedBy.subject}`;
+  const m = notice.mutedBy;
+  const by = m === null ? "mute" : m.kind === "silence" ? `silence|${m.id}` : `${m.rule}|${m.subject}`;
   return {
     notificationId: notice.id,
     channel: "*",

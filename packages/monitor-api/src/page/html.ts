@@ -308,7 +308,7 @@ function renderAlerts(st) {
     if (typeof x !== "object" || x === null) return h("li", {}, String(x));
     const sev = x.severity || "unknown";
     // A muted alert is listed, marked and explained: held back, not notified (docs/monitor-page.md).
-    const mutedBy = x.muted_by ? x.muted_by.rule + " " + x.muted_by.subject : null;
+    const mutedBy = x.muted_by ? (x.muted_by.kind === "silence" ? "silence " + x.muted_by.id + " by " + x.muted_by.author + " until " + new Date(x.muted_by.endsAt).toISOString() : x.muted_by.rule + " " + x.muted_by.subject) : null;
     return h("li", { class: x.muted ? "muted muted-alert" : sev === "critical" ? "err" : "", id: x.fingerprint ? "alert-" + x.fingerprint : undefined, "data-muted": x.muted ? "true" : undefined },
       x.muted ? h("span", { class: "badge new" }, "Muted") : null, x.muted ? " " : null,
       h("strong", {}, sev.toUpperCase() + ": "), (x.rule || x.alert || x.kind || "alert") + (x.subject ? " — " + x.subject : ""),
