@@ -309,6 +309,7 @@ export async function startStack(
       log,
       now: monitorNow,
       alerts: () => alerts.firingAlerts(),
+      silences,
       queues: queueHealth,
       ownCost: (now) => cost.ownCost(now),
       trustProxy: config.trustProxy,

@@ -101,7 +101,7 @@ describe("parseSilenceInput", () => {
     matchers: { rule: "collector_failure", subject: { op: "prefix", value: "ec2/" } },
     author: "ann",
     reason: "maintenance",
-    endsAt: new Date(NOW + H).toISOString(),
+    ends_at: new Date(NOW + H).toISOString(),
   };
   it("accepts a valid request, startsAt defaulting to now, a plain subject as equality", () => {
     const r = parseSilenceInput(ok, NOW);
@@ -124,20 +124,20 @@ describe("parseSilenceInput", () => {
         matchers: { rule: "nope", subject: { op: "regex", value: "(" } },
         author: "",
         reason: "x".repeat(501),
-        endsAt: "soon",
+        ends_at: "soon",
       },
       NOW,
     );
     expect(r.ok).toBe(false);
     const paths = r.ok ? [] : r.errors.map((e) => e.path).sort();
-    expect(paths).toEqual(["author", "endsAt", "matchers.rule", "matchers.subject.value", "reason"]);
+    expect(paths).toEqual(["author", "ends_at", "matchers.rule", "matchers.subject.value", "reason"]);
   });
   it("refuses no matcher, past or far end times, and too many silences", () => {
     const none = parseSilenceInput({ ...ok, matchers: {} }, NOW);
     expect(!none.ok && none.errors.map((e) => e.path)).toEqual(["matchers"]);
-    const past = parseSilenceInput({ ...ok, endsAt: NOW - 1 }, NOW);
+    const past = parseSilenceInput({ ...ok, ends_at: NOW - 1 }, NOW);
     expect(!past.ok && past.errors[0]?.message).toMatch(/future/);
-    const far = parseSilenceInput({ ...ok, endsAt: NOW + 31 * 24 * H }, NOW);
+    const far = parseSilenceInput({ ...ok, ends_at: NOW + 31 * 24 * H }, NOW);
     expect(!far.ok && far.errors[0]?.message).toMatch(/30 days/);
     const many = parseSilenceInput(ok, NOW, SILENCE_MAX_ACTIVE);
     expect(!many.ok && many.errors[0]?.message).toMatch(/at most/);

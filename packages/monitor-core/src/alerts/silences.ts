@@ -43,6 +43,8 @@ export const SILENCE_AUTHOR_MAX = 100;
 export const SILENCE_SUBJECT_MAX = 300;
 /** A silence ends at most 30 days after it is created. */
 export const SILENCE_MAX_DURATION_MS = 30 * 24 * 3600 * 1000;
+/** Ended silences are kept this long (listed with their end), then pruned. */
+export const SILENCE_RETENTION_MS = 5 * 24 * 3600 * 1000;
 /** Active or pending silences at once, at most. */
 export const SILENCE_MAX_ACTIVE = 100;
 
@@ -149,8 +151,9 @@ function parseText(raw: unknown, path: string, max: number, errors: Issue[]): st
 }
 
 /**
- * Validates a request to create a silence: `{matchers: {rule?, subject?: string | {op, value}},
- * author, reason, startsAt?, endsAt}` (times as ISO 8601 or epoch ms; `startsAt` defaults to `now`).
+ * Validates a request to create a silence (the API's body): `{matchers: {rule?, subject?: string |
+ * {op, value}}, author, reason, starts_at?, ends_at}` (times as ISO 8601 or epoch ms; `starts_at`
+ * defaults to `now`).
  * `live` is the number of silences not yet ended, for the `SILENCE_MAX_ACTIVE` bound.
  */
 export function parseSilenceInput(raw: unknown, now: EpochMs, live = 0): Result<SilenceInput> {
@@ -199,14 +202,16 @@ export function parseSilenceInput(raw: unknown, now: EpochMs, live = 0): Result<
   const author = parseText(raw.author, "author", SILENCE_AUTHOR_MAX, errors);
   const reason = parseText(raw.reason, "reason", SILENCE_REASON_MAX, errors);
   const startsAt =
-    raw.startsAt === undefined || raw.startsAt === null ? now : parseTime(raw.startsAt, "startsAt", errors);
-  const endsAt = parseTime(raw.endsAt, "endsAt", errors);
+    raw.starts_at === undefined || raw.starts_at === null
+      ? now
+      : parseTime(raw.starts_at, "starts_at", errors);
+  const endsAt = parseTime(raw.ends_at, "ends_at", errors);
   if (endsAt !== null) {
-    if (endsAt <= now) errors.push({ path: "endsAt", message: "must be in the future" });
+    if (endsAt <= now) errors.push({ path: "ends_at", message: "must be in the future" });
     else if (endsAt - now > SILENCE_MAX_DURATION_MS)
-      errors.push({ path: "endsAt", message: "must be at most 30 days from now" });
+      errors.push({ path: "ends_at", message: "must be at most 30 days from now" });
     if (startsAt !== null && endsAt <= startsAt)
-      errors.push({ path: "endsAt", message: "must be after startsAt" });
+      errors.push({ path: "ends_at", message: "must be after starts_at" });
   }
   if (live >= SILENCE_MAX_ACTIVE)
     errors.push({
