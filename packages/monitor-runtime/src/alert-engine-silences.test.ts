@@ -129,6 +129,23 @@ for (const { name, open } of STORES) {
       expect(w.firing()).toHaveLength(1);
     });
 
+    it("a silence store that cannot be read keeps the silences last read", async () => {
+      const w = world();
+      await w.silences.create(silence());
+      await w.engine.tick();
+      const list = w.silences.list.bind(w.silences);
+      w.silences.list = async () => {
+        throw new Error("store down");
+      };
+      w.clock.now = T0 + 2 * MIN;
+      await w.engine.tick();
+      expect(w.sent).toEqual([]);
+      w.silences.list = list;
+      w.clock.now = T0 + 10 * MIN;
+      await w.engine.tick();
+      expect(w.firing()).toHaveLength(1);
+    });
+
     it("an expired silence lets the alert through at the next tick; other rules are not silenced", async () => {
       const w = world();
       await w.silences.create(silence({ matchers: { rule: "disk_high", subject: null } }));
