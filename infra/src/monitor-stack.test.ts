@@ -17,6 +17,7 @@ import {
   EVENT_QUEUE_NAME,
   INGEST_TIMEOUT_SECONDS,
   MAX_RECEIVE_COUNT,
+  SILENCES_ACTIONS,
 } from "./monitor-stack.ts";
 import {
   type CfnResourceJson,
@@ -228,6 +229,19 @@ describe("the alert engine", () => {
       FunctionName: ALERTS_FUNCTION_NAME,
       Environment: { Variables: Match.objectLike({ MONITOR_TRANSITIONS_TABLE: { Ref: table } }) },
     });
+    // svcmon-status keeps the silences in the same table: its name, and read / conditional put only.
+    template().hasResourceProperties("AWS::Lambda::Function", {
+      FunctionName: "svcmon-status",
+      Environment: { Variables: Match.objectLike({ MONITOR_TRANSITIONS_TABLE: { Ref: table } }) },
+    });
+    const statusPolicy = ofType("AWS::IAM::Policy").find(([id]) => id.startsWith("StatusRole"))?.[1];
+    expect(
+      statusPolicy === undefined
+        ? []
+        : statementsOf(statusPolicy).filter((st) => JSON.stringify(st.Action).includes("dynamodb:")),
+    ).toEqual([
+      { Action: [...SILENCES_ACTIONS], Effect: "Allow", Resource: { "Fn::GetAtt": [table, "Arn"] } },
+    ]);
     const policy = ofType("AWS::IAM::Policy").find(([id]) => id.startsWith("AlertsRole"))?.[1];
     const dynamo = statementsOf(policy).filter((st) => JSON.stringify(st.Action).includes("dynamodb:"));
     const arn = { "Fn::GetAtt": [table, "Arn"] };
@@ -238,9 +252,10 @@ describe("the alert engine", () => {
         Resource: [arn, { "Fn::Join": ["", [arn, "/index/*"]] }],
       },
     ]);
-    // No other function touches the table.
+    // No other function touches the table (svcmon-status only its silences item, checked above).
     for (const [id, p] of ofType("AWS::IAM::Policy"))
-      if (!id.startsWith("AlertsRole")) expect(JSON.stringify(p)).not.toContain(table);
+      if (!id.startsWith("AlertsRole") && !id.startsWith("StatusRole"))
+        expect(JSON.stringify(p)).not.toContain(table);
   });
 
   it("starts with an empty channel list and no secret value in the template", () => {

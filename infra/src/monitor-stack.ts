@@ -59,6 +59,8 @@ export const ALERT_TRANSITIONS_ACTIONS = [
   "dynamodb:UpdateItem",
   "dynamodb:Query",
 ] as const;
+/** What svcmon-status does on the transitions table: the silences item (read, conditional put). */
+export const SILENCES_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem"] as const;
 /** Every minute (seed §6); a tick ends before the next one starts. */
 export const ALERTS_INTERVAL_MINUTES = 1;
 export const ALERTS_TIMEOUT_SECONDS = 50;
@@ -324,6 +326,15 @@ export class MonitorStack extends Stack {
       new iam.PolicyStatement({
         actions: [...ALERT_TRANSITIONS_ACTIONS],
         resources: [this.alertTransitions.tableArn, `${this.alertTransitions.tableArn}/index/*`],
+      }),
+    );
+    // Silences (issue 18) are one item of the same table: svcmon-status creates, lists and expires
+    // them (GetItem, conditional PutItem), the alert engine reads them.
+    this.status.function.addEnvironment("MONITOR_TRANSITIONS_TABLE", this.alertTransitions.tableName);
+    this.status.function.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: [...SILENCES_ACTIONS],
+        resources: [this.alertTransitions.tableArn],
       }),
     );
     new events.Rule(this, "AlertsSchedule", {

@@ -51,6 +51,7 @@ import {
   hierarchyBuilder,
   hierarchyRulesFromEnv,
   Scheduler,
+  SqliteSilenceStore,
   SqliteTransitionStore,
 } from "@svcmon/monitor-runtime";
 import { createChannels } from "@svcmon/notify";
@@ -260,11 +261,14 @@ export async function startStack(
   // Status changes and notifications as rows, claimed before sending; the state under optimistic
   // concurrency (docs/monitor-alerts.md "Transitions"). chDB has no conditional writes: SQLite does.
   const transitions = new SqliteTransitionStore(join(config.dataDir, "alerts.sqlite"));
+  // Silences (issue 18) in the same file: a table beside the transitions and the alert state.
+  const silences = new SqliteSilenceStore(join(config.dataDir, "alerts.sqlite"));
   const alerts = new AlertEngine({
     store: runStore,
     registry,
     stateStore: ClickHouseAlertStateStore.fromStore(runStore),
     transitions,
+    silences,
     channels,
     deliveryLog: ClickHouseDeliveryLog.fromStore(runStore),
     now: monitorNow,
@@ -305,6 +309,7 @@ export async function startStack(
       log,
       now: monitorNow,
       alerts: () => alerts.firingAlerts(),
+      silences,
       queues: queueHealth,
       ownCost: (now) => cost.ownCost(now),
       trustProxy: config.trustProxy,
@@ -388,6 +393,7 @@ export async function startStack(
       await ingest?.stop();
       await alerts.stop();
       transitions.close();
+      silences.close();
       eventQueue.close();
       await runStore.close();
       settingsDb.close();

@@ -14,8 +14,8 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { Logger } from "@relevance/settings";
 import { jsonLogger } from "@relevance/settings/json-logger";
-import type { TransitionStore } from "@svcmon/core";
-import { DynamoDbTransitionStore } from "@svcmon/monitor-aws";
+import type { SilenceStore, TransitionStore } from "@svcmon/core";
+import { DynamoDbSilenceStore, DynamoDbTransitionStore } from "@svcmon/monitor-aws";
 import {
   ClickHouseAlertStateStore,
   ClickHouseCollectorRegistry,
@@ -40,6 +40,8 @@ export interface AlertsDeps {
   publicUrl?: string | null;
   /** Status changes and claims (DynamoDB in production); absent: the state is one ClickHouse document. */
   transitions?: TransitionStore;
+  /** Silences (kept in the transitions table, as svcmon-status writes them); absent: none. */
+  silences?: SilenceStore;
 }
 
 export interface AlertsTickSummary {
@@ -65,6 +67,7 @@ export function createAlertEngine(deps: AlertsDeps): AlertEngine {
     ...(deps.queues === undefined ? {} : { queues: deps.queues }),
     publicUrl: deps.publicUrl ?? null,
     ...(deps.transitions === undefined ? {} : { transitions: deps.transitions }),
+    ...(deps.silences === undefined ? {} : { silences: deps.silences }),
   });
 }
 
@@ -106,6 +109,7 @@ const deployed = once(async () => {
             client: new DynamoDBClient({}),
             tableName: transitionsTable,
           }),
+          silences: new DynamoDbSilenceStore({ client: new DynamoDBClient({}), tableName: transitionsTable }),
         }),
   });
 });

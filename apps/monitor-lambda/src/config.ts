@@ -231,16 +231,23 @@ export function alertsFromEnv(env: Env): Result<AlertsSettings> {
     if (!httpUrl(v)) return { ok: false, errors: [{ path: name, message: "must be an http or https URL" }] };
     publicUrl ??= v;
   }
+  const table = silencesTableFromEnv(env);
+  if (!table.ok) return table;
+  return { ok: true, value: { channels: channels.value, publicUrl, transitionsTable: table.value } };
+}
+
+/**
+ * MONITOR_TRANSITIONS_TABLE (set by the stack on svcmon-alerts and svcmon-status): the DynamoDB table
+ * of the alerts' status changes, which also keeps the silences. Absent or empty: null.
+ */
+export function silencesTableFromEnv(env: Env): Result<string | null> {
   const table = env.MONITOR_TRANSITIONS_TABLE?.trim() ?? "";
   if (table !== "" && !/^[A-Za-z0-9_.-]{3,255}$/.test(table))
     return {
       ok: false,
       errors: [{ path: "MONITOR_TRANSITIONS_TABLE", message: "must be a DynamoDB table name" }],
     };
-  return {
-    ok: true,
-    value: { channels: channels.value, publicUrl, transitionsTable: table === "" ? null : table },
-  };
+  return { ok: true, value: table === "" ? null : table };
 }
 
 /** The value, or an Error naming the component and every variable at fault (a cold start cannot go on). */

@@ -5,11 +5,13 @@
  * watched directly (MONITOR_SQS_DEAD_LETTER_QUEUE_URLS: svcmon-cur-ingest-dlq). See docs/deploy.md.
  */
 
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type AuthThrottle, lambdaClientAddress } from "@relevance/http";
 import type { Logger } from "@relevance/settings";
 import { jsonLogger } from "@relevance/settings/json-logger";
-import { DEFAULT_HIERARCHY_RULES, type HierarchyRules } from "@svcmon/core";
+import { DEFAULT_HIERARCHY_RULES, type HierarchyRules, type SilenceStore } from "@svcmon/core";
 import { createMonitorApp, type MonitorAppDeps } from "@svcmon/monitor-api";
+import { DynamoDbSilenceStore } from "@svcmon/monitor-aws";
 import {
   ClickHouseAlertStateStore,
   ClickHouseCollectorRegistry,
@@ -19,7 +21,13 @@ import { ClickHouseCostStore } from "@svcmon/monitor-cost";
 import { firingAlerts } from "@svcmon/monitor-runtime";
 import type { Hono } from "hono";
 import { handle } from "hono/aws-lambda";
-import { clickHouseFromEnv, orThrow, runIntakeFromEnv, statusFromEnv } from "./config.ts";
+import {
+  clickHouseFromEnv,
+  orThrow,
+  runIntakeFromEnv,
+  silencesTableFromEnv,
+  statusFromEnv,
+} from "./config.ts";
 import { hierarchyRulesFromLambdaEnv } from "./hierarchy-rules-env.ts";
 import { queueHealthFromEnv } from "./queues.ts";
 import { once, openStore } from "./store.ts";
@@ -48,6 +56,8 @@ export interface StatusDeps {
    * session works whichever instance answers. Absent: a random key per instance.
    */
   sessionKeys?: readonly string[];
+  /** Silences (issue 18): the transitions table's item the alert engine reads. Absent: routes 404. */
+  silences?: SilenceStore;
 }
 
 /** The monitor app on one store: its registry and the alert engine's stored state share the store's client. */
@@ -70,6 +80,7 @@ export function createStatusApp(deps: StatusDeps): Hono {
     ...(deps.autoRegister === undefined ? {} : { autoRegister: deps.autoRegister }),
     ...(deps.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: deps.maxClockSkewMs }),
     ...(deps.sessionKeys === undefined ? {} : { sessionKeys: deps.sessionKeys }),
+    ...(deps.silences === undefined ? {} : { silences: deps.silences }),
   });
 }
 
@@ -82,6 +93,7 @@ const deployed = once(async (): Promise<Handler> => {
   const queues = queueHealthFromEnv("svcmon-status", process.env);
   const rules = orThrow("svcmon-status", hierarchyRulesFromLambdaEnv(process.env));
   const intake = orThrow("svcmon-status", runIntakeFromEnv(process.env));
+  const silencesTable = orThrow("svcmon-status", silencesTableFromEnv(process.env));
   const store = openStore(orThrow("svcmon-status", clickHouseFromEnv(process.env)));
   await store.migrate();
   return createStatusHandler({
@@ -93,6 +105,9 @@ const deployed = once(async (): Promise<Handler> => {
     rules,
     ...intake,
     ...(queues === undefined ? {} : { queues }),
+    ...(silencesTable === null
+      ? {}
+      : { silences: new DynamoDbSilenceStore({ client: new DynamoDBClient({}), tableName: silencesTable }) }),
   });
 });
 

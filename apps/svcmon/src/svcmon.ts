@@ -23,6 +23,7 @@ import {
   validateRunRecord,
 } from "@svcmon/core";
 import { deliver, pidAlive, type RunRecordOut } from "./deliver.ts";
+import { silenceMain } from "./silence.ts";
 
 export const USAGE = `usage: svcmon run --collector NAME --account ID --region REGION [--url URL] [--token TOKEN | env MONITOR_TOKEN] [--data-dir DIR] -- COMMAND [ARGS...]
 
@@ -41,7 +42,12 @@ SIGINT/SIGTERM/SIGHUP are forwarded to COMMAND; the run is then recorded failed 
 A record dated more than MAX_CLOCK_SKEW_S (default 900) seconds ahead of this machine's clock, or
 refused by the monitor as ahead of its own, is not sent: one line says so and the exit code is the
 command's, or 1 when that was 0. Exits with the command's exit code; 75 when the command succeeded
-but its run could not be recorded; 2 on invalid arguments.`;
+but its run could not be recorded; 2 on invalid arguments.
+
+       svcmon silence add|list|expire ...   silences of alerts (svcmon silence --help)
+
+example:
+  svcmon run --collector nightly_backup --account 111111111111 --region eu-west-1 -- ./backup.sh`;
 
 export const EXIT_PARTIAL = 3;
 export const EXIT_USAGE = 2;
@@ -295,6 +301,13 @@ export async function main(
   opts: { now?: () => number } = {},
 ): Promise<number> {
   const now = opts.now ?? Date.now;
+  if (argv[0] === "silence")
+    return silenceMain(argv.slice(1), env, {
+      fetch: globalThis.fetch,
+      out: (t) => process.stdout.write(t),
+      err: (t) => process.stderr.write(t),
+      now,
+    });
   if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
     (argv.length === 0 ? process.stderr : process.stdout).write(`${USAGE}\n`);
     return argv.length === 0 ? EXIT_USAGE : 0;

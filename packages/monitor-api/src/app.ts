@@ -42,6 +42,7 @@ import {
   RunStoreUnavailable,
   RunStoreValidationError,
   registerFirstRuns,
+  type SilenceStore,
   validateAccountUpdate,
   validateCollectorSpec,
   validateRunBatch,
@@ -66,6 +67,7 @@ import { registerMetrics, type StatusEvaluation } from "./metrics.ts";
 import { monitorOpenApiDocument } from "./openapi.ts";
 import { registerSystemPage } from "./page/routes.ts";
 import { generateSessionKey, SignedPageSessions } from "./page/signed-sessions.ts";
+import { registerSilenceRoutes } from "./silences.ts";
 
 /** Structural, so any logger with these three methods fits (the shared `Logger` of @relevance/settings does). */
 export interface MonitorApiLogger {
@@ -107,6 +109,11 @@ export interface MonitorAppDeps {
    * `trustProxy` the first `X-Forwarded-For` entry is used instead when present.
    */
   clientAddress?: ClientAddress;
+  /**
+   * Silences (issue 18): `POST|GET /api/system/silences`, `DELETE /api/system/silences/{id}`. The
+   * alert engine must read the same store. Absent: the routes answer 404.
+   */
+  silences?: SilenceStore;
   /** The firing alerts of the status body (the alert engine's stored state); none when absent. */
   alerts?: () => Promise<FiringAlertJson[]>;
   /**
@@ -579,6 +586,9 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
       })),
     });
   });
+
+  if (deps.silences !== undefined)
+    registerSilenceRoutes(app, { silences: deps.silences, now: deps.now, limit, readJson });
 
   registerSystemPage(app, {
     store,

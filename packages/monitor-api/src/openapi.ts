@@ -14,6 +14,10 @@ import {
   MAX_RUN_ERROR_CHARS,
   MONITOR_LIMITS,
   REGISTERED_BY,
+  SILENCE_AUTHOR_MAX,
+  SILENCE_MAX_ACTIVE,
+  SILENCE_REASON_MAX,
+  SILENCE_SUBJECT_MAX,
 } from "@svcmon/core";
 
 const json = (schema: object) => ({ "application/json": { schema } });
@@ -176,15 +180,65 @@ export const monitorOpenApiDocument = {
         },
       },
       MutedBy: {
-        type: "object",
-        required: ["kind", "rule", "subject", "fingerprint"],
         description:
-          "What holds a muted alert back: another alert that is its cause (kind alert; e.g. an account in no_access mutes the collector failures in it).",
+          "What holds a muted alert back: another alert that is its cause (kind alert; e.g. an account in no_access mutes the collector failures in it), or a silence (kind silence; notified when it ends if still firing).",
+        oneOf: [
+          {
+            type: "object",
+            required: ["kind", "rule", "subject", "fingerprint"],
+            properties: {
+              kind: { enum: ["alert"] },
+              rule: { type: "string" },
+              subject: { type: "string" },
+              fingerprint: { type: "string", pattern: "^[0-9a-f]{16}$" },
+            },
+          },
+          {
+            type: "object",
+            required: ["kind", "id", "author", "reason", "endsAt"],
+            properties: {
+              kind: { enum: ["silence"] },
+              id: { type: "string" },
+              author: { type: "string" },
+              reason: { type: "string" },
+              endsAt: { type: "integer", description: "When the silence ends (epoch ms)." },
+            },
+          },
+        ],
+      },
+      SilenceMatchers: {
+        type: "object",
+        description: "Both set: both must hold. At least one of rule and subject.",
         properties: {
-          kind: { enum: ["alert"] },
-          rule: { type: "string" },
-          subject: { type: "string" },
-          fingerprint: { type: "string", pattern: "^[0-9a-f]{16}$" },
+          rule: { oneOf: [{ type: "string" }, { type: "null" }], description: "An alert rule; null: any." },
+          subject: {
+            oneOf: [
+              { type: "string", description: "Equal to this subject." },
+              {
+                type: "object",
+                required: ["op", "value"],
+                properties: {
+                  op: { enum: ["eq", "prefix", "regex"], description: "regex matches the whole subject." },
+                  value: { type: "string", maxLength: SILENCE_SUBJECT_MAX },
+                },
+              },
+              { type: "null" },
+            ],
+          },
+        },
+      },
+      Silence: {
+        type: "object",
+        required: ["id", "matchers", "author", "reason", "starts_at", "ends_at", "created_at", "state"],
+        properties: {
+          id: { type: "string" },
+          matchers: ref("SilenceMatchers"),
+          author: { type: "string" },
+          reason: { type: "string" },
+          starts_at: { type: "string", format: "date-time" },
+          ends_at: { type: "string", format: "date-time" },
+          created_at: { type: "string", format: "date-time" },
+          state: { enum: ["active", "pending", "expired"] },
         },
       },
       Alert: {
@@ -442,6 +496,59 @@ export const monitorOpenApiDocument = {
           "409": error(
             "A configured collector; the configuration would bring it back (configured_collector).",
           ),
+          ...common,
+        },
+      },
+    },
+    "/api/system/silences": {
+      post: {
+        ...bearer,
+        summary: `Create a silence: alerts matching its rule and subject are muted (not notified) from starts_at until ends_at (at most 30 days ahead; at most ${SILENCE_MAX_ACTIVE} not ended). A still-firing alert is notified when it ends.`,
+        requestBody: {
+          required: true,
+          content: json({
+            type: "object",
+            required: ["matchers", "author", "reason", "ends_at"],
+            properties: {
+              matchers: ref("SilenceMatchers"),
+              author: { type: "string", minLength: 1, maxLength: SILENCE_AUTHOR_MAX },
+              reason: { type: "string", minLength: 1, maxLength: SILENCE_REASON_MAX },
+              starts_at: {
+                oneOf: [{ type: "string", format: "date-time" }, { type: "integer" }],
+                description: "Default: now.",
+              },
+              ends_at: { oneOf: [{ type: "string", format: "date-time" }, { type: "integer" }] },
+            },
+          }),
+        },
+        responses: { "201": ok("The silence created.", ref("Silence")), ...writes },
+      },
+      get: {
+        ...bearer,
+        summary:
+          "Silences not yet ended (active or pending); with all=true also those ended in the last 5 days.",
+        parameters: [{ name: "all", in: "query", required: false, schema: { enum: ["true", "false"] } }],
+        responses: {
+          "200": ok("Silences, by creation time.", {
+            type: "object",
+            properties: {
+              generated_at: { type: "string", format: "date-time" },
+              silences: { type: "array", items: ref("Silence") },
+            },
+          }),
+          ...common,
+        },
+      },
+    },
+    "/api/system/silences/{id}": {
+      delete: {
+        ...bearer,
+        summary:
+          "Expire a silence now (it stays listed with all=true); its alerts, if still firing, are notified at the next evaluation.",
+        parameters: [param("id", "The silence's id.")],
+        responses: {
+          "200": ok("The silence as expired.", ref("Silence")),
+          "404": error("No silence with that id (not_found)."),
           ...common,
         },
       },

@@ -22,6 +22,7 @@ export * from "./network-collector.ts";
 export * from "./no-access.ts";
 export * from "./regions.ts";
 export * from "./retry.ts";
+export * from "./silence-store-dynamodb.ts";
 export * from "./sqs-event-publisher.ts";
 export * from "./transition-store-dynamodb.ts";
 

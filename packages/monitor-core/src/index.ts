@@ -21,5 +21,6 @@ export * from "./resource-row.ts";
 export * from "./result.ts";
 export * from "./run-store.ts";
 export * from "./settle-within.ts";
+export * from "./silence-store-memory.ts";
 export * from "./transitions.ts";
 export * from "./validate.ts";

@@ -7,7 +7,7 @@
  * The notification ports (`Channel`, `DeliveryLog`, `Notification`) are owned by `@svcmon/notify`,
  * which is shared with producers outside the monitor.
  */
-import type { AlertState } from "./alerts/index.ts";
+import type { AlertState, Silence } from "./alerts/index.ts";
 import type { AccountStatus, CollectorSpec, RegisteredBy, RunStatus } from "./records.ts";
 import type { ResourceRow } from "./resource-row.ts";
 
@@ -232,6 +232,26 @@ export interface AlertStateStore {
   load(): Promise<AlertState>;
   /** Replaces the stored state; a later save always wins over an earlier one. */
   save(state: AlertState): Promise<void>;
+}
+
+// ---- Silences (issue 18; `alerts/silences.ts`) ----
+
+/**
+ * Where silences are kept: beside the alert state (SQLite in DATA_DIR for the embedded stack, in
+ * memory for tests). Ended silences are kept (listed with their end) until `prune`.
+ */
+export interface SilenceStore {
+  /** Adds a silence; false (and nothing changed) when its id exists. */
+  create(silence: Silence): Promise<boolean>;
+  /** Every kept silence, by `createdAt` then `id`. */
+  list(): Promise<Silence[]>;
+  /**
+   * Ends the silence at `at` (its `endsAt` becomes `at` if later; a pending one also starts at `at`).
+   * Returns it as now stored, or null when no silence has that id. Expiring an ended one changes nothing.
+   */
+  expire(id: string, at: number): Promise<Silence | null>;
+  /** Removes silences that ended before `before`; returns how many. */
+  prune(before: number): Promise<number>;
 }
 
 // ---- Status changes as rows, claimed before sending (docs/monitor-alerts.md "Transitions") ----

@@ -10,6 +10,7 @@ import {
   type AlertState,
   type AlertStateStore,
   alertLink,
+  applySilences,
   type CollectorRegistry,
   type DbHealth,
   DEFAULT_CLAIM_LEASE_MS,
@@ -25,6 +26,8 @@ import {
   type NotificationIntent,
   type QueueHealth,
   type RunStore,
+  type Silence,
+  type SilenceStore,
   type StepResult,
   step,
   type TransitionStore,
@@ -83,6 +86,12 @@ export interface AlertEngineDeps {
    * then only mirrors the state for readers (and seeds it once, when the transition store has none).
    */
   transitions?: TransitionStore;
+  /**
+   * Silences (issue 18): an alert a silence matches is muted by it (not sent) while the silence is in
+   * effect; at its end (or expired early), if still firing and its start was not sent, it is notified
+   * at the next tick. A store that cannot be read keeps the silences last read.
+   */
+  silences?: SilenceStore;
   /** This engine's name in claims. Default `<host>:<pid>:<random>`. */
   claimant?: string;
   /** How long a claim holds before another engine may take it (a crash between claim and send). */
@@ -224,7 +233,8 @@ export function intentNotification(
 
 /** The delivery-log record of an alert held back by a mute: channel `*`, attempt 0, not ok, `muted`. */
 export function mutedAttempt(notice: MutedNotice, at: number) {
-  const by = notice.mutedBy === null ? "mute" : `${notice.mutedBy.rule}|${notice.mutedBy.subject}`;
+  const m = notice.mutedBy;
+  const by = m === null ? "mute" : m.kind === "silence" ? `silence|${m.id}` : `${m.rule}|${m.subject}`;
   return {
     notificationId: notice.id,
     channel: "*",
@@ -238,6 +248,7 @@ export function mutedAttempt(notice: MutedNotice, at: number) {
 
 export class AlertEngine {
   readonly #d: AlertEngineDeps;
+  #silences: readonly Silence[] = [];
   readonly #intervalMs: number;
   #running: Promise<TickResult> | null = null;
   #timer: ReturnType<typeof setTimeout> | null = null;
@@ -270,6 +281,17 @@ export class AlertEngine {
     return p;
   }
 
+  async #readSilences(): Promise<readonly Silence[]> {
+    const store = this.#d.silences;
+    if (store === undefined) return [];
+    try {
+      this.#silences = await store.list();
+    } catch (err) {
+      this.#d.log.warn("alerts: silences unavailable, the last read apply", { error: String(err) });
+    }
+    return this.#silences;
+  }
+
   async #tick(): Promise<TickResult> {
     const { store, registry, channels, deliveryLog, log } = this.#d;
     const transitions = this.#d.transitions;
@@ -292,9 +314,10 @@ export class AlertEngine {
       }
     }
     const input = alertInput(specs, snapshot, db, now, queues);
+    const silences = await this.#readSilences();
     // Saved before delivering: the leases and startEmitted survive a crash mid-delivery.
     const saved = await this.#stepAndSave((previous) =>
-      step(previous, evaluateConditions(input, now, previous), now),
+      step(previous, applySilences(evaluateConditions(input, now, previous), silences, now), now),
     );
     if (saved === null) return { flips: [], delivered: [], failed: [], claimedElsewhere: [] };
     const result = saved.result;

@@ -330,7 +330,10 @@ export interface FiringAlertJson {
   /** Held back by a mute: stored and shown, never notified while muted. */
   muted: boolean;
   /** What mutes it (the alert that is the cause); null when not muted. */
-  muted_by: { kind: "alert"; rule: string; subject: string; fingerprint: string } | null;
+  muted_by:
+    | { kind: "alert"; rule: string; subject: string; fingerprint: string }
+    | { kind: "silence"; id: string; author: string; reason: string; endsAt: number }
+    | null;
   /** Why it is muted, in words; null when not muted. */
   reason: string | null;
 }

@@ -94,6 +94,7 @@ export function systemPage(nonce: string): string {
 <section aria-labelledby="h-db" id="analytics-db"><h2 id="h-db">Analytics database</h2><div id="db" class="panel"></div></section>
 <section aria-labelledby="h-queues"><h2 id="h-queues">Message queues</h2><div id="queues" class="panel"></div></section>
 <section aria-labelledby="h-alerts"><h2 id="h-alerts">Firing alerts</h2><div id="alerts" class="panel"></div></section>
+<section aria-labelledby="h-silences" id="silences-section" hidden><h2 id="h-silences">Silences</h2><div id="silences" class="panel"></div></section>
 <section aria-labelledby="h-cost" id="own-cost-section" hidden><h2 id="h-cost">Own cost</h2><div id="own-cost" class="panel"></div></section>
 </div>
 </main>
@@ -308,7 +309,7 @@ function renderAlerts(st) {
     if (typeof x !== "object" || x === null) return h("li", {}, String(x));
     const sev = x.severity || "unknown";
     // A muted alert is listed, marked and explained: held back, not notified (docs/monitor-page.md).
-    const mutedBy = x.muted_by ? x.muted_by.rule + " " + x.muted_by.subject : null;
+    const mutedBy = x.muted_by ? (x.muted_by.kind === "silence" ? "silence " + x.muted_by.id + " by " + x.muted_by.author + " until " + new Date(x.muted_by.endsAt).toISOString() : x.muted_by.rule + " " + x.muted_by.subject) : null;
     return h("li", { class: x.muted ? "muted muted-alert" : sev === "critical" ? "err" : "", id: x.fingerprint ? "alert-" + x.fingerprint : undefined, "data-muted": x.muted ? "true" : undefined },
       x.muted ? h("span", { class: "badge new" }, "Muted") : null, x.muted ? " " : null,
       h("strong", {}, sev.toUpperCase() + ": "), (x.rule || x.alert || x.kind || "alert") + (x.subject ? " — " + x.subject : ""),
@@ -339,6 +340,26 @@ function costSparkline(daily, cur) {
   });
   return svg;
 }
+// Silences (issue 18): those not ended; created and expired with svcmon silence or the API.
+function renderSilences(body) {
+  const section = document.getElementById("silences-section");
+  const box = document.getElementById("silences");
+  if (body === null) { section.hidden = true; return; }
+  section.hidden = false;
+  const list = Array.isArray(body.silences) ? body.silences : [];
+  if (list.length === 0) { box.replaceChildren(h("p", {}, "No silences (svcmon silence add)")); return; }
+  box.replaceChildren(h("ul", {}, ...list.map((x) => {
+    const m = x.matchers || {};
+    const subj = m.subject ? (m.subject.op === "eq" ? "subject " : m.subject.op === "prefix" ? "subject starts with " : "subject matches ") + m.subject.value : null;
+    const what = [m.rule ? "rule " + m.rule : null, subj].filter(Boolean).join(", ");
+    return h("li", { id: "silence-" + x.id, "data-state": x.state },
+      h("span", { class: "badge new" }, x.state === "pending" ? "Pending" : "Silenced"), " ",
+      h("strong", {}, what), " until " + new Date(x.ends_at).toLocaleString() + " by " + x.author + ": " + x.reason,
+      x.state === "pending" ? " (starts " + new Date(x.starts_at).toLocaleString() + ")" : null,
+      h("span", { class: "muted" }, " · id " + x.id));
+  })));
+}
+
 function renderOwnCost(st) {
   const section = document.getElementById("own-cost-section");
   if (!("own_cost" in st)) { section.hidden = true; return; }
@@ -390,11 +411,15 @@ async function refresh() {
   clearTimeout(timer);
   const live = document.getElementById("live");
   live.setAttribute("aria-busy", "true");
-  const [st, fl] = await Promise.allSettled([getJson("/api/system/status"), getJson("/api/system/collectors/failures")]);
+  const [st, fl, si] = await Promise.allSettled([getJson("/api/system/status"), getJson("/api/system/collectors/failures"), getJson("/api/system/silences")]);
   const issues = [];
   if (st.status === "fulfilled") { last = st.value; lastAt = new Date(); }
   else issues.push((st.reason.status === 503 || st.reason.code === "analytics_db_unavailable" ? "Analytics database unreachable" : "Status unavailable (" + st.reason.message + ")") +
     (last ? ": showing the last data, from " + lastAt.toLocaleTimeString() : ": no data yet"));
+  // No silence store (404): no section; another failure: a problem line, the last list kept.
+  if (si.status === "fulfilled") renderSilences(si.value);
+  else if (si.reason.status === 404) renderSilences(null);
+  else issues.push("Silences unavailable (" + si.reason.message + ")");
   if (fl.status === "fulfilled") lastFailures = fl.value;
   else issues.push("Failure history unavailable" + (lastFailures ? " (showing the last known)" : ""));
   if (last) {

@@ -83,13 +83,25 @@ export function alertLink(
 
 /**
  * What holds an alert back (Alertmanager: an inhibition; issue 18 adds silences). `alert`: another
- * alert is the cause, e.g. an account in `no_access` mutes the collector failures in that account.
+ * alert is the cause, e.g. an account in `no_access` mutes the collector failures in that account;
+ * `silence`: a silence matches it (`silences.ts`).
  */
-export interface MutedBy {
+export type MutedBy = MutedByAlert | MutedBySilence;
+
+export interface MutedByAlert {
   kind: "alert";
   rule: AlertRule;
   subject: string;
   fingerprint: string;
+}
+
+/** A silence (Alertmanager's model): a person held the alert back until `endsAt`. */
+export interface MutedBySilence {
+  kind: "silence";
+  id: string;
+  author: string;
+  reason: string;
+  endsAt: EpochMs;
 }
 
 /** A rule that holds at `at` for one subject. Absence of a condition means "not firing". */

@@ -1,0 +1,98 @@
+/**
+ * `/system` in headless Chromium (as muted-alerts.browser.test.ts): a silence created through the API
+ * is listed in the Silences section, and the alert it silences is marked Muted, naming the silence.
+ */
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import {
+  applySilences,
+  emptyState,
+  evaluateConditions,
+  InMemoryCollectorRegistry,
+  InMemorySilenceStore,
+  step,
+} from "@svcmon/core";
+import type { ClickHouseRunStore } from "@svcmon/monitor-clickhouse";
+import { firingAlerts } from "@svcmon/monitor-runtime";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../test-support/chromium.ts";
+import { call, MIN, makeApp, openTempStore, TOKEN } from "../test-support.ts";
+
+const NOW = Date.now();
+let store: ClickHouseRunStore;
+let cleanup: () => Promise<void>;
+let server: ReturnType<typeof serve>;
+let base: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  const t = await openTempStore("svcmon-page-silences-");
+  store = t.store;
+  cleanup = t.cleanup;
+  const silences = new InMemorySilenceStore();
+  const input = {
+    collectors: [],
+    streaks: [],
+    accounts: [],
+    unscanned: [],
+    dead_letter_queues: [{ queue: "ingest-dlq", depth: 4 }],
+    disk_used_ratio: null,
+  };
+  const app = makeApp({
+    store,
+    registry: new InMemoryCollectorRegistry([]),
+    silences,
+    now: () => Date.now(),
+    // What the engine stores: conditions with the silences applied.
+    alerts: async () =>
+      firingAlerts(
+        step(
+          emptyState(),
+          applySilences(evaluateConditions(input, NOW), await silences.list(), Date.now()),
+          NOW,
+        ).state,
+      ),
+  });
+  const created = await call(app, "POST", "/api/system/silences", {
+    body: {
+      matchers: { rule: "dead_letter_queue", subject: { op: "prefix", value: "ingest" } },
+      author: "ann",
+      reason: "replaying the dead letters",
+      ends_at: new Date(NOW + 60 * MIN).toISOString(),
+    },
+  });
+  expect(created.status).toBe(201);
+  server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+  });
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  await cleanup?.();
+});
+
+describe("/system: silences", () => {
+  it("lists the active silence and shows the alert it silences as muted by it", async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 600 } });
+    const page = await ctx.newPage();
+    await page.goto(`${base}/system/login`);
+    await page.getByLabel("Monitor token").fill(TOKEN);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForLoadState("domcontentloaded");
+    await expect.poll(() => page.locator("#silences li").count()).toBe(1);
+    const li = (await page.locator("#silences li").textContent()) ?? "";
+    expect(li).toContain("Silenced");
+    expect(li).toContain("rule dead_letter_queue, subject starts with ingest");
+    expect(li).toContain("by ann: replaying the dead letters");
+    expect(await page.locator("#silences-section").isHidden()).toBe(false);
+    await expect.poll(() => page.locator('#alerts li[data-muted="true"]').count()).toBe(1);
+    const muted = (await page.locator('#alerts li[data-muted="true"]').textContent()) ?? "";
+    expect(muted).toMatch(/muted by silence [0-9a-f-]+ by ann until/);
+    await ctx.close();
+  });
+});

@@ -1,0 +1,145 @@
+import { describe, expect, it } from "vitest";
+import {
+  applySilences,
+  parseSilenceInput,
+  SILENCE_MAX_ACTIVE,
+  type Silence,
+  silencedBy,
+} from "./silences.ts";
+import { alertKey, type Condition } from "./types.ts";
+
+const NOW = Date.parse("2026-11-25T12:00:00Z");
+const H = 3600_000;
+
+function silence(over: Partial<Silence> = {}): Silence {
+  return {
+    id: "s1",
+    matchers: { rule: "collector_failure", subject: null },
+    author: "ann",
+    reason: "maintenance",
+    startsAt: NOW - H,
+    endsAt: NOW + H,
+    createdAt: NOW - H,
+    ...over,
+  };
+}
+
+function cond(rule: Condition["rule"], subject: string, over: Partial<Condition> = {}): Condition {
+  return {
+    key: alertKey(rule, subject),
+    rule,
+    subject,
+    severity: "warning",
+    detail: "x",
+    muted: false,
+    at: NOW,
+    ...over,
+  };
+}
+
+describe("silencedBy", () => {
+  const alert = { rule: "collector_failure" as const, subject: "ec2/111/eu-west-1" };
+  it("matches by rule, subject equality, prefix and regex", () => {
+    expect(silencedBy(alert, [silence()], NOW)?.id).toBe("s1");
+    const eq = silence({ matchers: { rule: null, subject: { op: "eq", value: "ec2/111/eu-west-1" } } });
+    expect(silencedBy(alert, [eq], NOW)?.id).toBe("s1");
+    const pre = silence({ matchers: { rule: null, subject: { op: "prefix", value: "ec2/" } } });
+    expect(silencedBy(alert, [pre], NOW)?.id).toBe("s1");
+    const re = silence({ matchers: { rule: null, subject: { op: "regex", value: "ec2/\\d+/eu-.*" } } });
+    expect(silencedBy(alert, [re], NOW)?.id).toBe("s1");
+    const reWhole = silence({ matchers: { rule: null, subject: { op: "regex", value: "ec2" } } });
+    expect(silencedBy(alert, [reWhole], NOW)).toBeNull();
+  });
+  it("needs every matcher to hold", () => {
+    const s = silence({ matchers: { rule: "collector_stale", subject: { op: "prefix", value: "ec2" } } });
+    expect(silencedBy(alert, [s], NOW)).toBeNull();
+  });
+  it("is in effect from startsAt until (not at) endsAt", () => {
+    const s = silence({ startsAt: NOW + 1, endsAt: NOW + H });
+    expect(silencedBy(alert, [s], NOW)).toBeNull();
+    expect(silencedBy(alert, [s], NOW + 1)?.id).toBe("s1");
+    expect(silencedBy(alert, [s], NOW + H)).toBeNull();
+  });
+  it("of several, picks the one ending last", () => {
+    const a = silence({ id: "a", endsAt: NOW + H });
+    const b = silence({ id: "b", endsAt: NOW + 2 * H });
+    expect(silencedBy(alert, [a, b], NOW)?.id).toBe("b");
+  });
+});
+
+describe("applySilences", () => {
+  it("mutes a matching condition by the silence, leaves others and alert-muted ones", () => {
+    const byAlert = {
+      kind: "alert" as const,
+      rule: "account_no_access" as const,
+      subject: "222",
+      fingerprint: "0".repeat(16),
+    };
+    const cs = [
+      cond("collector_failure", "ec2/111/eu-west-1"),
+      cond("collector_failure", "ec2/222/eu-west-1", { muted: true, mutedBy: byAlert, mutedReason: "r" }),
+      cond("collector_stale", "ec2"),
+    ];
+    const out = applySilences(cs, [silence()], NOW);
+    expect(out[0]?.muted).toBe(true);
+    expect(out[0]?.mutedBy).toEqual({
+      kind: "silence",
+      id: "s1",
+      author: "ann",
+      reason: "maintenance",
+      endsAt: NOW + H,
+    });
+    expect(out[0]?.mutedReason).toContain("silenced by ann");
+    expect(out[1]?.mutedBy).toEqual(byAlert);
+    expect(out[2]?.muted).toBe(false);
+    expect(cs[0]?.muted).toBe(false);
+  });
+});
+
+describe("parseSilenceInput", () => {
+  const ok = {
+    matchers: { rule: "collector_failure", subject: { op: "prefix", value: "ec2/" } },
+    author: "ann",
+    reason: "maintenance",
+    ends_at: new Date(NOW + H).toISOString(),
+  };
+  it("accepts a valid request, startsAt defaulting to now, a plain subject as equality", () => {
+    const r = parseSilenceInput(ok, NOW);
+    expect(r).toEqual({
+      ok: true,
+      value: {
+        matchers: { rule: "collector_failure", subject: { op: "prefix", value: "ec2/" } },
+        author: "ann",
+        reason: "maintenance",
+        startsAt: NOW,
+        endsAt: NOW + H,
+      },
+    });
+    const plain = parseSilenceInput({ ...ok, matchers: { subject: "ec2" } }, NOW);
+    expect(plain.ok && plain.value.matchers).toEqual({ rule: null, subject: { op: "eq", value: "ec2" } });
+  });
+  it("names every bad field", () => {
+    const r = parseSilenceInput(
+      {
+        matchers: { rule: "nope", subject: { op: "regex", value: "(" } },
+        author: "",
+        reason: "x".repeat(501),
+        ends_at: "soon",
+      },
+      NOW,
+    );
+    expect(r.ok).toBe(false);
+    const paths = r.ok ? [] : r.errors.map((e) => e.path).sort();
+    expect(paths).toEqual(["author", "ends_at", "matchers.rule", "matchers.subject.value", "reason"]);
+  });
+  it("refuses no matcher, past or far end times, and too many silences", () => {
+    const none = parseSilenceInput({ ...ok, matchers: {} }, NOW);
+    expect(!none.ok && none.errors.map((e) => e.path)).toEqual(["matchers"]);
+    const past = parseSilenceInput({ ...ok, ends_at: NOW - 1 }, NOW);
+    expect(!past.ok && past.errors[0]?.message).toMatch(/future/);
+    const far = parseSilenceInput({ ...ok, ends_at: NOW + 31 * 24 * H }, NOW);
+    expect(!far.ok && far.errors[0]?.message).toMatch(/30 days/);
+    const many = parseSilenceInput(ok, NOW, SILENCE_MAX_ACTIVE);
+    expect(!many.ok && many.errors[0]?.message).toMatch(/at most/);
+  });
+});

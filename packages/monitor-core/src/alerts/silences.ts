@@ -1,0 +1,232 @@
+/**
+ * Silences (issue 18, Alertmanager's model): a person holds back the alerts matching a rule and/or a
+ * subject until an end time, with an author and a reason. A silenced alert keeps its state and shows
+ * as muted (`mutedBy.kind === "silence"`); when the silence ends (its end time, or expired early) and
+ * the alert still fires, the state machine notifies it (an unmuted firing alert owes its start).
+ * Pure: validation returns every problem found, matching takes `now`.
+ */
+import type { EpochMs } from "../records.ts";
+import { type Issue, isPlainObject, type Result } from "../result.ts";
+import { ALERT_RULES, type AlertRule, type Condition, type MutedBySilence } from "./types.ts";
+
+/** How a silence matches an alert's subject: equal, starts with, or a whole-subject regex. */
+export type SubjectMatcher = { op: "eq" | "prefix" | "regex"; value: string };
+
+export interface SilenceMatchers {
+  /** The alert's rule; null: any rule. */
+  rule: AlertRule | null;
+  /** The alert's subject; null: any subject. At least one of `rule` and `subject` is set. */
+  subject: SubjectMatcher | null;
+}
+
+export interface Silence {
+  id: string;
+  matchers: SilenceMatchers;
+  author: string;
+  reason: string;
+  startsAt: EpochMs;
+  endsAt: EpochMs;
+  createdAt: EpochMs;
+}
+
+/** What a client sends to create one (the id, `createdAt` and a default `startsAt` are the server's). */
+export interface SilenceInput {
+  matchers: SilenceMatchers;
+  author: string;
+  reason: string;
+  startsAt: EpochMs;
+  endsAt: EpochMs;
+}
+
+export const SILENCE_REASON_MAX = 500;
+export const SILENCE_AUTHOR_MAX = 100;
+export const SILENCE_SUBJECT_MAX = 300;
+/** A silence ends at most 30 days after it is created. */
+export const SILENCE_MAX_DURATION_MS = 30 * 24 * 3600 * 1000;
+/** Ended silences are kept this long (listed with their end), then pruned. */
+export const SILENCE_RETENTION_MS = 5 * 24 * 3600 * 1000;
+/** Active or pending silences at once, at most. */
+export const SILENCE_MAX_ACTIVE = 100;
+
+/** In effect at `now`: started and not yet ended. */
+export function silenceActive(s: Silence, now: EpochMs): boolean {
+  return s.startsAt <= now && now < s.endsAt;
+}
+
+/** Not ended at `now` (active, or starting later): what counts towards `SILENCE_MAX_ACTIVE`. */
+export function silenceLive(s: Silence, now: EpochMs): boolean {
+  return now < s.endsAt;
+}
+
+function subjectMatches(m: SubjectMatcher, subject: string): boolean {
+  switch (m.op) {
+    case "eq":
+      return subject === m.value;
+    case "prefix":
+      return subject.startsWith(m.value);
+    case "regex":
+      try {
+        return new RegExp(`^(?:${m.value})$`).test(subject);
+      } catch {
+        return false;
+      }
+  }
+}
+
+export function silenceMatches(s: Silence, alert: { rule: AlertRule; subject: string }): boolean {
+  if (s.matchers.rule !== null && s.matchers.rule !== alert.rule) return false;
+  if (s.matchers.subject !== null && !subjectMatches(s.matchers.subject, alert.subject)) return false;
+  return s.matchers.rule !== null || s.matchers.subject !== null;
+}
+
+/**
+ * The silence holding `alert` back at `now`, or null. Of several, the one ending last (then the
+ * smallest id), so the shown end is when the alert is notified again.
+ */
+export function silencedBy(
+  alert: { rule: AlertRule; subject: string },
+  silences: readonly Silence[],
+  now: EpochMs,
+): Silence | null {
+  let best: Silence | null = null;
+  for (const s of silences) {
+    if (!silenceActive(s, now) || !silenceMatches(s, alert)) continue;
+    if (best === null || s.endsAt > best.endsAt || (s.endsAt === best.endsAt && s.id < best.id)) best = s;
+  }
+  return best;
+}
+
+/**
+ * Conditions with the active silences applied: an unmuted condition that a silence matches becomes
+ * muted by it. A condition muted by another alert stays so (that cause is shown; the silence would
+ * add nothing). Returns new objects; `conditions` is not modified.
+ */
+export function applySilences(
+  conditions: readonly Condition[],
+  silences: readonly Silence[],
+  now: EpochMs,
+): Condition[] {
+  if (silences.length === 0) return [...conditions];
+  return conditions.map((c) => {
+    if (c.muted) return c;
+    const s = silencedBy(c, silences, now);
+    if (s === null) return c;
+    const mutedBy: MutedBySilence = {
+      kind: "silence",
+      id: s.id,
+      author: s.author,
+      reason: s.reason,
+      endsAt: s.endsAt,
+    };
+    return {
+      ...c,
+      muted: true,
+      mutedBy,
+      mutedReason: `silenced by ${s.author} until ${new Date(s.endsAt).toISOString()}: ${s.reason}`,
+    };
+  });
+}
+
+function parseTime(raw: unknown, path: string, errors: Issue[]): EpochMs | null {
+  if (typeof raw === "number" && Number.isFinite(raw)) return Math.trunc(raw);
+  if (typeof raw === "string" && raw.trim() !== "") {
+    const t = Date.parse(raw);
+    if (Number.isFinite(t)) return t;
+  }
+  errors.push({ path, message: "must be an ISO 8601 time or epoch milliseconds" });
+  return null;
+}
+
+function parseText(raw: unknown, path: string, max: number, errors: Issue[]): string | null {
+  if (typeof raw !== "string" || raw.trim() === "") {
+    errors.push({ path, message: "must be a non-empty string" });
+    return null;
+  }
+  const v = raw.trim();
+  if (v.length > max) {
+    errors.push({ path, message: `must be at most ${max} characters (got ${v.length})` });
+    return null;
+  }
+  return v;
+}
+
+/**
+ * Validates a request to create a silence (the API's body): `{matchers: {rule?, subject?: string |
+ * {op, value}}, author, reason, starts_at?, ends_at}` (times as ISO 8601 or epoch ms; `starts_at`
+ * defaults to `now`).
+ * `live` is the number of silences not yet ended, for the `SILENCE_MAX_ACTIVE` bound.
+ */
+export function parseSilenceInput(raw: unknown, now: EpochMs, live = 0): Result<SilenceInput> {
+  const errors: Issue[] = [];
+  if (!isPlainObject(raw)) return { ok: false, errors: [{ path: "", message: "must be an object" }] };
+  let rule: AlertRule | null = null;
+  let subject: SubjectMatcher | null = null;
+  const m = raw.matchers;
+  if (!isPlainObject(m)) {
+    errors.push({ path: "matchers", message: "must be an object with rule and/or subject" });
+  } else {
+    if (m.rule !== undefined && m.rule !== null) {
+      if (typeof m.rule === "string" && (ALERT_RULES as readonly string[]).includes(m.rule))
+        rule = m.rule as AlertRule;
+      else errors.push({ path: "matchers.rule", message: `must be one of ${ALERT_RULES.join(", ")}` });
+    }
+    const sm = m.subject;
+    if (sm !== undefined && sm !== null) {
+      const obj = typeof sm === "string" ? { op: "eq", value: sm } : sm;
+      if (!isPlainObject(obj)) {
+        errors.push({ path: "matchers.subject", message: "must be a string or {op, value}" });
+      } else {
+        const op = obj.op ?? "eq";
+        if (op !== "eq" && op !== "prefix" && op !== "regex")
+          errors.push({ path: "matchers.subject.op", message: "must be eq, prefix or regex" });
+        const value = parseText(obj.value, "matchers.subject.value", SILENCE_SUBJECT_MAX, errors);
+        if (value !== null && op === "regex") {
+          try {
+            new RegExp(value);
+          } catch (err) {
+            errors.push({
+              path: "matchers.subject.value",
+              message: `invalid regex: ${(err as Error).message}`,
+            });
+          }
+        }
+        if (value !== null && (op === "eq" || op === "prefix" || op === "regex")) subject = { op, value };
+      }
+    }
+    if (m.rule == null && m.subject == null)
+      errors.push({
+        path: "matchers",
+        message: "needs a rule or a subject (a silence of everything is refused)",
+      });
+  }
+  const author = parseText(raw.author, "author", SILENCE_AUTHOR_MAX, errors);
+  const reason = parseText(raw.reason, "reason", SILENCE_REASON_MAX, errors);
+  const startsAt =
+    raw.starts_at === undefined || raw.starts_at === null
+      ? now
+      : parseTime(raw.starts_at, "starts_at", errors);
+  const endsAt = parseTime(raw.ends_at, "ends_at", errors);
+  if (endsAt !== null) {
+    if (endsAt <= now) errors.push({ path: "ends_at", message: "must be in the future" });
+    else if (endsAt - now > SILENCE_MAX_DURATION_MS)
+      errors.push({ path: "ends_at", message: "must be at most 30 days from now" });
+    if (startsAt !== null && endsAt <= startsAt)
+      errors.push({ path: "ends_at", message: "must be after starts_at" });
+  }
+  if (live >= SILENCE_MAX_ACTIVE)
+    errors.push({
+      path: "",
+      message: `at most ${SILENCE_MAX_ACTIVE} silences may be active or pending; expire one first`,
+    });
+  if (errors.length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    value: {
+      matchers: { rule, subject },
+      author: author as string,
+      reason: reason as string,
+      startsAt: startsAt as EpochMs,
+      endsAt: endsAt as EpochMs,
+    },
+  };
+}
