@@ -118,6 +118,19 @@ describe("parseSilenceInput", () => {
     const plain = parseSilenceInput({ ...ok, matchers: { subject: "ec2" } }, NOW);
     expect(plain.ok && plain.value.matchers).toEqual({ rule: null, subject: { op: "eq", value: "ec2" } });
   });
+  it("refuses subject regexes that could backtrack for long: groups, backreferences, over two unbounded quantifiers", () => {
+    const regex = (value: string) =>
+      parseSilenceInput({ ...ok, matchers: { subject: { op: "regex", value } } }, NOW);
+    for (const value of ["(a+)+b", "(?=x)ec2", "(a)\\1", "a*b*c*d", "a+b+c+", "x{2,}y{3,}z{1,}"]) {
+      const r = regex(value);
+      expect(r.ok, value).toBe(false);
+      expect(!r.ok && r.errors.map((e) => e.path)).toEqual(["matchers.subject.value"]);
+    }
+    for (const value of ["config_ec2/.*/us-east-1", "config_[a-z]+/1111.*", "acc-\\d{12}"]) {
+      expect(regex(value).ok, value).toBe(true);
+    }
+  });
+
   it("names every bad field", () => {
     const r = parseSilenceInput(
       {

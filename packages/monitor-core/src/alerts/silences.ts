@@ -181,13 +181,17 @@ export function parseSilenceInput(raw: unknown, now: EpochMs, live = 0): Result<
           errors.push({ path: "matchers.subject.op", message: "must be eq, prefix or regex" });
         const value = parseText(obj.value, "matchers.subject.value", SILENCE_SUBJECT_MAX, errors);
         if (value !== null && op === "regex") {
-          try {
-            new RegExp(value);
-          } catch (err) {
-            errors.push({
-              path: "matchers.subject.value",
-              message: `invalid regex: ${(err as Error).message}`,
-            });
+          const unsafe = unsafeRegex(value);
+          if (unsafe !== null) errors.push({ path: "matchers.subject.value", message: unsafe });
+          else {
+            try {
+              new RegExp(value);
+            } catch (err) {
+              errors.push({
+                path: "matchers.subject.value",
+                message: `invalid regex: ${(err as Error).message}`,
+              });
+            }
           }
         }
         if (value !== null && (op === "eq" || op === "prefix" || op === "regex")) subject = { op, value };
@@ -229,4 +233,40 @@ export function parseSilenceInput(raw: unknown, now: EpochMs, live = 0): Result<
       endsAt: endsAt as EpochMs,
     },
   };
+}
+
+/** Unbounded quantifiers (`*`, `+`, `{n,}`) a subject regex may hold: the engine tests it on every subject each tick. */
+export const SILENCE_REGEX_MAX_UNBOUNDED = 2;
+
+/**
+ * Why a subject regex is refused, or null. JavaScript's regex engine backtracks, so a pattern with
+ * nested or many unbounded quantifiers can take exponential time on a short subject; a silence is
+ * matched against every alert on every tick. Only a linear-enough subset is taken: no groups (so no
+ * nesting, alternation of groups or lookaround), no backreferences, at most two unbounded
+ * quantifiers outside character classes.
+ */
+export function unsafeRegex(pattern: string): string | null {
+  let unbounded = 0;
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i];
+    if (ch === "\\") {
+      const next = pattern[i + 1] ?? "";
+      if (/[1-9k]/.test(next)) return "backreferences are not accepted in a silence regex";
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (ch === "]") inClass = false;
+      continue;
+    }
+    if (ch === "[") inClass = true;
+    else if (ch === "(" || ch === ")")
+      return "groups are not accepted in a silence regex (use prefix, or several silences)";
+    else if (ch === "*" || ch === "+") unbounded++;
+    else if (ch === "{" && /^\{\d+,\}/.test(pattern.slice(i))) unbounded++;
+  }
+  return unbounded > SILENCE_REGEX_MAX_UNBOUNDED
+    ? `at most ${SILENCE_REGEX_MAX_UNBOUNDED} unbounded quantifiers (*, +, {n,}) are accepted in a silence regex`
+    : null;
 }
