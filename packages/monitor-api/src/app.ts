@@ -601,6 +601,7 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
     trustProxy,
     read: (what, work) => within(readMs, what, work),
     now: deps.now,
+    silences: deps.silences !== undefined,
   });
 
   return app;

@@ -73,7 +73,8 @@ export function loginPage(nonce: string, error?: string): string {
 </main></body></html>`;
 }
 
-export function systemPage(nonce: string): string {
+/** `silences`: whether this deployment keeps silences (else the page neither shows nor fetches them). */
+export function systemPage(nonce: string, silences = false): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>System status</title><style nonce="${nonce}">${CSS}</style></head>
@@ -94,7 +95,7 @@ export function systemPage(nonce: string): string {
 <section aria-labelledby="h-db" id="analytics-db"><h2 id="h-db">Analytics database</h2><div id="db" class="panel"></div></section>
 <section aria-labelledby="h-queues"><h2 id="h-queues">Message queues</h2><div id="queues" class="panel"></div></section>
 <section aria-labelledby="h-alerts"><h2 id="h-alerts">Firing alerts</h2><div id="alerts" class="panel"></div></section>
-<section aria-labelledby="h-silences" id="silences-section" hidden><h2 id="h-silences">Silences</h2><div id="silences" class="panel"></div></section>
+<section aria-labelledby="h-silences" id="silences-section" data-enabled="${silences ? "1" : "0"}" hidden><h2 id="h-silences">Silences</h2><div id="silences" class="panel"></div></section>
 <section aria-labelledby="h-cost" id="own-cost-section" hidden><h2 id="h-cost">Own cost</h2><div id="own-cost" class="panel"></div></section>
 </div>
 </main>
@@ -407,11 +408,13 @@ async function getJson(path) {
   return body;
 }
 
+// Without a silence store the route does not exist: the page asks for nothing (no 404 in the console).
+const silencesEnabled = document.getElementById("silences-section").dataset.enabled === "1";
 async function refresh() {
   clearTimeout(timer);
   const live = document.getElementById("live");
   live.setAttribute("aria-busy", "true");
-  const [st, fl, si] = await Promise.allSettled([getJson("/api/system/status"), getJson("/api/system/collectors/failures"), getJson("/api/system/silences")]);
+  const [st, fl, si] = await Promise.allSettled([getJson("/api/system/status"), getJson("/api/system/collectors/failures"), silencesEnabled ? getJson("/api/system/silences") : Promise.resolve(null)]);
   const issues = [];
   if (st.status === "fulfilled") { last = st.value; lastAt = new Date(); }
   else issues.push((st.reason.status === 503 || st.reason.code === "analytics_db_unavailable" ? "Analytics database unreachable" : "Status unavailable (" + st.reason.message + ")") +

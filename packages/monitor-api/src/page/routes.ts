@@ -18,6 +18,8 @@ export interface SystemPageDeps {
   limit: MiddlewareHandler;
   /** Constant-time check of a presented token against the monitor token. */
   checkToken: (given: string) => Promise<boolean>;
+  /** Whether the app serves `/api/system/silences` (a silence store is configured). */
+  silences?: boolean;
   /** The app's failed-authentication throttle, shared with the bearer auth of `/api/system/*`. */
   throttle: AuthThrottle;
   /** The client's address, as the app determines it (proxy headers only when trusted). */
@@ -86,7 +88,7 @@ export function registerSystemPage(app: Hono, deps: SystemPageDeps): void {
 
   app.get("/system", async (c) => {
     if (!(await sessions.valid(c))) return c.redirect("/system/login", 303);
-    return html(c, systemPage);
+    return html(c, (nonce) => systemPage(nonce, deps.silences === true));
   });
 
   app.get("/system/login", (c) => html(c, (n) => loginPage(n)));
