@@ -54,34 +54,6 @@ describe("ClickHouseCollectorRegistry", () => {
     expect(await r.get("nope")).toBeNull();
   });
 
-  it("overlays stored overrides (latest updated_at wins) and appends stored extra collectors", async () => {
-    const r = registry();
-    await r.put({ name: "config_ebs", expected_interval_minutes: 5, freshness_threshold_minutes: 20 });
-    await r.put({ name: "config_ebs", expected_interval_minutes: 7, freshness_threshold_minutes: 21 });
-    await r.put({ name: "billing_cur", expected_interval_minutes: 60, freshness_threshold_minutes: 180 });
-    const list = intervals(await r.list());
-    expect(list.map((s) => s.name)).toEqual([
-      "config_ec2",
-      "config_ebs",
-      "config_network",
-      "hierarchy_builder",
-      "billing_cur",
-    ]);
-    expect(list[1]).toEqual({
-      name: "config_ebs",
-      expected_interval_minutes: 7,
-      freshness_threshold_minutes: 21,
-    });
-    expect(list[0]).toEqual(DEFAULT_COLLECTORS[0]);
-    expect(await r.get("billing_cur")).toEqual({
-      name: "billing_cur",
-      expected_interval_minutes: 60,
-      freshness_threshold_minutes: 180,
-      registered_at: clock,
-      registered_by: "api",
-    });
-  });
-
   it("persists: a new instance (a restart) sees the overrides; the clock orders versions", async () => {
     clock += 60_000;
     await registry().put({
