@@ -3,16 +3,7 @@
  * same stores (same injected clock); a recording channel shows each notification sent exactly once.
  * A sender that dies between its claim and its send is replaced once its lease expires.
  */
-import {
-  type AlertState,
-  type AlertStateStore,
-  emptyState,
-  InMemoryCollectorRegistry,
-  InMemoryTransitionStore,
-  type QueueHealth,
-  type RunStore,
-  type TransitionStore,
-} from "@svcmon/core";
+import { InMemoryCollectorRegistry, InMemoryTransitionStore, type TransitionStore } from "@svcmon/core";
 import {
   startTransitionsDynalite,
   type TransitionsDynalite,
@@ -20,34 +11,11 @@ import {
 import { type Channel, InMemoryDeliveryLog, type Notification } from "@svcmon/notify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AlertEngine, type AlertEngineLogger } from "./alert-engine.ts";
+import { dlq, emptyRunStore, MemoryStateStore, quiet } from "./test-support/engine-fixtures.ts";
 import { SqliteTransitionStore } from "./transition-store-sqlite.ts";
 
 const T0 = Date.UTC(2025, 5, 1, 12, 0, 0);
 const SEC = 1000;
-
-/** A run store with no runs and no accounts (the alerts here come from the dead-letter queues). */
-const emptyRunStore = {
-  latestRunPerCollector: async () => [],
-  lastSuccessPerCollector: async () => [],
-  consecutiveFailuresPerCollectorAccountRegion: async () => [],
-  accountsLatest: async () => [],
-  lastSucceededRunPerAccount: async () => [],
-  dbHealth: async () => {
-    throw new Error("no database in this test");
-  },
-} as unknown as RunStore;
-
-const quiet: AlertEngineLogger = { info() {}, warn() {}, error() {} };
-
-class MemoryStateStore implements AlertStateStore {
-  #s: AlertState = emptyState();
-  async load() {
-    return structuredClone(this.#s);
-  }
-  async save(s: AlertState) {
-    this.#s = structuredClone(s);
-  }
-}
 
 /** Records every notification it is given; yields to the event loop first, as a network send would. */
 function recordingChannel(sent: Notification[]): Channel {
@@ -57,19 +25,6 @@ function recordingChannel(sent: Notification[]): Channel {
       await new Promise((r) => setTimeout(r, 1));
       sent.push(n);
     },
-  };
-}
-
-function dlq(name: string, depth: number): QueueHealth {
-  return {
-    name,
-    source: "test",
-    read_at: T0,
-    depth: 0,
-    in_flight: 0,
-    dead_letter_queue: `${name}-dlq`,
-    dead_letter_depth: depth,
-    error: null,
   };
 }
 
@@ -105,7 +60,7 @@ function engine(
     deliveryLog: new InMemoryDeliveryLog(),
     now: () => w.clock.now,
     log,
-    queues: async () => [...w.depths].map(([q, d]) => dlq(q, d)),
+    queues: async () => [...w.depths].map(([q, d]) => dlq(q, d, T0)),
     transitions,
     claimant,
     claimLeaseMs: 60 * SEC,
@@ -228,7 +183,7 @@ for (const { name, open } of STORES) {
           deliveryLog: new InMemoryDeliveryLog(),
           now: () => w.clock.now,
           log: quiet,
-          queues: async () => [...w.depths].map(([q, d]) => dlq(q, d)),
+          queues: async () => [...w.depths].map(([q, d]) => dlq(q, d, T0)),
           transitions: w.transitions,
           claimant: "engine-a",
         });

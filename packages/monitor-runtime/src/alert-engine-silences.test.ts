@@ -3,59 +3,19 @@
  * it, not sent); at its end, or when expired early, the still-firing alert is sent, once.
  */
 import {
-  type AlertState,
-  type AlertStateStore,
-  emptyState,
   InMemoryCollectorRegistry,
   InMemorySilenceStore,
   InMemoryTransitionStore,
-  type QueueHealth,
-  type RunStore,
   type Silence,
 } from "@svcmon/core";
 import { type Channel, InMemoryDeliveryLog, type Notification } from "@svcmon/notify";
 import { describe, expect, it } from "vitest";
-import { AlertEngine, type AlertEngineLogger } from "./alert-engine.ts";
+import { AlertEngine } from "./alert-engine.ts";
 import { SqliteSilenceStore } from "./silence-store-sqlite.ts";
+import { dlq, emptyRunStore, MemoryStateStore, quiet } from "./test-support/engine-fixtures.ts";
 
 const T0 = Date.UTC(2026, 10, 25, 12, 0, 0);
 const MIN = 60_000;
-
-const emptyRunStore = {
-  latestRunPerCollector: async () => [],
-  lastSuccessPerCollector: async () => [],
-  consecutiveFailuresPerCollectorAccountRegion: async () => [],
-  accountsLatest: async () => [],
-  lastSucceededRunPerAccount: async () => [],
-  dbHealth: async () => {
-    throw new Error("no database in this test");
-  },
-} as unknown as RunStore;
-
-const quiet: AlertEngineLogger = { info() {}, warn() {}, error() {} };
-
-class MemoryStateStore implements AlertStateStore {
-  #s: AlertState = emptyState();
-  async load() {
-    return structuredClone(this.#s);
-  }
-  async save(s: AlertState) {
-    this.#s = structuredClone(s);
-  }
-}
-
-function dlq(name: string, depth: number): QueueHealth {
-  return {
-    name,
-    source: "test",
-    read_at: T0,
-    depth: 0,
-    in_flight: 0,
-    dead_letter_queue: `${name}-dlq`,
-    dead_letter_depth: depth,
-    error: null,
-  };
-}
 
 const silence = (over: Partial<Silence> = {}): Silence => ({
   id: "sil-1",
@@ -94,7 +54,7 @@ for (const { name, open } of STORES) {
         deliveryLog: new InMemoryDeliveryLog(),
         now: () => clock.now,
         log: quiet,
-        queues: async () => [dlq("ingest", 3)],
+        queues: async () => [dlq("ingest", 3, T0)],
         transitions: new InMemoryTransitionStore(),
         silences,
       });
