@@ -5,7 +5,12 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { bodyLimitsFromEnv, LAMBDA_DOCUMENTS_BODY_BYTES, LAMBDA_MAX_RESPONSE_BYTES } from "@relevance/admin";
 import { lambdaClientAddress } from "@relevance/http";
-import { artifactMaxBytes, DEFAULT_MODEL_CACHE_MB, type WorkerEnvProblem } from "@relevance/search";
+import {
+  artifactMaxBytes,
+  DEFAULT_MODEL_CACHE_MB,
+  searchTuningProblems,
+  type WorkerEnvProblem,
+} from "@relevance/search";
 import { MeilisearchIndexManager, MeilisearchRetrieval } from "@relevance/search/meilisearch";
 import type { Kv, Logger, SettingsTable } from "@relevance/settings";
 import { CloudflareRestKv } from "@relevance/settings/cloudflare-rest";
@@ -48,16 +53,8 @@ export function customerEnvProblems(env: Record<string, string | undefined>): Wo
       message: `MEILISEARCH_URL must be an http(s) URL, got ${JSON.stringify(url)}`,
     });
   }
-  for (const name of ["MEILISEARCH_TIMEOUT_MS", "KV_TIMEOUT_MS", "MODEL_CACHE_MB"]) {
-    const raw = env[name] ?? "";
-    if (raw !== "" && !(Number(raw) > 0 && Number(raw) <= 60_000)) {
-      problems.push({ name, message: `${name} must be a number above 0, got ${JSON.stringify(raw)}` });
-    }
-  }
-  const maxBytes = artifactMaxBytes(env.MODEL_MAX_BYTES);
-  if (!maxBytes.ok) {
-    problems.push({ name: "MODEL_MAX_BYTES", message: maxBytes.errors.map((e) => e.message).join("; ") });
-  }
+  // The same bounds as the Worker's: one search app, one set of tuning limits.
+  problems.push(...searchTuningProblems(env));
   try {
     bodyLimitsFromEnv(env);
   } catch (error) {

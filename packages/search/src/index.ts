@@ -50,4 +50,4 @@ export {
   type SettingsView,
 } from "./settings-copy.ts";
 export { engineSettingsOf, type SyncOutcome, syncIndexSettings } from "./settings-sync.ts";
-export { type WorkerEnvProblem, workerEnvProblems } from "./worker-env.ts";
+export { searchTuningProblems, type WorkerEnvProblem, workerEnvProblems } from "./worker-env.ts";

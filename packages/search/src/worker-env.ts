@@ -53,6 +53,17 @@ export function workerEnvProblems(env: Record<string, unknown>, kvBound: boolean
         "the Meilisearch key (secret MEILISEARCH_API_KEY) is missing: npx wrangler secret put MEILISEARCH_API_KEY --env <env>",
     });
   }
+  problems.push(...searchTuningProblems(env));
+  return problems;
+}
+
+/**
+ * The search's optional tuning variables (MEILISEARCH_TIMEOUT_MS, KV_TIMEOUT_MS, MODEL_CACHE_MB,
+ * MODEL_MAX_BYTES) outside their ranges: the same bounds wherever the search app runs (the Worker,
+ * the customer Lambda).
+ */
+export function searchTuningProblems(env: Record<string, unknown>): WorkerEnvProblem[] {
+  const problems: WorkerEnvProblem[] = [];
   for (const [name, min, max] of NUMBERS) {
     const raw = env[name];
     if (raw === undefined || raw === "") continue;
