@@ -1,4 +1,5 @@
 import type { AdminDeps } from "@relevance/admin";
+import { apiGatewayEvent } from "@relevance/http/test-support/api-gateway-event";
 import type { Logger } from "@relevance/settings";
 import { openDatabase, SqliteKv, SqliteSettingsTable } from "@relevance/settings/sqlite";
 import type { LambdaEvent } from "hono/aws-lambda";
@@ -16,29 +17,7 @@ function event(
   headers: Record<string, string> = {},
   sourceIp = "10.0.0.1",
 ): LambdaEvent {
-  return {
-    version: "2.0",
-    routeKey: "ANY /api/v1/admin/{proxy+}",
-    rawPath: path,
-    rawQueryString: "",
-    headers: { host: "admin.example.com", "content-type": "application/json", ...headers },
-    requestContext: {
-      accountId: "123456789012",
-      apiId: "api",
-      authentication: null,
-      authorizer: {},
-      domainName: "admin.example.com",
-      domainPrefix: "admin",
-      http: { method, path, protocol: "HTTP/1.1", sourceIp, userAgent: "test" },
-      requestId: "id",
-      routeKey: "ANY /api/v1/admin/{proxy+}",
-      stage: "$default",
-      time: "21/Nov/2026:12:00:00 +0000",
-      timeEpoch: 1795348800000,
-    },
-    body: body === undefined ? null : typeof body === "string" ? body : JSON.stringify(body),
-    isBase64Encoded: false,
-  };
+  return apiGatewayEvent({ method, path, body, headers, sourceIp, routeKey: "ANY /api/v1/admin/{proxy+}" });
 }
 
 function setup(overrides: Partial<AdminDeps> = {}) {

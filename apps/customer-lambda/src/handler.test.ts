@@ -9,6 +9,7 @@ import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import { serve } from "@hono/node-server";
 import { createAdminApp, LAMBDA_MAX_RESPONSE_BYTES } from "@relevance/admin";
 import { undocumentedRoutes } from "@relevance/http";
+import { apiGatewayEvent } from "@relevance/http/test-support/api-gateway-event";
 import { syncIndexSettings } from "@relevance/search";
 import { MeilisearchIndexManager } from "@relevance/search/meilisearch";
 import {
@@ -122,30 +123,7 @@ function event(
   body?: unknown,
   headers: Record<string, string> = {},
 ): LambdaEvent {
-  const [rawPath, rawQueryString = ""] = path.split("?") as [string, string?];
-  return {
-    version: "2.0",
-    routeKey: "ANY /api/v1/{proxy+}",
-    rawPath,
-    rawQueryString,
-    headers: { host: "api.example.com", "content-type": "application/json", ...headers },
-    requestContext: {
-      accountId: "123456789012",
-      apiId: "api",
-      authentication: null,
-      authorizer: {},
-      domainName: "api.example.com",
-      domainPrefix: "api",
-      http: { method, path: rawPath, protocol: "HTTP/1.1", sourceIp: "198.51.100.7", userAgent: "test" },
-      requestId: "id",
-      routeKey: "ANY /api/v1/{proxy+}",
-      stage: "$default",
-      time: "25/Nov/2026:12:00:00 +0000",
-      timeEpoch: 1795348800000,
-    },
-    body: body === undefined ? null : typeof body === "string" ? body : JSON.stringify(body),
-    isBase64Encoded: false,
-  };
+  return apiGatewayEvent({ method, path, body, headers, sourceIp: "198.51.100.7" });
 }
 
 /** A new account through the admin app on the same table (in production: the admin Lambda). */

@@ -1,5 +1,6 @@
 import { createHandler } from "@apps/admin-lambda";
 import { withAdminTokenHeader } from "@relevance/admin/admin-token-header";
+import { apiGatewayEvent } from "@relevance/http/test-support/api-gateway-event";
 import type { Logger } from "@relevance/settings";
 import { openDatabase, SqliteKv, SqliteSettingsTable } from "@relevance/settings/sqlite";
 import type { LambdaEvent } from "hono/aws-lambda";
@@ -12,35 +13,13 @@ const silent: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
 /** A request as the IAM-authorized HTTP API hands it to the function (payload format 2.0). */
 function event(headers: Record<string, string>): LambdaEvent {
-  return {
-    version: "2.0",
+  return apiGatewayEvent({
+    method: "POST",
+    path: "/api/v1/admin/accounts",
+    body: { name: "Shop" },
+    headers,
     routeKey: "ANY /api/v1/admin/{proxy+}",
-    rawPath: "/api/v1/admin/accounts",
-    rawQueryString: "",
-    headers: { host: "api.example.com", "content-type": "application/json", ...headers },
-    requestContext: {
-      accountId: "123456789012",
-      apiId: "api",
-      authentication: null,
-      authorizer: {},
-      domainName: "api.example.com",
-      domainPrefix: "api",
-      http: {
-        method: "POST",
-        path: "/api/v1/admin/accounts",
-        protocol: "HTTP/1.1",
-        sourceIp: "10.0.0.1",
-        userAgent: "t",
-      },
-      requestId: "id",
-      routeKey: "ANY /api/v1/admin/{proxy+}",
-      stage: "$default",
-      time: "21/Nov/2026:12:00:00 +0000",
-      timeEpoch: 1795348800000,
-    },
-    body: JSON.stringify({ name: "Shop" }),
-    isBase64Encoded: false,
-  };
+  });
 }
 
 function adminBehindIam() {
