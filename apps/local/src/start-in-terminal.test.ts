@@ -33,9 +33,12 @@ const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 /** main.ts under `script`, whose stdout is a terminal; the output as the terminal shows it. */
 function startInTerminal(env: Record<string, string>) {
   const { LOG_FORMAT: _l, NO_COLOR: _n, ...inherited } = process.env;
-  const command = [process.execPath, "--disable-warning=ExperimentalWarning", MAIN].map(quote).join(" ");
+  // `script -c` runs the command through $SHELL; dash (Debian's /bin/sh, the shell when SHELL is
+  // unset, as under CI) does not exec a lone command, so Ctrl-C would kill the shell (exit 130)
+  // rather than reach the stack's own handler. `exec` makes the stack the terminal's process.
+  const command = `exec ${[process.execPath, "--disable-warning=ExperimentalWarning", MAIN].map(quote).join(" ")}`;
   const child = spawn("script", ["-qfec", command, "/dev/null"], {
-    env: { ...inherited, TERM: "xterm", PORT: "0", DATA_DIR: dataDir, DEMO: "1", ...env },
+    env: { ...inherited, SHELL: "/bin/sh", TERM: "xterm", PORT: "0", DATA_DIR: dataDir, DEMO: "1", ...env },
     stdio: ["pipe", "pipe", "pipe"],
     // Its own process group: the stop signal reaches script and the stack under it.
     detached: true,
