@@ -51,6 +51,17 @@ const ALERTS: FiringAlertJson[] = [
     notified: true,
     ...UNMUTED,
   },
+  {
+    rule: "collector_red",
+    subject: "config_rds",
+    severity: "critical",
+    since: "2026-03-10T11:40:00.000Z",
+    notified: false,
+    ...UNMUTED,
+    muted: true,
+    muted_by: { kind: "silence", id: "s-1", author: "sre", reason: "maintenance", endsAt: NOW + 60 * MIN },
+    reason: "silenced by sre until 13:00: maintenance",
+  },
 ];
 const QUEUES = [
   {
@@ -255,8 +266,12 @@ describe("GET /metrics", () => {
     ).toBeGreaterThanOrEqual(0);
     expect(value(parsed, "svcmon_analytics_db_query_samples")).toBeGreaterThan(0);
 
-    expect(value(parsed, "svcmon_alerts_firing", { rule: "collector_red", severity: "critical" })).toBe(2);
-    expect(value(parsed, "svcmon_alerts_firing", { rule: "dead_letters", severity: "warning" })).toBe(1);
+    // What pages (`active`) apart from what a silence or mute holds back (`suppressed`).
+    const alerts = (labels: Record<string, string>) => value(parsed, "svcmon_alerts_firing", labels);
+    expect(alerts({ rule: "collector_red", severity: "critical", state: "active" })).toBe(2);
+    expect(alerts({ rule: "collector_red", severity: "critical", state: "suppressed" })).toBe(1);
+    expect(alerts({ rule: "dead_letters", severity: "warning", state: "active" })).toBe(1);
+    expect(alerts({ rule: "dead_letters", severity: "warning", state: "suppressed" })).toBeUndefined();
     expect(value(parsed, "svcmon_status_evaluated_timestamp_seconds")).toBe(NOW / 1000);
   });
 

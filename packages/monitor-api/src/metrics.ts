@@ -201,16 +201,23 @@ function stateRegistry(e: StatusEvaluation | undefined, body: StatusBodyParts): 
   }
   gauge("analytics_db_query_samples", "Queries the latency percentiles are taken over").set(db.query_samples);
 
-  // Alerts: the alert engine's stored state, as in the status body.
-  const firing = gauge("alerts_firing", "Firing alerts by rule and severity", ["rule", "severity"]);
-  const byRule = new Map<string, { rule: string; severity: string; n: number }>();
+  // Alerts: the alert engine's stored state, as in the status body. `state` as Alertmanager's own
+  // `alertmanager_alerts`: `active` pages someone, `suppressed` is held back by a mute or silence, so
+  // a dashboard can count what pages without counting what a person already silenced.
+  const firing = gauge("alerts_firing", "Firing alerts by rule, severity and state (active or suppressed)", [
+    "rule",
+    "severity",
+    "state",
+  ]);
+  const byRule = new Map<string, { rule: string; severity: string; state: string; n: number }>();
   for (const a of e.alerts) {
-    const key = `${a.rule}\u0000${a.severity}`;
-    const entry = byRule.get(key) ?? { rule: a.rule, severity: a.severity, n: 0 };
+    const state = a.muted ? "suppressed" : "active";
+    const key = `${a.rule}\u0000${a.severity}\u0000${state}`;
+    const entry = byRule.get(key) ?? { rule: a.rule, severity: a.severity, state, n: 0 };
     entry.n += 1;
     byRule.set(key, entry);
   }
-  for (const { rule, severity, n } of byRule.values()) firing.set({ rule, severity }, n);
+  for (const { rule, severity, state, n } of byRule.values()) firing.set({ rule, severity, state }, n);
   return r;
 }
 
