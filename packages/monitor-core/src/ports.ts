@@ -266,7 +266,12 @@ export interface Transition {
    * (content-derived, so the same items emitted again, by a retry or by another evaluator, share it).
    */
   id: string;
-  kind: "flip" | "notification";
+  /**
+   * `flip`: a status change (history). `notification`: a message owed to the channels. `delivery`: one
+   * alert's item in a notification (`delivery|<item identity>`), claimed before it is sent, so a
+   * notification grouped differently by another evaluator never sends the same item twice.
+   */
+  kind: "flip" | "notification" | "delivery";
   rule: string;
   /** The alert's subject (a notification of several alerts: `<n> subjects`). */
   subject: string;

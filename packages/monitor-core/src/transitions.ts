@@ -3,7 +3,14 @@
  * engine records for its flips and notification intents, and the in-memory `TransitionStore` (tests,
  * and the reference the contract suite holds the other adapters to).
  */
-import { type AlertState, emptyState, type Flip, type NotificationIntent } from "./alerts/index.ts";
+import {
+  type AlertState,
+  emptyState,
+  type Flip,
+  type IntentItem,
+  itemIdentity,
+  type NotificationIntent,
+} from "./alerts/index.ts";
 import type { ClaimResult, PutStateResult, Transition, TransitionRow, TransitionStore } from "./ports.ts";
 
 /** Default lease of a claim: a sender that crashed after claiming is replaced after this long. */
@@ -31,6 +38,21 @@ export function intentTransition(intent: NotificationIntent): Transition {
     subject: one !== undefined ? one.subject : `${intent.items.length} subjects`,
     at: intent.createdAt,
     data: intent,
+  };
+}
+
+/**
+ * The row of one alert's item in a notification: its id is the item's identity, so the same item in a
+ * notification grouped otherwise (another evaluator, a retry) is the same row and is claimed once.
+ */
+export function deliveryTransition(intent: NotificationIntent, item: IntentItem): Transition {
+  return {
+    id: `delivery|${itemIdentity(item)}`,
+    kind: "delivery",
+    rule: intent.rule,
+    subject: item.subject,
+    at: intent.createdAt,
+    data: { notification: intent.id, item },
   };
 }
 

@@ -8,7 +8,8 @@ import {
   startTransitionsDynalite,
   type TransitionsDynalite,
 } from "@svcmon/monitor-aws/test-support/dynalite-transitions";
-import { type Channel, InMemoryDeliveryLog, type Notification } from "@svcmon/notify";
+import { alertmanagerChannel, type Channel, InMemoryDeliveryLog, type Notification } from "@svcmon/notify";
+import { startAlertmanagerDouble } from "@svcmon/notify/alertmanager-double";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AlertEngine, type AlertEngineLogger } from "./alert-engine.ts";
 import { dlq, emptyRunStore, MemoryStateStore, quiet } from "./test-support/engine-fixtures.ts";
@@ -51,12 +52,13 @@ function engine(
   claimant: string,
   transitions: TransitionStore = w.transitions,
   log: AlertEngineLogger = quiet,
+  channel: Channel = recordingChannel(w.sent),
 ): AlertEngine {
   return new AlertEngine({
     store: emptyRunStore,
     registry: new InMemoryCollectorRegistry([]),
     stateStore: w.stateMirror,
-    channels: [recordingChannel(w.sent)],
+    channels: [channel],
     deliveryLog: new InMemoryDeliveryLog(),
     now: () => w.clock.now,
     log,
@@ -65,6 +67,27 @@ function engine(
     claimant,
     claimLeaseMs: 60 * SEC,
   });
+}
+
+/** A channel whose sends wait until `open()`; `entered` settles when the first send began. */
+function gated(inner: Channel) {
+  let open = () => {};
+  const opened = new Promise<void>((r) => {
+    open = r;
+  });
+  let enter = () => {};
+  const entered = new Promise<void>((r) => {
+    enter = r;
+  });
+  const channel: Channel = {
+    name: inner.name,
+    async send(n, signal) {
+      enter();
+      await opened;
+      await inner.send(n, signal);
+    },
+  };
+  return { channel, open, entered };
 }
 
 /** What was sent, as `<kind> <subject>` per alert, in order. */
@@ -203,6 +226,66 @@ for (const { name, open } of STORES) {
       expect(sentAlerts(w).sort()).toEqual(["firing exports-dlq", "firing ingest-dlq"]);
       expect((await w.transitions.get(first.failed[0] as string))?.retiredAt).toBe(w.clock.now);
       expect(await w.transitions.unsent(w.clock.now)).toEqual([]);
+    });
+
+    it("an alert regrouped by another engine while its send is in flight is sent once", async () => {
+      const w = world(await open());
+      const slow = gated(recordingChannel(w.sent));
+      const a = engine(w, "engine-a", w.transitions, quiet, slow.channel);
+      const b = engine(w, "engine-b");
+      w.depths.set("ingest", 3);
+      const first = a.tick();
+      await slow.entered;
+      // A's send hangs past the state's 30 s retry (its claim's lease is 60 s). Meanwhile another queue
+      // of the same rule fills: B emits one notification with both alerts, under a new id.
+      w.clock.now += 31 * SEC;
+      w.depths.set("exports", 1);
+      const rb = await b.tick();
+      expect(rb.delivered).toHaveLength(1);
+      expect(sentAlerts(w)).toEqual(["firing exports-dlq"]);
+      slow.open();
+      await first;
+      // Every later tick of both: nothing is owed twice.
+      for (let i = 0; i < 3; i++) {
+        w.clock.now += 60 * SEC;
+        await Promise.all([a.tick(), b.tick()]);
+      }
+      expect(sentAlerts(w).sort()).toEqual(["firing exports-dlq", "firing ingest-dlq"]);
+      const items = await w.transitions.list({ kind: "delivery" });
+      expect(items.every((r) => r.sentAt !== null)).toBe(true);
+      expect(items.map((r) => [r.subject, r.claimedBy]).sort()).toEqual([
+        ["exports-dlq", "engine-b"],
+        ["ingest-dlq", "engine-a"],
+      ]);
+    });
+
+    it("a firing post that lands after the resolve is followed by the resolve again (Alertmanager)", async () => {
+      const w = world(await open());
+      const am = await startAlertmanagerDouble({ now: () => w.clock.now });
+      try {
+        const toAm = () => alertmanagerChannel({ url: am.url, now: () => w.clock.now, timeoutMs: 5000 });
+        const slow = gated(toAm());
+        const a = engine(w, "engine-a", w.transitions, quiet, slow.channel);
+        const b = engine(w, "engine-b", w.transitions, quiet, toAm());
+        w.depths.set("ingest", 3);
+        const first = a.tick();
+        await slow.entered;
+        // The queue drains while A's firing post hangs: B sends the resolve, and it lands first.
+        w.clock.now += 5 * SEC;
+        w.depths.set("ingest", 0);
+        await b.tick();
+        expect(am.stored().map((x) => x.resolved)).toEqual([true]);
+        slow.open();
+        await first;
+        // Alertmanager merged the late firing post: the alert fires again there, until told again.
+        expect(am.stored().map((x) => x.resolved)).toEqual([false]);
+        w.clock.now += SEC;
+        await b.tick();
+        expect(am.stored().map((x) => x.resolved)).toEqual([true]);
+        expect(am.posts).toHaveLength(3);
+      } finally {
+        await am.close();
+      }
     });
 
     it("a sender that crashes between claim and send is replaced after its lease expires", async () => {

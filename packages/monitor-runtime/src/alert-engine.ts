@@ -12,18 +12,21 @@ import {
   alertLink,
   applySilences,
   type CollectorRegistry,
+  confirmSent,
   type DbHealth,
   DEFAULT_CLAIM_LEASE_MS,
+  deliveryTransition,
   evaluateConditions,
   type Flip,
   failureSubjectParts,
   flipTransition,
   type IntentItem,
   intentTransition,
+  itemIdentity,
   type MutedNotice,
-  markDelivered,
   markFailed,
   type NotificationIntent,
+  notificationIntentId,
   type QueueHealth,
   type RunStore,
   type Silence,
@@ -329,17 +332,20 @@ export class AlertEngine {
       for (const f of result.flips) {
         await transitions.record(flipTransition(f, result.state.alerts[f.key]?.episode ?? 0));
       }
-      for (const intent of result.notifications) await transitions.record(intentTransition(intent));
+      for (const intent of result.notifications) {
+        await transitions.record(intentTransition(intent));
+        for (const item of intent.items) await transitions.record(deliveryTransition(intent, item));
+      }
       // Never sent under their own id any more: out of `unsent` (a no-op when already sent). Those the
       // step dropped from the outbox, and unsent ones (a failed send, released) whose items this step
       // emitted again under another id.
       const retire = new Set(saved.superseded);
       if (result.notifications.length > 0) {
         const ids = new Set(result.notifications.map((n) => n.id));
-        const items = new Set(result.notifications.flatMap((n) => n.items.map(itemIdentity)));
+        const items = new Set(result.notifications.flatMap((n) => n.items.map(owedSlot)));
         for (const row of await transitions.unsent(now)) {
           const owed = (row.data as Partial<NotificationIntent> | null)?.items ?? [];
-          if (!ids.has(row.id) && owed.some((i) => items.has(itemIdentity(i)))) retire.add(row.id);
+          if (!ids.has(row.id) && owed.some((i) => items.has(owedSlot(i)))) retire.add(row.id);
         }
       }
       for (const id of retire) await transitions.retire(id, now);
@@ -365,19 +371,51 @@ export class AlertEngine {
     const claimedElsewhere: string[] = [];
     const confirmations: Confirmation[] = [];
     for (const intent of result.notifications) {
+      let send = intent;
+      /** Items another engine confirmed sent: settled here without sending. */
+      let settled: string[] = [];
       if (transitions !== undefined) {
         // Claimed before sending: exactly one engine wins the conditional write.
         const claim = await transitions.claim(intent.id, this.#claimant, this.#d.now(), this.#leaseMs);
         if (!claim.ok) {
           claimedElsewhere.push(intent.id);
           // Sent already (by another engine, or before a crash that lost the confirmation).
-          if (claim.sent) confirmations.push({ id: intent.id, at: this.#d.now(), error: null });
+          if (claim.sent) confirmations.push({ intent, at: this.#d.now(), error: null });
           log.info("alerts: notification claimed by another sender", {
             id: intent.id,
             heldBy: claim.heldBy,
             sent: claim.sent,
           });
           continue;
+        }
+        // Then each alert's item: another engine may hold the same item in a notification it grouped
+        // differently (it saw one more alert, or retried on another schedule).
+        const items = await this.#claimItems(transitions, intent);
+        settled = items.settled;
+        if (items.won.length < intent.items.length) {
+          log.info("alerts: items of a notification claimed by another sender", {
+            id: intent.id,
+            sending: items.won.length,
+            sentElsewhere: items.settled.length,
+            heldElsewhere: intent.items.length - items.won.length - items.settled.length,
+          });
+        }
+        if (items.won.length === 0) {
+          claimedElsewhere.push(intent.id);
+          if (settled.length === intent.items.length)
+            await transitions.markSent(intent.id, this.#claimant, this.#d.now());
+          else await transitions.release(intent.id, this.#claimant);
+          if (settled.length > 0)
+            confirmations.push({ intent, at: this.#d.now(), error: null, only: new Set(settled) });
+          continue;
+        }
+        if (items.won.length < intent.items.length) {
+          // Its own id, as the idempotency key of what this message carries.
+          send = {
+            ...intent,
+            id: notificationIntentId(intent.rule, items.won.map(itemIdentity)),
+            items: items.won,
+          };
         }
       }
       let error: string | null = null;
@@ -386,7 +424,7 @@ export class AlertEngine {
       } else {
         const p = this.#d.publicUrl;
         const publicUrl = typeof p === "function" ? p() : (p ?? null);
-        const notification = intentNotification(intent, { publicUrl });
+        const notification = intentNotification(send, { publicUrl });
         const outcome = await deliver(notification, channels, deliveryLog, {
           attempts: this.#d.attemptsPerTick ?? 1,
           baseDelayMs: 1000,
@@ -402,17 +440,34 @@ export class AlertEngine {
         }
       }
       const at = this.#d.now();
+      const partial = send !== intent;
       if (error === null) {
         delivered.push(intent.id);
-        if (transitions !== undefined && !(await transitions.markSent(intent.id, this.#claimant, at)))
-          log.warn("alerts: sent after the claim's lease was taken over", { id: intent.id });
+        if (transitions !== undefined) {
+          let held = true;
+          for (const item of send.items)
+            held &&= await transitions.markSent(deliveryTransition(intent, item).id, this.#claimant, at);
+          if (partial && settled.length + send.items.length < intent.items.length)
+            await transitions.release(intent.id, this.#claimant);
+          else held &&= await transitions.markSent(intent.id, this.#claimant, at);
+          if (!held) log.warn("alerts: sent after the claim's lease was taken over", { id: intent.id });
+        }
       } else {
         failed.push(intent.id);
-        if (transitions !== undefined) await transitions.release(intent.id, this.#claimant);
+        if (transitions !== undefined) {
+          for (const item of send.items)
+            await transitions.release(deliveryTransition(intent, item).id, this.#claimant);
+          await transitions.release(intent.id, this.#claimant);
+        }
         if (channels.length > 0)
           log.warn("alert delivery failed", { id: intent.id, rule: intent.rule, error });
       }
-      confirmations.push({ id: intent.id, at, error });
+      confirmations.push({
+        intent,
+        at,
+        error,
+        ...(partial ? { only: new Set([...send.items.map(itemIdentity), ...settled]) } : {}),
+      });
     }
     let state = result.state;
     if (confirmations.length > 0)
@@ -424,6 +479,25 @@ export class AlertEngine {
       failed,
       ...(transitions !== undefined ? { claimedElsewhere } : {}),
     };
+  }
+
+  /**
+   * Claims each item of a claimed notification: `won` are this engine's to send, `settled` (their
+   * identities) were confirmed sent by another engine; the rest are under another engine's live lease.
+   */
+  async #claimItems(
+    transitions: TransitionStore,
+    intent: NotificationIntent,
+  ): Promise<{ won: IntentItem[]; settled: string[] }> {
+    const won: IntentItem[] = [];
+    const settled: string[] = [];
+    for (const item of intent.items) {
+      const id = deliveryTransition(intent, item).id;
+      const claim = await transitions.claim(id, this.#claimant, this.#d.now(), this.#leaseMs);
+      if (claim.ok) won.push(item);
+      else if (claim.sent) settled.push(itemIdentity(item));
+    }
+    return { won, settled };
   }
 
   /** The stored state and its version (0 without a transition store, or before its first save). */
@@ -486,7 +560,9 @@ export class AlertEngine {
     const apply = (s: AlertState) =>
       confirmations.reduce(
         (acc, c) =>
-          c.error === null ? markDelivered(acc, c.id, c.at) : markFailed(acc, c.id, c.at, c.error),
+          c.error === null
+            ? confirmSent(acc, c.intent, c.at, c.only)
+            : markFailed(acc, c.intent.id, c.at, c.error),
         s,
       );
     const t = this.#d.transitions;
@@ -546,13 +622,16 @@ export class AlertEngine {
   }
 }
 
-const itemIdentity = (i: Pick<IntentItem, "key" | "kind" | "episode">) => `${i.key}|${i.kind}|${i.episode}`;
+/** An owed item regardless of the instant it is about: the same slot retried under a newer id. */
+const owedSlot = (i: Pick<IntentItem, "key" | "kind" | "episode">) => `${i.key}|${i.kind}|${i.episode}`;
 
 interface Confirmation {
-  id: string;
+  intent: NotificationIntent;
   at: number;
   /** Null: delivered. */
   error: string | null;
+  /** Identities of the items confirmed; absent: all (the others stay owed). */
+  only?: ReadonlySet<string>;
 }
 
 function earliestRetry(state: AlertState): number | null {

@@ -4,7 +4,9 @@ import { NOW } from "../test-support.ts";
 import {
   type AlertRecord,
   type AlertState,
+  confirmSent,
   emptyState,
+  itemIdentity,
   markDelivered,
   markFailed,
   type NotificationIntent,
@@ -235,6 +237,63 @@ describe("restart = JSON round-trip of the state", () => {
   it("state is plain JSON", () => {
     const s = step(emptyState(), [WARN, CRIT], NOW).state;
     expect(restart(s)).toEqual(s);
+  });
+});
+
+describe("a firing notification that lands after the resolve (two evaluators)", () => {
+  const only = (n: NotificationIntent | undefined) => n as NotificationIntent;
+
+  it("owes the resolve again, as a new notification, so the receiver's last word is resolved", () => {
+    // Evaluator A sends the start; meanwhile B resolves, sends and confirms the resolve.
+    const start = only(step(emptyState(), [WARN], NOW).notifications[0]);
+    const r = step(step(emptyState(), [WARN], NOW).state, [], NOW + MINUTE_MS);
+    const resolve = only(r.notifications[0]);
+    const resolved = markDelivered(r.state, resolve.id, NOW + MINUTE_MS);
+    expect(owedKind(resolved.alerts[WARN.key] as AlertRecord, NOW + MINUTE_MS)).toBeNull();
+
+    // A's start is confirmed after that: it may have reached the receiver after the resolve.
+    const late = confirmSent(resolved, start, NOW + 2 * MINUTE_MS);
+    expect(owedKind(late.alerts[WARN.key] as AlertRecord, NOW + 2 * MINUTE_MS)).toBe("resolve");
+    const again = step(late, [], NOW + 2 * MINUTE_MS);
+    expect(kinds(again.notifications)).toEqual([`${WARN.rule}:${WARN.subject}:resolve`]);
+    const resend = only(again.notifications[0]);
+    expect(resend.id).not.toBe(resolve.id);
+    expect(resend.items[0]?.about).toBe(NOW + 2 * MINUTE_MS);
+    expect(resend.items[0]?.endsAt).toBe(NOW + MINUTE_MS);
+
+    const done = markDelivered(again.state, resend.id, NOW + 3 * MINUTE_MS);
+    expect(step(done, [], NOW + HOUR_MS).notifications).toEqual([]);
+  });
+
+  it("an earlier resolve confirmed after that does not settle the resolve owed again", () => {
+    const s0 = step(emptyState(), [WARN], NOW);
+    const start = s0.notifications[0] as NotificationIntent;
+    const r = step(s0.state, [], NOW + MINUTE_MS);
+    const inFlight = r.notifications[0] as NotificationIntent;
+    const late = confirmSent(r.state, start, NOW + 2 * MINUTE_MS);
+    const stale = confirmSent(late, inFlight, NOW + 2 * MINUTE_MS);
+    expect(owedKind(stale.alerts[WARN.key] as AlertRecord, NOW + 2 * MINUTE_MS)).toBe("resolve");
+  });
+
+  it("a start confirmed while its alert still fires is an ordinary delivery", () => {
+    const s0 = step(emptyState(), [WARN], NOW);
+    const s = confirmSent(s0.state, s0.notifications[0] as NotificationIntent, NOW);
+    expect(s).toEqual(markDelivered(s0.state, (s0.notifications[0] as NotificationIntent).id, NOW));
+  });
+});
+
+describe("confirming part of a notification (the others' items are held by another sender)", () => {
+  it("items left out stay owed and come again after their backoff; the confirmed ones do not", () => {
+    const other = cond("collector_failure", "config_ebs/A/us-east-1");
+    const r = step(emptyState(), [WARN, other], NOW);
+    const intent = r.notifications[0] as NotificationIntent;
+    expect(intent.items).toHaveLength(2);
+    const mine = intent.items.find((i) => i.key === WARN.key);
+    const s = confirmSent(r.state, intent, NOW, new Set([itemIdentity(mine as NonNullable<typeof mine>)]));
+    expect(s.outbox[intent.id]).toBeUndefined();
+    expect(step(s, [WARN, other], NOW + 29_999).notifications).toEqual([]);
+    const later = step(s, [WARN, other], NOW + 30_000);
+    expect(kinds(later.notifications)).toEqual([`collector_failure:${other.subject}:start`]);
   });
 });
 

@@ -59,6 +59,13 @@ export interface AlertRecord {
   notifiedResolve: boolean;
   /** Last confirmed delivery of this episode (start, reminder or resolve); null if none. */
   lastNotifiedAt: EpochMs | null;
+  /**
+   * A firing notification (start or reminder) of this episode was confirmed sent after the episode
+   * resolved, at this time: it may have reached a receiver after the resolve did, which an
+   * Alertmanager reads as the alert firing again. The resolve is owed again, as a new notification
+   * about this instant. Absent otherwise.
+   */
+  resolveAfter?: EpochMs;
   delivery: DeliveryAttempt | null;
 }
 
@@ -76,6 +83,21 @@ export interface IntentItem {
   endsAt: EpochMs | null;
   /** The last error text of the failing collector behind the alert, when known. */
   lastError: string | null;
+  /**
+   * The instant the item is about: the status change (start, resolve) or, for a reminder, the delivery
+   * it counts from. With key, kind and episode it is the item's identity (`itemIdentity`). Absent in
+   * intents stored before it existed.
+   */
+  about?: EpochMs;
+}
+
+/**
+ * An item's identity: the same when the item is emitted again (a retry, another evaluator, another
+ * grouping), different for the next reminder or a re-owed resolve. Notification ids hash these, and
+ * the alert engine claims each one before sending it.
+ */
+export function itemIdentity(item: Pick<IntentItem, "key" | "kind" | "episode" | "about">): string {
+  return `${item.key}|${item.kind}|${item.episode}|${item.about ?? ""}`;
 }
 
 /**
@@ -272,6 +294,10 @@ export function step(previous: AlertState, conditions: readonly Condition[], now
       lastError: same ? d.lastError : null,
     };
     if (kind === "start") a.startEmitted = true;
+    // The instant the item is about: the status change (start, resolve) or, for a reminder, the
+    // delivery it counts from. Stable while the item is retried; new for the next reminder, and for a
+    // resolve owed again after a late firing notification.
+    const about = aboutInstant(a, kind);
     const items = groups.get(a.rule) ?? [];
     items.push({
       key,
@@ -283,13 +309,11 @@ export function step(previous: AlertState, conditions: readonly Condition[], now
       startsAt: a.startedAt ?? (a.status === "firing" ? a.since : null),
       endsAt: a.status === "resolved" ? a.since : null,
       lastError: a.lastError ?? null,
+      about,
     });
     groups.set(a.rule, items);
-    // The instant the item is about: the status change (start, resolve) or, for a reminder, the
-    // delivery it counts from. Stable while the item is retried; new for the next reminder.
-    const about = kind === "reminder" ? (a.lastNotifiedAt ?? a.since) : a.since;
     const ids = identities.get(a.rule) ?? [];
-    ids.push(`${key}|${kind}|${a.episode}|${about}`);
+    ids.push(itemIdentity({ key, kind, episode: a.episode, about }));
     identities.set(a.rule, ids);
   }
 
@@ -329,6 +353,12 @@ function flip(
   return { key, rule: a.rule, subject: a.subject, severity: a.severity, from, to, at, muted };
 }
 
+function aboutInstant(a: AlertRecord, kind: NotificationKind): EpochMs {
+  if (kind === "reminder") return a.lastNotifiedAt ?? a.since;
+  if (kind === "resolve") return a.resolveAfter ?? a.since;
+  return a.since;
+}
+
 /**
  * The caller confirms that intent `intentId` reached its channel. Items that still match their
  * alert's episode are marked notified. An unknown id (already confirmed, superseded) is a no-op.
@@ -336,16 +366,41 @@ function flip(
 export function markDelivered(previous: AlertState, intentId: string, now: EpochMs): AlertState {
   const intent = previous.outbox[intentId];
   if (intent === undefined) return previous;
+  return confirmSent(previous, intent, now);
+}
+
+/**
+ * The caller sent `intent` (all its items, or those whose identity is in `only`) and knows it reached
+ * its channel; the intent need not be in the outbox any more (another evaluator superseded it while it
+ * was in flight). Items left out of `only` stay owed and are emitted again after their backoff.
+ *
+ * A firing item (start or reminder) confirmed after its episode resolved may have arrived after the
+ * resolve: the resolve is owed again, about `now`, so the receiver's last word is "resolved".
+ */
+export function confirmSent(
+  previous: AlertState,
+  intent: NotificationIntent,
+  now: EpochMs,
+  only?: ReadonlySet<string>,
+): AlertState {
   const state = clone(previous);
-  delete state.outbox[intentId];
+  delete state.outbox[intent.id];
   for (const item of intent.items) {
+    if (only !== undefined && !only.has(itemIdentity(item))) continue;
     const a = state.alerts[item.key];
     if (a === undefined || a.episode !== item.episode) continue;
     if (item.kind === "resolve") {
-      if (a.status !== "resolved") continue;
+      // A resolve about an earlier instant than the one now owed does not settle it.
+      if (a.status !== "resolved" || (item.about ?? a.since) !== aboutInstant(a, "resolve")) continue;
       a.notifiedResolve = true;
+    } else if (a.status === "resolved") {
+      if (item.kind === "start") a.notifiedStart = true;
+      a.notifiedResolve = false;
+      // Strictly later than the resolve already sent, so the new one is a new item (and id).
+      a.resolveAfter = Math.max(now, aboutInstant(a, "resolve") + 1);
+      if (a.delivery?.kind === "resolve") a.delivery = null;
+      continue;
     }
-    // A late start after the episode resolved still counts as delivered (so its resolve stays owed).
     if (item.kind === "start") a.notifiedStart = true;
     a.lastNotifiedAt = now;
     if (a.delivery !== null && a.delivery.kind === item.kind && a.delivery.episode === item.episode) {

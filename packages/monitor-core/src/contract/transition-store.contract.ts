@@ -64,6 +64,23 @@ export function transitionStoreContract(adapter: TransitionStoreAdapter): void {
       expect((await s.get("n1"))?.leaseUntil).toBe(T0 + LEASE);
     });
 
+    it("a delivery row (one alert's item) is claimed by one of many, then sent once", async () => {
+      const s = await adapter.open();
+      await s.record({ ...note("delivery|k|start|1|0"), kind: "delivery" });
+      const results = await Promise.all(
+        ["a", "b", "c"].map((who) => s.claim("delivery|k|start|1|0", who, T0, LEASE)),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      const winner = (await s.get("delivery|k|start|1|0"))?.claimedBy as string;
+      expect(await s.markSent("delivery|k|start|1|0", winner, T0 + 1)).toBe(true);
+      expect(await s.claim("delivery|k|start|1|0", "z", T0 + LEASE, LEASE)).toEqual({
+        ok: false,
+        sent: true,
+        heldBy: winner,
+      });
+      expect(await s.unsent(T0 + LEASE)).toEqual([]);
+    });
+
     it("a claim on an unknown id fails", async () => {
       const s = await adapter.open();
       expect(await s.claim("nope", "a", T0, LEASE)).toEqual({ ok: false, sent: false, heldBy: null });
@@ -113,13 +130,15 @@ export function transitionStoreContract(adapter: TransitionStoreAdapter): void {
       await s.record(note("n1", T0 + 1));
       await s.record(note("n3", T0 + 3));
       await s.record({ ...note("f1", T0), kind: "flip" });
+      await s.record({ ...note("d1", T0 + 4), kind: "delivery" });
       await s.claim("n2", "a", T0, LEASE);
       await s.claim("n3", "a", T0, LEASE);
       await s.markSent("n3", "a", T0);
       expect((await s.unsent(T0 + 10)).map((r) => r.id)).toEqual(["n1"]);
       expect((await s.unsent(T0 + LEASE)).map((r) => r.id)).toEqual(["n1", "n2"]);
-      expect((await s.list()).map((r) => r.id)).toEqual(["f1", "n1", "n2", "n3"]);
+      expect((await s.list()).map((r) => r.id)).toEqual(["f1", "n1", "n2", "n3", "d1"]);
       expect((await s.list({ kind: "flip" })).map((r) => r.id)).toEqual(["f1"]);
+      expect((await s.list({ kind: "delivery" })).map((r) => r.id)).toEqual(["d1"]);
       expect((await s.list({ since: T0 + 2, limit: 1 })).map((r) => r.id)).toEqual(["n2"]);
     });
 
