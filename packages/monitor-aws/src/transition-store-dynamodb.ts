@@ -268,7 +268,8 @@ export class DynamoDbTransitionStore implements TransitionStore {
   async list(
     opts: { since?: number; kind?: Transition["kind"]; limit?: number } = {},
   ): Promise<TransitionRow[]> {
-    const kinds: Transition["kind"][] = opts.kind === undefined ? ["flip", "notification", "delivery"] : [opts.kind];
+    const kinds: Transition["kind"][] =
+      opts.kind === undefined ? ["flip", "notification", "delivery"] : [opts.kind];
     const rows = (await Promise.all(kinds.map((k) => this.#query(k, opts.since)))).flat().sort(byAtThenId);
     return opts.limit === undefined ? rows : rows.slice(0, opts.limit);
   }
