@@ -34,7 +34,7 @@ function walk(root: string, dir: string, out: string[]): void {
     if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
     const path = `${dir}/${entry.name}`;
     if (entry.isDirectory()) walk(root, path, out);
-    else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts")) out.push(path);
+    else if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith(".d.ts")) out.push(path);
   }
 }
 
@@ -82,7 +82,14 @@ function packageSubpath(specifier: string): { name: string; subpath: string } {
 /** The file a relative specifier names: as written, or with .ts for .js (TypeScript's rewrite). */
 function resolveRelative(root: string, from: string, specifier: string): string | undefined {
   const base = resolve(root, dirname(from), specifier);
-  const candidates = [base, base.replace(/\.js$/, ".ts"), `${base}.ts`, join(base, "index.ts")];
+  const candidates = [
+    base,
+    base.replace(/\.js$/, ".ts"),
+    base.replace(/\.js$/, ".tsx"),
+    `${base}.ts`,
+    `${base}.tsx`,
+    join(base, "index.ts"),
+  ];
   const found = candidates.find((candidate) => existsSync(candidate) && !candidate.endsWith(sep));
   return found ? relative(root, found).split(sep).join("/") : undefined;
 }
