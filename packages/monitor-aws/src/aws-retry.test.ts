@@ -93,7 +93,7 @@ describe("the SDK's retries as awsRetryConfig sets them (a real SQSClient agains
     expect(d.requests).toHaveLength(5);
   });
 
-  it("stops retrying when the call's abortSignal aborts during the backoff: 1 request", async () => {
+  it("stops retrying once the call's abortSignal aborts, however long the backoff: 1 request", async () => {
     const ac = new AbortController();
     // A backoff far longer than the test: only the abort can end the call.
     const d = await sqsDouble([SQS_UNAVAILABLE], () => ac.abort(new Error("timed out after 5000 ms")));
@@ -116,7 +116,7 @@ describe("SqsEventPublisher on a real SQSClient against the HTTP double", () => 
     expect(d.requests.map((r) => r.body.Entries?.length)).toEqual([10, 10, 5, 5, 5]);
   });
 
-  it("rejects with the run's abort reason when the run's signal aborts during a retry's backoff", async () => {
+  it("rejects with the run's abort reason once the run's signal aborts, however long the backoff", async () => {
     const ac = new AbortController();
     const reason = new Error("timed out after 5000 ms");
     const d = await sqsDouble([SQS_THROTTLED], () => ac.abort(reason));
