@@ -3,14 +3,13 @@
 // runs elsewhere; this function serves /api/v1/admin/* only (see ../README.md).
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type AdminDeps, bodyLimitsFromEnv, createAdminApp } from "@relevance/admin";
-import { lambdaClientAddress } from "@relevance/http";
+import { lambdaClientAddress, lambdaStageProblem, missingEnv } from "@relevance/http";
 import { CloudflareRestKv } from "@relevance/settings/cloudflare-rest";
 import { DynamoSettingsTable } from "@relevance/settings/dynamodb";
 import { jsonLogger } from "@relevance/settings/json-logger";
 import { handle } from "hono/aws-lambda";
 
 const COMPONENT = "AdminInternalApi";
-const ENVIRONMENTS = ["dev", "staging", "preprod", "prod"];
 const REQUIRED = [
   "ENV",
   "ADMIN_TOKEN",
@@ -21,14 +20,11 @@ const REQUIRED = [
 
 /** The admin app's dependencies from the function's environment; throws naming what is missing. */
 export function depsFromEnv(env: Record<string, string | undefined>): AdminDeps {
-  const missing = REQUIRED.filter((name) => (env[name] ?? "").trim() === "");
+  const missing = missingEnv(env, REQUIRED);
   if (missing.length > 0) throw new Error(`${COMPONENT}: missing environment ${missing.join(", ")}`);
+  const stageProblem = lambdaStageProblem(env);
+  if (stageProblem !== null) throw new Error(`${COMPONENT}: ${stageProblem}`);
   const stage = env.ENV as string;
-  if (!ENVIRONMENTS.includes(stage)) {
-    throw new Error(
-      `${COMPONENT}: ENV must be one of ${ENVIRONMENTS.join(", ")}, got ${JSON.stringify(stage)}`,
-    );
-  }
   return {
     table: new DynamoSettingsTable({
       client: new DynamoDBClient({}),

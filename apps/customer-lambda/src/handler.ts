@@ -4,7 +4,7 @@
 // the KV copies the exporter writes, over Cloudflare's REST API. See ../README.md and docs/deploy.md.
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { bodyLimitsFromEnv, LAMBDA_DOCUMENTS_BODY_BYTES, LAMBDA_MAX_RESPONSE_BYTES } from "@relevance/admin";
-import { lambdaClientAddress } from "@relevance/http";
+import { lambdaClientAddress, lambdaStageProblem, missingEnv } from "@relevance/http";
 import {
   artifactMaxBytes,
   DEFAULT_MODEL_CACHE_MB,
@@ -20,7 +20,6 @@ import { handle, type LambdaContext, type LambdaEvent } from "hono/aws-lambda";
 import { type CustomerApiDeps, createCustomerApi } from "./app.ts";
 
 const COMPONENT = "CustomerApi";
-const ENVIRONMENTS = ["dev", "staging", "preprod", "prod"];
 const REQUIRED = [
   "ENV",
   "CLOUDFLARE_ACCOUNT_ID",
@@ -36,16 +35,12 @@ const DEFAULT_MEILISEARCH_TIMEOUT_MS = 2000;
 
 /** What the function's environment lacks or gets wrong, each naming the variable (empty when none). */
 export function customerEnvProblems(env: Record<string, string | undefined>): WorkerEnvProblem[] {
-  const problems: WorkerEnvProblem[] = REQUIRED.filter((name) => (env[name] ?? "").trim() === "").map(
-    (name) => ({ name, message: `the environment variable ${name} is missing` }),
-  );
-  const stage = env.ENV ?? "";
-  if (stage !== "" && !ENVIRONMENTS.includes(stage)) {
-    problems.push({
-      name: "ENV",
-      message: `ENV must be one of ${ENVIRONMENTS.join(", ")}, got ${JSON.stringify(stage)}`,
-    });
-  }
+  const problems: WorkerEnvProblem[] = missingEnv(env, REQUIRED).map((name) => ({
+    name,
+    message: `the environment variable ${name} is missing`,
+  }));
+  const stageProblem = lambdaStageProblem(env);
+  if (stageProblem !== null) problems.push({ name: "ENV", message: stageProblem });
   const url = env.MEILISEARCH_URL ?? "";
   if (url !== "" && !/^https?:\/\/[^\s/]+/.test(url)) {
     problems.push({

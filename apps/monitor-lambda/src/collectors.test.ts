@@ -9,6 +9,7 @@ import {
 } from "@aws-sdk/client-ec2";
 import { SendMessageBatchCommand, type SendMessageBatchCommandInput, SQSClient } from "@aws-sdk/client-sqs";
 import { AssumeRoleCommand, type AssumeRoleCommandInput, STSClient } from "@aws-sdk/client-sts";
+import { StandardRetryStrategy } from "@smithy/core/retry";
 import { DEFAULT_HIERARCHY_RULES } from "@svcmon/core";
 import {
   assumeRoleAccessDenied,
@@ -114,12 +115,11 @@ function tick(collector: string) {
     wiring: WIRING,
     regions: CONFIGURED,
     hierarchyRules: DEFAULT_HIERARCHY_RULES,
-    sts: new STSClient({ region: "eu-west-1", maxAttempts: 1 }),
-    sqs: new SQSClient({ region: "eu-west-1", maxAttempts: 1 }),
+    sts: new STSClient({ region: "eu-west-1" }),
+    sqs: new SQSClient({ region: "eu-west-1" }),
     log: ({ level, msg, ...fields }) => {
       if (level !== "debug") log[level](msg, fields);
     },
-    retry: { maxAttempts: 2, sleep: async () => {} },
   });
   const handler = createCollectorHandler({
     store,
@@ -167,10 +167,14 @@ describe("the collectors of the Lambda build (STS, EC2 and SQS mocked with aws-s
     ]);
   });
 
-  it("builds the function's STS and SQS clients with maxAttempts 1 (retry.ts is the only retry layer)", async () => {
+  it("builds the function's STS and SQS clients with the SDK's standard retry strategy, 5 attempts", async () => {
     const clients = awsClients();
-    expect(await clients.sts.config.maxAttempts()).toBe(1);
-    expect(await clients.sqs.config.maxAttempts()).toBe(1);
+    for (const client of [clients.sts, clients.sqs]) {
+      expect(await client.config.maxAttempts()).toBe(5);
+      const strategy = await client.config.retryStrategy();
+      expect(strategy).toBeInstanceOf(StandardRetryStrategy);
+      expect(await (strategy as StandardRetryStrategy).maxAttempts()).toBe(5);
+    }
   });
 
   it("a config_ec2 tick: the enabled configured regions of each account, rows, events on the queue, a refused account to no_access", async () => {

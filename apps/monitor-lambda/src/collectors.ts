@@ -11,11 +11,12 @@ import { SQSClient } from "@aws-sdk/client-sqs";
 import { STSClient } from "@aws-sdk/client-sts";
 import type { Collector, HierarchyRules, RegionSource, RuntimeLogEvent } from "@svcmon/core";
 import {
+  type AwsRetryOptions,
   awsCollectors,
+  awsRetryConfig,
   describeRegionsSource,
   type Ec2ClientFactory,
   markAccountNoAccess,
-  type RetryOptions,
   RoleAssumer,
   SqsEventPublisher,
 } from "@svcmon/monitor-aws";
@@ -40,9 +41,8 @@ export interface LambdaCollectorDeps {
   sts: STSClient;
   sqs: SQSClient;
   log: (e: RuntimeLogEvent) => void;
-  /** Tests: regional EC2 clients and retry pacing. Default: ec2ClientFactory() and retry.ts defaults. */
+  /** Tests: regional EC2 clients. Default: ec2ClientFactory() (the SDK's retries, 5 attempts). */
   ec2?: Ec2ClientFactory;
-  retry?: RetryOptions;
 }
 
 export interface LambdaCollectors {
@@ -53,11 +53,14 @@ export interface LambdaCollectors {
 }
 
 /**
- * The function's own STS and SQS clients (region from AWS_REGION). maxAttempts 1: retry.ts is the only
- * retry layer, so an error's attempt count is the real one.
+ * The function's own STS and SQS clients (region from AWS_REGION), retrying with the SDK's standard
+ * retry strategy (awsRetryConfig: 5 attempts, throttling/5xx/timeouts, exponential backoff).
  */
-export function awsClients(): { sts: STSClient; sqs: SQSClient } {
-  return { sts: new STSClient({ maxAttempts: 1 }), sqs: new SQSClient({ maxAttempts: 1 }) };
+export function awsClients(retry: AwsRetryOptions = {}): { sts: STSClient; sqs: SQSClient } {
+  return {
+    sts: new STSClient({ ...awsRetryConfig(retry) }),
+    sqs: new SQSClient({ ...awsRetryConfig(retry) }),
+  };
 }
 
 export function lambdaCollectors(deps: LambdaCollectorDeps): LambdaCollectors {
@@ -66,7 +69,6 @@ export function lambdaCollectors(deps: LambdaCollectorDeps): LambdaCollectors {
     sts: deps.sts,
     roleName: wiring.roleName,
     externalId: wiring.externalId,
-    ...(deps.retry === undefined ? {} : { retry: deps.retry }),
   });
   const aws = awsCollectors({
     credentials,
@@ -74,12 +76,10 @@ export function lambdaCollectors(deps: LambdaCollectorDeps): LambdaCollectors {
     events: new SqsEventPublisher({
       client: deps.sqs,
       queueUrl: wiring.eventQueueUrl,
-      ...(deps.retry === undefined ? {} : { retry: deps.retry }),
     }),
     onNoAccess: markAccountNoAccess(store),
     log,
     ...(deps.ec2 === undefined ? {} : { ec2: deps.ec2 }),
-    ...(deps.retry === undefined ? {} : { retry: deps.retry }),
   });
   const cost = ClickHouseCostStore.fromStore(store, {
     rules: deps.hierarchyRules,
@@ -102,7 +102,6 @@ export function lambdaCollectors(deps: LambdaCollectorDeps): LambdaCollectors {
       only: deps.regions,
       log,
       ...(deps.ec2 === undefined ? {} : { ec2: deps.ec2 }),
-      ...(deps.retry === undefined ? {} : { retry: deps.retry }),
     }),
     settled: () => cost.idle(),
   };

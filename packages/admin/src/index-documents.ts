@@ -2,7 +2,7 @@
 // search backend (the IndexManager port) when the deployment has one. In production that is
 // Meilisearch, and the customer API holds no documents of its own. docs/api.md, "Documents".
 import { ApiError } from "@relevance/http";
-import type { Logger } from "@relevance/settings";
+import { documentStats, type Logger } from "@relevance/settings";
 import type { BackendTask, DocumentStore, IndexBackend, TaskSummary } from "./ports.ts";
 
 const encoder = new TextEncoder();
@@ -128,17 +128,12 @@ export function storeDocuments(documents: DocumentStore): IndexDocuments {
     count: (accountId, index) => documents.count(accountId, index),
     async stats(accountId, index) {
       // The embedded stack indexes synchronously: isIndexing is always false here.
-      const fieldDistribution: Record<string, number> = {};
-      let numberOfDocuments = 0;
-      for (let offset = 0; ; offset += STATS_PAGE) {
-        const page = await documents.list(accountId, index, offset, STATS_PAGE);
-        for (const doc of page) {
-          numberOfDocuments++;
-          for (const field of Object.keys(doc))
-            fieldDistribution[field] = (fieldDistribution[field] ?? 0) + 1;
-        }
-        if (page.length < STATS_PAGE) break;
-      }
+      const { numberOfDocuments, fieldDistribution } = await documentStats(
+        documents,
+        accountId,
+        index,
+        STATS_PAGE,
+      );
       return { numberOfDocuments, isIndexing: false, fieldDistribution };
     },
     page: (accountId, index, offset, limit) => ({

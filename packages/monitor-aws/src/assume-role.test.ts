@@ -9,7 +9,6 @@ const sts = mockClient(STSClient);
 afterEach(() => sts.reset());
 
 const T0 = Date.parse("2025-01-01T00:00:00Z");
-const noWait = { sleep: async () => {} };
 
 describe("RoleAssumer (STS mocked with aws-sdk-client-mock)", () => {
   it("assumes arn:aws:iam::<account>:role/<roleName> with the external id and session name", async () => {
@@ -65,7 +64,7 @@ describe("RoleAssumer (STS mocked with aws-sdk-client-mock)", () => {
 
   it("AccessDenied from STS becomes AccessDeniedError naming the account and role, not cached", async () => {
     sts.on(AssumeRoleCommand).rejects(assumeRoleAccessDenied("555555555555"));
-    const assumer = new RoleAssumer({ sts: new STSClient({ region: "us-east-1" }), retry: noWait });
+    const assumer = new RoleAssumer({ sts: new STSClient({ region: "us-east-1" }) });
     const err = await assumer.credentials("555555555555").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AccessDeniedError);
     expect(err).toMatchObject({
@@ -78,25 +77,17 @@ describe("RoleAssumer (STS mocked with aws-sdk-client-mock)", () => {
     expect(sts.commandCalls(AssumeRoleCommand)).toHaveLength(2);
   });
 
-  it("retries STS throttling, and a throttled-forever STS is not AccessDenied", async () => {
-    sts
-      .on(AssumeRoleCommand)
-      .rejectsOnce(stsThrottling())
-      .resolvesOnce(assumeRoleOutput("111111111111", new Date(T0 + 3_600_000)));
-    const assumer = new RoleAssumer({
-      sts: new STSClient({ region: "us-east-1" }),
-      retry: noWait,
-      now: () => T0,
-    });
-    await expect(assumer.credentials("111111111111")).resolves.toMatchObject({
+  it("STS throttled past the client's attempts rejects with its error, not AccessDeniedError, and is not cached", async () => {
+    sts.on(AssumeRoleCommand).rejects(stsThrottling(5));
+    const assumer = new RoleAssumer({ sts: new STSClient({ region: "us-east-1" }), now: () => T0 });
+    const err = await assumer.credentials("222222222222").catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: "Throttling", $metadata: { attempts: 5 } });
+    expect(err).not.toBeInstanceOf(AccessDeniedError);
+    sts.reset();
+    sts.on(AssumeRoleCommand).resolves(assumeRoleOutput("222222222222", new Date(T0 + 3_600_000)));
+    await expect(assumer.credentials("222222222222")).resolves.toMatchObject({
       accessKeyId: "ASIAIOSFODNN7EXAMPLE",
     });
-    sts.reset();
-    sts.on(AssumeRoleCommand).rejects(stsThrottling());
-    const err = await assumer.credentials("222222222222").catch((e: unknown) => e);
-    expect(err).toMatchObject({ name: "Throttling" });
-    expect(err).not.toBeInstanceOf(AccessDeniedError);
-    expect(sts.commandCalls(AssumeRoleCommand)).toHaveLength(5);
   });
 
   it("refuses an account id that is not 12 digits before calling STS", async () => {

@@ -1,11 +1,12 @@
 /**
  * STS AssumeRole into each monitored account (`arn:<partition>:iam::<account>:role/<roleName>`,
  * with the external id), credentials cached per account until shortly before they expire. Many
- * runs of one account start together (3 collectors × N regions): they share one STS call.
+ * runs of one account start together (3 collectors × N regions): they share one STS call. Retries of
+ * that call are the STS client's (build it with `awsRetryConfig()`, aws-retry.ts).
  */
 import { AssumeRoleCommand, type STSClient } from "@aws-sdk/client-sts";
+import { raceAbort } from "./abort.ts";
 import { AccessDeniedError } from "./errors.ts";
-import { type RetryOptions, raceAbort, withRetry } from "./retry.ts";
 
 /** Temporary credentials, in the shape SDK clients accept as `credentials`. */
 export interface TemporaryCredentials {
@@ -16,7 +17,7 @@ export interface TemporaryCredentials {
 }
 
 export interface RoleAssumerOptions {
-  /** A client with the runtime's own identity. */
+  /** A client with the runtime's own identity, retrying as `awsRetryConfig()` sets (throttling, 5xx). */
   sts: STSClient;
   /** Default "svcmon-collector". */
   roleName?: string;
@@ -35,7 +36,6 @@ export interface RoleAssumerOptions {
   /** Default "aws" ("aws-cn", "aws-us-gov" elsewhere). */
   partition?: string;
   now?: () => number;
-  retry?: RetryOptions;
 }
 
 const ACCOUNT_RE = /^\d{12}$/;
@@ -50,8 +50,7 @@ export function isAccessDenied(err: unknown): boolean {
 }
 
 export class RoleAssumer {
-  readonly #o: Required<Omit<RoleAssumerOptions, "externalId" | "retry">> &
-    Pick<RoleAssumerOptions, "externalId" | "retry">;
+  readonly #o: Required<Omit<RoleAssumerOptions, "externalId">> & Pick<RoleAssumerOptions, "externalId">;
   readonly #cache = new Map<string, TemporaryCredentials>();
   readonly #inflight = new Map<string, Promise<TemporaryCredentials>>();
 
@@ -66,7 +65,6 @@ export class RoleAssumer {
       timeoutMs: opts.timeoutMs ?? 30_000,
       partition: opts.partition ?? "aws",
       now: opts.now ?? Date.now,
-      retry: opts.retry,
     };
     if (!SESSION_RE.test(this.#o.sessionName)) {
       throw new Error(`sessionName must be 2 to 64 characters of [\\w+=,.@-], got ${this.#o.sessionName}`);
@@ -79,7 +77,7 @@ export class RoleAssumer {
 
   /**
    * Credentials for the account: cached ones while they have more than the margin left, otherwise
-   * a new AssumeRole (throttling and 5xx retried). A refusal rejects with AccessDeniedError.
+   * a new AssumeRole (throttling and 5xx retried by the STS client). A refusal rejects with AccessDeniedError.
    */
   async credentials(accountId: string, signal?: AbortSignal): Promise<TemporaryCredentials> {
     if (!ACCOUNT_RE.test(accountId)) throw new Error(`account id must be 12 digits, got "${accountId}"`);
@@ -107,21 +105,17 @@ export class RoleAssumer {
       this.#o.timeoutMs,
     );
     try {
-      const out = await withRetry(
-        () =>
-          raceAbort(
-            this.#o.sts.send(
-              new AssumeRoleCommand({
-                RoleArn: roleArn,
-                RoleSessionName: this.#o.sessionName,
-                DurationSeconds: this.#o.durationSeconds,
-                ...(this.#o.externalId === undefined ? {} : { ExternalId: this.#o.externalId }),
-              }),
-              { abortSignal: ac.signal },
-            ),
-            ac.signal,
-          ),
-        { ...this.#o.retry, signal: ac.signal },
+      const out = await raceAbort(
+        this.#o.sts.send(
+          new AssumeRoleCommand({
+            RoleArn: roleArn,
+            RoleSessionName: this.#o.sessionName,
+            DurationSeconds: this.#o.durationSeconds,
+            ...(this.#o.externalId === undefined ? {} : { ExternalId: this.#o.externalId }),
+          }),
+          { abortSignal: ac.signal },
+        ),
+        ac.signal,
       );
       const c = out.Credentials;
       if (!c?.AccessKeyId || !c.SecretAccessKey || !c.SessionToken || !(c.Expiration instanceof Date)) {

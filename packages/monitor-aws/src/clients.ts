@@ -1,9 +1,10 @@
 /**
- * Regional EC2 clients on a monitored account's temporary credentials. maxAttempts 1: retry.ts is
- * the only retry layer (bounded, jittered, and counted in the run record's error).
+ * Regional EC2 clients on a monitored account's temporary credentials, retrying as every client of
+ * this package does: the SDK's standard retry strategy (aws-retry.ts).
  */
 import { EC2Client } from "@aws-sdk/client-ec2";
 import type { TemporaryCredentials } from "./assume-role.ts";
+import { type AwsRetryOptions, awsRetryConfig } from "./aws-retry.ts";
 
 export { ec2Arn, partitionOf } from "./arn.ts";
 
@@ -14,6 +15,8 @@ export interface Ec2ClientOptions {
   requestTimeoutMs?: number;
   /** Default 3000 ms. */
   connectionTimeoutMs?: number;
+  /** Attempts and pacing of the SDK's retries (default 5 attempts, its backoff). */
+  retry?: AwsRetryOptions;
 }
 
 export function ec2ClientFactory(opts: Ec2ClientOptions = {}): Ec2ClientFactory {
@@ -21,7 +24,7 @@ export function ec2ClientFactory(opts: Ec2ClientOptions = {}): Ec2ClientFactory 
     new EC2Client({
       region,
       credentials,
-      maxAttempts: 1,
+      ...awsRetryConfig(opts.retry),
       requestHandler: {
         requestTimeout: opts.requestTimeoutMs ?? 15_000,
         connectionTimeout: opts.connectionTimeoutMs ?? 3000,

@@ -1,6 +1,6 @@
 /**
  * What the three AWS collectors share: assume the account's role, page through each Describe API
- * of the region (every page retried on throttling/5xx/timeouts), write the rows to the sink, put
+ * of the region (the EC2 client retries every page on throttling/5xx/timeouts, aws-retry.ts), write the rows to the sink, put
  * one event per resource on the queue, and report. A page that still fails ends that API with a
  * problem named by API and page: `partial` when something was read, `failed` when nothing was.
  */
@@ -17,12 +17,13 @@ import {
   type RowSink,
   type RuntimeLogEvent,
 } from "@svcmon/core";
+import { raceAbort } from "./abort.ts";
 import type { TemporaryCredentials } from "./assume-role.ts";
+import { attemptsOf } from "./aws-retry.ts";
 import { type Ec2ClientFactory, ec2ClientFactory } from "./clients.ts";
 import { AccessDeniedError, AwsCollectError, PartialSendError } from "./errors.ts";
 import { type EventQueue, resourceObservedEvent } from "./events.ts";
 import type { Limiter } from "./limit.ts";
-import { type RetryOptions, raceAbort, withRetry } from "./retry.ts";
 
 /** Where credentials for an account come from (RoleAssumer). */
 export interface CredentialSource {
@@ -39,9 +40,8 @@ export interface AwsCollectorDeps {
    * moves the account to `no_access` (markAccountNoAccess). Its own failure is logged, not raised.
    */
   onNoAccess?: (accountId: string, err: AccessDeniedError) => void | Promise<void>;
-  /** Default: ec2ClientFactory() (maxAttempts 1, bounded socket timeouts). */
+  /** Default: ec2ClientFactory() (the SDK's retries, 5 attempts; bounded socket timeouts). */
   ec2?: Ec2ClientFactory;
-  retry?: RetryOptions;
   /** Page size asked of every Describe API, clamped to each API's documented range. */
   pageSize?: number;
   /** Shared bound on concurrent Describe calls. */
@@ -124,44 +124,29 @@ export function awsCollector(name: string, apis: readonly PagedApi[], deps: AwsC
           const tokens = new Set<string>();
           let nextToken: string | undefined;
           for (let page = 1; page <= MAX_PAGES; page++) {
-            let attempts = 0;
             let res: Awaited<ReturnType<PagedApi["page"]>>;
-            try {
-              res = await withRetry(
-                (attempt) => {
-                  attempts = attempt;
-                  const call = () =>
-                    raceAbort(
-                      api.page(
-                        client,
-                        { nextToken, pageSize, signal: ctx.signal },
-                        {
-                          cloud_account_id: accountId,
-                          cloud_region: ctx.region,
-                          observed_at: ctx.now(),
-                          run_id: runId,
-                          collector: name,
-                        },
-                      ),
-                      ctx.signal,
-                    );
-                  return deps.limiter ? deps.limiter.run(call, ctx.signal) : call();
-                },
-                {
-                  ...deps.retry,
-                  signal: ctx.signal,
-                  onRetry: (err, attempt, delayMs, reason) =>
-                    log({
-                      level: "debug",
-                      msg: `${api.api} page ${page} attempt ${attempt} failed (${reason}), retry in ${delayMs} ms: ${errorText(err)}`,
-                      ...where,
-                    }),
-                },
+            // The client retries the call (its retry strategy); the limiter's slot is held meanwhile.
+            const call = () =>
+              raceAbort(
+                api.page(
+                  client,
+                  { nextToken, pageSize, signal: ctx.signal },
+                  {
+                    cloud_account_id: accountId,
+                    cloud_region: ctx.region,
+                    observed_at: ctx.now(),
+                    run_id: runId,
+                    collector: name,
+                  },
+                ),
+                ctx.signal,
               );
+            try {
+              res = await (deps.limiter ? deps.limiter.run(call, ctx.signal) : call());
             } catch (err) {
               if (ctx.signal.aborted) throw ctx.signal.reason;
               problems.push(
-                `${api.api} page ${page} failed after ${plural(attempts, "attempt")}: ${errorText(err)}`,
+                `${api.api} page ${page} failed after ${plural(attemptsOf(err), "attempt")}: ${errorText(err)}`,
               );
               break;
             }

@@ -27,7 +27,6 @@ function run(sink = new MemorySink(), queue = new MemoryQueue()) {
     sink,
     events: queue,
     pageSize: 2000,
-    retry: { sleep: async () => {} },
   });
   return c.run(context(ACCT, "us-east-1", NOW));
 }

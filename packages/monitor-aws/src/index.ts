@@ -1,6 +1,6 @@
 /**
  * `@svcmon/monitor-aws`: the real AWS collectors (config_ec2, config_ebs, config_network) and
- * what they need (role assumption, retries, the SQS event sender, the region source).
+ * what they need (role assumption, the SDK retry configuration, the SQS event sender, the region source).
  * docs/monitor-runtime.md, "AWS collectors".
  */
 import type { Collector } from "@svcmon/core";
@@ -11,6 +11,7 @@ import { Limiter } from "./limit.ts";
 import { networkCollector } from "./network-collector.ts";
 
 export * from "./assume-role.ts";
+export * from "./aws-retry.ts";
 export * from "./clients.ts";
 export * from "./collect.ts";
 export * from "./ebs-collector.ts";
@@ -21,7 +22,6 @@ export * from "./limit.ts";
 export * from "./network-collector.ts";
 export * from "./no-access.ts";
 export * from "./regions.ts";
-export * from "./retry.ts";
 export * from "./silence-store-dynamodb.ts";
 export * from "./sqs-event-publisher.ts";
 export * from "./transition-store-dynamodb.ts";

@@ -89,7 +89,6 @@ function run(sink = new MemorySink()) {
     credentials: new RoleAssumer({ sts: new STSClient({ region: "us-east-1" }), now: () => NOW }),
     sink,
     events: new MemoryQueue(),
-    retry: { maxAttempts: 3, sleep: async () => {} },
   });
   return c.run(context(ACCT, REGION, NOW));
 }
@@ -142,9 +141,9 @@ describe("config_network (EC2 and STS mocked with aws-sdk-client-mock)", () => {
     });
   });
 
-  it("one API refused and one throttled past its attempts: partial over the others, both named", async () => {
+  it("one API refused and one throttled past the client's attempts: partial over the others, both named", async () => {
     ec2.on(DescribeVpcsCommand).resolves({ $metadata: meta, Vpcs: [VPC] });
-    ec2.on(DescribeSubnetsCommand).rejects(throttlingException());
+    ec2.on(DescribeSubnetsCommand).rejects(throttlingException(3));
     ec2.on(DescribeSecurityGroupsCommand).resolves({ $metadata: meta, SecurityGroups: [SG] });
     ec2.on(DescribeNatGatewaysCommand).rejects(ec2Unauthorized("DescribeNatGateways"));
     const result = await run();

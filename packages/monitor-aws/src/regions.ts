@@ -9,7 +9,6 @@ import { DescribeRegionsCommand } from "@aws-sdk/client-ec2";
 import { type CollectorAccount, errorText, type RegionSource, type RuntimeLogEvent } from "@svcmon/core";
 import { type Ec2ClientFactory, ec2ClientFactory } from "./clients.ts";
 import type { CredentialSource } from "./collect.ts";
-import { type RetryOptions, withRetry } from "./retry.ts";
 
 export interface DescribeRegionsSourceOptions {
   credentials: CredentialSource;
@@ -22,8 +21,8 @@ export interface DescribeRegionsSourceOptions {
   /** How long an account's list is reused. Default 1 hour. */
   ttlMs?: number;
   now?: () => number;
+  /** Default: ec2ClientFactory() (the SDK's retries, aws-retry.ts). */
   ec2?: Ec2ClientFactory;
-  retry?: RetryOptions;
   log?: (e: RuntimeLogEvent) => void;
 }
 
@@ -42,7 +41,7 @@ export function describeRegionsSource(opts: DescribeRegionsSourceOptions): Regio
       const creds = await opts.credentials.credentials(account.account_id);
       const client = makeClient(opts.homeRegion ?? "us-east-1", creds);
       try {
-        const out = await withRetry(() => client.send(new DescribeRegionsCommand({})), opts.retry ?? {});
+        const out = await client.send(new DescribeRegionsCommand({}));
         const regions = (out.Regions ?? [])
           .flatMap((r) => r.RegionName ?? [])
           .filter((r) => only === null || only.has(r))

@@ -7,6 +7,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, describe, expect, it } from "vitest";
+import { awsRetryConfig } from "./aws-retry.ts";
 import { PartialSendError } from "./errors.ts";
 import { SqsEventPublisher } from "./sqs-event-publisher.ts";
 
@@ -35,13 +36,11 @@ function allSuccessful(input: SendMessageBatchCommandInput): SendMessageBatchCom
 }
 
 function publisher(maxAttempts = 3) {
-  const delays: number[] = [];
   const p = new SqsEventPublisher({
-    client: new SQSClient({ region: "us-east-1" }),
+    client: new SQSClient({ region: "us-east-1", ...awsRetryConfig({ maxAttempts, retryDelayMs: 1 }) }),
     queueUrl: QUEUE,
-    retry: { maxAttempts, sleep: async (ms) => void delays.push(ms) },
   });
-  return { p, delays };
+  return { p };
 }
 
 const bodies = (n: number) => Array.from({ length: n }, (_, i) => JSON.stringify({ n: i }));
@@ -89,7 +88,7 @@ describe("SqsEventPublisher (SQS mocked with aws-sdk-client-mock)", () => {
         };
       })
       .callsFake(async (input: SendMessageBatchCommandInput) => allSuccessful(input));
-    const { p, delays } = publisher();
+    const { p } = publisher();
     const err = await p.send(bodies(10)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PartialSendError);
     expect(err).toMatchObject({ sent: 9, failed: 1 });
@@ -100,28 +99,47 @@ describe("SqsEventPublisher (SQS mocked with aws-sdk-client-mock)", () => {
       .commandCalls(SendMessageBatchCommand)
       .map((c) => c.args[0].input.Entries?.map((e) => e.Id));
     expect(calls).toEqual([["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"], ["2"]]);
-    expect(delays).toHaveLength(1);
   });
 
-  it("retries a throttled call; gives up after the attempts with the count of what was sent", async () => {
+  it("sends entries SQS keeps failing on its side at most maxAttempts times, then names them with the attempts", async () => {
+    sqs.on(SendMessageBatchCommand).callsFake(async (input: SendMessageBatchCommandInput) => {
+      const ok = allSuccessful(input);
+      return {
+        ...ok,
+        Successful: ok.Successful?.filter((s) => s.Id !== "1"),
+        Failed: input.Entries?.some((e) => e.Id === "1")
+          ? [{ Id: "1", SenderFault: false, Code: "InternalError", Message: "Internal error" }]
+          : [],
+      };
+    });
+    const { p } = publisher(3);
+    const err = await p.send(bodies(4)).catch((e: unknown) => e);
+    expect(err).toMatchObject({ sent: 3, failed: 1 });
+    expect((err as Error).message).toBe(
+      "1 of 4 events not sent: SendMessageBatch entry failed: InternalError: Internal error (after 3 attempts)",
+    );
+    expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(3);
+  });
+
+  it("a call the client gave up on (throttled past its attempts) loses that batch, naming the attempts; the next batches are still sent", async () => {
     const throttled = new SQSServiceException({
       name: "RequestThrottled",
       $fault: "client",
-      $metadata: { ...meta, httpStatusCode: 403 },
+      $metadata: { ...meta, httpStatusCode: 403, attempts: 3 },
       message: "Request is throttled.",
     });
     sqs
       .on(SendMessageBatchCommand)
       .callsFakeOnce(async (input: SendMessageBatchCommandInput) => allSuccessful(input))
-      .rejects(throttled);
-    const { p, delays } = publisher(3);
-    const err = await p.send(bodies(15)).catch((e: unknown) => e);
-    expect(err).toMatchObject({ sent: 10, failed: 5 });
-    expect((err as Error).message).toContain(
-      "SendMessageBatch: RequestThrottled: Request is throttled. (after 3 attempts)",
+      .rejectsOnce(throttled)
+      .callsFake(async (input: SendMessageBatchCommandInput) => allSuccessful(input));
+    const { p } = publisher(3);
+    const err = await p.send(bodies(25)).catch((e: unknown) => e);
+    expect(err).toMatchObject({ sent: 15, failed: 10 });
+    expect((err as Error).message).toBe(
+      "10 of 25 events not sent: SendMessageBatch: RequestThrottled: Request is throttled. (after 3 attempts)",
     );
-    expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(4);
-    expect(delays).toHaveLength(2);
+    expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(3);
   });
 
   it("stops at a queue that does not exist instead of failing every batch the same way", async () => {

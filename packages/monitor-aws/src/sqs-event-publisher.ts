@@ -1,24 +1,29 @@
 /**
- * The collectors' EventQueue (../queues/event-queue.ts) over SQS SendMessageBatch: batches of at most 10 entries and 256 KiB, failed
- * entries retried when the fault is on SQS's side (SenderFault false) and dropped when it is ours,
- * whole-call throttling/5xx/timeouts retried with backoff (retry.ts).
+ * The collectors' EventQueue (../queues/event-queue.ts) over SQS SendMessageBatch: batches of at most 10 entries and 256 KiB.
+ * Whole calls are retried by the client (throttling/5xx/timeouts, aws-retry.ts); entries SQS failed
+ * on its side (SenderFault false) are sent again, paced and bounded by the same retry strategy;
+ * entries it refused (SenderFault true) are dropped.
  */
 
 import { SendMessageBatchCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import { errorText, sleep as sleepOn, systemClock } from "@svcmon/core";
+import { StandardRetryStrategy } from "@smithy/core/retry";
+import { errorText } from "@svcmon/core";
+import { raceAbort } from "./abort.ts";
+import { attemptsOf, isRetryableAwsError } from "./aws-retry.ts";
 import { PartialSendError } from "./errors.ts";
 import type { EventQueue } from "./events.ts";
-import { backoffDelayMs, type RetryOptions, raceAbort, retryableReason } from "./retry.ts";
 
 export const SQS_MAX_BATCH_ENTRIES = 10;
 /** SQS's limit for one message and for the sum of a batch's bodies. */
 export const SQS_MAX_BATCH_BYTES = 262_144;
 
 export interface SqsEventPublisherOptions {
+  /**
+   * Built with `awsRetryConfig()`: its retry strategy retries whole calls and bounds the re-sends of
+   * entries SQS failed on its side (attempts per batch, the same backoff).
+   */
   client: SQSClient;
   queueUrl: string;
-  /** Attempts per batch (whole call or failed entries). Defaults as in retry.ts. */
-  retry?: RetryOptions;
   /** Default SQS_MAX_BATCH_BYTES. */
   maxBatchBytes?: number;
 }
@@ -85,19 +90,26 @@ export class SqsEventPublisher implements EventQueue {
     return sent;
   }
 
+  /** The client's own retry strategy (a standard one with its attempts when it has an older kind). */
+  async #retryStrategy(): Promise<StandardRetryStrategy> {
+    const config = this.#o.client.config;
+    const strategy = await config.retryStrategy();
+    if ("refreshRetryTokenForRetry" in strategy) return strategy as StandardRetryStrategy;
+    return new StandardRetryStrategy(await config.maxAttempts());
+  }
+
   async #sendBatch(
     batch: Entry[],
     signal: AbortSignal | undefined,
   ): Promise<{ sent: number; failures: { count: number; why: string }[]; fatal: string | null }> {
-    const retry = this.#o.retry ?? {};
-    const max = Math.max(1, Math.floor(retry.maxAttempts ?? 5));
-    const wait = retry.sleep ?? ((ms: number, s?: AbortSignal) => sleepOn(systemClock, ms, s));
+    const strategy = await this.#retryStrategy();
+    let token = await strategy.acquireInitialRetryToken("sqs-batch-entries");
     const failures: { count: number; why: string }[] = [];
     let pending = batch;
     let sent = 0;
-    for (let attempt = 1; pending.length > 0; attempt++) {
+    for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw signal.reason;
-      let retryable: Entry[] = [];
+      const retryable: Entry[] = [];
       let lastWhy = "";
       try {
         const out = await raceAbort(
@@ -127,20 +139,31 @@ export class SqsEventPublisher implements EventQueue {
       } catch (err) {
         if (signal?.aborted) throw signal.reason;
         const why = `SendMessageBatch: ${errorText(err)}`;
-        if (retryableReason(err) === null) {
+        if (!isRetryableAwsError(err)) {
           failures.push({ count: pending.length, why });
           return { sent, failures, fatal: why };
         }
-        retryable = pending;
-        lastWhy = why;
-      }
-      if (retryable.length > 0 && attempt >= max) {
-        failures.push({ count: retryable.length, why: `${lastWhy} (after ${attempt} attempts)` });
-        retryable = [];
+        // Throttled or 5xx until the client's attempts ran out: this batch is lost, the next may pass.
+        const n = attemptsOf(err);
+        failures.push({ count: pending.length, why: `${why} (after ${n} attempt${n === 1 ? "" : "s"})` });
+        return { sent, failures, fatal: null };
       }
       pending = retryable;
-      if (pending.length > 0) await wait(backoffDelayMs(attempt, retry), signal);
+      if (pending.length === 0) {
+        strategy.recordSuccess(token);
+        return { sent, failures, fatal: null };
+      }
+      try {
+        // Waits the strategy's backoff; refuses when the attempts (or its retry quota) ran out.
+        token = await raceAbort(
+          strategy.refreshRetryTokenForRetry(token, { errorType: "TRANSIENT" }),
+          signal,
+        );
+      } catch {
+        if (signal?.aborted) throw signal.reason;
+        failures.push({ count: pending.length, why: `${lastWhy} (after ${attempt} attempts)` });
+        return { sent, failures, fatal: null };
+      }
     }
-    return { sent, failures, fatal: null };
   }
 }

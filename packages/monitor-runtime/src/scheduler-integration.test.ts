@@ -91,7 +91,6 @@ function scheduler(opts: Partial<SchedulerOptions> = {}): Scheduler {
       sink: ClickHouseResourceSink.fromStore(store),
       events: queue,
       onNoAccess: markAccountNoAccess(store, () => clock.now()),
-      retry: { maxAttempts: 3, sleep: async () => {} },
     }),
     registry: ClickHouseCollectorRegistry.fromStore(store, { now: () => clock.now() }),
     store,
@@ -151,9 +150,9 @@ describe("AWS collectors in the real Scheduler with the chDB run store (EC2 and 
     ]);
   });
 
-  it("throttling forever on page 2 is recorded as partial with the error", async () => {
+  it("page 2 throttled past the client's attempts is recorded as partial with the error", async () => {
     ec2.on(DescribeInstancesCommand).callsFake(async (input: DescribeInstancesCommandInput) => {
-      if (input.NextToken) throw ec2RequestLimitExceeded();
+      if (input.NextToken) throw ec2RequestLimitExceeded(3);
       return PAGE1;
     });
     const record = recorded(await scheduler().runOnce("config_ec2", PROD, "us-east-1"));

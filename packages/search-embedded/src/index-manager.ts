@@ -28,7 +28,7 @@ import {
   taskError,
   type WaitOptions,
 } from "@relevance/search";
-import type { Document, EditableDocumentStore, Logger } from "@relevance/settings";
+import { type Document, documentStats, type EditableDocumentStore, type Logger } from "@relevance/settings";
 import { transaction } from "@relevance/settings/sqlite";
 
 export interface EmbeddedIndexManagerOptions {
@@ -258,22 +258,13 @@ export class EmbeddedIndexManager implements IndexManager {
   async getStats(uid: string): Promise<IndexStats> {
     this.existing(uid);
     const { accountId, index } = this.locate(uid);
-    const fieldDistribution: Record<string, number> = {};
-    let numberOfDocuments = 0;
-    const PAGE = 1000;
-    for (let offset = 0; ; offset += PAGE) {
-      const page = await this.documents.list(accountId, index, offset, PAGE);
-      for (const doc of page) {
-        numberOfDocuments++;
-        for (const field of Object.keys(doc)) fieldDistribution[field] = (fieldDistribution[field] ?? 0) + 1;
-      }
-      if (page.length < PAGE) break;
-    }
-    return {
-      numberOfDocuments,
-      isIndexing: this.stmts.pendingOf.get(uid) !== undefined,
-      fieldDistribution,
-    };
+    const { numberOfDocuments, fieldDistribution } = await documentStats(
+      this.documents,
+      accountId,
+      index,
+      1000,
+    );
+    return { numberOfDocuments, isIndexing: this.stmts.pendingOf.get(uid) !== undefined, fieldDistribution };
   }
 
   async getDocuments(uid: string, page: { offset?: number; limit?: number } = {}): Promise<DocumentsPage> {

@@ -1,3 +1,4 @@
+export * from "./document-stats.ts";
 export * from "./exporter.ts";
 export type * from "./ports.ts";
 export * from "./records.ts";

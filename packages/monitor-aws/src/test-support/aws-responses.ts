@@ -2,6 +2,8 @@
  * Responses and errors shaped like the ones the AWS API reference documents (DescribeInstances,
  * DescribeVolumes, the VPC Describe calls, STS AssumeRole, SQS SendMessageBatch), for tests run
  * with aws-sdk-client-mock. The values are invented; the shapes and error codes are AWS's.
+ * aws-sdk-client-mock replaces `send`, so the SDK's retries do not run under it: an error made with
+ * `attempts` > 1 stands for the one the SDK throws after that many attempts (`$metadata.attempts`).
  */
 import {
   type DescribeInstancesCommandOutput,
@@ -12,10 +14,10 @@ import {
 } from "@aws-sdk/client-ec2";
 import { type AssumeRoleCommandOutput, STSServiceException } from "@aws-sdk/client-sts";
 
-const meta = (httpStatusCode: number) => ({
+const meta = (httpStatusCode: number, attempts = 1) => ({
   httpStatusCode,
   requestId: "59dbff89-35bd-4eac-99ed-be587EXAMPLE",
-  attempts: 1,
+  attempts,
   totalRetryDelay: 0,
 });
 
@@ -52,31 +54,31 @@ export function assumeRoleAccessDenied(accountId: string): STSServiceException {
   });
 }
 
-export function stsThrottling(): STSServiceException {
+export function stsThrottling(attempts = 1): STSServiceException {
   return new STSServiceException({
     name: "Throttling",
     $fault: "client",
-    $metadata: meta(400),
+    $metadata: meta(400, attempts),
     message: "Rate exceeded",
   });
 }
 
 /** EC2's throttling error (HTTP 503, code RequestLimitExceeded). */
-export function ec2RequestLimitExceeded(): EC2ServiceException {
+export function ec2RequestLimitExceeded(attempts = 1): EC2ServiceException {
   return new EC2ServiceException({
     name: "RequestLimitExceeded",
     $fault: "client",
-    $metadata: meta(503),
+    $metadata: meta(503, attempts),
     message: "Request limit exceeded.",
   });
 }
 
 /** The error name used by newer AWS services and the SDK's own throttling classification. */
-export function throttlingException(): EC2ServiceException {
+export function throttlingException(attempts = 1): EC2ServiceException {
   return new EC2ServiceException({
     name: "ThrottlingException",
     $fault: "client",
-    $metadata: meta(400),
+    $metadata: meta(400, attempts),
     message: "Rate exceeded",
   });
 }
