@@ -17,6 +17,12 @@ export interface Ec2ClientOptions {
   connectionTimeoutMs?: number;
   /** Attempts and pacing of the SDK's retries (default 5 attempts, its backoff). */
   retry?: AwsRetryOptions;
+  /**
+   * The EC2 API's URL instead of the region's public one: an interface VPC endpoint
+   * (`https://vpce-….ec2.<region>.vpce.amazonaws.com`) or, in tests, a local double; every client
+   * the factory builds uses it, whatever its region. Default: the SDK's endpoint for the region.
+   */
+  endpoint?: string;
 }
 
 export function ec2ClientFactory(opts: Ec2ClientOptions = {}): Ec2ClientFactory {
@@ -24,6 +30,7 @@ export function ec2ClientFactory(opts: Ec2ClientOptions = {}): Ec2ClientFactory 
     new EC2Client({
       region,
       credentials,
+      ...(opts.endpoint === undefined ? {} : { endpoint: opts.endpoint }),
       ...awsRetryConfig(opts.retry),
       requestHandler: {
         requestTimeout: opts.requestTimeoutMs ?? 15_000,
