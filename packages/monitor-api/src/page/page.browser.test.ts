@@ -415,7 +415,11 @@ describe("/system in headless Chromium", () => {
       failures: [0, 0, 0, 0, 0, 0, 0],
       total: 0,
       latest_run: null,
+      recent_runs: [],
     });
+    // The card's run-history chart: the latest runs, oldest first, with status and duration.
+    expect(ebs.recent_runs.at(-1)).toMatchObject({ status: "failed", duration_ms: 2000 });
+    expect(ebs.recent_runs).toHaveLength(6);
   });
 });
 
