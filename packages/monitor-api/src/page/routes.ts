@@ -9,6 +9,7 @@ import { ApiError, type AuthThrottle, type ClientAddress } from "@relevance/http
 import { type CollectorRegistry, MAX_CREDENTIAL_CHARS, type RunStore } from "@svcmon/core";
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { csrf } from "hono/csrf";
+import { HTTPException } from "hono/http-exception";
 import { NONCE, secureHeaders } from "hono/secure-headers";
 import { CLIENT_JS, CLIENT_JS_HASH } from "./client-bundle.gen.ts";
 import { loginPage, systemPage } from "./page.ts";
@@ -127,56 +128,63 @@ export function registerSystemPage(app: Hono, deps: SystemPageDeps): void {
 
   if (deps.createSilence !== undefined) {
     const create = deps.createSilence;
+    // Hono's csrf middleware (Origin of a form post): its refusal as the API's 403 error body.
+    const honoCsrf = csrf({ origin: (origin, c) => sameOrigin(origin, c, deps.trustProxy) });
+    const sameOriginForms: MiddlewareHandler = async (c, next) => {
+      try {
+        await honoCsrf(c, async () => {});
+      } catch (err) {
+        if (err instanceof HTTPException && err.status === 403)
+          throw new ApiError(403, "forbidden", "cross-origin write refused");
+        throw err;
+      }
+      await next();
+    };
     // A write from the page's session: the request must come from this origin (Hono's csrf
     // middleware checks Origin on form posts; a fetch must name this origin too) and carry the
     // session's CSRF token (header X-CSRF-Token, or the form field csrf without the script).
-    app.post(
-      "/system/silences",
-      deps.limit,
-      csrf({ origin: (origin, c) => sameOrigin(origin, c, deps.trustProxy) }),
-      async (c) => {
-        const origin = c.req.header("origin");
-        if (origin !== undefined && !sameOrigin(origin, c, deps.trustProxy)) {
-          throw new ApiError(403, "forbidden", "cross-origin write refused");
-        }
-        if (!(await sessions.valid(c))) throw new ApiError(401, "unauthorized", "sign in again");
-        let form: Record<string, unknown> = {};
-        try {
-          form = await c.req.parseBody();
-        } catch {
-          form = {};
-        }
-        const field = (k: string) => (typeof form[k] === "string" ? (form[k] as string) : "");
-        const token = c.req.header("x-csrf-token") ?? field("csrf");
-        if (!(await sessions.csrfValid(c, token))) {
-          throw new ApiError(
-            403,
-            "csrf_token_invalid",
-            "the page's CSRF token is missing or wrong; reload the page",
-          );
-        }
-        const minutes = Number(field("minutes") || "60");
-        if (!Number.isInteger(minutes) || minutes < 1 || minutes > MAX_PAGE_SILENCE_MINUTES) {
-          throw new ApiError(
-            422,
-            "validation_failed",
-            `minutes must be an integer from 1 to ${MAX_PAGE_SILENCE_MINUTES}`,
-          );
-        }
-        const reason = field("reason").trim();
-        const created = await create({
-          matchers: { rule: field("rule"), subject: { op: "eq", value: field("subject") } },
-          author: "the /system page",
-          reason:
-            reason === ""
-              ? `silenced for ${minutes >= 60 ? `${minutes / 60} h` : `${minutes} min`} from the /system page`
-              : reason,
-          ends_at: new Date(deps.now() + minutes * 60_000).toISOString(),
-        });
-        if ((c.req.header("accept") ?? "").includes("application/json")) return c.json(created, 201);
-        return c.redirect("/system#h-silences", 303);
-      },
-    );
+    app.post("/system/silences", deps.limit, sameOriginForms, async (c) => {
+      const origin = c.req.header("origin");
+      if (origin !== undefined && !sameOrigin(origin, c, deps.trustProxy)) {
+        throw new ApiError(403, "forbidden", "cross-origin write refused");
+      }
+      if (!(await sessions.valid(c))) throw new ApiError(401, "unauthorized", "sign in again");
+      let form: Record<string, unknown> = {};
+      try {
+        form = await c.req.parseBody();
+      } catch {
+        form = {};
+      }
+      const field = (k: string) => (typeof form[k] === "string" ? (form[k] as string) : "");
+      const token = c.req.header("x-csrf-token") ?? field("csrf");
+      if (!(await sessions.csrfValid(c, token))) {
+        throw new ApiError(
+          403,
+          "csrf_token_invalid",
+          "the page's CSRF token is missing or wrong; reload the page",
+        );
+      }
+      const minutes = Number(field("minutes") || "60");
+      if (!Number.isInteger(minutes) || minutes < 1 || minutes > MAX_PAGE_SILENCE_MINUTES) {
+        throw new ApiError(
+          422,
+          "validation_failed",
+          `minutes must be an integer from 1 to ${MAX_PAGE_SILENCE_MINUTES}`,
+        );
+      }
+      const reason = field("reason").trim();
+      const created = await create({
+        matchers: { rule: field("rule"), subject: { op: "eq", value: field("subject") } },
+        author: "the /system page",
+        reason:
+          reason === ""
+            ? `silenced for ${minutes >= 60 ? `${minutes / 60} h` : `${minutes} min`} from the /system page`
+            : reason,
+        ends_at: new Date(deps.now() + minutes * 60_000).toISOString(),
+      });
+      if ((c.req.header("accept") ?? "").includes("application/json")) return c.json(created, 201);
+      return c.redirect("/system#h-silences", 303);
+    });
   }
 
   app.get("/system/login", (c) => html(c, (n) => loginPage(n)));

@@ -23,11 +23,11 @@ button:hover { background:#eef1f4; }
 a { color:#0550ae; }
 .muted { color:var(--muted); }
 .err { color:var(--bad); }
-.layout { display:grid; gap:.9rem; grid-template-columns:minmax(0,1fr); }
-.col-main, .col-side { display:flex; flex-direction:column; gap:.9rem; min-width:0; }
+.layout { display:grid; gap:.75rem; grid-template-columns:minmax(0,1fr); }
+.col-main, .col-side { display:flex; flex-direction:column; gap:.75rem; min-width:0; }
 .section { min-width:0; }
 @media (min-width: 1100px) {
-  .layout { grid-template-columns:minmax(0,1.45fr) minmax(0,1fr); }
+  .layout { grid-template-columns:minmax(0,1.15fr) minmax(0,1fr); }
   .verdict { grid-column:1 / -1; }
 }
 .verdict { display:flex; flex-wrap:wrap; align-items:center; gap:.25rem 1.5rem; background:#fff; border:1px solid var(--line); border-left:8px solid var(--line); border-radius:8px; padding:.6rem 1rem; }
@@ -47,19 +47,31 @@ dl.kv { display:grid; grid-template-columns:max-content minmax(0,1fr); gap:0 .6r
 dl.kv dt { color:var(--muted); } dl.kv dd { margin:0; overflow-wrap:anywhere; }
 .card ul { font-size:.9em; }
 table { border-collapse:collapse; background:#fff; width:100%; font-size:.9em; }
-th, td { text-align:left; padding:.25rem .5rem; border:1px solid var(--line); overflow-wrap:anywhere; vertical-align:top; }
+th, td { text-align:left; padding:.25rem .5rem; border:1px solid var(--line); overflow-wrap:break-word; vertical-align:top; }
+
 thead th { background:#f6f8fa; font-weight:600; }
 tr.attention td { color:var(--bad); font-weight:600; background:#ffebe9; }
 tr.unreadable td { color:var(--warn); font-weight:600; background:#fff8c5; }
 .panel { background:#fff; border:1px solid var(--line); border-radius:6px; padding:.5rem .65rem; min-width:0; }
 .panel > p:first-child { margin-top:0; } .panel > p:last-child { margin-bottom:0; }
-#db dl.kv { grid-template-columns:max-content minmax(0,1fr); }
+@media (min-width: 700px) {
+  #db dl.kv:not(.wide), #own-cost dl.kv:not(.wide) { grid-template-columns:max-content minmax(0,1fr) max-content minmax(0,1fr); }
+}
+#accounts h3 { display:block; font-size:.9rem; margin:.45rem 0 .1rem; }
+#accounts ul { margin:.1rem 0; }
+#accounts p { margin:.35rem 0 0; font-size:.9em; }
+#own-cost p { margin:.25rem 0 0; font-size:.9em; }
+.panel { overflow-x:auto; }
+.qdetail { display:block; font-size:.85em; }
 .problem { background:#ffebe9; color:#82071e; border:1px solid var(--bad); border-radius:6px; padding:.4rem .65rem; margin:0 0 .6rem; font-weight:600; }
 .stale { opacity:.75; }
 .linked { outline:3px solid #0969da; outline-offset:2px; }
 svg.spark { display:block; margin-top:.25rem; }
-.chart { height:120px; margin-top:.35rem; position:relative; }
+.chart { height:100px; margin-top:.35rem; position:relative; }
 .chart-note { font-size:.8em; margin:.1rem 0 0; }
+.chart-fallback { font-size:.85em; margin:0; }
+.key { display:inline-block; width:.7em; height:.7em; border-radius:50%; vertical-align:baseline; }
+.key.ok { background:var(--ok); } .key.bad { background:var(--bad); }
 .history { display:flex; align-items:flex-end; gap:.6rem; flex-wrap:wrap; }
 .history p { margin:0; font-size:.85em; }
 .cost-warning { background:#fff8c5; border:1px solid var(--warn); border-radius:6px; padding:.4rem .65rem; margin:.4rem 0 0; }
@@ -69,13 +81,20 @@ svg.spark { display:block; margin-top:.25rem; }
 .triage p { margin:.3rem 0; }
 .triage code { display:block; background:var(--bg); border:1px solid var(--line); border-radius:6px; padding:.25rem .45rem; overflow-wrap:anywhere; white-space:pre-wrap; font-size:.8em; }
 #alerts ul, #silences ul { list-style:none; padding:0; margin:0; }
-#alerts li { padding:.35rem .5rem; border-left:4px solid var(--line); margin:0 0 .35rem; background:#fff; }
+#alerts li { padding:.3rem .5rem; border-left:4px solid var(--line); margin:0 0 .3rem; background:#fff; display:flex; flex-wrap:wrap; gap:.2rem .75rem; align-items:center; }
+#alerts li:last-child { margin-bottom:0; }
+.alert-body { flex:1 1 15rem; min-width:0; overflow-wrap:anywhere; }
+#alerts form.silence { flex:0 0 auto; width:11.5rem; }
+#alerts form.silence input[type=text] { width:100%; }
+#alerts form.silence label { flex:1 0 100%; }
+.alert-line strong { color:inherit; }
+.alert-summary { color:var(--fg); font-size:.9em; }
 #alerts li.critical { border-left-color:var(--bad); background:#fff5f5; }
 #alerts li.warning { border-left-color:var(--warn); background:#fffbe6; }
 #alerts li.muted-alert { border-left-color:var(--new); border-left-style:dashed; }
 #silences li { padding:.2rem 0; overflow-wrap:anywhere; }
-form.silence { display:flex; flex-wrap:wrap; gap:.35rem; align-items:center; margin-top:.3rem; }
-form.silence input[type=text] { font:inherit; font-size:.9em; padding:.2rem .4rem; border:1px solid var(--line); border-radius:6px; width:14rem; max-width:100%; }
+form.silence { display:flex; flex-wrap:wrap; gap:.3rem; align-items:center; margin:0; flex:0 1 auto; }
+form.silence input[type=text] { font:inherit; font-size:.85em; padding:.15rem .4rem; border:1px solid var(--line); border-radius:6px; width:9.5rem; max-width:100%; }
 form.silence button { font-size:.9em; padding:.15rem .55rem; }
 .sr-only { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
 .skip { position:absolute; left:-999px; } .skip:focus { left:1rem; top:.5rem; background:#fff; padding:.25rem .5rem; }

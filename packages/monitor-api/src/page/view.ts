@@ -13,6 +13,7 @@ import type {
   Health,
   OwnCostJson,
   PageState,
+  RunPointJson,
   SilencesJson,
   StatusJson,
   TriageJson,
@@ -61,8 +62,12 @@ export function fmtClock(iso: string): string {
 const num = (v: number | null | undefined, unit = "") =>
   v === null || v === undefined ? "not available" : `${Math.round(v * 100) / 100}${unit}`;
 
-function kv(pairs: [string, Child][]): JSXNode {
-  return h("dl", { class: "kv" }, ...pairs.flatMap(([k, v]) => [h("dt", null, k), h("dd", null, v)]));
+function kv(pairs: [string, Child][], extra = ""): JSXNode {
+  return h(
+    "dl",
+    { class: extra ? `kv ${extra}` : "kv" },
+    ...pairs.flatMap(([k, v]) => [h("dt", null, k), h("dd", null, v)]),
+  );
 }
 
 const badge = (health: string, text: string, extra: Props = {}) =>
@@ -139,8 +144,36 @@ function sparkline(name: string, days: string[], counts: number[]): JSXNode {
   );
 }
 
+/**
+ * The box of a card's run-history chart (drawn by the client with uPlot: client/charts.ts), with
+ * the chart's text alternative and a key; without the script it shows the same summary in words.
+ */
+function RunHistory(name: string, runs: RunPointJson[]): Child {
+  const failed = runs.filter((r) => r.status !== "succeeded").length;
+  const secs = runs.map((r) => (r.duration_ms ?? 0) / 1000);
+  const first = runs[0]?.completed_at ?? null;
+  const last = runs[runs.length - 1]?.completed_at ?? null;
+  const summary = `Run history of ${name}: the latest ${runs.length} run(s), ${fmtTime(first)} to ${fmtTime(last)}; ${failed} failed or partial; duration ${Math.min(...secs).toFixed(1)} to ${Math.max(...secs).toFixed(1)} s`;
+  return [
+    h(
+      "div",
+      { class: "chart", "data-chart": name, role: "img", "aria-label": summary },
+      h("p", { class: "muted chart-fallback" }, summary),
+    ),
+    h(
+      "p",
+      { class: "chart-note muted", "aria-hidden": "true" },
+      h("span", { class: "key ok" }),
+      " succeeded ",
+      h("span", { class: "key bad" }),
+      ` failed or partial · duration, last ${runs.length} runs`,
+    ),
+  ];
+}
+
 function Collectors(st: StatusJson, fl: FailuresJson | null): JSXNode {
   const byName = new Map((fl?.collectors ?? []).map((c) => [c.name, c]));
+  const triaged = new Set((st.triage ?? []).map((t) => t.collector));
   const reasons = new Map<string, string[]>();
   for (const w of st.warnings ?? []) {
     if (w.kind !== "collector") continue;
@@ -151,7 +184,8 @@ function Collectors(st: StatusJson, fl: FailuresJson | null): JSXNode {
   const cards = (st.collectors ?? []).map((c) => {
     const f = byName.get(c.name);
     const lr = f?.latest_run ?? null;
-    const rs = reasons.get(c.name);
+    // A red or amber collector's reasons are in its triage block above ("Needs attention").
+    const rs = triaged.has(c.name) ? undefined : reasons.get(c.name);
     const pairs: [string, Child][] = [
       [
         "Last run",
@@ -191,15 +225,18 @@ function Collectors(st: StatusJson, fl: FailuresJson | null): JSXNode {
       rs
         ? h("ul", { class: c.health === "new" ? "muted" : "err" }, ...rs.map((r) => h("li", null, r)))
         : null,
+      f?.recent_runs?.length ? RunHistory(c.name, f.recent_runs) : null,
       f && fl?.days
-        ? [
+        ? h(
+            "div",
+            { class: "history" },
             sparkline(c.name, fl.days, f.failures),
             h(
               "p",
               { class: "muted", "aria-hidden": "true" },
               `Failures, last ${f.failures.length} days: ${f.total}`,
             ),
-          ]
+          )
         : h("p", { class: "muted" }, "Failure history (7 days) unavailable"),
     );
   });
@@ -380,7 +417,7 @@ function Accounts(st: StatusJson): JSXNode {
         ),
       )
     : null;
-  return h("div", { id: "accounts" }, table, attEl, unEl, newEl);
+  return h("div", { id: "accounts", class: "panel" }, table, attEl, unEl, newEl);
 }
 
 function Db(st: StatusJson, down: string | null | undefined, lastAt: string | null): JSXNode {
@@ -423,10 +460,15 @@ function Db(st: StatusJson, down: string | null | undefined, lastAt: string | nu
       ["Query latency p95", num(d.query_p95_ms, " ms")],
       ["Query latency p99", num(d.query_p99_ms, " ms")],
       ["Latency samples", num(d.query_samples)],
-      ["Latency measured by", latencyBy],
       ["Active queries", num(d.active_queries)],
-      ["Source", src],
     ]),
+    kv(
+      [
+        ["Latency measured by", latencyBy],
+        ["Source", src],
+      ],
+      "wide",
+    ),
   );
 }
 
@@ -484,7 +526,7 @@ function Queues(st: StatusJson): JSXNode {
         "td",
         { "data-label": "Status" },
         badge(QUEUE_COLOUR[x.status] ?? "amber", QUEUE_WORDS[x.status] ?? String(x.status)),
-        detail(x),
+        detail(x) ? h("span", { class: "qdetail" }, detail(x)) : "",
       ),
     ),
   );
@@ -584,19 +626,23 @@ function Alerts(st: StatusJson, csrf: string | null): JSXNode {
       },
       h(
         "div",
-        { class: "alert-line" },
-        x.muted ? [badge("new", "Muted"), " "] : null,
-        h("strong", null, `${sev.toUpperCase()}: `),
-        (x.rule || "alert") + (x.subject ? ` — ${x.subject}` : ""),
-        x.since ? ` (since ${fmtTime(x.since)})` : "",
-        x.muted
-          ? ` · muted, not notified${mutedBy ? ` (muted by ${mutedBy})` : ""}${x.reason ? `: ${x.reason}` : ""}`
-          : x.notified === false
-            ? " · not yet notified"
-            : "",
+        { class: "alert-body" },
+        h(
+          "div",
+          { class: "alert-line" },
+          x.muted ? [badge("new", "Muted"), " "] : null,
+          h("strong", null, `${sev.toUpperCase()}: `),
+          (x.rule || "alert") + (x.subject ? ` — ${x.subject}` : ""),
+          x.since ? ` (since ${fmtTime(x.since)})` : "",
+          x.muted
+            ? ` · muted, not notified${mutedBy ? ` (muted by ${mutedBy})` : ""}${x.reason ? `: ${x.reason}` : ""}`
+            : x.notified === false
+              ? " · not yet notified"
+              : "",
+        ),
+        x.summary ? h("div", { class: "alert-summary" }, x.summary) : null,
+        x.last_error ? h("div", { class: "err" }, `Last error: ${x.last_error}`) : null,
       ),
-      x.summary ? h("div", null, x.summary) : null,
-      x.last_error ? h("div", { class: "err" }, `Last error: ${x.last_error}`) : null,
       csrf !== null && !x.muted ? SilenceForm(x, csrf) : null,
     );
   };
@@ -707,17 +753,22 @@ function OwnCost(st: StatusJson): JSXNode {
     kv([
       ["Month to date", money(c.month_to_date, cur)],
       ["Last 30 days", money(c.last_30_days_total, cur)],
-      ["Counted", `resources tagged svc:purpose=svc-infrastructure (node ${c.node})`],
-      [
-        "Outside any node, last 30 days",
-        money(out.last_30_days_total, out.currency || cur) +
-          (byReason.length
-            ? ` (${byReason.map((r) => `${r.reason} ${money(r.last_30_days_total, out.currency || cur)}`).join(", ")}): tax, fees and support belong to no node`
-            : ""),
-      ],
       ["Cost data through", c.data_through || "none"],
       ["Report ingested", fmtTime(c.as_of)],
     ]),
+    kv(
+      [
+        [
+          "Outside any node, last 30 days",
+          money(out.last_30_days_total, out.currency || cur) +
+            (byReason.length
+              ? ` (${byReason.map((r) => `${r.reason} ${money(r.last_30_days_total, out.currency || cur)}`).join(", ")}): tax, fees and support belong to no node`
+              : ""),
+        ],
+        ["Counted", `resources tagged svc:purpose=svc-infrastructure (node ${c.node})`],
+      ],
+      "wide",
+    ),
     ...(c.other_currencies ?? []).map((o) =>
       h(
         "p",
@@ -726,14 +777,16 @@ function OwnCost(st: StatusJson): JSXNode {
       ),
     ),
     daily.length
-      ? [
+      ? h(
+          "div",
+          { class: "history" },
           costSparkline(daily, cur),
           h(
             "p",
             { class: "muted", "aria-hidden": "true" },
             `Per day, ${daily[0]?.day} to ${daily[daily.length - 1]?.day}`,
           ),
-        ]
+        )
       : null,
     u.length
       ? h(
@@ -795,8 +848,8 @@ export function LiveContent(s: PageState): JSXNode {
     h(
       "div",
       { class: "col-side" },
-      section(undefined, "h-accounts", "Account coverage", false, have ? Accounts(st) : loading),
-      section("analytics-db", "h-db", "Analytics database", false, Db(st, s.dbDown, s.statusAt)),
+      // What is red or amber comes first here too: alerts and queues, then coverage and the database.
+      section(undefined, "h-alerts", "Firing alerts", false, have ? Alerts(st, s.csrf) : loading),
       section(
         undefined,
         "h-queues",
@@ -804,7 +857,8 @@ export function LiveContent(s: PageState): JSXNode {
         false,
         have || s.partialQueues ? Queues(queuesFrom) : loading,
       ),
-      section(undefined, "h-alerts", "Firing alerts", false, have ? Alerts(st, s.csrf) : loading),
+      section(undefined, "h-accounts", "Account coverage", false, have ? Accounts(st) : loading),
+      section("analytics-db", "h-db", "Analytics database", false, Db(st, s.dbDown, s.statusAt)),
       section(
         "silences-section",
         "h-silences",

@@ -18,6 +18,18 @@ function seconds(v: number): string {
   return `${v.toFixed(1)} s`;
 }
 
+const two = (n: number) => String(n).padStart(2, "0");
+/** Time-axis labels in UTC, 24 h: `14:00`, or `11-24` when the ticks are days apart. */
+function timeLabels(splits: number[]): string[] {
+  const step = splits.length > 1 ? (splits[1] as number) - (splits[0] as number) : 0;
+  return splits.map((s) => {
+    const d = new Date(s * 1000);
+    return step >= 86_400
+      ? `${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())}`
+      : `${two(d.getUTCHours())}:${two(d.getUTCMinutes())}`;
+  });
+}
+
 /** Removes the charts of the previous render. */
 export function destroyCharts(): void {
   for (const u of live.splice(0)) u.destroy();
@@ -59,9 +71,16 @@ export function drawCharts(root: ParentNode, failures: FailuresJson | null): voi
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"),
         cursor: { drag: { x: false, y: false } },
         padding: [6, 8, 0, 0],
-        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.15)] } },
+        scales: {
+          // At least two hours wide, so one run or a burst of runs is not spread over a nonsense range.
+          x: {
+            time: true,
+            range: (_u, min, max) => [Math.min(min, max - 7200) - 60, max + Math.max(60, (max - min) * 0.03)],
+          },
+          y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.15)] },
+        },
         axes: [
-          { ...axis, size: 24 },
+          { ...axis, size: 24, values: (_u, splits) => timeLabels(splits) },
           { ...axis, size: 44, values: (_u, vals) => vals.map((v) => seconds(v)) },
         ],
         series: [
