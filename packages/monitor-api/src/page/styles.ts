@@ -26,6 +26,12 @@ a { color:#0550ae; }
 .layout { display:grid; gap:.75rem; grid-template-columns:minmax(0,1fr); }
 .col-main, .col-side { display:flex; flex-direction:column; gap:.75rem; min-width:0; }
 .section { min-width:0; }
+/* One column below 1100 px: the sections in one flow, red and amber first (DOM order is per column). */
+@media (max-width: 1099.98px) {
+  .col-main, .col-side { display:contents; }
+  #triage-section { order:1; } #alerts-section { order:2; } #queues-section { order:3; } #collectors-section { order:4; }
+  #accounts-section { order:5; } #analytics-db { order:6; } #silences-section { order:7; } #own-cost-section { order:8; }
+}
 @media (min-width: 1100px) {
   .layout { grid-template-columns:minmax(0,1.15fr) minmax(0,1fr); }
   .verdict { grid-column:1 / -1; }

@@ -843,21 +843,27 @@ export function LiveContent(s: PageState): JSXNode {
         triage.length === 0,
         h("div", { id: "triage" }, ...triage.map(TriageBlock)),
       ),
-      section(undefined, "h-collectors", "Collectors", false, have ? Collectors(st, s.failures) : loading),
+      section(
+        "collectors-section",
+        "h-collectors",
+        "Collectors",
+        false,
+        have ? Collectors(st, s.failures) : loading,
+      ),
     ),
     h(
       "div",
       { class: "col-side" },
       // What is red or amber comes first here too: alerts and queues, then coverage and the database.
-      section(undefined, "h-alerts", "Firing alerts", false, have ? Alerts(st, s.csrf) : loading),
+      section("alerts-section", "h-alerts", "Firing alerts", false, have ? Alerts(st, s.csrf) : loading),
       section(
-        undefined,
+        "queues-section",
         "h-queues",
         "Message queues",
         false,
         have || s.partialQueues ? Queues(queuesFrom) : loading,
       ),
-      section(undefined, "h-accounts", "Account coverage", false, have ? Accounts(st) : loading),
+      section("accounts-section", "h-accounts", "Account coverage", false, have ? Accounts(st) : loading),
       section("analytics-db", "h-db", "Analytics database", false, Db(st, s.dbDown, s.statusAt)),
       section(
         "silences-section",
