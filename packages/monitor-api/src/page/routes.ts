@@ -5,7 +5,7 @@
  * `GET /api/system/collectors/failures` (the 7-day failure counts, latest-run details and recent
  * runs the page's cards need). docs/monitor-page.md.
  */
-import { ApiError, type AuthThrottle, type ClientAddress } from "@relevance/http";
+import { ApiError, type AuthThrottle, type ClientAddress, invalid } from "@relevance/http";
 import { type CollectorRegistry, MAX_CREDENTIAL_CHARS, type RunStore } from "@svcmon/core";
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { csrf } from "hono/csrf";
@@ -166,11 +166,9 @@ export function registerSystemPage(app: Hono, deps: SystemPageDeps): void {
       }
       const minutes = Number(field("minutes") || "60");
       if (!Number.isInteger(minutes) || minutes < 1 || minutes > MAX_PAGE_SILENCE_MINUTES) {
-        throw new ApiError(
-          422,
-          "validation_failed",
-          `minutes must be an integer from 1 to ${MAX_PAGE_SILENCE_MINUTES}`,
-        );
+        throw invalid("the silence is invalid; nothing was stored", [
+          { path: "minutes", message: `must be an integer from 1 to ${MAX_PAGE_SILENCE_MINUTES}` },
+        ]);
       }
       const reason = field("reason").trim();
       const created = await create({
