@@ -33,6 +33,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../test-support/chromium.ts";
 import { call, MIN, makeApp, openTempStore, runAt, TOKEN, uuid } from "../test-support.ts";
+import { CLIENT_JS } from "./client-bundle.gen.ts";
 
 const NOW = Date.now();
 const DAY = 24 * 60 * MIN;
@@ -258,7 +259,12 @@ describe("/system layout with demo-like data", () => {
       )) as { height: number; width: number };
       expect(size.width).toBeLessThanOrEqual(1400);
       expect(size.height).toBeLessThanOrEqual(1500);
-      console.log(`desktop 1400 px: page height ${size.height} px`);
+      const html = (await page.evaluate(
+        '(performance.getEntriesByType("navigation")[0] || {}).decodedBodySize || 0',
+      )) as number;
+      console.log(
+        `desktop 1400 px: page height ${size.height} px; HTML ${html} bytes (with the page state); client script ${CLIENT_JS.length} bytes`,
+      );
       expect(errors).toEqual([]);
     } finally {
       await ctx.close();
