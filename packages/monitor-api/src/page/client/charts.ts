@@ -13,6 +13,7 @@ let resize: ResizeObserver | null = null;
 const COLOURS = { ok: "#1a7f37", bad: "#cf222e", grid: "#eaeef2", axis: "#59636e" };
 
 function seconds(v: number): string {
+  if (v > 0 && v < 1) return `${Math.round(v * 1000)} ms`;
   if (v >= 100) return `${Math.round(v)} s`;
   if (v >= 10) return `${v.toFixed(0)} s`;
   return `${v.toFixed(1)} s`;
@@ -72,12 +73,12 @@ export function drawCharts(root: ParentNode, failures: FailuresJson | null): voi
         cursor: { drag: { x: false, y: false } },
         padding: [6, 8, 0, 0],
         scales: {
-          // At least two hours wide, so one run or a burst of runs is not spread over a nonsense range.
+          // At least 20 minutes wide, so one run or a burst of runs is not spread over a nonsense range.
           x: {
             time: true,
-            range: (_u, min, max) => [Math.min(min, max - 7200) - 60, max + Math.max(60, (max - min) * 0.03)],
+            range: (_u, min, max) => [Math.min(min, max - 1200) - 30, max + Math.max(30, (max - min) * 0.03)],
           },
-          y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.15)] },
+          y: { range: (_u, _min, max) => [0, Math.max(0.1, max * 1.15)] },
         },
         axes: [
           { ...axis, size: 24, values: (_u, splits) => timeLabels(splits) },
