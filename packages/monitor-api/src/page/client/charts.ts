@@ -13,7 +13,8 @@ let resize: ResizeObserver | null = null;
 const COLOURS = { ok: "#1a7f37", bad: "#cf222e", grid: "#eaeef2", axis: "#59636e" };
 
 function seconds(v: number): string {
-  if (v > 0 && v < 1) return `${Math.round(v * 1000)} ms`;
+  if (v === 0) return "0";
+  if (v < 1) return `${Math.round(v * 1000)} ms`;
   if (v >= 100) return `${Math.round(v)} s`;
   if (v >= 10) return `${v.toFixed(0)} s`;
   return `${v.toFixed(1)} s`;
@@ -82,7 +83,7 @@ export function drawCharts(root: ParentNode, failures: FailuresJson | null): voi
         },
         axes: [
           { ...axis, size: 24, values: (_u, splits) => timeLabels(splits) },
-          { ...axis, size: 44, values: (_u, vals) => vals.map((v) => seconds(v)) },
+          { ...axis, size: 54, values: (_u, vals) => vals.map((v) => seconds(v)) },
         ],
         series: [
           {},
