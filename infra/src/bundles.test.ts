@@ -96,6 +96,14 @@ describe("the Lambda bundles", () => {
     expect(readFileSync(join(bundleDir(name), "index.mjs"), "utf8")).not.toMatch(/\.node["']\)/);
   });
 
+  it("monitor-status carries the /system page's client script and uPlot's stylesheet (built in, nothing fetched at start)", () => {
+    const code = readFileSync(join(bundleDir("monitor-status"), "index.mjs"), "utf8");
+    expect(code).toContain("/system/assets/client-");
+    // The client bundle (client-bundle.gen.ts): the silence button's label and uPlot's CSS class.
+    expect(code).toContain("Silence 1 h");
+    expect(code).toContain(".u-over");
+  });
+
   it("monitor-collector stops on bad HIERARCHY_RULES_JSON with one line naming the field, before reaching ClickHouse", () => {
     const r = invoke(
       "monitor-collector",

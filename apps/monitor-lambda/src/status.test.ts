@@ -254,6 +254,39 @@ describe("svcmon-status refuses unknown routes, wrong methods and guessing", () 
     return (await via(event as never, {} as never)) as APIGatewayProxyResult;
   }
 
+  it("serves /system rendered with its data, and its client script, from inside the function", async () => {
+    const login = (await handler(
+      functionUrlEvent("POST", "/system/login", {
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ token: TOKEN }).toString(),
+      }) as never,
+      {} as never,
+    )) as APIGatewayProxyResult & { cookies?: string[] };
+    expect(login.statusCode).toBe(303);
+    const setCookie = login.cookies?.[0] ?? String(login.headers?.["set-cookie"] ?? "");
+    const cookie = setCookie.split(";")[0] ?? "";
+    expect(cookie).toMatch(/^svcmon_session=/);
+    const page = (await handler(
+      functionUrlEvent("GET", "/system", { headers: { cookie } }) as never,
+      {} as never,
+    )) as APIGatewayProxyResult;
+    expect(page.statusCode).toBe(200);
+    // The verdict and the cards are in the HTML; the client script is the function's own route.
+    expect(page.body).toContain('<p id="overall">Overall: ');
+    expect(page.body).toContain('id="collectors"');
+    const src = /<script nonce="[^"]+" src="(\/system\/assets\/client-[0-9a-f]{16}\.js)"/.exec(
+      page.body,
+    )?.[1];
+    expect(src).toBeDefined();
+    const script = (await handler(
+      functionUrlEvent("GET", src ?? "") as never,
+      {} as never,
+    )) as APIGatewayProxyResult;
+    expect(script.statusCode).toBe(200);
+    expect(script.headers?.["content-type"]).toBe("text/javascript; charset=utf-8");
+    expect(script.body.length).toBeGreaterThan(50_000);
+  });
+
   it("a wrong method is a JSON 405 with Allow; an unknown path a JSON 404", async () => {
     const res = await from(handler, "203.0.113.7", "DELETE", "/healthz");
     expect(res.statusCode).toBe(405);

@@ -67,7 +67,7 @@ import { registerMetrics, type StatusEvaluation } from "./metrics.ts";
 import { monitorOpenApiDocument } from "./openapi.ts";
 import { registerSystemPage } from "./page/routes.ts";
 import { generateSessionKey, SignedPageSessions } from "./page/signed-sessions.ts";
-import { registerSilenceRoutes } from "./silences.ts";
+import { createSilence, listSilences, registerSilenceRoutes } from "./silences.ts";
 
 /** Structural, so any logger with these three methods fits (the shared `Logger` of @relevance/settings does). */
 export interface MonitorApiLogger {
@@ -203,6 +203,11 @@ function bearerAuth(
       await next();
     });
   };
+}
+
+function silenceStore(deps: MonitorAppDeps): SilenceStore {
+  if (deps.silences === undefined) throw new Error("no silence store");
+  return deps.silences;
 }
 
 function throwUnauthorized(): never {
@@ -426,8 +431,11 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
     return c.json({ name, deleted: true }, 200);
   });
 
-  /** `evaluated` receives the evaluation's parts (the metrics are computed from them). */
-  const status = async (c: Context, evaluated?: (e: StatusEvaluation) => void) => {
+  /**
+   * The status body (`ok`), or the 503 body when the database is unreachable. `evaluated` receives the
+   * evaluation's parts (the metrics are computed from them). The /system page renders the same body.
+   */
+  const statusBody = async (path: string, evaluated?: (e: StatusEvaluation) => void) => {
     const now = deps.now();
     // Read beside the database queries, under its own deadline: a slow queue never makes this a 503.
     const queues = queuesForStatus(deps.queues, readMs);
@@ -488,18 +496,22 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
       if (!unavailable) throw err;
       // The parts that do not live in the database (queues) still answer; the database is marked.
       const message = err instanceof Error ? err.message : String(err);
-      log.warn("analytics database unavailable", { path: c.req.path, error: message });
-      return c.json(
-        {
+      log.warn("analytics database unavailable", { path, error: message });
+      return {
+        ok: false as const,
+        body: {
           error: { code: "analytics_db_unavailable", message },
           analytics_db: { status: "unreachable", error: message },
           generated_at: iso(now),
           ...(await queues),
         },
-        503,
-      );
+      };
     }
-    return c.json({ ...body, ...(await queues), ...(await ownCost) });
+    return { ok: true as const, body: { ...body, ...(await queues), ...(await ownCost) } };
+  };
+  const status = async (c: Context, evaluated?: (e: StatusEvaluation) => void) => {
+    const r = await statusBody(c.req.path, evaluated);
+    return r.ok ? c.json(r.body) : c.json(r.body, 503);
   };
   app.get("/api/system/openapi.json", (c) => c.json(monitorOpenApiDocument));
   app.get("/api/system/status", (c) => status(c));
@@ -601,7 +613,13 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
     trustProxy,
     read: (what, work) => within(readMs, what, work),
     now: deps.now,
-    silences: deps.silences !== undefined,
+    status: (path) => statusBody(path),
+    ...(deps.silences === undefined
+      ? {}
+      : {
+          listSilences: () => listSilences(silenceStore(deps), deps.now()),
+          createSilence: (body: unknown) => createSilence(silenceStore(deps), body, deps.now()),
+        }),
   });
 
   return app;

@@ -557,7 +557,7 @@ export const monitorOpenApiDocument = {
       get: {
         ...bearer,
         summary:
-          "Failures per collector per day over 7 days and each collector's latest run (the page's cards).",
+          "Failures per collector per day over 7 days, each collector's latest run and its latest 40 runs oldest first (recent_runs: completed_at, status, duration_ms), for the page's cards.",
         responses: { "200": ok("Failure counts and latest runs."), ...common },
       },
     },
@@ -608,6 +608,45 @@ export const monitorOpenApiDocument = {
         security: [],
         summary: "End the session.",
         responses: { "303": { description: "To /system/login." } },
+      },
+    },
+    "/system/silences": {
+      post: {
+        security: [{ pageSession: [] }],
+        summary:
+          "The page's silence buttons: a silence of one alert (rule and subject) for `minutes` (1 to 10080, default 60), with an optional reason. Needs the session's CSRF token (header X-CSRF-Token or form field csrf) and, when an Origin is sent, this origin. Only with a silence store.",
+        requestBody: {
+          required: true,
+          content: {
+            "application/x-www-form-urlencoded": {
+              schema: {
+                type: "object",
+                properties: {
+                  rule: { type: "string" },
+                  subject: { type: "string" },
+                  minutes: { type: "string" },
+                  reason: { type: "string" },
+                  csrf: { type: "string" },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          "201": ok("The silence (with Accept: application/json).", ref("Silence")),
+          "303": { description: "To /system (a form posted without the page's script)." },
+          "401": error("No session (unauthorized)."),
+          "403": error("Another origin (forbidden), or a missing or wrong CSRF token (csrf_token_invalid)."),
+          "422": error("The silence is invalid; nothing was stored (validation_failed)."),
+        },
+      },
+    },
+    "/system/assets/{file}": {
+      get: {
+        security: [],
+        summary:
+          "The page's client script, client-<hash>.js (cached for good: the name changes with the content); any other name is 404.",
+        responses: { "200": { description: "JavaScript." }, "404": error("No such asset (not_found).") },
       },
     },
   },

@@ -40,30 +40,37 @@ export function silenceJson(s: Silence, now: number) {
   };
 }
 
+/** Checks and stores a silence (the body of `POST /api/system/silences`); 422 when invalid. */
+export async function createSilence(silences: SilenceStore, body: unknown, at: number) {
+  const kept = await silences.list();
+  const checked = parseSilenceInput(body, at, kept.filter((s) => silenceLive(s, at)).length);
+  if (!checked.ok) throw invalid("the silence is invalid; nothing was stored", checked.errors);
+  const silence: Silence = { id: randomUUID(), ...checked.value, createdAt: at };
+  await silences.create(silence);
+  // Ended silences are kept a while (listed with ?all=true), then dropped.
+  await silences.prune(at - SILENCE_RETENTION_MS);
+  return silenceJson(silence, at);
+}
+
+/** The body of `GET /api/system/silences` (`all`: ended ones too). */
+export async function listSilences(silences: SilenceStore, at: number, all = false) {
+  const list = (await silences.list()).filter((s) => all || silenceLive(s, at));
+  return {
+    generated_at: new Date(at).toISOString(),
+    silences: list.map((s) => silenceJson(s, at)),
+  };
+}
+
 export function registerSilenceRoutes(app: Hono, deps: SilenceRoutesDeps): void {
   const { silences, now } = deps;
 
   app.post("/api/system/silences", deps.limit, async (c) => {
     const body = await deps.readJson(c);
-    const at = now();
-    const kept = await silences.list();
-    const checked = parseSilenceInput(body, at, kept.filter((s) => silenceLive(s, at)).length);
-    if (!checked.ok) throw invalid("the silence is invalid; nothing was stored", checked.errors);
-    const silence: Silence = { id: randomUUID(), ...checked.value, createdAt: at };
-    await silences.create(silence);
-    // Ended silences are kept a while (listed with ?all=true), then dropped.
-    await silences.prune(at - SILENCE_RETENTION_MS);
-    return c.json(silenceJson(silence, at), 201);
+    return c.json(await createSilence(silences, body, now()), 201);
   });
 
   app.get("/api/system/silences", async (c) => {
-    const at = now();
-    const all = c.req.query("all") === "true";
-    const list = (await silences.list()).filter((s) => all || silenceLive(s, at));
-    return c.json({
-      generated_at: new Date(at).toISOString(),
-      silences: list.map((s) => silenceJson(s, at)),
-    });
+    return c.json(await listSilences(silences, now(), c.req.query("all") === "true"));
   });
 
   app.delete("/api/system/silences/:id", async (c) => {

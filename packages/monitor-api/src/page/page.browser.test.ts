@@ -171,13 +171,14 @@ describe("/system in headless Chromium", () => {
     expect(await page.getByRole("banner").count()).toBe(1);
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("System status");
     const h2 = await page.getByRole("heading", { level: 2 }).allTextContents();
+    // Red and amber first: in the side column alerts and queues come before coverage and the database.
     expect(h2).toEqual([
       "Needs attention",
       "Collectors",
+      "Firing alerts",
+      "Message queues",
       "Account coverage",
       "Analytics database",
-      "Message queues",
-      "Firing alerts",
     ]);
     expect(await page.locator("#live").getAttribute("aria-live")).toBe("polite");
 
@@ -211,7 +212,14 @@ describe("/system in headless Chromium", () => {
     expect(await sparks.count()).toBe(4);
     const ebsSpark = await card("config_ebs").locator("svg.spark").getAttribute("aria-label");
     expect(ebsSpark).toMatch(/^Failures of config_ebs over the last 7 days: .*\(total 6\)$/);
-    expect(await card("config_ebs").getByRole("img").count()).toBe(1);
+    // Two images, each with its text: the run-history chart (uPlot) and the 7-day failure bars.
+    expect(await card("config_ebs").getByRole("img").count()).toBe(2);
+    expect(await card("config_ebs").locator(".chart").getAttribute("aria-label")).toMatch(
+      /^Run history of config_ebs: the latest 6 run\(s\), .*; 6 failed or partial; duration 2\.0 to 2\.0 s$/,
+    );
+    // uPlot drew it: a canvas inside the box, hidden from assistive technology.
+    await expect.poll(() => card("config_ebs").locator(".chart canvas").count()).toBe(1);
+    expect(await card("config_ebs").locator(".chart .uplot").getAttribute("aria-hidden")).toBe("true");
     expect(await card("config_ebs").locator("svg.spark title").textContent()).toBe(ebsSpark);
 
     // Coverage: no_access and pending_setup in red, with words.
@@ -415,7 +423,11 @@ describe("/system in headless Chromium", () => {
       failures: [0, 0, 0, 0, 0, 0, 0],
       total: 0,
       latest_run: null,
+      recent_runs: [],
     });
+    // The card's run-history chart: the latest runs, oldest first, with status and duration.
+    expect(ebs.recent_runs.at(-1)).toMatchObject({ status: "failed", duration_ms: 2000 });
+    expect(ebs.recent_runs).toHaveLength(6);
   });
 });
 

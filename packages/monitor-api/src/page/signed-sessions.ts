@@ -16,6 +16,7 @@
 
 import type { Context } from "hono";
 import { getSignedCookie, setCookie, setSignedCookie } from "hono/cookie";
+import { timingSafeEqual } from "hono/utils/buffer";
 import { SESSION_COOKIE, SESSION_TTL_MS } from "./sessions.ts";
 
 /** The environment variable of the session keys (npm start, the status Lambda). */
@@ -71,6 +72,21 @@ export interface SessionClaims {
   expiresAt: number;
 }
 
+async function hmac(key: string, data: string): Promise<string> {
+  const k = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(key),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", k, new TextEncoder().encode(data)));
+  return btoa(String.fromCharCode(...mac))
+    .replaceAll("+", "-")
+    .replaceAll("/", "_")
+    .replace(/=+$/, "");
+}
+
 const PAYLOAD = /^v1\.([0-9a-f]{32})\.(\d{13})$/;
 const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 
@@ -124,6 +140,26 @@ export class SignedPageSessions {
       return expiresAt > this.#now() ? { id: m[1] as string, expiresAt } : undefined;
     }
     return undefined;
+  }
+
+  /**
+   * The session's CSRF token: HMAC-SHA256 of its id under the signing key (base64url). The page
+   * embeds it and sends it back in the `X-CSRF-Token` header (or a form field) of every write.
+   */
+  async csrfToken(claims: SessionClaims): Promise<string> {
+    return hmac(this.#keys[0] as string, `csrf.${claims.id}`);
+  }
+
+  /** Whether `given` is the CSRF token of the request's live session (under any listed key). */
+  async csrfValid(c: Context, given: string | undefined): Promise<boolean> {
+    if (given === undefined || given === "") return false;
+    const claims = await this.read(c);
+    if (claims === undefined) return false;
+    let ok = false;
+    for (const key of this.#keys) {
+      if (await timingSafeEqual(await hmac(key, `csrf.${claims.id}`), given)) ok = true;
+    }
+    return ok;
   }
 
   async valid(c: Context): Promise<boolean> {
