@@ -297,13 +297,14 @@ export class AlertEngine {
     const transitions = this.#d.transitions;
     const now = this.#d.now();
     const specs = await registry.list();
-    const snapshot = await readSnapshot(store, specs, now);
-    let db: DbHealth | null = null;
-    try {
-      db = await store.dbHealth();
-    } catch (err) {
-      log.warn("alerts: disk usage unavailable", { error: String(err) });
-    }
+    // The status queries and the database's health at once (independent reads).
+    const [snapshot, db] = await Promise.all([
+      readSnapshot(store, specs, now),
+      store.dbHealth().catch((err: unknown): DbHealth | null => {
+        log.warn("alerts: disk usage unavailable", { error: String(err) });
+        return null;
+      }),
+    ]);
     let queues: QueueHealth[] | null = [];
     if (this.#d.queues !== undefined) {
       try {
