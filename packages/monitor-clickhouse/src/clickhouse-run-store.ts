@@ -68,6 +68,20 @@ interface PendingInsert {
   resolve: (r: InsertRunsResult) => void;
   reject: (err: unknown) => void;
 }
+/** The columns insertRuns writes, in the order of its rows. */
+const RUN_COLUMNS = [
+  "run_id",
+  "collector",
+  "cloud_account_id",
+  "cloud_region",
+  "started_at",
+  "completed_at",
+  "status",
+  "events_produced",
+  "rows_inserted",
+  "error",
+  "duration_ms",
+] as const;
 /** The most runs `recentRuns` returns. */
 export const MAX_RECENT_RUNS = 200;
 /** Window of the server-side query latency percentiles (system.query_log). */
@@ -411,12 +425,22 @@ export class ClickHouseRunStore implements RunStore {
     await this.#call("insertRuns", (signal) =>
       this.#client.insert({
         table: "svc.collector_runs",
-        values: fresh.map((r) => ({
-          ...r,
-          started_at: msToCh(r.started_at),
-          completed_at: msToCh(r.completed_at),
-        })),
-        format: "JSONEachRow",
+        // Arrays rather than objects: about a tenth less to write and to parse.
+        columns: [...RUN_COLUMNS],
+        values: fresh.map((r) => [
+          r.run_id,
+          r.collector,
+          r.cloud_account_id,
+          r.cloud_region,
+          msToCh(r.started_at),
+          msToCh(r.completed_at),
+          r.status,
+          r.events_produced,
+          r.rows_inserted,
+          r.error,
+          r.duration_ms,
+        ]),
+        format: "JSONCompactEachRow",
         abort_signal: signal,
         clickhouse_settings: { async_insert: 0, max_insert_block_size: "1048576" },
       }),
