@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CollectorRunInput, RunStoreValidationError } from "@svcmon/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { chdbFolderDisk, createChdbClient, folderBytes, openChdbRunStore } from "./chdb.ts";
+import { chdbFolderDisk, chdbWriteVersion, createChdbClient, folderBytes, openChdbRunStore } from "./chdb.ts";
 import { ClickHouseRunStore } from "./clickhouse-run-store.ts";
 
 // One chDB data folder per test file (one engine per folder per process).
@@ -463,7 +463,13 @@ describe("read cache (keyed by the write version of the tables read)", () => {
   it("sees every write at once, by this store, another store or a plain INSERT; unchanged data is read once", async () => {
     const reader = countingStore();
     const uncached = new ClickHouseRunStore(createChdbClient(dir), { timeoutMs: 10_000, readCache: false });
-    const same = async () => expect(await statusReads(reader.store)).toEqual(await statusReads(uncached));
+    // `reader` keys its cache by the parts of the tables read (a server's store), `store` (the
+    // embedded store of this folder) by the count of this process's writes to the folder.
+    const same = async () => {
+      const expected = await statusReads(uncached);
+      expect(await statusReads(reader.store)).toEqual(expected);
+      expect(await statusReads(store)).toEqual(expected);
+    };
     await store.insertRuns([run({ at: base - MIN })]);
     // No background merge may change the parts (the write version) while the reads are counted.
     await exec("SYSTEM STOP MERGES");
@@ -514,6 +520,44 @@ describe("read cache (keyed by the write version of the tables read)", () => {
       // (again, when an assertion failed while they were stopped)
       await exec("SYSTEM START MERGES");
     }
+  });
+
+  it("the embedded store reads again what no write changed once its entry is older than readCacheMaxAgeMs", async () => {
+    const client = createChdbClient(dir);
+    const version = chdbWriteVersion(dir);
+    let reads = 0;
+    const counting = new Proxy(client, {
+      get(target, prop) {
+        if (prop === "query")
+          return (params: { query: string }) => {
+            if (/FROM svc\./.test(params.query)) reads += 1;
+            return target.query(params as Parameters<typeof target.query>[0]);
+          };
+        const v = Reflect.get(target, prop, target);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    const cached = new ClickHouseRunStore(counting, { writeVersion: version, readCacheMaxAgeMs: 50 });
+    await cached.latestRunPerCollector();
+    await cached.latestRunPerCollector();
+    expect(reads).toBe(1);
+    // Reads and writes to tables the reads do not come from leave the version as it is.
+    const before = version();
+    await exec("SELECT 1");
+    await exec(
+      "INSERT INTO svc.alert_state (key, state, version, updated_at) VALUES ('test', '{}', 1, now64(3))",
+    );
+    expect(version()).toBe(before);
+    await cached.latestRunPerCollector();
+    expect(reads).toBe(1);
+    // Any other statement may change them (here a statement on the runs table).
+    await exec("OPTIMIZE TABLE svc.collector_runs");
+    expect(version()).not.toBe(before);
+    await cached.latestRunPerCollector();
+    expect(reads).toBe(2);
+    await new Promise((r) => setTimeout(r, 80));
+    await cached.latestRunPerCollector();
+    expect(reads).toBe(3);
   });
 
   it("hands each caller its own rows", async () => {

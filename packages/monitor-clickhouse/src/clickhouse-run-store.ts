@@ -45,6 +45,17 @@ export interface ClickHouseRunStoreOptions {
    * "Read cache").
    */
   readCache?: boolean;
+  /**
+   * The read cache's write version, instead of READ_VERSION_SQL: a value that changes whenever a
+   * write to the database may have started or ended (the embedded store: `chdbWriteVersion`, the
+   * writes of its process). Entries then also expire after `readCacheMaxAgeMs`, so what no write
+   * changes (a TTL dropping 90-day-old rows) is seen too.
+   */
+  writeVersion?: () => string;
+  /** Age after which a cached read is read again although the `writeVersion` is the same. Default 60 s. */
+  readCacheMaxAgeMs?: number;
+  /** Ask system.query_log for the query latency (default true; chDB has no such table). */
+  queryLog?: boolean;
 }
 
 /** The data folder of an embedded engine and the filesystem that holds it. */
@@ -170,6 +181,8 @@ interface CacheEntry {
   value: Promise<unknown>;
   /** What the value was read for (the streaks' window start); null for the other reads. */
   meta: unknown;
+  /** When the read was sent (performance.now()). */
+  at: number;
 }
 
 export class ClickHouseRunStore implements RunStore {
@@ -180,6 +193,9 @@ export class ClickHouseRunStore implements RunStore {
   readonly #latencyMax: number;
   readonly #localDisk: (() => Promise<LocalDiskUsage>) | undefined;
   readonly #readCache: boolean;
+  readonly #writeVersion: (() => string) | undefined;
+  readonly #readCacheMaxAgeMs: number;
+  readonly #queryLog: boolean;
   readonly #cache = new Map<string, CacheEntry>();
   #versionRead: Promise<string> | null = null;
 
@@ -190,6 +206,9 @@ export class ClickHouseRunStore implements RunStore {
     this.#latencyMax = opts.latencySamples ?? 1024;
     this.#localDisk = opts.localDisk;
     this.#readCache = opts.readCache ?? true;
+    this.#writeVersion = opts.writeVersion;
+    this.#readCacheMaxAgeMs = opts.readCacheMaxAgeMs ?? 60_000;
+    this.#queryLog = opts.queryLog ?? true;
   }
 
   /**
@@ -197,6 +216,7 @@ export class ClickHouseRunStore implements RunStore {
    * is sent after all of them began, so it sees every write that finished before any of them.
    */
   #version(): Promise<string> {
+    if (this.#writeVersion !== undefined) return Promise.resolve(this.#writeVersion());
     this.#versionRead ??= Promise.resolve().then(() => {
       this.#versionRead = null;
       return this.#rows<Record<string, unknown>>("read version (system.parts)", READ_VERSION_SQL).then(
@@ -220,9 +240,12 @@ export class ClickHouseRunStore implements RunStore {
     if (!this.#readCache) return read();
     const version = await this.#version();
     const hit = this.#cache.get(key);
-    if (hit !== undefined && hit.version === version && reuse(hit.meta)) return hit.value as Promise<T>;
+    const fresh =
+      this.#writeVersion === undefined || performance.now() - (hit?.at ?? 0) <= this.#readCacheMaxAgeMs;
+    if (hit !== undefined && hit.version === version && fresh && reuse(hit.meta))
+      return hit.value as Promise<T>;
     const value = read();
-    const entry: CacheEntry = { version, value, meta };
+    const entry: CacheEntry = { version, value, meta, at: performance.now() };
     this.#cache.set(key, entry);
     value.catch(() => {
       if (this.#cache.get(key) === entry) this.#cache.delete(key);
@@ -818,6 +841,7 @@ FROM system.parts WHERE active`,
    * the caller then falls back to its own client-side timings.
    */
   async #queryLogLatency(): Promise<{ p50: number; p95: number; p99: number; samples: number } | null> {
+    if (!this.#queryLog) return null;
     let row: Record<string, unknown> | undefined;
     try {
       [row] = await this.#rows<Record<string, unknown>>(
