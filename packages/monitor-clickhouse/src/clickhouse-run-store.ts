@@ -176,6 +176,9 @@ WHERE database = 'svc' AND active AND table IN (${CACHED_READ_TABLES.map((t) => 
 GROUP BY table, partition_id
 ORDER BY table, partition_id`;
 
+/** The most reads the read cache keeps (the least recently read again go first). */
+export const MAX_CACHED_READS = 32;
+
 interface CacheEntry {
   version: string;
   value: Promise<unknown>;
@@ -246,7 +249,13 @@ export class ClickHouseRunStore implements RunStore {
       return hit.value as Promise<T>;
     const value = read();
     const entry: CacheEntry = { version, value, meta, at: performance.now() };
+    this.#cache.delete(key);
     this.#cache.set(key, entry);
+    // A few keys in use (one per read, per days and UTC day for the failures chart): the oldest go.
+    for (const old of this.#cache.keys()) {
+      if (this.#cache.size <= MAX_CACHED_READS) break;
+      this.#cache.delete(old);
+    }
     value.catch(() => {
       if (this.#cache.get(key) === entry) this.#cache.delete(key);
     });
