@@ -85,7 +85,8 @@ async function time(name: string, fn: () => Promise<unknown>, n = N): Promise<vo
 const dir = process.env.PROFILE_DIR ?? mkdtempSync(join(os.tmpdir(), "monitor-profile-"));
 const fresh = !existsSync(join(dir, "loaded"));
 mkdirSync(dir, { recursive: true });
-const store = openChdbRunStore(dir, { timeoutMs: 900_000 });
+// PROFILE_UNCACHED=1: every read goes to the database (the run store's read cache off).
+const store = openChdbRunStore(dir, { timeoutMs: 900_000, readCache: process.env.PROFILE_UNCACHED !== "1" });
 await store.migrate();
 const nowMs = Date.now();
 if (fresh) {
@@ -122,6 +123,9 @@ await time("latestRunPerCollector", () => store.latestRunPerCollector());
 await time("lastSuccessPerCollector", () => store.lastSuccessPerCollector());
 await time("consecutiveFailuresPerCollectorAccountRegion (24 h)", () =>
   store.consecutiveFailuresPerCollectorAccountRegion(since()),
+);
+await time("consecutiveFailures… (24 h, failing only)", () =>
+  store.consecutiveFailuresPerCollectorAccountRegion(since(), { failingOnly: true }),
 );
 await time("accountsLatest", () => store.accountsLatest());
 await time("lastSucceededRunPerAccount(0)", () => store.lastSucceededRunPerAccount(0));
