@@ -176,7 +176,7 @@ WHERE database = 'svc' AND active AND table IN (${CACHED_READ_TABLES.map((t) => 
 GROUP BY table, partition_id
 ORDER BY table, partition_id`;
 
-/** The most reads the read cache keeps (the least recently read again go first). */
+/** The most reads the read cache keeps (the entries read longest ago go first). */
 export const MAX_CACHED_READS = 32;
 
 interface CacheEntry {
