@@ -73,10 +73,10 @@ describe("dbHealth query latency, against a local double of a ClickHouse server"
     }
   });
 
-  // Samples: the earlier read, dbHealth's system.parts/disks/processes reads, and the query_log read
-  // itself when it was answered.
+  // Samples: the earlier read and its write-version read (the store's read cache), dbHealth's
+  // system.parts/disks/processes reads, and the query_log read itself when it was answered.
   it.each<[string, Parameters<ClickHouseHttpDouble["answer"]>[1], number]>([
-    ["holds no finished query in the window (query logging off)", { rows: [{ n: "0", q: [0, 0, 0] }] }, 5],
+    ["holds no finished query in the window (query logging off)", { rows: [{ n: "0", q: [0, 0, 0] }] }, 6],
     [
       "cannot be read (no grant)",
       {
@@ -87,7 +87,7 @@ describe("dbHealth query latency, against a local double of a ClickHouse server"
             "svcmon: Not enough privileges. To execute this query, it's necessary to have the grant SELECT ON system.query_log",
         },
       },
-      4,
+      5,
     ],
     [
       "does not exist",
@@ -99,7 +99,7 @@ describe("dbHealth query latency, against a local double of a ClickHouse server"
           message: "Unknown table expression identifier 'system.query_log'",
         },
       },
-      4,
+      5,
     ],
   ])(
     "falls back to the store's own client timings when system.query_log %s",
@@ -109,7 +109,7 @@ describe("dbHealth query latency, against a local double of a ClickHouse server"
       const store = openHttpRunStore({ url: server.url, timeoutMs: 3000 });
       try {
         await store.ping(); // not timed
-        await store.latestRunPerCollector(); // timed: one client-side sample
+        await store.latestRunPerCollector(); // timed: two client-side samples (version, read)
         const h = await store.dbHealth();
         expect(h.sources.query_latency).toBe("client-timings");
         expect(h.query_samples).toBe(samples);
@@ -140,9 +140,11 @@ describe("dbHealth query latency on real chDB (no system.query_log)", () => {
     for (let i = 0; i < 5; i++) await store.latestRunPerCollector();
     const h = await store.dbHealth();
     expect(h.sources.query_latency).toBe("client-timings");
-    // 5 reads, then dbHealth's own two: system.parts and system.processes (the embedded store reads
-    // its disk from the data folder, not system.disks; the failed query_log read is not a sample).
-    expect(h.query_samples).toBe(before + 5 + 2);
+    // 5 reads (the read cache: the first queries, the other four are answered from memory, as
+    // nothing was written; the embedded store counts its writes, no query), then dbHealth's own
+    // two: system.parts and system.processes (the embedded store reads its disk from the data
+    // folder, not system.disks, and does not ask for system.query_log, which chDB does not have).
+    expect(h.query_samples).toBe(before + 1 + 2);
     const [p50, p95, p99] = [h.query_p50_ms, h.query_p95_ms, h.query_p99_ms] as number[];
     expect(p50).toBeGreaterThan(0);
     expect(p95).toBeGreaterThanOrEqual(p50 as number);

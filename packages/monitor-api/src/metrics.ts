@@ -252,7 +252,9 @@ export function registerMetrics(app: Hono, deps: MetricsRouteDeps): void {
     const { response, evaluation } = await deps.evaluate(c);
     const body = (await response.json()) as StatusBodyParts;
     const merged = Registry.merge([processMetrics, stateRegistry(evaluation, body)]);
-    const text = await merged.metrics();
+    // prom-client writes a NaN value as `Nan` (the exposition format spells it `NaN`): the event-loop
+    // lag gauges are NaN until the monitor has a sample, as in a scrape within 10 ms of the first.
+    const text = (await merged.metrics()).replace(/ Nan$/gm, " NaN");
     c.header("Cache-Control", "no-store");
     return c.body(text, 200, { "Content-Type": merged.contentType });
   };

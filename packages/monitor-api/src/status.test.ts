@@ -1,7 +1,7 @@
-import { DEFAULT_COLLECTORS, InMemoryCollectorRegistry } from "@svcmon/core";
+import { DEFAULT_COLLECTORS, InMemoryCollectorRegistry, type RunStore } from "@svcmon/core";
 import type { ClickHouseRunStore } from "@svcmon/monitor-clickhouse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, MIN, makeApp, openTempStore, runAt, uuid } from "./test-support.ts";
+import { call, MIN, makeApp, openTempStore, runAt, TOKEN, uuid } from "./test-support.ts";
 
 // Real chDB on a temp folder of this file; registries are in-memory registries (see test-support).
 let store: ClickHouseRunStore;
@@ -254,6 +254,52 @@ describe("GET /api/system/status", () => {
       "111111111111/us-east-1: 3 consecutive failed runs since last success",
     ]);
     expect(reasons("two_fails")).toEqual(["latest run failed"]);
+  });
+
+  it("reading only the failing series gives the same body, triage and metrics as reading every series", async () => {
+    // The store as it was before the status read asked for the failing series only: every series.
+    const everySeries = new Proxy(store, {
+      get(target, prop) {
+        if (prop === "consecutiveFailuresPerCollectorAccountRegion")
+          return (since: number) => target.consecutiveFailuresPerCollectorAccountRegion(since);
+        const v = Reflect.get(target, prop, target);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    }) as RunStore;
+    const all = await store.consecutiveFailuresPerCollectorAccountRegion(NOW - 24 * 60 * MIN);
+    const failing = await store.consecutiveFailuresPerCollectorAccountRegion(NOW - 24 * 60 * MIN, {
+      failingOnly: true,
+    });
+    // The fixture has series of both kinds.
+    expect(failing.length).toBeGreaterThan(0);
+    expect(failing.length).toBeLessThan(all.length);
+    const registry = () =>
+      new InMemoryCollectorRegistry([
+        ...["config_ec2", "config_ebs", "config_network", "streaky", "streaky_latest", "two_fails"].map(
+          (name) => ({ name, expected_interval_minutes: 15, freshness_threshold_minutes: 60 }),
+        ),
+        { name: "old_one", expected_interval_minutes: 15, freshness_threshold_minutes: 60 },
+        { name: "older_one", expected_interval_minutes: 60, freshness_threshold_minutes: 240 },
+      ]);
+    for (const at of [NOW, NOW + 30 * MIN, NOW + 3 * 60 * MIN]) {
+      const read = async (s: RunStore) => {
+        const app = makeApp({ store: s, registry: registry(), now: () => at });
+        const status = (await call(app, "GET", "/api/system/status")).body;
+        delete status.analytics_db;
+        const metrics = await (
+          await app.request("/metrics", { headers: { authorization: `Bearer ${TOKEN}` } })
+        ).text();
+        return {
+          status,
+          // The gauges from the evaluation (the process and analytics-DB figures vary by call).
+          metrics: metrics.split("\n").filter((l) => /^\w*(collector|overall_health|accounts)/.test(l)),
+        };
+      };
+      const before = await read(everySeries);
+      expect(before.status.triage.length).toBeGreaterThan(0);
+      expect(before.metrics.filter((l) => l.includes("consecutive_failures")).length).toBeGreaterThan(0);
+      expect(await read(store)).toEqual(before);
+    }
   });
 
   it("a collector that never ran is new within its grace (waiting, not red), then red", async () => {

@@ -5,10 +5,11 @@
  */
 
 import { lstat, readdir, statfs } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { type ClickHouseClient, type ClickHouseClientConfigOptions, createClient } from "@clickhouse/client";
 import { createChdbConnection } from "chdb/connection";
 import {
+  CACHED_READ_TABLES,
   ClickHouseRunStore,
   type ClickHouseRunStoreOptions,
   type LocalDiskUsage,
@@ -21,7 +22,83 @@ import {
  */
 export function createChdbClient(path: string, timeoutMs = 5000): ClickHouseClient {
   const connection = createChdbConnection({ path }) as unknown as ClickHouseClientConfigOptions["connection"];
-  return createClient({ connection, request_timeout: timeoutMs });
+  return countWrites(createClient({ connection, request_timeout: timeoutMs }), writeCounter(path));
+}
+
+/**
+ * Statements that may change the run store's cached reads, run through the clients of one chDB data
+ * folder in this process, counted when each starts and when it ends: the write version of the
+ * embedded store's read cache. One process owns a folder (chDB), and every client of it is made
+ * here, so no such write escapes the count. Writes to other tables (the alert state a tick saves,
+ * the registry, the delivery log) do not count.
+ */
+const writeCounters = new Map<string, { n: number }>();
+
+function writeCounter(path: string): { n: number } {
+  const key = resolve(path);
+  let c = writeCounters.get(key);
+  if (c === undefined) {
+    c = { n: 0 };
+    writeCounters.set(key, c);
+  }
+  return c;
+}
+
+/** Statements that only read (a query() may also carry an INSERT or DDL: counted as a write). */
+const READ_ONLY_SQL = /^\s*(\(\s*)*(SELECT|WITH|SHOW|DESCRIBE|DESC|EXPLAIN|EXISTS)\b/i;
+const INSERT_INTO_SQL = /^\s*INSERT\s+INTO\s+(?:TABLE\s+)?([`"\w.]+)/i;
+/** The tables whose writes change the cached reads: their sources and themselves. */
+const READ_SOURCES = new Set(["collector_runs", "cloud_accounts", ...CACHED_READ_TABLES]);
+
+/**
+ * Whether a write to `table` (as written in the statement) may change the cached reads: any table
+ * of svc the reads come from or that feeds them, and any table not named `svc.<name>`.
+ */
+function feedsReads(table: string): boolean {
+  const name = table.replace(/[`"]/g, "");
+  if (!name.startsWith("svc.")) return true;
+  return READ_SOURCES.has(name.slice(4));
+}
+
+/** Whether a statement may change the cached reads: not a read, not an INSERT into another table. */
+function mayChangeReads(sql: string): boolean {
+  if (READ_ONLY_SQL.test(sql)) return false;
+  const insert = INSERT_INTO_SQL.exec(sql);
+  return insert === null || feedsReads(insert[1] as string);
+}
+
+function countWrites(client: ClickHouseClient, counter: { n: number }): ClickHouseClient {
+  const counted =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>, isWrite: (...args: A) => boolean) =>
+    async (...args: A): Promise<R> => {
+      if (!isWrite(...args)) return fn(...args);
+      counter.n += 1;
+      try {
+        return await fn(...args);
+      } finally {
+        counter.n += 1;
+      }
+    };
+  return new Proxy(client, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target);
+      if (typeof v !== "function") return v;
+      const fn = v.bind(target);
+      if (prop === "insert") return counted(fn, (params: { table: string }) => feedsReads(params.table));
+      if (prop === "command" || prop === "exec" || prop === "query")
+        return counted(fn, (params: { query: string }) => mayChangeReads(params.query));
+      return fn;
+    },
+  });
+}
+
+/**
+ * The write version of a chDB data folder in this process (see createChdbClient): it changes when a
+ * statement that may write starts and again when it ends, and never otherwise.
+ */
+export function chdbWriteVersion(path: string): () => string {
+  const counter = writeCounter(path);
+  return () => String(counter.n);
 }
 
 /** Bytes allocated to the files under `dir` (as `du`: 512-byte blocks; symbolic links not followed). */
@@ -115,6 +192,11 @@ export function openChdbRunStore(path: string, opts: ClickHouseRunStoreOptions =
   const timeoutMs = opts.timeoutMs ?? 5000;
   return new ClickHouseRunStore(createChdbClient(path, timeoutMs), {
     localDisk: cachedDiskUsage(() => chdbFolderDisk(path)),
+    // Every write to the folder goes through this process: its count is the read cache's version
+    // (no system.parts query, and merges do not empty the cache).
+    writeVersion: chdbWriteVersion(path),
+    // chDB has no system.query_log: not asked for it on every dbHealth.
+    queryLog: false,
     ...opts,
     timeoutMs,
   });

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CollectorRunInput, RunStoreValidationError } from "@svcmon/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { chdbFolderDisk, createChdbClient, folderBytes, openChdbRunStore } from "./chdb.ts";
+import { chdbFolderDisk, chdbWriteVersion, createChdbClient, folderBytes, openChdbRunStore } from "./chdb.ts";
 import { ClickHouseRunStore } from "./clickhouse-run-store.ts";
 
 // One chDB data folder per test file (one engine per folder per process).
@@ -426,5 +426,146 @@ describe("status queries on a hand-built dataset", () => {
       localDisk: () => chdbFolderDisk(join(dir, "no-such-folder")),
     });
     expect((await unreadable.dbHealth()).sources.disk).toBe("system.parts+system.disks");
+  });
+});
+
+describe("read cache (keyed by the write version of the tables read)", () => {
+  beforeEach(truncate);
+
+  /** A store over its own client on the same folder, counting the queries that read svc tables. */
+  function countingStore(): { store: ClickHouseRunStore; reads: () => number } {
+    const client = createChdbClient(dir);
+    let reads = 0;
+    const counting = new Proxy(client, {
+      get(target, prop) {
+        if (prop === "query")
+          return (params: { query: string }) => {
+            if (/FROM svc\./.test(params.query)) reads += 1;
+            return target.query(params as Parameters<typeof target.query>[0]);
+          };
+        const v = Reflect.get(target, prop, target);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    return { store: new ClickHouseRunStore(counting, { timeoutMs: 10_000 }), reads: () => reads };
+  }
+
+  const statusReads = async (s: ClickHouseRunStore) => ({
+    latest: await s.latestRunPerCollector(),
+    successes: await s.lastSuccessPerCollector(),
+    streaks: await s.consecutiveFailuresPerCollectorAccountRegion(base - DAY),
+    failing: await s.consecutiveFailuresPerCollectorAccountRegion(base - DAY, { failingOnly: true }),
+    accounts: await s.accountsLatest(),
+    scans: await s.lastSucceededRunPerAccount(0),
+    days: await s.failuresPerCollectorPerDay(7),
+  });
+
+  it("sees every write at once, by this store, another store or a plain INSERT; unchanged data is read once", async () => {
+    const reader = countingStore();
+    const uncached = new ClickHouseRunStore(createChdbClient(dir), { timeoutMs: 10_000, readCache: false });
+    // `reader` keys its cache by the parts of the tables read (a server's store), `store` (the
+    // embedded store of this folder) by the count of this process's writes to the folder.
+    const same = async () => {
+      const expected = await statusReads(uncached);
+      expect(await statusReads(reader.store)).toEqual(expected);
+      expect(await statusReads(store)).toEqual(expected);
+    };
+    await store.insertRuns([run({ at: base - MIN })]);
+    // No background merge may change the parts (the write version) while the reads are counted.
+    await exec("SYSTEM STOP MERGES");
+    try {
+      await same();
+      const first = reader.reads();
+      await same();
+      // Nothing written: answered from memory.
+      expect(reader.reads()).toBe(first);
+      await exec("SYSTEM START MERGES");
+
+      // A write by another store (another writer on the same database).
+      await store.insertRuns([run({ at: base, status: "failed", error: "e1" })]);
+      await same();
+      expect((await reader.store.latestRunPerCollector())[0]?.status).toBe("failed");
+      expect(reader.reads()).toBeGreaterThan(first);
+      // A plain INSERT into the runs table (the views feed the tables read).
+      await exec(
+        `INSERT INTO svc.collector_runs (run_id, collector, cloud_account_id, cloud_region, started_at, completed_at, status, events_produced, rows_inserted, duration_ms)
+         VALUES ('${uuid(9_999)}', 'config_ec2', '111111111111', 'us-east-1', fromUnixTimestamp64Milli(${base + MIN - 10}), fromUnixTimestamp64Milli(${base + MIN}), 'succeeded', 1, 1, 10)`,
+      );
+      await same();
+      expect((await reader.store.latestRunPerCollector())[0]?.run_id).toBe(uuid(9_999));
+      // An account written elsewhere, then a new version of it.
+      await store.upsertAccount({
+        account_id: "111111111111",
+        account_name: "one",
+        svc_status: "active",
+        updated_at: base,
+      });
+      await same();
+      await store.upsertAccount({
+        account_id: "111111111111",
+        account_name: "one",
+        svc_status: "no_access",
+        updated_at: base + 1,
+      });
+      await same();
+      expect((await reader.store.accountsLatest())[0]?.svc_status).toBe("no_access");
+      // A mutation and a truncation change the answers too.
+      await exec("ALTER TABLE svc.collector_latest_by_collector DELETE WHERE 1 SETTINGS mutations_sync = 1");
+      await same();
+      expect(await reader.store.latestRunPerCollector()).toEqual([]);
+      await truncate();
+      await same();
+      expect((await reader.store.consecutiveFailuresPerCollectorAccountRegion(base - DAY)).length).toBe(0);
+    } finally {
+      // (again, when an assertion failed while they were stopped)
+      await exec("SYSTEM START MERGES");
+    }
+  });
+
+  it("the embedded store reads again what no write changed once its entry is older than readCacheMaxAgeMs", async () => {
+    const client = createChdbClient(dir);
+    const version = chdbWriteVersion(dir);
+    let reads = 0;
+    const counting = new Proxy(client, {
+      get(target, prop) {
+        if (prop === "query")
+          return (params: { query: string }) => {
+            if (/FROM svc\./.test(params.query)) reads += 1;
+            return target.query(params as Parameters<typeof target.query>[0]);
+          };
+        const v = Reflect.get(target, prop, target);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    const cached = new ClickHouseRunStore(counting, { writeVersion: version, readCacheMaxAgeMs: 50 });
+    await cached.latestRunPerCollector();
+    await cached.latestRunPerCollector();
+    expect(reads).toBe(1);
+    // Reads and writes to tables the reads do not come from leave the version as it is.
+    const before = version();
+    await exec("SELECT 1");
+    await exec(
+      "INSERT INTO svc.alert_state (key, state, version, updated_at) VALUES ('test', '{}', 1, now64(3))",
+    );
+    expect(version()).toBe(before);
+    await cached.latestRunPerCollector();
+    expect(reads).toBe(1);
+    // Any other statement may change them (here a statement on the runs table).
+    await exec("OPTIMIZE TABLE svc.collector_runs");
+    expect(version()).not.toBe(before);
+    await cached.latestRunPerCollector();
+    expect(reads).toBe(2);
+    await new Promise((r) => setTimeout(r, 80));
+    await cached.latestRunPerCollector();
+    expect(reads).toBe(3);
+  });
+
+  it("hands each caller its own rows", async () => {
+    await store.insertRuns([run({ at: base })]);
+    const a = await store.latestRunPerCollector();
+    (a[0] as { status: string }).status = "changed";
+    a.push(a[0] as (typeof a)[number]);
+    expect(await store.latestRunPerCollector()).toHaveLength(1);
+    expect((await store.latestRunPerCollector())[0]?.status).toBe("succeeded");
   });
 });

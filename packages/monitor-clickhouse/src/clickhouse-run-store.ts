@@ -37,6 +37,25 @@ export interface ClickHouseRunStoreOptions {
    * `disk_used_bytes` and the filesystem's total and free space. When it throws, system.disks is read.
    */
   localDisk?: () => Promise<LocalDiskUsage>;
+  /**
+   * Reuse the answers of the status reads until the next write (default true): each read first reads
+   * the write version (READ_VERSION_SQL, one cheap system.parts query shared by the reads started in
+   * the same turn), and a read whose version is unchanged answers from memory. Exact with any number
+   * of writers, as long as the version and the reads are answered by the same server (docs/monitor-tables.md,
+   * "Read cache").
+   */
+  readCache?: boolean;
+  /**
+   * The read cache's write version, instead of READ_VERSION_SQL: a value that changes whenever a
+   * write to the database may have started or ended (the embedded store: `chdbWriteVersion`, the
+   * writes of its process). Entries then also expire after `readCacheMaxAgeMs`, so what no write
+   * changes (a TTL dropping 90-day-old rows) is seen too.
+   */
+  writeVersion?: () => string;
+  /** Age after which a cached read is read again although the `writeVersion` is the same. Default 60 s. */
+  readCacheMaxAgeMs?: number;
+  /** Ask system.query_log for the query latency (default true; chDB has no such table). */
+  queryLog?: boolean;
 }
 
 /** The data folder of an embedded engine and the filesystem that holds it. */
@@ -60,6 +79,20 @@ interface PendingInsert {
   resolve: (r: InsertRunsResult) => void;
   reject: (err: unknown) => void;
 }
+/** The columns insertRuns writes, in the order of its rows. */
+const RUN_COLUMNS = [
+  "run_id",
+  "collector",
+  "cloud_account_id",
+  "cloud_region",
+  "started_at",
+  "completed_at",
+  "status",
+  "events_produced",
+  "rows_inserted",
+  "error",
+  "duration_ms",
+] as const;
 /** The most runs `recentRuns` returns. */
 export const MAX_RECENT_RUNS = 200;
 /** Window of the server-side query latency percentiles (system.query_log). */
@@ -70,15 +103,89 @@ function num(v: unknown): number {
   return typeof v === "number" ? v : Number(v);
 }
 
-function msOrNull(v: unknown): number | null {
-  const n = num(v);
-  return n > 0 ? n : null;
-}
-
 function percentile(sorted: number[], p: number): number | null {
   if (sorted.length === 0) return null;
   const idx = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
   return sorted[Math.max(0, idx)] ?? null;
+}
+
+/**
+ * One series of the streak query as read for a window starting at `since`: what it takes to answer
+ * for that window and for any later start (streakRowsAt), so a cached read stays exact as `now` moves.
+ */
+export interface StreakSeries {
+  collector: string;
+  cloud_account_id: string;
+  cloud_region: string;
+  last_run_at: number;
+  last_status: RunStatus;
+  /** Latest `succeeded` completed_at of all time; 0 when none. */
+  last_success_at: number;
+  /** completed_at of the failed runs (distinct run_ids) after the last non-failed run, in the window. */
+  streak: number[];
+  /** The latest failed run in the window and its error; 0 and "" when none. */
+  last_failure_at: number;
+  last_error: string;
+}
+
+/**
+ * The rows of `consecutiveFailuresPerCollectorAccountRegion(since)` from series read for a window
+ * starting at or before `since`: the same answer as reading them for `since` (pure).
+ */
+export function streakRowsAt(series: readonly StreakSeries[], since: number): FailureStreakRow[] {
+  const out: FailureStreakRow[] = [];
+  for (const s of series) {
+    if (s.last_run_at < since) continue;
+    out.push({
+      collector: s.collector,
+      cloud_account_id: s.cloud_account_id,
+      cloud_region: s.cloud_region,
+      last_run_at: s.last_run_at,
+      last_status: s.last_status,
+      last_success_at: s.last_success_at > 0 && s.last_success_at >= since ? s.last_success_at : null,
+      consecutive_failures: s.streak.reduce((n, at) => (at >= since ? n + 1 : n), 0),
+      last_error: s.last_failure_at > 0 && s.last_failure_at >= since ? s.last_error : "",
+    });
+  }
+  return out;
+}
+
+/**
+ * The tables the cached reads come from (every status read but recentRuns). The read cache is keyed
+ * by their parts (readVersionSql): any write to them, by any process, changes it.
+ */
+export const CACHED_READ_TABLES = [
+  "collector_latest",
+  "collector_latest_by_collector",
+  "collector_streaks",
+  "collector_failed_runs",
+  "cloud_accounts",
+  "account_first_active",
+] as const;
+
+/**
+ * The write version of the cached reads' tables: per table and partition, the active parts' count,
+ * rows, highest block number and data version. An INSERT adds a part with a new block number (higher
+ * than any before in its partition), a mutation raises the data version, a TTL or partition drop
+ * removes rows or parts, so no write leaves it unchanged; a merge may change it (a needless re-read).
+ */
+export const READ_VERSION_SQL = `SELECT table, partition_id, count() AS parts, sum(rows) AS rows,
+    max(max_block_number) AS block, max(data_version) AS data_version
+FROM system.parts
+WHERE database = 'svc' AND active AND table IN (${CACHED_READ_TABLES.map((t) => `'${t}'`).join(", ")})
+GROUP BY table, partition_id
+ORDER BY table, partition_id`;
+
+/** The most reads the read cache keeps (the entries read longest ago go first). */
+export const MAX_CACHED_READS = 32;
+
+interface CacheEntry {
+  version: string;
+  value: Promise<unknown>;
+  /** What the value was read for (the streaks' window start); null for the other reads. */
+  meta: unknown;
+  /** When the read was sent (performance.now()). */
+  at: number;
 }
 
 export class ClickHouseRunStore implements RunStore {
@@ -88,6 +195,12 @@ export class ClickHouseRunStore implements RunStore {
   readonly #latency: number[] = [];
   readonly #latencyMax: number;
   readonly #localDisk: (() => Promise<LocalDiskUsage>) | undefined;
+  readonly #readCache: boolean;
+  readonly #writeVersion: (() => string) | undefined;
+  readonly #readCacheMaxAgeMs: number;
+  readonly #queryLog: boolean;
+  readonly #cache = new Map<string, CacheEntry>();
+  #versionRead: Promise<string> | null = null;
 
   constructor(client: ClickHouseClient, opts: ClickHouseRunStoreOptions = {}) {
     this.#client = client;
@@ -95,6 +208,58 @@ export class ClickHouseRunStore implements RunStore {
     this.#migrations = opts.migrations ?? MIGRATIONS;
     this.#latencyMax = opts.latencySamples ?? 1024;
     this.#localDisk = opts.localDisk;
+    this.#readCache = opts.readCache ?? true;
+    this.#writeVersion = opts.writeVersion;
+    this.#readCacheMaxAgeMs = opts.readCacheMaxAgeMs ?? 60_000;
+    this.#queryLog = opts.queryLog ?? true;
+  }
+
+  /**
+   * The write version, read once for the calls made in the same turn of the event loop: the query
+   * is sent after all of them began, so it sees every write that finished before any of them.
+   */
+  #version(): Promise<string> {
+    if (this.#writeVersion !== undefined) return Promise.resolve(this.#writeVersion());
+    this.#versionRead ??= Promise.resolve().then(() => {
+      this.#versionRead = null;
+      return this.#rows<Record<string, unknown>>("read version (system.parts)", READ_VERSION_SQL).then(
+        (rows) => JSON.stringify(rows.map((r) => Object.values(r).map(String))),
+      );
+    });
+    return this.#versionRead;
+  }
+
+  /**
+   * read() reused while the write version is unchanged and reuse(meta of the cached read) holds:
+   * the version is read before the data, so a write that lands during the read changes the version
+   * the next call sees. Calls that find the same version share one read; a failed read is not kept.
+   */
+  async #cached<T>(
+    key: string,
+    read: () => Promise<T>,
+    meta: unknown = null,
+    reuse: (cachedMeta: unknown) => boolean = () => true,
+  ): Promise<T> {
+    if (!this.#readCache) return read();
+    const version = await this.#version();
+    const hit = this.#cache.get(key);
+    const fresh =
+      this.#writeVersion === undefined || performance.now() - (hit?.at ?? 0) <= this.#readCacheMaxAgeMs;
+    if (hit !== undefined && hit.version === version && fresh && reuse(hit.meta))
+      return hit.value as Promise<T>;
+    const value = read();
+    const entry: CacheEntry = { version, value, meta, at: performance.now() };
+    this.#cache.delete(key);
+    this.#cache.set(key, entry);
+    // A few keys in use (one per read, per days and UTC day for the failures chart): the oldest go.
+    for (const old of this.#cache.keys()) {
+      if (this.#cache.size <= MAX_CACHED_READS) break;
+      this.#cache.delete(old);
+    }
+    value.catch(() => {
+      if (this.#cache.get(key) === entry) this.#cache.delete(key);
+    });
+    return value;
   }
 
   get timeoutMs(): number {
@@ -292,12 +457,22 @@ export class ClickHouseRunStore implements RunStore {
     await this.#call("insertRuns", (signal) =>
       this.#client.insert({
         table: "svc.collector_runs",
-        values: fresh.map((r) => ({
-          ...r,
-          started_at: msToCh(r.started_at),
-          completed_at: msToCh(r.completed_at),
-        })),
-        format: "JSONEachRow",
+        // Arrays rather than objects: about a tenth less to write and to parse.
+        columns: [...RUN_COLUMNS],
+        values: fresh.map((r) => [
+          r.run_id,
+          r.collector,
+          r.cloud_account_id,
+          r.cloud_region,
+          msToCh(r.started_at),
+          msToCh(r.completed_at),
+          r.status,
+          r.events_produced,
+          r.rows_inserted,
+          r.error,
+          r.duration_ms,
+        ]),
+        format: "JSONCompactEachRow",
         abort_signal: signal,
         clickhouse_settings: { async_insert: 0, max_insert_block_size: "1048576" },
       }),
@@ -317,7 +492,11 @@ export class ClickHouseRunStore implements RunStore {
     );
   }
 
-  async latestRunPerCollector(): Promise<LatestRunRow[]> {
+  latestRunPerCollector(): Promise<LatestRunRow[]> {
+    return this.#cached("latest", () => this.#latestRunPerCollector()).then(copyRows);
+  }
+
+  async #latestRunPerCollector(): Promise<LatestRunRow[]> {
     const rows = await this.#rows<Record<string, unknown>>(
       "latestRunPerCollector",
       `SELECT
@@ -378,7 +557,11 @@ LIMIT {limit:UInt32}`,
     return rows.map(toRunRow);
   }
 
-  async lastSuccessPerCollector(): Promise<LastSuccessRow[]> {
+  lastSuccessPerCollector(): Promise<LastSuccessRow[]> {
+    return this.#cached("successes", () => this.#lastSuccessPerCollector()).then(copyRows);
+  }
+
+  async #lastSuccessPerCollector(): Promise<LastSuccessRow[]> {
     const rows = await this.#rows<Record<string, unknown>>(
       "lastSuccessPerCollector",
       `SELECT
@@ -403,23 +586,46 @@ ORDER BY collector`,
     }));
   }
 
-  async consecutiveFailuresPerCollectorAccountRegion(sinceMs: number): Promise<FailureStreakRow[]> {
+  async consecutiveFailuresPerCollectorAccountRegion(
+    sinceMs: number,
+    opts: { failingOnly?: boolean } = {},
+  ): Promise<FailureStreakRow[]> {
+    const since = Math.max(0, Math.floor(sinceMs));
+    const failingOnly = opts.failingOnly === true;
+    // The series as read for a window starting at or before `since` answer for `since` too
+    // (streakRowsAt), so a cached read serves every later window until the next write.
+    const series = await this.#cached(
+      `streaks/${failingOnly ? "failing" : "all"}`,
+      () => this.#readStreakSeries(since, failingOnly),
+      since,
+      (readSince) => typeof readSince === "number" && readSince <= since,
+    );
+    return streakRowsAt(series, since);
+  }
+
+  /**
+   * The streak query (docs/monitor-tables.md, "Latest state"): the maxima per series from
+   * svc.collector_streaks (a few thousand rows), the failed runs of the window from
+   * svc.collector_failed_runs (about 2 % of the runs): the same answer as aggregating
+   * svc.collector_runs over the window (the query before migration 13; compared in
+   * latest-state.test.ts). All-time maxima serve for the window's: a series is listed when its last
+   * run is in the window, so its latest key is too; a success or non-failure before the window counts
+   * as none (no failure precedes it). `failingOnly` keeps the series whose latest run did not succeed:
+   * a series whose latest run succeeded has no failure after it (its last non-failed run is its last
+   * run), so it has 0 failures in a row whatever the window.
+   */
+  async #readStreakSeries(since: number, failingOnly: boolean): Promise<StreakSeries[]> {
     const rows = await this.#rows<Record<string, unknown>>(
       "consecutiveFailuresPerCollectorAccountRegion",
-      // The maxima per series from svc.collector_streaks (a few thousand rows), the failed runs of the
-      // window from svc.collector_failed_runs (about 2 % of the runs): the same answer as aggregating
-      // svc.collector_runs over the window (the query before migration 13; compared in latest-state.test.ts). All-time maxima
-      // serve for the window's: a series is listed when its last run is in the window, so its latest
-      // key is too; a success or non-failure before the window counts as none (no failure precedes it).
       `SELECT
     collector,
     cloud_account_id,
     cloud_region,
     toUnixTimestamp64Milli(s.last_run) AS last_run_at,
     ['succeeded', 'partial', 'failed'][toUInt8(s.latest_key % 4) + 1] AS last_status,
-    if(s.last_success >= fromUnixTimestamp64Milli({since:Int64}), toUnixTimestamp64Milli(s.last_success), 0)
-        AS last_success_at,
-    arrayCount(x -> x.2 > s.last_non_failed, f.fails) AS consecutive_failures,
+    toUnixTimestamp64Milli(s.last_success) AS last_success_at,
+    arrayMap(x -> toUnixTimestamp64Milli(x.2), arrayFilter(x -> x.2 > s.last_non_failed, f.fails)) AS streak,
+    toUnixTimestamp64Milli(f.last_failure) AS last_failure_at,
     f.last_error AS last_error
 FROM (
     SELECT
@@ -433,6 +639,7 @@ FROM (
     FROM svc.collector_streaks
     GROUP BY collector, cloud_account_id, cloud_region
     HAVING last_run >= fromUnixTimestamp64Milli({since:Int64})
+       AND ({failing_only:UInt8} = 0 OR latest_key % 4 != 0)
 ) AS s
 LEFT JOIN (
     SELECT
@@ -440,14 +647,15 @@ LEFT JOIN (
         cloud_account_id,
         cloud_region,
         groupUniqArray((run_id, completed_at)) AS fails,
-        argMax(error, completed_at) AS last_error
+        argMax(error, completed_at) AS last_error,
+        max(completed_at) AS last_failure
     FROM svc.collector_failed_runs
     WHERE completed_at >= fromUnixTimestamp64Milli({since:Int64})
     GROUP BY collector, cloud_account_id, cloud_region
 ) AS f USING (collector, cloud_account_id, cloud_region)
 ORDER BY collector, cloud_account_id, cloud_region
 SETTINGS join_use_nulls = 0`,
-      { since: Math.max(0, Math.floor(sinceMs)) },
+      { since, failing_only: failingOnly ? 1 : 0 },
     );
     return rows.map((r) => ({
       collector: String(r.collector),
@@ -455,13 +663,18 @@ SETTINGS join_use_nulls = 0`,
       cloud_region: String(r.cloud_region),
       last_run_at: num(r.last_run_at),
       last_status: String(r.last_status) as RunStatus,
-      last_success_at: msOrNull(r.last_success_at),
-      consecutive_failures: num(r.consecutive_failures),
+      last_success_at: num(r.last_success_at),
+      streak: Array.isArray(r.streak) ? r.streak.map(num) : [],
+      last_failure_at: num(r.last_failure_at),
       last_error: r.last_error === null || r.last_error === undefined ? "" : String(r.last_error),
     }));
   }
 
-  async accountsLatest(): Promise<CloudAccountRow[]> {
+  accountsLatest(): Promise<CloudAccountRow[]> {
+    return this.#cached("accounts", () => this.#accountsLatest()).then(copyRows);
+  }
+
+  async #accountsLatest(): Promise<CloudAccountRow[]> {
     const rows = await this.#rows<Record<string, unknown>>(
       "accountsLatest",
       `SELECT
@@ -497,7 +710,12 @@ ORDER BY account_id`,
     }));
   }
 
-  async lastSucceededRunPerAccount(sinceMs: number): Promise<AccountLastSuccessRow[]> {
+  lastSucceededRunPerAccount(sinceMs: number): Promise<AccountLastSuccessRow[]> {
+    const since = Math.max(1, Math.floor(sinceMs));
+    return this.#cached(`scans/${since}`, () => this.#lastSucceededRunPerAccount(since)).then(copyRows);
+  }
+
+  async #lastSucceededRunPerAccount(sinceMs: number): Promise<AccountLastSuccessRow[]> {
     const rows = await this.#rows<Record<string, unknown>>(
       "lastSucceededRunPerAccount",
       `SELECT cloud_account_id, toUnixTimestamp64Milli(max(last_success_at)) AS last_success_ms
@@ -513,7 +731,16 @@ ORDER BY cloud_account_id`,
     }));
   }
 
-  async failuresPerCollectorPerDay(days = 7, nowMs = Date.now()): Promise<FailuresPerDayRow[]> {
+  /** Cached per number of days and UTC day until the next write (the days are the only input). */
+  failuresPerCollectorPerDay(days = 7, nowMs = Date.now()): Promise<FailuresPerDayRow[]> {
+    const n = Math.max(1, Math.floor(days));
+    const today = Math.floor(nowMs / DAY_MS) * DAY_MS;
+    return this.#cached(`failures/${n}/${today}`, () => this.#failuresPerCollectorPerDay(n, today)).then(
+      copyRows,
+    );
+  }
+
+  async #failuresPerCollectorPerDay(days: number, nowMs: number): Promise<FailuresPerDayRow[]> {
     const n = Math.max(1, Math.floor(days));
     const today = Math.floor(nowMs / DAY_MS) * DAY_MS;
     const from = today - (n - 1) * DAY_MS;
@@ -547,24 +774,37 @@ GROUP BY collector, day`,
   }
 
   async dbHealth(): Promise<DbHealth> {
-    const [parts] = await this.#rows<Record<string, unknown>>(
+    // The independent reads at once: the parts, the data folder (embedded), the running queries and
+    // the server's query log.
+    const partsRead = this.#rows<Record<string, unknown>>(
       "dbHealth (system.parts)",
       `SELECT sum(bytes_on_disk) AS used, sumIf(bytes_on_disk, database = 'svc') AS svc_used
 FROM system.parts WHERE active`,
     );
-    let total: number | null = null;
-    let free: number | null = null;
-    let folderUsed: number | null = null;
-    if (this.#localDisk !== undefined) {
-      try {
-        const local = await this.#localDisk();
-        folderUsed = local.used_bytes;
-        total = local.total_bytes;
-        free = local.free_bytes;
-      } catch {
-        // the folder or its filesystem cannot be read: system.disks below
-      }
-    }
+    const localRead: Promise<LocalDiskUsage | null> =
+      this.#localDisk === undefined
+        ? Promise.resolve(null)
+        : // the folder or its filesystem cannot be read: system.disks below
+          this.#localDisk().catch(() => null);
+    const activeRead = this.#rows<Record<string, unknown>>(
+      "dbHealth (system.processes)",
+      "SELECT count() AS n FROM system.processes WHERE query_id != queryID()",
+    ).then(
+      ([p]) => (p ? num(p.n) : null),
+      (err: unknown) => {
+        if (!(err instanceof RunStoreQueryError)) throw err;
+        return null;
+      },
+    );
+    const [[parts], local, active, server] = await Promise.all([
+      partsRead,
+      localRead,
+      activeRead,
+      this.#queryLogLatency(),
+    ]);
+    let total: number | null = local?.total_bytes ?? null;
+    let free: number | null = local?.free_bytes ?? null;
+    const folderUsed: number | null = local?.used_bytes ?? null;
     if (folderUsed === null) {
       try {
         const [d] = await this.#rows<Record<string, unknown>>(
@@ -577,17 +817,6 @@ FROM system.parts WHERE active`,
         if (!(err instanceof RunStoreQueryError)) throw err;
       }
     }
-    let active: number | null = null;
-    try {
-      const [p] = await this.#rows<Record<string, unknown>>(
-        "dbHealth (system.processes)",
-        "SELECT count() AS n FROM system.processes WHERE query_id != queryID()",
-      );
-      active = p ? num(p.n) : null;
-    } catch (err) {
-      if (!(err instanceof RunStoreQueryError)) throw err;
-    }
-    const server = await this.#queryLogLatency();
     const sorted = [...this.#latency].sort((a, b) => a - b);
     const round = (v: number | null) => (v === null ? null : Math.round(v * 100) / 100);
     const latency = server ?? {
@@ -621,6 +850,7 @@ FROM system.parts WHERE active`,
    * the caller then falls back to its own client-side timings.
    */
   async #queryLogLatency(): Promise<{ p50: number; p95: number; p99: number; samples: number } | null> {
+    if (!this.#queryLog) return null;
     let row: Record<string, unknown> | undefined;
     try {
       [row] = await this.#rows<Record<string, unknown>>(
@@ -643,6 +873,11 @@ WHERE event_date >= toDate(now() - INTERVAL ${QUERY_LOG_WINDOW_MINUTES} MINUTE)
     if (![p50, p95, p99].every(Number.isFinite)) return null;
     return { p50, p95, p99, samples };
   }
+}
+
+/** A copy of cached rows for one caller (callers may sort or change what they get). */
+function copyRows<T extends object>(rows: readonly T[]): T[] {
+  return rows.map((r) => ({ ...r }));
 }
 
 function toRunRow(r: Record<string, unknown>): CollectorRunRow {

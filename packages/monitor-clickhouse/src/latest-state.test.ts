@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openChdbRunStore } from "./chdb.ts";
-import type { ClickHouseRunStore } from "./clickhouse-run-store.ts";
+import { ClickHouseRunStore } from "./clickhouse-run-store.ts";
 import { MIGRATIONS } from "./migrations.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "svcmon-latest-state-"));
@@ -172,8 +172,43 @@ async function compareAll(): Promise<number> {
     }));
     const fresh = await store.consecutiveFailuresPerCollectorAccountRegion(since);
     expect(fresh).toEqual(old);
+    // Only the series whose latest run did not succeed: the others have 0 failures in a row.
+    expect(old.filter((r) => r.last_status === "succeeded").every((r) => r.consecutive_failures === 0)).toBe(
+      true,
+    );
+    expect(await store.consecutiveFailuresPerCollectorAccountRegion(since, { failingOnly: true })).toEqual(
+      old.filter((r) => r.last_status !== "succeeded"),
+    );
     compared += old.filter((r) => r.consecutive_failures > 1).length;
   }
+  // One read for the widest window answers every later window start (the read cache recomputes the
+  // rows for each `since` from it): the same rows as reading each window, with one streak query.
+  let streakQueries = 0;
+  const client = new Proxy(store.client, {
+    get(target, prop) {
+      if (prop === "query")
+        return (params: { query: string }) => {
+          if (params.query.includes("svc.collector_streaks")) streakQueries += 1;
+          return target.query(params as Parameters<typeof target.query>[0]);
+        };
+      const v = Reflect.get(target, prop, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  const cached = new ClickHouseRunStore(client);
+  // No background merge may change the parts (the write version) while the reads are counted.
+  await store.client.command({ query: "SYSTEM STOP MERGES" });
+  const sinces = [now - 30 * DAY, now - 8 * DAY, now - 3 * DAY, now - DAY, now - 2 * HOUR, now + HOUR];
+  for (const since of sinces) {
+    for (const failingOnly of [false, true]) {
+      const expected = await store.consecutiveFailuresPerCollectorAccountRegion(since);
+      expect(await cached.consecutiveFailuresPerCollectorAccountRegion(since, { failingOnly })).toEqual(
+        failingOnly ? expected.filter((r) => r.last_status !== "succeeded") : expected,
+      );
+    }
+  }
+  await store.client.command({ query: "SYSTEM START MERGES" });
+  expect(streakQueries).toBe(2);
   const oldLatest = await legacy(LEGACY_LATEST_SQL, {});
   expect(
     (await store.latestRunPerCollector()).map((r) => ({

@@ -131,7 +131,15 @@ export interface RunStore {
   upsertAccount(row: CloudAccountRow): Promise<void>;
   latestRunPerCollector(): Promise<LatestRunRow[]>;
   lastSuccessPerCollector(): Promise<LastSuccessRow[]>;
-  consecutiveFailuresPerCollectorAccountRegion(sinceMs: number): Promise<FailureStreakRow[]>;
+  /**
+   * One row per collector × account × region whose last run is at or after `sinceMs`. With
+   * `failingOnly`, only those whose latest run did not succeed: the others have 0 failures in a row
+   * and carry nothing the status, triage, metrics or alert rules use (docs/monitor-api.md).
+   */
+  consecutiveFailuresPerCollectorAccountRegion(
+    sinceMs: number,
+    opts?: { failingOnly?: boolean },
+  ): Promise<FailureStreakRow[]>;
   accountsLatest(): Promise<CloudAccountRow[]>;
   lastSucceededRunPerAccount(sinceMs: number): Promise<AccountLastSuccessRow[]>;
   /** Dense: one row per known collector per UTC day (oldest first), zero-filled. */

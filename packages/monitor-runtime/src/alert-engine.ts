@@ -300,27 +300,30 @@ export class AlertEngine {
     const transitions = this.#d.transitions;
     const now = this.#d.now();
     const specs = await registry.list();
-    const snapshot = await readSnapshot(store, specs, now);
-    let db: DbHealth | null = null;
-    try {
-      db = await store.dbHealth();
-    } catch (err) {
-      log.warn("alerts: disk usage unavailable", { error: String(err) });
-    }
-    let queues: QueueHealth[] | null = [];
-    if (this.#d.queues !== undefined) {
-      try {
-        queues = await this.#d.queues();
-      } catch (err) {
-        queues = null;
-        log.warn("alerts: queue health unavailable", { error: String(err) });
-      }
-    }
+    // The independent reads at once: the alert state (for the first attempt of the save below), the
+    // status queries, the database's health, the queues and the silences.
+    const stateRead = this.#readState();
+    stateRead.catch(() => {}); // awaited by #stepAndSave; a failure there fails the tick as before
+    const [snapshot, db, queues, silences] = await Promise.all([
+      readSnapshot(store, specs, now),
+      store.dbHealth().catch((err: unknown): DbHealth | null => {
+        log.warn("alerts: disk usage unavailable", { error: String(err) });
+        return null;
+      }),
+      this.#d.queues === undefined
+        ? ([] as QueueHealth[])
+        : this.#d.queues().catch((err: unknown): QueueHealth[] | null => {
+            log.warn("alerts: queue health unavailable", { error: String(err) });
+            return null;
+          }),
+      this.#readSilences(),
+    ]);
     const input = alertInput(specs, snapshot, db, now, queues);
-    const silences = await this.#readSilences();
     // Saved before delivering: the leases and startEmitted survive a crash mid-delivery.
-    const saved = await this.#stepAndSave((previous) =>
-      step(previous, applySilences(evaluateConditions(input, now, previous), silences, now), now),
+    const saved = await this.#stepAndSave(
+      (previous) =>
+        step(previous, applySilences(evaluateConditions(input, now, previous), silences, now), now),
+      stateRead,
     );
     if (saved === null) return { flips: [], delivered: [], failed: [], claimedElsewhere: [] };
     const result = saved.result;
@@ -525,15 +528,19 @@ export class AlertEngine {
    */
   async #stepAndSave(
     evaluate: (previous: AlertState) => StepResult,
+    firstRead?: Promise<{ state: AlertState; version: number }>,
   ): Promise<{ result: StepResult; version: number; superseded: string[] } | null> {
     const t = this.#d.transitions;
     if (t === undefined) {
-      const result = evaluate(await this.#d.stateStore.load());
+      const result = evaluate((await (firstRead ?? this.#readState())).state);
       await this.#d.stateStore.save(result.state);
       return { result, version: 0, superseded: [] };
     }
     for (let i = 0; i < MAX_STATE_CONFLICTS; i++) {
-      const { state: previous, version } = await this.#readState();
+      // The state read at the start of the tick first; after a conflict, a fresh read.
+      const { state: previous, version } = await (i === 0 && firstRead !== undefined
+        ? firstRead
+        : this.#readState());
       const result = evaluate(previous);
       const put = await t.putState(result.state, version);
       if (put.ok) {

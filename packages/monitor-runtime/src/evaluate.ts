@@ -5,7 +5,8 @@
  * docs/monitor-api.md, "How the answers are computed"):
  *
  * - per collector: its latest run (a real row) and its latest `succeeded` run;
- * - per (collector, account, region): its trailing streak of `failed` runs inside the window;
+ * - per (collector, account, region) whose latest run did not succeed: its trailing streak of
+ *   `failed` runs inside the window;
  * - per account: its latest `succeeded` run of any collector.
  *
  * Evidence runs carry `started_at = 0`, so on an equal `completed_at` they always order before the
@@ -242,7 +243,9 @@ export async function readSnapshot(
   const [latest, successes, streaks, accounts, scans] = await Promise.all([
     store.latestRunPerCollector(),
     store.lastSuccessPerCollector(),
-    store.consecutiveFailuresPerCollectorAccountRegion(since),
+    // Only the series whose latest run did not succeed: a series whose latest run succeeded has no
+    // failures in a row, adds no evidence run, no triage subject, no alert and no metric.
+    store.consecutiveFailuresPerCollectorAccountRegion(since, { failingOnly: true }),
     store.accountsLatest(),
     store.lastSucceededRunPerAccount(0),
   ]);

@@ -1,0 +1,245 @@
+// Profile of the monitor's reads and writes, query by query (docs/benchmarks.md, "Monitor"): a
+// store of BENCH_MONITOR_DAYS days (default 9, about 5.9 M rows) loaded the way the monitor bench
+// loads it (kept in PROFILE_DIR when given, so reruns skip the load), then each status query alone,
+// the status snapshot, a status request, an alert tick and insertRuns, 20 calls each, median / p95.
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { InMemoryCollectorRegistry } from "@svcmon/core";
+import { createMonitorApp } from "@svcmon/monitor-api";
+import { ClickHouseAlertStateStore } from "@svcmon/monitor-clickhouse";
+import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
+import { AlertEngine, memoryDeliveryLog, readSnapshot } from "@svcmon/monitor-runtime";
+
+const COLLECTORS = ["config_ec2", "config_ebs", "config_network", "hierarchy_builder"];
+const REGIONS = [
+  "us-east-1",
+  "us-east-2",
+  "us-west-1",
+  "us-west-2",
+  "ca-central-1",
+  "eu-west-1",
+  "eu-west-2",
+  "eu-west-3",
+  "eu-central-1",
+  "eu-north-1",
+  "ap-south-1",
+  "ap-northeast-1",
+  "ap-northeast-2",
+  "ap-northeast-3",
+  "ap-southeast-1",
+  "ap-southeast-2",
+  "sa-east-1",
+];
+const ACCOUNTS = 100;
+const SERIES = COLLECTORS.length * ACCOUNTS * REGIONS.length;
+const DAYS = Number(process.env.BENCH_MONITOR_DAYS ?? 9);
+const SLOTS = DAYS * 96;
+const ROWS = SERIES * SLOTS;
+const N = Number(process.env.PROFILE_CALLS ?? 20);
+const only = process.argv.slice(2);
+
+function loadSql(from: number, count: number, baseSec: number): string {
+  const list = (xs: readonly string[]) => `[${xs.map((x) => `'${x}'`).join(",")}]`;
+  return `INSERT INTO svc.collector_runs
+  (run_id, collector, cloud_account_id, cloud_region, started_at, completed_at, status,
+   events_produced, rows_inserted, error, duration_ms)
+SELECT generateUUIDv4(number) AS run_id, collector, cloud_account_id, cloud_region, started_at,
+  addMilliseconds(started_at, duration_ms) AS completed_at, status,
+  if(status = 'failed', 0, h2 % 5000), if(status = 'failed', 0, h2 % 2500),
+  multiIf(status = 'failed', concat('AccessDenied: not authorized to call Describe* in ', cloud_region),
+          status = 'partial', concat('Throttling: rate exceeded after ', toString(h2 % 900), ' pages'), ''),
+  duration_ms
+FROM (
+  SELECT number, number % ${SERIES} AS s, intDiv(number, ${SERIES}) AS t,
+    intHash32(number) AS h1, intHash32(number + 1000000000) AS h2,
+    arrayElement(${list(COLLECTORS)}, s % ${COLLECTORS.length} + 1) AS collector,
+    toString(${100_000_000_000} + intDiv(s, ${COLLECTORS.length}) % ${ACCOUNTS}) AS cloud_account_id,
+    arrayElement(${list(REGIONS)}, intDiv(s, ${COLLECTORS.length * ACCOUNTS}) + 1) AS cloud_region,
+    toDateTime64(${baseSec} - (${SLOTS - 1} - t) * 900 + s % 30, 3, 'UTC') AS started_at,
+    toUInt32((5 + h1 % 295) * 1000 + h2 % 1000) AS duration_ms,
+    multiIf(h1 % 1000 < 20, 'failed', h1 % 1000 < 40, 'partial', 'succeeded') AS status
+  FROM numbers(${from}, ${count})
+)`;
+}
+
+const q = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)] ?? 0;
+};
+
+async function time(name: string, fn: () => Promise<unknown>, n = N): Promise<void> {
+  if (only.length > 0 && !only.some((o) => name.includes(o))) return;
+  for (let i = 0; i < 3; i++) await fn();
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await fn();
+    ms.push(performance.now() - t0);
+  }
+  console.log(
+    `${name.padEnd(58)} ${q(ms, 0.5).toFixed(1).padStart(7)} / ${q(ms, 0.95).toFixed(1).padStart(7)} ms`,
+  );
+}
+
+const dir = process.env.PROFILE_DIR ?? mkdtempSync(join(os.tmpdir(), "monitor-profile-"));
+const fresh = !existsSync(join(dir, "loaded"));
+mkdirSync(dir, { recursive: true });
+// PROFILE_UNCACHED=1: every read goes to the database (the run store's read cache off).
+const store = openChdbRunStore(dir, { timeoutMs: 900_000, readCache: process.env.PROFILE_UNCACHED !== "1" });
+await store.migrate();
+const nowMs = Date.now();
+if (fresh) {
+  const baseSec = Math.floor(nowMs / 1000) - 600;
+  const t0 = performance.now();
+  const per = Math.ceil(ROWS / Math.min(10, DAYS));
+  for (let from = 0; from < ROWS; from += per)
+    await store.client.command({ query: loadSql(from, Math.min(per, ROWS - from), baseSec) });
+  for (let i = 0; i < ACCOUNTS; i++)
+    await store.upsertAccount({
+      account_id: String(100_000_000_000 + i),
+      account_name: `bench-account-${i}`,
+      svc_status: (["active", "active", "active", "pending_setup", "no_access"] as const)[i % 5] ?? "active",
+      updated_at: nowMs - 86_400_000 + i,
+    });
+  await store.client.command({
+    query: "CREATE TABLE IF NOT EXISTS default.loaded (x UInt8) ENGINE = Memory",
+  });
+  (await import("node:fs")).writeFileSync(join(dir, "loaded"), String(nowMs));
+  console.log(
+    `loaded ${ROWS.toLocaleString("en")} rows in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
+}
+const rs = await store.client.query({
+  query: "SELECT count() AS n FROM svc.collector_runs",
+  format: "JSONEachRow",
+});
+console.log(`rows: ${JSON.stringify(await rs.json())}; dir ${dir}`);
+
+const registry = new InMemoryCollectorRegistry();
+const specs = await registry.list();
+const since = () => Date.now() - 24 * 3_600_000;
+await time("latestRunPerCollector", () => store.latestRunPerCollector());
+await time("lastSuccessPerCollector", () => store.lastSuccessPerCollector());
+await time("consecutiveFailuresPerCollectorAccountRegion (24 h)", () =>
+  store.consecutiveFailuresPerCollectorAccountRegion(since()),
+);
+await time("consecutiveFailures… (24 h, failing only)", () =>
+  store.consecutiveFailuresPerCollectorAccountRegion(since(), { failingOnly: true }),
+);
+await time("accountsLatest", () => store.accountsLatest());
+await time("lastSucceededRunPerAccount(0)", () => store.lastSucceededRunPerAccount(0));
+await time("failuresPerCollectorPerDay(7)", () => store.failuresPerCollectorPerDay(7));
+await time("dbHealth", () => store.dbHealth());
+await time("readSnapshot (5 queries at once)", () => readSnapshot(store, specs, Date.now()));
+const app = createMonitorApp({
+  store,
+  registry,
+  token: "profile-token-0123456789",
+  log: { info() {}, warn() {}, error() {} } as never,
+  now: () => Date.now(),
+});
+await time("GET /api/system/status", async () => {
+  const res = await app.request("/api/system/status", {
+    headers: { authorization: "Bearer profile-token-0123456789" },
+  });
+  await res.text();
+});
+const engine = new AlertEngine({
+  store,
+  registry,
+  stateStore: ClickHouseAlertStateStore.fromStore(store),
+  channels: [],
+  deliveryLog: memoryDeliveryLog(),
+  now: () => Date.now(),
+  log: { info() {}, warn() {}, error() {} },
+});
+await time("alert tick", () => engine.tick());
+let b = 0;
+const batch = (n: number, iso = false) => {
+  const at = Date.now();
+  b += 1;
+  return Array.from({ length: n }, (_, i) => {
+    const s = (b * n + i) % SERIES;
+    const done = at - 1000 + (i % 1000);
+    return {
+      run_id: crypto.randomUUID(),
+      collector: COLLECTORS[s % COLLECTORS.length] as string,
+      cloud_account_id: String(100_000_000_000 + (Math.floor(s / COLLECTORS.length) % ACCOUNTS)),
+      cloud_region: REGIONS[Math.floor(s / (COLLECTORS.length * ACCOUNTS))] as string,
+      started_at: (iso ? new Date(done - 30_000).toISOString() : done - 30_000) as number,
+      completed_at: (iso ? new Date(done).toISOString() : done) as number,
+      status: (i % 50 === 0 ? "failed" : "succeeded") as "failed",
+      events_produced: i,
+      rows_inserted: i % 100,
+      duration_ms: 30_000,
+      ...(i % 50 === 0 ? { error: "AccessDenied: profile" } : {}),
+    };
+  });
+};
+await time("insertRuns 1,000", () => store.insertRuns(batch(1000)), 10);
+await time("insertRuns 8,000", () => store.insertRuns(batch(8000)), 5);
+await time(
+  "POST /api/system/runs 1,000",
+  async () => {
+    const res = await app.request("/api/system/runs", {
+      method: "POST",
+      headers: { authorization: "Bearer profile-token-0123456789", "content-type": "application/json" },
+      body: JSON.stringify(batch(1000, true)),
+    });
+    await res.text();
+  },
+  10,
+);
+const rows1000 = batch(1000);
+const toCh = (ms: number) => new Date(ms).toISOString().replace("T", " ").replace("Z", "");
+await time(
+  "raw INSERT 1,000 (all views)",
+  async () => {
+    await store.client.insert({
+      table: "svc.collector_runs",
+      values: batch(1000).map((r) => ({
+        ...r,
+        started_at: toCh(r.started_at),
+        completed_at: toCh(r.completed_at),
+      })),
+      format: "JSONEachRow",
+    });
+  },
+  10,
+);
+await time(
+  "duplicate check 1,000 ids",
+  async () => {
+    const rs2 = await store.client.query({
+      query: `SELECT DISTINCT run_id FROM svc.collector_runs
+       WHERE collector IN {collectors:Array(String)}
+         AND completed_at >= fromUnixTimestamp64Milli({min:Int64})
+         AND completed_at <= fromUnixTimestamp64Milli({max:Int64})
+         AND run_id IN {ids:Array(UUID)}`,
+      format: "JSONEachRow",
+      query_params: {
+        collectors: COLLECTORS,
+        min: Math.min(...rows1000.map((r) => r.completed_at)),
+        max: Math.max(...rows1000.map((r) => r.completed_at)),
+        ids: rows1000.map((r) => r.run_id),
+      },
+    });
+    await rs2.json();
+  },
+  10,
+);
+await time("JSON.parse 1,000 records", async () => JSON.parse(JSON.stringify(batch(1000, true))), 10);
+await time("parts version query", async () => {
+  const rs3 = await store.client.query({
+    query:
+      "SELECT table, partition_id, max(max_block_number) AS b, sum(rows) AS r FROM system.parts WHERE database = 'svc' AND active AND table IN ('collector_runs','collector_latest','collector_latest_by_collector','collector_streaks','collector_failed_runs','cloud_accounts','account_first_active') GROUP BY table, partition_id",
+    format: "JSONEachRow",
+  });
+  await rs3.json();
+});
+await time("SELECT 1", async () => {
+  const rs3 = await store.client.query({ query: "SELECT 1", format: "JSONEachRow" });
+  await rs3.json();
+});
+await store.close();
