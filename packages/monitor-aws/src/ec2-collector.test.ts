@@ -11,6 +11,7 @@ import {
   assumeRoleOutput,
   ec2RequestLimitExceeded,
   instance,
+  instanceRow,
   instancesPage,
   throttlingException,
 } from "./test-support/aws-responses.ts";
@@ -103,31 +104,13 @@ describe("config_ec2 (EC2 and STS mocked with aws-sdk-client-mock)", () => {
 
     expect(sink.rows.every((r) => r.table === "resources")).toBe(true);
     const first = sink.rows[0]?.row;
-    expect(first).toEqual({
-      resource_id: "i-0a1b2c3d4e5f60001",
-      resource_type: "ec2_instance",
-      arn: `arn:aws:ec2:${REGION}:${ACCT}:instance/i-0a1b2c3d4e5f60001`,
-      cloud_account_id: ACCT,
-      cloud_region: REGION,
-      tags: { Name: "web-1", team: "search", env: "prod", "svc:purpose": "svc-infrastructure" },
-      attributes: {
-        instance_type: "t3.micro",
-        state: "running",
-        availability_zone: "us-east-1a",
-        launch_time: "2024-05-01T10:00:00.000Z",
-        vpc_id: "vpc-0ec95b4d0eEXAMPLE",
-        subnet_id: "subnet-0bb1c79de3EXAMPLE",
-        image_id: "ami-0abcdef1234567890",
-        platform: "Linux/UNIX",
-        architecture: "x86_64",
-        lifecycle: "on-demand",
-        private_ip: "10.0.1.23",
-        volume_ids: ["vol-0a1b2c3d4e5f60001"],
-      },
-      observed_at: NOW,
-      run_id: RUN_ID,
-      collector: "config_ec2",
-    });
+    expect(first).toEqual(
+      instanceRow(
+        "i-0a1b2c3d4e5f60001",
+        { Name: "web-1", team: "search", env: "prod", "svc:purpose": "svc-infrastructure" },
+        { account: ACCT, region: REGION, observedAt: NOW, runId: RUN_ID },
+      ),
+    );
     expect(sink.rows.map((r) => r.row.resource_id)).not.toContain("i-0a1b2c3d4e5f60003");
     expect(sink.rows.at(-1)?.row.tags).toEqual({});
 

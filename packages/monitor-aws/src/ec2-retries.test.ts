@@ -5,7 +5,7 @@ import type { CredentialSource } from "./collect.ts";
 import { ec2Collector } from "./ec2-collector.ts";
 import { AwsCollectError } from "./errors.ts";
 import { describeRegionsSource } from "./regions.ts";
-import { instance } from "./test-support/aws-responses.ts";
+import { instance, instanceRow } from "./test-support/aws-responses.ts";
 import { context, MemoryQueue, MemorySink, RUN_ID } from "./test-support/doubles.ts";
 import {
   EC2_REQUEST_LIMIT_EXCEEDED,
@@ -84,31 +84,13 @@ describe("config_ec2 on a real EC2Client against an HTTP double of EC2 (query pr
     ]);
     expect(ids()).toEqual(["i-0a1b2c3d4e5f60001", "i-0a1b2c3d4e5f60002", "i-0a1b2c3d4e5f60004"]);
     // Every field the collector reads came through the XML.
-    expect(sink.rows[0]?.row).toEqual({
-      resource_id: "i-0a1b2c3d4e5f60001",
-      resource_type: "ec2_instance",
-      arn: `arn:aws:ec2:${REGION}:${ACCT}:instance/i-0a1b2c3d4e5f60001`,
-      cloud_account_id: ACCT,
-      cloud_region: REGION,
-      tags: { Name: "web-1", team: "search", env: "prod", "svc:purpose": "svc-infrastructure" },
-      attributes: {
-        instance_type: "t3.micro",
-        state: "running",
-        availability_zone: "us-east-1a",
-        launch_time: "2024-05-01T10:00:00.000Z",
-        vpc_id: "vpc-0ec95b4d0eEXAMPLE",
-        subnet_id: "subnet-0bb1c79de3EXAMPLE",
-        image_id: "ami-0abcdef1234567890",
-        platform: "Linux/UNIX",
-        architecture: "x86_64",
-        lifecycle: "on-demand",
-        private_ip: "10.0.1.23",
-        volume_ids: ["vol-0a1b2c3d4e5f60001"],
-      },
-      observed_at: NOW,
-      run_id: RUN_ID,
-      collector: "config_ec2",
-    });
+    expect(sink.rows[0]?.row).toEqual(
+      instanceRow(
+        "i-0a1b2c3d4e5f60001",
+        { Name: "web-1", team: "search", env: "prod", "svc:purpose": "svc-infrastructure" },
+        { account: ACCT, region: REGION, observedAt: NOW, runId: RUN_ID },
+      ),
+    );
     expect(sink.rows[2]?.row).toMatchObject({
       attributes: { state: "stopped", lifecycle: "spot" },
       tags: {},

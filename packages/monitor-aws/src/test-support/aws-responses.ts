@@ -125,6 +125,42 @@ export function instance(
   };
 }
 
+/**
+ * The resource row the EC2 collector makes of `instance(id, { tags })` (every other field as that
+ * fixture sets it), seen from `account` / `region` at `observedAt` by run `runId`.
+ */
+export function instanceRow(
+  id: string,
+  tags: Record<string, string>,
+  at: { account: string; region: string; observedAt: number; runId: string },
+) {
+  return {
+    resource_id: id,
+    resource_type: "ec2_instance",
+    arn: `arn:aws:ec2:${at.region}:${at.account}:instance/${id}`,
+    cloud_account_id: at.account,
+    cloud_region: at.region,
+    tags,
+    attributes: {
+      instance_type: "t3.micro",
+      state: "running",
+      availability_zone: "us-east-1a",
+      launch_time: "2024-05-01T10:00:00.000Z",
+      vpc_id: "vpc-0ec95b4d0eEXAMPLE",
+      subnet_id: "subnet-0bb1c79de3EXAMPLE",
+      image_id: "ami-0abcdef1234567890",
+      platform: "Linux/UNIX",
+      architecture: "x86_64",
+      lifecycle: "on-demand",
+      private_ip: "10.0.1.23",
+      volume_ids: [`vol-${id.slice(2)}`],
+    },
+    observed_at: at.observedAt,
+    run_id: at.runId,
+    collector: "config_ec2",
+  };
+}
+
 /** One page of DescribeInstances: one reservation per instance, NextToken when more follow. */
 export function instancesPage(instances: Instance[], nextToken?: string): DescribeInstancesCommandOutput {
   return {
