@@ -9,9 +9,9 @@
  * are answered, each request with the answer the test's script gives it, and an instance carries
  * only the fields the collectors read.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+
 import type { Instance } from "@aws-sdk/client-ec2";
+import { startLocalHttpServer, xmlText } from "./http-double-server.ts";
 
 export type Ec2DoubleAnswer =
   /** 200, a DescribeInstances page: one reservation per instance, `nextToken` when more follow. */
@@ -51,7 +51,6 @@ export interface Ec2HttpDouble {
 }
 
 const NS = "http://ec2.amazonaws.com/doc/2016-11-15/";
-const xmlText = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 /** `<name>value</name>`, or nothing when the value is absent. */
 function el(name: string, value: string | number | boolean | Date | undefined | null): string {
@@ -134,53 +133,43 @@ export async function startEc2HttpDouble(
   script: (n: number, params: URLSearchParams) => Ec2DoubleAnswer,
 ): Promise<Ec2HttpDouble> {
   const requests: URLSearchParams[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const params = new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
-      requests.push(params);
-      const n = requests.length;
-      const requestId = `59dbff89-35bd-4eac-99ed-${String(n).padStart(12, "0")}`;
-      const action = params.get("Action");
-      const invalid = (why: string): Ec2DoubleAnswer => ({
-        status: 400,
-        code: "InvalidAction",
-        message: why,
-      });
-      let answer =
-        req.method === "POST" && (action === "DescribeInstances" || action === "DescribeRegions")
-          ? script(n, params)
-          : invalid(`the double does not play ${req.method} ${action}`);
-      if ("instances" in answer && action !== "DescribeInstances")
-        answer = invalid(`a DescribeInstances answer to ${action}`);
-      if ("regions" in answer && action !== "DescribeRegions")
-        answer = invalid(`a DescribeRegions answer to ${action}`);
-      const headers = { "content-type": "text/xml;charset=UTF-8", "x-amzn-requestid": requestId };
-      if ("instances" in answer) {
-        res.writeHead(200, headers);
-        res.end(describeInstancesXml(requestId, answer.instances, answer.nextToken));
-        return;
-      }
-      if ("regions" in answer) {
-        res.writeHead(200, headers);
-        res.end(describeRegionsXml(requestId, answer.regions));
-        return;
-      }
-      res.writeHead(answer.status, headers);
-      res.end(`<?xml version="1.0" encoding="UTF-8"?>
-<Response><Errors><Error><Code>${xmlText(answer.code)}</Code><Message>${xmlText(answer.message)}</Message></Error></Errors><RequestID>${requestId}</RequestID></Response>`);
+  const server = await startLocalHttpServer((req, res, body) => {
+    const params = new URLSearchParams(body);
+    requests.push(params);
+    const n = requests.length;
+    const requestId = `59dbff89-35bd-4eac-99ed-${String(n).padStart(12, "0")}`;
+    const action = params.get("Action");
+    const invalid = (why: string): Ec2DoubleAnswer => ({
+      status: 400,
+      code: "InvalidAction",
+      message: why,
     });
+    let answer =
+      req.method === "POST" && (action === "DescribeInstances" || action === "DescribeRegions")
+        ? script(n, params)
+        : invalid(`the double does not play ${req.method} ${action}`);
+    if ("instances" in answer && action !== "DescribeInstances")
+      answer = invalid(`a DescribeInstances answer to ${action}`);
+    if ("regions" in answer && action !== "DescribeRegions")
+      answer = invalid(`a DescribeRegions answer to ${action}`);
+    const headers = { "content-type": "text/xml;charset=UTF-8", "x-amzn-requestid": requestId };
+    if ("instances" in answer) {
+      res.writeHead(200, headers);
+      res.end(describeInstancesXml(requestId, answer.instances, answer.nextToken));
+      return;
+    }
+    if ("regions" in answer) {
+      res.writeHead(200, headers);
+      res.end(describeRegionsXml(requestId, answer.regions));
+      return;
+    }
+    res.writeHead(answer.status, headers);
+    res.end(`<?xml version="1.0" encoding="UTF-8"?>
+<Response><Errors><Error><Code>${xmlText(answer.code)}</Code><Message>${xmlText(answer.message)}</Message></Error></Errors><RequestID>${requestId}</RequestID></Response>`);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: server.endpoint,
     requests,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
+    close: () => server.close(),
   };
 }

@@ -6,8 +6,7 @@
  * Only SendMessageBatch is answered; each request gets the answer the test's script gives it.
  */
 import { createHash } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { startLocalHttpServer } from "./http-double-server.ts";
 
 /** What the double does with one request. */
 export type SqsDoubleAnswer =
@@ -65,68 +64,58 @@ export async function startSqsHttpDouble(
   onAnswered?: (n: number) => void,
 ): Promise<SqsHttpDouble> {
   const requests: SqsDoubleRequest[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const text = Buffer.concat(chunks).toString("utf8");
-      const request: SqsDoubleRequest = {
-        target: String(req.headers["x-amz-target"] ?? ""),
-        body: text === "" ? {} : (JSON.parse(text) as SqsDoubleRequest["body"]),
-      };
-      requests.push(request);
-      const n = requests.length;
-      const answer =
-        request.target === "AmazonSQS.SendMessageBatch"
-          ? script(n, request)
-          : {
-              status: 400,
-              type: "UnsupportedOperation",
-              message: `the double does not play ${request.target}`,
-            };
-      if ("reset" in answer) {
-        req.socket.destroy();
-        onAnswered?.(n);
-        return;
-      }
-      res.on("finish", () => onAnswered?.(n));
-      const headers = {
-        "content-type": "application/x-amz-json-1.0",
-        "x-amzn-requestid": `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`,
-      };
-      if ("ok" in answer) {
-        const entries = request.body.Entries ?? [];
-        res.writeHead(200, headers);
-        res.end(
-          JSON.stringify({
-            Successful: entries.map((e) => ({
-              Id: e.Id,
-              MessageId: `5fea7756-0ea4-451a-a703-${String(n).padStart(6, "0")}${e.Id.padStart(6, "0")}`,
-              MD5OfMessageBody: createHash("md5").update(e.MessageBody, "utf8").digest("hex"),
-            })),
-            Failed: [],
-          }),
-        );
-      } else {
-        res.writeHead(answer.status, {
-          ...headers,
-          ...(answer.queryError === undefined ? {} : { "x-amzn-query-error": answer.queryError }),
-        });
-        res.end(JSON.stringify({ __type: `com.amazonaws.sqs#${answer.type}`, message: answer.message }));
-      }
-    });
+  const server = await startLocalHttpServer((req, res, body) => {
+    const text = body;
+    const request: SqsDoubleRequest = {
+      target: String(req.headers["x-amz-target"] ?? ""),
+      body: text === "" ? {} : (JSON.parse(text) as SqsDoubleRequest["body"]),
+    };
+    requests.push(request);
+    const n = requests.length;
+    const answer =
+      request.target === "AmazonSQS.SendMessageBatch"
+        ? script(n, request)
+        : {
+            status: 400,
+            type: "UnsupportedOperation",
+            message: `the double does not play ${request.target}`,
+          };
+    if ("reset" in answer) {
+      req.socket.destroy();
+      onAnswered?.(n);
+      return;
+    }
+    res.on("finish", () => onAnswered?.(n));
+    const headers = {
+      "content-type": "application/x-amz-json-1.0",
+      "x-amzn-requestid": `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`,
+    };
+    if ("ok" in answer) {
+      const entries = request.body.Entries ?? [];
+      res.writeHead(200, headers);
+      res.end(
+        JSON.stringify({
+          Successful: entries.map((e) => ({
+            Id: e.Id,
+            MessageId: `5fea7756-0ea4-451a-a703-${String(n).padStart(6, "0")}${e.Id.padStart(6, "0")}`,
+            MD5OfMessageBody: createHash("md5").update(e.MessageBody, "utf8").digest("hex"),
+          })),
+          Failed: [],
+        }),
+      );
+    } else {
+      res.writeHead(answer.status, {
+        ...headers,
+        ...(answer.queryError === undefined ? {} : { "x-amzn-query-error": answer.queryError }),
+      });
+      res.end(JSON.stringify({ __type: `com.amazonaws.sqs#${answer.type}`, message: answer.message }));
+    }
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  const endpoint = `http://127.0.0.1:${port}`;
+  const endpoint = server.endpoint;
   return {
     endpoint,
     queueUrl: `${endpoint}/999999999999/svcmon-events`,
     requests,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
+    close: () => server.close(),
   };
 }

@@ -5,8 +5,7 @@
  * pointed at it with `endpoint` runs its whole middleware stack, the retries included. Only
  * AssumeRole is answered; each request gets the answer the test's script gives it.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { startLocalHttpServer, xmlText } from "./http-double-server.ts";
 
 export type StsDoubleAnswer =
   /** 200 with temporary credentials for the role, expiring at `expiration`. */
@@ -40,36 +39,31 @@ export interface StsHttpDouble {
   close(): Promise<void>;
 }
 
-const xmlText = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-
 export async function startStsHttpDouble(
   script: (n: number, params: URLSearchParams) => StsDoubleAnswer,
 ): Promise<StsHttpDouble> {
   const requests: URLSearchParams[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const params = new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
-      requests.push(params);
-      const n = requests.length;
-      const requestId = `c6104cbe-af31-11e0-8154-${String(n).padStart(12, "0")}`;
-      const answer: StsDoubleAnswer =
-        params.get("Action") === "AssumeRole"
-          ? script(n, params)
-          : {
-              status: 400,
-              code: "InvalidAction",
-              message: `the double does not play ${params.get("Action")}`,
-              type: "Sender",
-            };
-      const headers = { "content-type": "text/xml", "x-amzn-requestid": requestId };
-      if ("credentials" in answer) {
-        const roleArn = params.get("RoleArn") ?? "";
-        const session = params.get("RoleSessionName") ?? "";
-        const account = roleArn.split(":")[4] ?? "";
-        res.writeHead(200, headers);
-        res.end(`<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
+  const server = await startLocalHttpServer((_req, res, body) => {
+    const params = new URLSearchParams(body);
+    requests.push(params);
+    const n = requests.length;
+    const requestId = `c6104cbe-af31-11e0-8154-${String(n).padStart(12, "0")}`;
+    const answer: StsDoubleAnswer =
+      params.get("Action") === "AssumeRole"
+        ? script(n, params)
+        : {
+            status: 400,
+            code: "InvalidAction",
+            message: `the double does not play ${params.get("Action")}`,
+            type: "Sender",
+          };
+    const headers = { "content-type": "text/xml", "x-amzn-requestid": requestId };
+    if ("credentials" in answer) {
+      const roleArn = params.get("RoleArn") ?? "";
+      const session = params.get("RoleSessionName") ?? "";
+      const account = roleArn.split(":")[4] ?? "";
+      res.writeHead(200, headers);
+      res.end(`<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
   <AssumeRoleResult>
     <Credentials>
       <AccessKeyId>ASIAIOSFODNN7EXAMPLE</AccessKeyId>
@@ -85,24 +79,17 @@ export async function startStsHttpDouble(
   </AssumeRoleResult>
   <ResponseMetadata><RequestId>${requestId}</RequestId></ResponseMetadata>
 </AssumeRoleResponse>`);
-        return;
-      }
-      res.writeHead(answer.status, headers);
-      res.end(`<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
+      return;
+    }
+    res.writeHead(answer.status, headers);
+    res.end(`<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
   <Error><Type>${answer.type}</Type><Code>${answer.code}</Code><Message>${xmlText(answer.message)}</Message></Error>
   <RequestId>${requestId}</RequestId>
 </ErrorResponse>`);
-    });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: server.endpoint,
     requests,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
+    close: () => server.close(),
   };
 }
