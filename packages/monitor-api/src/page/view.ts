@@ -115,17 +115,28 @@ function Verdict(st: StatusJson): JSXNode {
   );
 }
 
-function sparkline(name: string, days: string[], counts: number[]): JSXNode {
-  const w = 140;
-  const hgt = 28;
-  const max = Math.max(1, ...counts);
-  const step = w / Math.max(1, counts.length);
-  const total = counts.reduce((a, b) => a + b, 0);
-  const text = `Failures of ${name} over the last ${counts.length} days: ${days.map((d, i) => `${d}: ${counts[i]}`).join(", ")} (total ${total})`;
+/**
+ * A bar chart as inline SVG (no script needed): one bar per value, a thin grey bar for zero, the
+ * text alternative as its title and label.
+ */
+function barSpark(opts: {
+  values: number[];
+  width: number;
+  height: number;
+  text: string;
+  fill: string;
+  /** The shortest bar of a non-zero value, so one failure among hundreds still shows. */
+  minBar: number;
+  id?: string;
+}): JSXNode {
+  const { values, width: w, height: hgt, text } = opts;
+  const max = Math.max(0, ...values) || 1;
+  const step = w / Math.max(1, values.length);
   return h(
     "svg",
     {
       class: "spark",
+      ...(opts.id === undefined ? {} : { id: opts.id }),
       width: w,
       height: hgt,
       viewBox: `0 0 ${w} ${hgt}`,
@@ -134,17 +145,23 @@ function sparkline(name: string, days: string[], counts: number[]): JSXNode {
       xmlns: "http://www.w3.org/2000/svg",
     },
     h("title", null, text),
-    ...counts.map((c, i) => {
-      const bh = c === 0 ? 1 : Math.max(3, (c / max) * (hgt - 2));
+    ...values.map((v, i) => {
+      const bh = v <= 0 ? 1 : Math.max(opts.minBar, (v / max) * (hgt - 2));
       return h("rect", {
         x: i * step + 1,
         y: hgt - bh,
-        width: step - 2,
+        width: Math.max(1, step - 2),
         height: bh,
-        fill: c === 0 ? "#d1d9e0" : "#cf222e",
+        fill: v <= 0 ? "#d1d9e0" : opts.fill,
       });
     }),
   );
+}
+
+function sparkline(name: string, days: string[], counts: number[]): JSXNode {
+  const total = counts.reduce((a, b) => a + b, 0);
+  const text = `Failures of ${name} over the last ${counts.length} days: ${days.map((d, i) => `${d}: ${counts[i]}`).join(", ")} (total ${total})`;
+  return barSpark({ values: counts, width: 140, height: 28, text, fill: "#cf222e", minBar: 3 });
 }
 
 /**
@@ -704,36 +721,9 @@ export function money(v: number | null | undefined, cur: string | null | undefin
 }
 
 function costSparkline(daily: { day: string; cost: number }[], cur: string | null | undefined): JSXNode {
-  const w = 240;
-  const hgt = 40;
-  const vals = daily.map((d) => d.cost);
-  const max = Math.max(0, ...vals) || 1;
-  const step = w / Math.max(1, vals.length);
   const text = `Own cost per day over the last ${daily.length} days: ${daily.map((d) => `${d.day}: ${money(d.cost, cur)}`).join(", ")}`;
-  return h(
-    "svg",
-    {
-      class: "spark",
-      id: "own-cost-spark",
-      width: w,
-      height: hgt,
-      viewBox: `0 0 ${w} ${hgt}`,
-      role: "img",
-      "aria-label": text,
-      xmlns: "http://www.w3.org/2000/svg",
-    },
-    h("title", null, text),
-    ...vals.map((v, i) => {
-      const bh = v <= 0 ? 1 : Math.max(2, (v / max) * (hgt - 2));
-      return h("rect", {
-        x: i * step + 1,
-        y: hgt - bh,
-        width: Math.max(1, step - 2),
-        height: bh,
-        fill: v <= 0 ? "#d1d9e0" : "#0969da",
-      });
-    }),
-  );
+  const values = daily.map((d) => d.cost);
+  return barSpark({ values, width: 240, height: 40, text, fill: "#0969da", minBar: 2, id: "own-cost-spark" });
 }
 
 function OwnCost(st: StatusJson): JSXNode {
