@@ -432,8 +432,8 @@ describe("status queries on a hand-built dataset", () => {
 describe("read cache (keyed by the write version of the tables read)", () => {
   beforeEach(truncate);
 
-  /** A store over its own client on the same folder, counting the queries that read svc tables. */
-  function countingStore(): { store: ClickHouseRunStore; reads: () => number } {
+  /** A client of its own on the same folder, counting the queries that read svc tables. */
+  function countingClient() {
     const client = createChdbClient(dir);
     let reads = 0;
     const counting = new Proxy(client, {
@@ -447,7 +447,13 @@ describe("read cache (keyed by the write version of the tables read)", () => {
         return typeof v === "function" ? v.bind(target) : v;
       },
     });
-    return { store: new ClickHouseRunStore(counting, { timeoutMs: 10_000 }), reads: () => reads };
+    return { client: counting, reads: () => reads };
+  }
+
+  /** A store over its own client on the same folder, counting the queries that read svc tables. */
+  function countingStore(): { store: ClickHouseRunStore; reads: () => number } {
+    const { client, reads } = countingClient();
+    return { store: new ClickHouseRunStore(client, { timeoutMs: 10_000 }), reads };
   }
 
   const statusReads = async (s: ClickHouseRunStore) => ({
@@ -523,24 +529,12 @@ describe("read cache (keyed by the write version of the tables read)", () => {
   });
 
   it("the embedded store reads again what no write changed once its entry is older than readCacheMaxAgeMs", async () => {
-    const client = createChdbClient(dir);
     const version = chdbWriteVersion(dir);
-    let reads = 0;
-    const counting = new Proxy(client, {
-      get(target, prop) {
-        if (prop === "query")
-          return (params: { query: string }) => {
-            if (/FROM svc\./.test(params.query)) reads += 1;
-            return target.query(params as Parameters<typeof target.query>[0]);
-          };
-        const v = Reflect.get(target, prop, target);
-        return typeof v === "function" ? v.bind(target) : v;
-      },
-    });
+    const { client: counting, reads: readCount } = countingClient();
     const cached = new ClickHouseRunStore(counting, { writeVersion: version, readCacheMaxAgeMs: 50 });
     await cached.latestRunPerCollector();
     await cached.latestRunPerCollector();
-    expect(reads).toBe(1);
+    expect(readCount()).toBe(1);
     // Reads and writes to tables the reads do not come from leave the version as it is.
     const before = version();
     await exec("SELECT 1");
@@ -549,15 +543,15 @@ describe("read cache (keyed by the write version of the tables read)", () => {
     );
     expect(version()).toBe(before);
     await cached.latestRunPerCollector();
-    expect(reads).toBe(1);
+    expect(readCount()).toBe(1);
     // Any other statement may change them (here a statement on the runs table).
     await exec("OPTIMIZE TABLE svc.collector_runs");
     expect(version()).not.toBe(before);
     await cached.latestRunPerCollector();
-    expect(reads).toBe(2);
+    expect(readCount()).toBe(2);
     await new Promise((r) => setTimeout(r, 80));
     await cached.latestRunPerCollector();
-    expect(reads).toBe(3);
+    expect(readCount()).toBe(3);
   });
 
   it("hands each caller its own rows", async () => {
