@@ -2,6 +2,8 @@
  * Test helpers of the API tests. Nothing here stands in for the run store: tests run on real chDB.
  */
 
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
 import { type CollectorRunInput, InMemoryCollectorRegistry, type RunStore } from "@svcmon/core";
 import { createMonitorApp, type MonitorApiLogger, type MonitorAppDeps } from "./app.ts";
 
@@ -111,5 +113,29 @@ export function runAt(at: number, p: Partial<Record<keyof CollectorRunInput, unk
     events_produced: 10,
     rows_inserted: 5,
     ...p,
+  };
+}
+
+/** Stores each account through the API (`PUT /api/system/accounts/{id}`); throws on any answer but 200. */
+export async function putAccounts(
+  app: Parameters<typeof call>[0],
+  accounts: readonly (readonly [id: string, name: string, svcStatus: string])[],
+): Promise<void> {
+  for (const [id, account_name, svc_status] of accounts) {
+    const r = await call(app, "PUT", `/api/system/accounts/${id}`, { body: { account_name, svc_status } });
+    if (r.status !== 200) throw new Error(`PUT account ${id}: ${r.status} ${JSON.stringify(r.body)}`);
+  }
+}
+
+/** The app served over real HTTP on 127.0.0.1 (a free port), as a browser reaches it. */
+export async function serveOnLoopback(app: {
+  fetch: (req: Request) => Response | Promise<Response>;
+}): Promise<{ base: string; close(): Promise<void> }> {
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+  });
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }

@@ -9,11 +9,9 @@
  * page) and docs/monitor-page-phone.png (390 px wide, full page); otherwise it only checks the layout.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { serve } from "@hono/node-server";
 import {
   applySilences,
   type CollectorHealth,
@@ -32,7 +30,17 @@ import { firingAlerts } from "@svcmon/monitor-runtime";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../test-support/chromium.ts";
-import { call, MIN, makeApp, openTempStore, runAt, TOKEN, uuid } from "../test-support.ts";
+import {
+  call,
+  MIN,
+  makeApp,
+  openTempStore,
+  putAccounts,
+  runAt,
+  serveOnLoopback,
+  TOKEN,
+  uuid,
+} from "../test-support.ts";
 import { CLIENT_JS } from "./client-bundle.gen.ts";
 
 const NOW = Date.now();
@@ -42,7 +50,7 @@ const DOCS = fileURLToPath(new URL("../../../../docs/", import.meta.url));
 
 let store: ClickHouseRunStore;
 let cleanup: () => Promise<void>;
-let server: ReturnType<typeof serve>;
+let server: Awaited<ReturnType<typeof serveOnLoopback>> | undefined;
 let base: string;
 let browser: Browser;
 let queueDir: string;
@@ -167,26 +175,19 @@ beforeAll(async () => {
       ),
   });
   expect((await call(app, "POST", "/api/system/runs", { body: demoRuns() })).status).toBe(201);
-  for (const [id, name, svc_status] of [
+  await putAccounts(app, [
     ["111111111111", "Production", "active"],
     ["222222222222", "Staging", "pending_setup"],
     ["333333333333", "Legacy", "no_access"],
     ["444444444444", "Analytics", "active"],
-  ] as const) {
-    const r = await call(app, "PUT", `/api/system/accounts/${id}`, {
-      body: { account_name: name, svc_status },
-    });
-    expect(r.status).toBe(200);
-  }
-  server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
-  });
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ]);
+  server = await serveOnLoopback(app);
+  base = server.base;
 }, 90_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  await server?.close();
   await cleanup?.();
   for (const q of queues) q.close();
   if (queueDir) rmSync(queueDir, { recursive: true, force: true });

@@ -4,11 +4,9 @@
  * served by @hono/node-server over a real chDB store. Screenshot: packages/monitor-api/test-output/.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { serve } from "@hono/node-server";
 import {
   addDays,
   DEFAULT_COLLECTORS,
@@ -23,7 +21,18 @@ import { combineQueueHealth, queueHealthReader, SqliteQueue } from "@svcmon/moni
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../test-support/chromium.ts";
-import { call, hangingStore, MIN, makeApp, openTempStore, runAt, TOKEN, uuid } from "../test-support.ts";
+import {
+  call,
+  hangingStore,
+  MIN,
+  makeApp,
+  openTempStore,
+  putAccounts,
+  runAt,
+  serveOnLoopback,
+  TOKEN,
+  uuid,
+} from "../test-support.ts";
 
 const SHOT = fileURLToPath(new URL("../../test-output/system-page.png", import.meta.url));
 const DAY = 24 * 60 * MIN;
@@ -32,7 +41,7 @@ const NOW = Date.now();
 let store: ClickHouseRunStore;
 let cleanup: () => Promise<void>;
 let faulty: ReturnType<typeof hangingStore>;
-let server: ReturnType<typeof serve>;
+let server: Awaited<ReturnType<typeof serveOnLoopback>> | undefined;
 let base: string;
 let browser: Browser;
 let queueDir: string;
@@ -99,27 +108,20 @@ beforeAll(async () => {
     // hierarchy_builder never ran: new (waiting for its first run).
   ];
   expect((await call(app, "POST", "/api/system/runs", { body: runs })).status).toBe(201);
-  for (const [id, name, svc_status] of [
+  await putAccounts(app, [
     ["acc-1", "Production", "active"],
     ["acc-2", "Staging", "pending_setup"],
     ["acc-3", "Legacy", "no_access"],
     // Active and never scanned, added just now: waiting for its first scan, not unscanned.
     ["acc-4", "Onboarding", "active"],
-  ] as const) {
-    const r = await call(app, "PUT", `/api/system/accounts/${id}`, {
-      body: { account_name: name, svc_status },
-    });
-    expect(r.status).toBe(200);
-  }
-  server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
-  });
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ]);
+  server = await serveOnLoopback(app);
+  base = server.base;
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  await server?.close();
   await cleanup?.();
   for (const q of queues) q.close();
   if (queueDir) rmSync(queueDir, { recursive: true, force: true });
@@ -495,10 +497,8 @@ describe("/system own cost panel in headless Chromium", () => {
       await cost.ingest([fileSource(path)]);
     }
     const app = makeApp({ store, ownCost: (now) => cost.ownCost(now) });
-    const costServer = await new Promise<ReturnType<typeof serve>>((resolve) => {
-      const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
-    });
-    const url = `http://127.0.0.1:${(costServer.address() as AddressInfo).port}`;
+    const costServer = await serveOnLoopback(app);
+    const url = costServer.base;
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     try {
       const page = await ctx.newPage();
@@ -544,7 +544,7 @@ describe("/system own cost panel in headless Chromium", () => {
       });
     } finally {
       await ctx.close();
-      await new Promise<void>((r) => costServer.close(() => r()));
+      await costServer.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
