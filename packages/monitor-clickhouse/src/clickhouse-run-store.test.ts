@@ -41,9 +41,8 @@ function run(p: Partial<CollectorRunInput> & { at: number }): CollectorRunInput 
 async function truncate(): Promise<void> {
   for (const t of [
     "svc.collector_runs",
-    "svc.collector_latest",
     "svc.collector_latest_by_collector",
-    "svc.collector_streaks",
+    "svc.collector_series",
     "svc.collector_failed_runs",
     "svc.cloud_accounts",
     "svc.account_first_active",

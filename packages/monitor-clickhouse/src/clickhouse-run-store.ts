@@ -155,9 +155,8 @@ export function streakRowsAt(series: readonly StreakSeries[], since: number): Fa
  * by their parts (readVersionSql): any write to them, by any process, changes it.
  */
 export const CACHED_READ_TABLES = [
-  "collector_latest",
   "collector_latest_by_collector",
-  "collector_streaks",
+  "collector_series",
   "collector_failed_runs",
   "cloud_accounts",
   "account_first_active",
@@ -605,7 +604,7 @@ ORDER BY collector`,
 
   /**
    * The streak query (docs/monitor-tables.md, "Latest state"): the maxima per series from
-   * svc.collector_streaks (a few thousand rows), the failed runs of the window from
+   * svc.collector_series (a few thousand rows), the failed runs of the window from
    * svc.collector_failed_runs (about 2 % of the runs): the same answer as aggregating
    * svc.collector_runs over the window (the query before migration 13; compared in
    * latest-state.test.ts). All-time maxima serve for the window's: a series is listed when its last
@@ -636,7 +635,7 @@ FROM (
         max(latest_key) AS latest_key,
         max(last_success_at) AS last_success,
         max(last_non_failed_at) AS last_non_failed
-    FROM svc.collector_streaks
+    FROM svc.collector_series
     GROUP BY collector, cloud_account_id, cloud_region
     HAVING last_run >= fromUnixTimestamp64Milli({since:Int64})
        AND ({failing_only:UInt8} = 0 OR latest_key % 4 != 0)
@@ -719,7 +718,7 @@ ORDER BY account_id`,
     const rows = await this.#rows<Record<string, unknown>>(
       "lastSucceededRunPerAccount",
       `SELECT cloud_account_id, toUnixTimestamp64Milli(max(last_success_at)) AS last_success_ms
-FROM svc.collector_latest
+FROM svc.collector_series
 GROUP BY cloud_account_id
 HAVING max(last_success_at) >= fromUnixTimestamp64Milli({since:Int64})
 ORDER BY cloud_account_id`,
