@@ -2,7 +2,9 @@
 // monitor-profile.ts (PROFILE_DIR, required), times the INSERT of GROUP rows (default 4,000) into
 // svc.collector_runs with its views, into a copy of the table without views, and into the copy with
 // each view alone; the duplicate check; and the Node side of a 1,000-record request. Median / p95.
-import { validateRun, validateRunBatch } from "@svcmon/core";
+import { Readable } from "node:stream";
+import { InMemoryCollectorRegistry, validateRun, validateRunBatch } from "@svcmon/core";
+import { createMonitorApp } from "@svcmon/monitor-api";
 import { msToCh } from "@svcmon/monitor-clickhouse";
 import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
 
@@ -184,6 +186,91 @@ await time(
   N,
   () => rows(GROUP),
 );
+await time(
+  `duplicate check (range only, no ids sent)`,
+  dupCheck(`SELECT count() FROM svc.collector_runs
+       WHERE collector IN {collectors:Array(String)}
+         AND completed_at >= fromUnixTimestamp64Milli({min:Int64})
+         AND completed_at <= fromUnixTimestamp64Milli({max:Int64})`),
+  N,
+  () => rows(GROUP),
+);
+await time(
+  `duplicate check ${GROUP} ids as Array(String)`,
+  dupCheck(`SELECT DISTINCT run_id FROM svc.collector_runs
+       WHERE collector IN {collectors:Array(String)}
+         AND completed_at >= fromUnixTimestamp64Milli({min:Int64})
+         AND completed_at <= fromUnixTimestamp64Milli({max:Int64})
+         AND toString(run_id) IN {ids:Array(String)}`),
+  N,
+  () => rows(GROUP),
+);
+await time(
+  `duplicate check ${GROUP} ids inlined in the SQL`,
+  async (rs: ReturnType<typeof rows>) => {
+    let min = Number.POSITIVE_INFINITY;
+    let max = Number.NEGATIVE_INFINITY;
+    for (const r of rs) {
+      min = Math.min(min, r.completed_at);
+      max = Math.max(max, r.completed_at);
+    }
+    const res = await c.query({
+      query: `SELECT DISTINCT run_id FROM svc.collector_runs
+       WHERE collector IN {collectors:Array(String)}
+         AND completed_at >= fromUnixTimestamp64Milli({min:Int64})
+         AND completed_at <= fromUnixTimestamp64Milli({max:Int64})
+         AND run_id IN (${rs.map((r) => `'${r.run_id}'`).join(",")})`,
+      format: "JSONEachRow",
+      query_params: { collectors: COLLECTORS, min, max },
+    });
+    await res.json();
+  },
+  N,
+  () => rows(GROUP),
+);
+const tsvField = (v: unknown) =>
+  typeof v === "string"
+    ? v.replace(/[\\\t\n]/g, (ch) => (ch === "\\" ? "\\\\" : ch === "\t" ? "\\t" : "\\n"))
+    : String(v);
+await time(
+  `INSERT ${GROUP} copy without views, TabSeparated`,
+  async (vals: unknown[][]) =>
+    c.insert({
+      table: "prof.runs_bare",
+      columns: COLUMNS as never,
+      values: Readable.from([`${vals.map((r) => r.map(tsvField).join("\t")).join("\n")}\n`], {
+        objectMode: false,
+      }),
+      format: "TabSeparated",
+      clickhouse_settings: { async_insert: 0, max_insert_block_size: "1048576" },
+    }),
+  N,
+  () => values(GROUP),
+);
+await time(`INSERT ${GROUP} copy without views (again)`, insertInto("prof.runs_bare", GROUP), N, () =>
+  values(GROUP),
+);
+await time(
+  `Node: ${GROUP} rows → TSV text`,
+  async (vals: unknown[][]) => `${vals.map((r) => r.map(tsvField).join("\t")).join("\n")}\n`,
+  N,
+  () => values(GROUP),
+);
+await time(
+  `Node: ${GROUP} rows → JSONCompactEachRow text`,
+  async (vals: unknown[][]) => vals.map((r) => JSON.stringify(r)).join("\n"),
+  N,
+  () => values(GROUP),
+);
+{
+  const check = await (
+    await c.query({
+      query: `SELECT toUnixTimestamp64Milli(min(completed_at)) AS a, toUnixTimestamp64Milli(max(completed_at)) AS b, count() AS n FROM prof.runs_bare`,
+      format: "JSONEachRow",
+    })
+  ).json();
+  console.log(`runs_bare: ${JSON.stringify(check)} (now ${Date.now()})`);
+}
 await time(`SELECT 1`, async () => (await c.query({ query: "SELECT 1", format: "JSONEachRow" })).json());
 const body = JSON.stringify(records(1000));
 await time("Node: JSON.parse 1,000 records", async () => JSON.parse(body), 20);
@@ -210,5 +297,60 @@ await time(
   N,
   () => rows(GROUP),
 );
+// The monitor bench's ingest line through the app (50 × 1,000 records, IN_FLIGHT at once), with
+// each statement of the store timed: the groups' sizes, the duplicate checks and the INSERTs.
+const IN_FLIGHT = Number(process.env.PROFILE_IN_FLIGHT ?? 8);
+const log: string[] = [];
+const t00 = performance.now();
+const stamp = () => (performance.now() - t00).toFixed(0).padStart(6);
+const origInsert = c.insert.bind(c);
+const origQuery = c.query.bind(c);
+(c as { insert: unknown }).insert = async (p: { table: string; values: unknown[] }) => {
+  const t0 = performance.now();
+  const r = await origInsert(p as never);
+  log.push(
+    `${stamp()} INSERT ${Array.isArray(p.values) ? p.values.length : "?"} rows ${(performance.now() - t0).toFixed(1)} ms`,
+  );
+  return r;
+};
+(c as { query: unknown }).query = async (p: { query: string }) => {
+  const t0 = performance.now();
+  const r = await origQuery(p as never);
+  if (p.query.includes("run_id IN"))
+    log.push(`${stamp()} dup check ${(performance.now() - t0).toFixed(1)} ms`);
+  return r;
+};
+const app = createMonitorApp({
+  store,
+  registry: new InMemoryCollectorRegistry(),
+  token: "profile-token-0123456789",
+  log: { info() {}, warn() {}, error() {} } as never,
+  now: () => Date.now(),
+});
+for (let round = 0; round < 3; round++) {
+  log.length = 0;
+  let next = 0;
+  let stored = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < 50) {
+        next += 1;
+        const body = JSON.stringify(records(1000));
+        const res = await app.request("/api/system/runs", {
+          method: "POST",
+          headers: { authorization: "Bearer profile-token-0123456789", "content-type": "application/json" },
+          body,
+        });
+        const reply = (await res.json()) as { stored: number };
+        if (res.status !== 201) throw new Error(`${res.status}: ${JSON.stringify(reply).slice(0, 300)}`);
+        stored += reply.stored;
+      }
+    }),
+  );
+  const s = (performance.now() - t0) / 1000;
+  console.log(`app ingest, ${IN_FLIGHT} in flight: ${stored} stored, ${(stored / s).toFixed(0)} /s`);
+}
+if (process.env.PROFILE_LOG === "1") console.log(log.join("\n"));
 await c.command({ query: "DROP DATABASE IF EXISTS prof" });
 await store.close();
