@@ -187,6 +187,17 @@ await time(
   () => rows(GROUP),
 );
 await time(
+  `duplicate check ${GROUP} ids, use_skip_indexes = 0`,
+  dupCheck(`SELECT DISTINCT run_id FROM svc.collector_runs
+       WHERE collector IN {collectors:Array(String)}
+         AND completed_at >= fromUnixTimestamp64Milli({min:Int64})
+         AND completed_at <= fromUnixTimestamp64Milli({max:Int64})
+         AND run_id IN {ids:Array(UUID)}
+       SETTINGS use_skip_indexes = 0`),
+  N,
+  () => rows(GROUP),
+);
+await time(
   `duplicate check (range only, no ids sent)`,
   dupCheck(`SELECT count() FROM svc.collector_runs
        WHERE collector IN {collectors:Array(String)}

@@ -54,6 +54,11 @@ export interface ClickHouseRunStoreOptions {
   writeVersion?: () => string;
   /** Age after which a cached read is read again although the `writeVersion` is the same. Default 60 s. */
   readCacheMaxAgeMs?: number;
+  /**
+   * The longest the next insert group waits for half of the rows in flight (insertRuns, "Group
+   * commit" in docs/monitor-tables.md). Default GROUP_GATHER_MS; 0 never waits.
+   */
+  groupGatherMs?: number;
   /** Ask system.query_log for the query latency (default true; chDB has no such table). */
   queryLog?: boolean;
 }
@@ -203,6 +208,7 @@ export class ClickHouseRunStore implements RunStore {
   readonly #readCache: boolean;
   readonly #writeVersion: (() => string) | undefined;
   readonly #readCacheMaxAgeMs: number;
+  readonly #groupGatherMs: number;
   readonly #queryLog: boolean;
   readonly #cache = new Map<string, CacheEntry>();
   #versionRead: Promise<string> | null = null;
@@ -216,6 +222,7 @@ export class ClickHouseRunStore implements RunStore {
     this.#readCache = opts.readCache ?? true;
     this.#writeVersion = opts.writeVersion;
     this.#readCacheMaxAgeMs = opts.readCacheMaxAgeMs ?? 60_000;
+    this.#groupGatherMs = Math.max(0, opts.groupGatherMs ?? GROUP_GATHER_MS);
     this.#queryLog = opts.queryLog ?? true;
   }
 
@@ -378,18 +385,18 @@ export class ClickHouseRunStore implements RunStore {
   /**
    * After a group is written, the calls already waiting form the next group. When they hold fewer
    * rows than half of those in flight (the waiting ones and the group just answered, whose callers
-   * are likely to send again), wait up to GROUP_GATHER_MS for that half. Without this, 8 callers
+   * are likely to send again), wait up to `groupGatherMs` (GROUP_GATHER_MS) for that half. Without this, 8 callers
    * settle into groups of 1 and 7 calls (a straggler forms a group alone while the others come
    * back), and a 1,000-row group costs nearly what a 7,000-row one does. One caller at a time never
    * waits: nothing is waiting when its group is written.
    */
   async #gatherNextGroup(answeredRows: number): Promise<void> {
     const want = Math.min(MAX_GROUP_ROWS, Math.ceil((this.#pendingRows + answeredRows) / 2));
-    if (this.#pendingRows === 0 || this.#pendingRows >= want) return;
+    if (this.#pendingRows === 0 || this.#pendingRows >= want || this.#groupGatherMs === 0) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
     await new Promise<void>((resolve) => {
       this.#gather = { rows: want, done: resolve };
-      timer = setTimeout(resolve, GROUP_GATHER_MS);
+      timer = setTimeout(resolve, this.#groupGatherMs);
     });
     clearTimeout(timer);
     this.#gather = null;
