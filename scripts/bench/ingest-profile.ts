@@ -197,6 +197,19 @@ await time(
   N,
   () => rows(GROUP),
 );
+for (const settings of ["max_threads = 1", "max_threads = 1, use_skip_indexes = 0"]) {
+  await time(
+    `duplicate check ${GROUP} ids, ${settings}`,
+    dupCheck(`SELECT DISTINCT run_id FROM svc.collector_runs
+       WHERE collector IN {collectors:Array(String)}
+         AND completed_at >= fromUnixTimestamp64Milli({min:Int64})
+         AND completed_at <= fromUnixTimestamp64Milli({max:Int64})
+         AND run_id IN {ids:Array(UUID)}
+       SETTINGS ${settings}`),
+    N,
+    () => rows(GROUP),
+  );
+}
 await time(
   `duplicate check (range only, no ids sent)`,
   dupCheck(`SELECT count() FROM svc.collector_runs
