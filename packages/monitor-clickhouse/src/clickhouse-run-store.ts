@@ -385,10 +385,10 @@ export class ClickHouseRunStore implements RunStore {
   /**
    * After a group is written, the calls already waiting form the next group. When they hold fewer
    * rows than half of those in flight (the waiting ones and the group just answered, whose callers
-   * are likely to send again), wait up to `groupGatherMs` (GROUP_GATHER_MS) for that half. Without this, 8 callers
-   * settle into groups of 1 and 7 calls (a straggler forms a group alone while the others come
-   * back), and a 1,000-row group costs nearly what a 7,000-row one does. One caller at a time never
-   * waits: nothing is waiting when its group is written.
+   * are likely to send again), wait up to `groupGatherMs` (GROUP_GATHER_MS) for that half. Without
+   * this, 8 callers settle into groups of 1 and 7 calls (a straggler forms a group alone while the
+   * others come back), and a 1,000-row group costs nearly what a 7,000-row one does. One caller at a
+   * time never waits: nothing is waiting when its group is written.
    */
   async #gatherNextGroup(answeredRows: number): Promise<void> {
     const want = Math.min(MAX_GROUP_ROWS, Math.ceil((this.#pendingRows + answeredRows) / 2));
