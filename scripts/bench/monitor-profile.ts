@@ -233,7 +233,7 @@ await time("JSON.parse 1,000 records", async () => JSON.parse(JSON.stringify(bat
 await time("parts version query", async () => {
   const rs3 = await store.client.query({
     query:
-      "SELECT table, partition_id, max(max_block_number) AS b, sum(rows) AS r FROM system.parts WHERE database = 'svc' AND active AND table IN ('collector_runs','collector_latest','collector_latest_by_collector','collector_streaks','collector_failed_runs','cloud_accounts','account_first_active') GROUP BY table, partition_id",
+      "SELECT table, partition_id, max(max_block_number) AS b, sum(rows) AS r FROM system.parts WHERE database = 'svc' AND active AND table IN ('collector_runs','collector_latest_by_collector','collector_series','collector_failed_runs','cloud_accounts','account_first_active') GROUP BY table, partition_id",
     format: "JSONEachRow",
   });
   await rs3.json();

@@ -410,13 +410,13 @@ async function main(): Promise<void> {
   const loadSeconds = (performance.now() - loadStarted) / 1000;
   const loadShare = loadCpu();
   const stored = await scalar("SELECT count() FROM svc.collector_runs");
-  const mvRows = await scalar("SELECT count() FROM svc.collector_latest");
+  const mvRows = await scalar("SELECT count() FROM svc.collector_series");
   const mvKeys = await scalar(
-    "SELECT count() FROM (SELECT collector, cloud_account_id, cloud_region FROM svc.collector_latest GROUP BY ALL)",
+    "SELECT count() FROM (SELECT collector, cloud_account_id, cloud_region FROM svc.collector_series GROUP BY ALL)",
   );
   const mvMatches = await scalar(
-    `SELECT (SELECT max(last_completed_at) FROM svc.collector_latest) = (SELECT max(completed_at) FROM svc.collector_runs)
-        AND (SELECT max(last_success_at) FROM svc.collector_latest) = (SELECT maxIf(completed_at, status = 'succeeded') FROM svc.collector_runs)`,
+    `SELECT (SELECT max(last_run_at) FROM svc.collector_series) = (SELECT max(completed_at) FROM svc.collector_runs)
+        AND (SELECT max(last_success_at) FROM svc.collector_series) = (SELECT maxIf(completed_at, status = 'succeeded') FROM svc.collector_runs)`,
   );
   const parts = await scalar("SELECT count() FROM system.parts WHERE database = 'svc' AND active");
   const diskBytes = await scalar(
@@ -752,7 +752,7 @@ async function main(): Promise<void> {
   );
   console.log(
     `stored ${stored.toLocaleString("en")} rows, ${(diskBytes / MIB).toFixed(0)} MiB on disk, ${parts} active parts; ` +
-      `collector_latest ${mvRows} rows for ${mvKeys} keys, matches base table: ${mvMatches === 1}\n`,
+      `collector_series ${mvRows} rows for ${mvKeys} keys, matches base table: ${mvMatches === 1}\n`,
   );
   printTargetTable(rows, [40, 28, 14]);
   const missed = missedTargets(rows);

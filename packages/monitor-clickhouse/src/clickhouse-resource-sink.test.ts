@@ -38,9 +38,8 @@ async function truncate() {
   for (const t of [
     "svc.resources",
     "svc.collector_runs",
-    "svc.collector_latest",
     "svc.collector_latest_by_collector",
-    "svc.collector_streaks",
+    "svc.collector_series",
     "svc.collector_failed_runs",
   ]) {
     await store.client.command({ query: `TRUNCATE TABLE ${t}` });

@@ -41,9 +41,8 @@ function run(p: Partial<CollectorRunInput> & { at: number }): CollectorRunInput 
 async function truncate(): Promise<void> {
   for (const t of [
     "svc.collector_runs",
-    "svc.collector_latest",
     "svc.collector_latest_by_collector",
-    "svc.collector_streaks",
+    "svc.collector_series",
     "svc.collector_failed_runs",
     "svc.cloud_accounts",
     "svc.account_first_active",
@@ -118,6 +117,56 @@ describe("insertRuns", () => {
     expect(streaks[0]?.consecutive_failures).toBe(0);
     const days = await store.failuresPerCollectorPerDay(7);
     expect(days.reduce((s, d) => s + d.failures, 0)).toBe(0);
+  });
+
+  it("forms the next group from half of the rows in flight: a caller answered sends again and joins it", async () => {
+    // Every INSERT of this store is held until released, and its row count noted.
+    const client = createChdbClient(dir);
+    const inserts: number[] = [];
+    const held: (() => void)[] = [];
+    const holding = new Proxy(client, {
+      get(target, prop) {
+        if (prop === "insert")
+          return async (params: { values: unknown[] }) => {
+            inserts.push(params.values.length);
+            await new Promise<void>((release) => held.push(release));
+            return target.insert(params as unknown as Parameters<typeof target.insert>[0]);
+          };
+        const v = Reflect.get(target, prop, target);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    // No clock in this test: the next group waits as long as it takes.
+    const s = new ClickHouseRunStore(holding, { timeoutMs: 10_000, groupGatherMs: 600_000 });
+    const until = async (cond: () => boolean) => {
+      while (!cond()) await new Promise((r) => setImmediate(r));
+    };
+    // A lone caller never waits for others: one call at a time, each its own group.
+    for (let i = 0; i < 3; i++) {
+      const p = s.insertRuns([run({ at: base + i })]);
+      await until(() => held.length > 0);
+      held.shift()?.();
+      expect(await p).toEqual({ inserted: 1, duplicates: [] });
+    }
+    expect(inserts).toEqual([1, 1, 1]);
+    // Three calls write one group; a fourth arrives while it is written.
+    const first = [1, 2, 3].map((i) => s.insertRuns([run({ at: base + MIN + i })]));
+    await until(() => held.length > 0);
+    const straggler = s.insertRuns([run({ at: base + 2 * MIN })]);
+    held.shift()?.();
+    // The group answered 3 rows and 1 waits: the next group waits for 2 (half of the 4 in flight),
+    // so the caller answered first sends again and joins the straggler's group.
+    await first[0];
+    // The caller's own work before it sends again (the reply, the next body): a later turn of the loop.
+    await new Promise((r) => setImmediate(r));
+    const again = s.insertRuns([run({ at: base + 3 * MIN })]);
+    await until(() => held.length > 0);
+    held.shift()?.();
+    expect(await Promise.all([...first, straggler, again])).toEqual(
+      Array.from({ length: 5 }, () => ({ inserted: 1, duplicates: [] })),
+    );
+    expect(inserts).toEqual([1, 1, 1, 3, 2]);
+    expect((await s.recentRuns("config_ec2", { limit: 50 })).length).toBe(8);
   });
 
   it("is all-or-nothing: one bad row and nothing is written", async () => {

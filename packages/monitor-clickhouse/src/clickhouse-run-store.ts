@@ -54,6 +54,11 @@ export interface ClickHouseRunStoreOptions {
   writeVersion?: () => string;
   /** Age after which a cached read is read again although the `writeVersion` is the same. Default 60 s. */
   readCacheMaxAgeMs?: number;
+  /**
+   * The longest the next insert group waits for half of the rows in flight (insertRuns, "Group
+   * commit" in docs/monitor-tables.md). Default GROUP_GATHER_MS; 0 never waits.
+   */
+  groupGatherMs?: number;
   /** Ask system.query_log for the query latency (default true; chDB has no such table). */
   queryLog?: boolean;
 }
@@ -71,6 +76,12 @@ export interface LocalDiskUsage {
 const DAY_MS = 86_400_000;
 /** The most rows one group commit of insertRuns writes (calls beyond wait for the next group). */
 export const MAX_GROUP_ROWS = 20_000;
+
+/**
+ * The longest the next group waits for callers of the group just written to send again, when fewer
+ * rows than half of those in flight are waiting (insertRuns, "Group commit" in docs/monitor-tables.md).
+ */
+export const GROUP_GATHER_MS = 50;
 
 /** A call of insertRuns waiting for its group. Groups run one at a time in-process, so the
  * duplicate check and the write of one group cannot interleave with another's. */
@@ -155,9 +166,8 @@ export function streakRowsAt(series: readonly StreakSeries[], since: number): Fa
  * by their parts (readVersionSql): any write to them, by any process, changes it.
  */
 export const CACHED_READ_TABLES = [
-  "collector_latest",
   "collector_latest_by_collector",
-  "collector_streaks",
+  "collector_series",
   "collector_failed_runs",
   "cloud_accounts",
   "account_first_active",
@@ -198,6 +208,7 @@ export class ClickHouseRunStore implements RunStore {
   readonly #readCache: boolean;
   readonly #writeVersion: (() => string) | undefined;
   readonly #readCacheMaxAgeMs: number;
+  readonly #groupGatherMs: number;
   readonly #queryLog: boolean;
   readonly #cache = new Map<string, CacheEntry>();
   #versionRead: Promise<string> | null = null;
@@ -211,6 +222,7 @@ export class ClickHouseRunStore implements RunStore {
     this.#readCache = opts.readCache ?? true;
     this.#writeVersion = opts.writeVersion;
     this.#readCacheMaxAgeMs = opts.readCacheMaxAgeMs ?? 60_000;
+    this.#groupGatherMs = Math.max(0, opts.groupGatherMs ?? GROUP_GATHER_MS);
     this.#queryLog = opts.queryLog ?? true;
   }
 
@@ -358,19 +370,46 @@ export class ClickHouseRunStore implements RunStore {
     }
     return new Promise<InsertRunsResult>((resolve, reject) => {
       this.#pendingInserts.push({ rows: valid, resolve, reject });
+      this.#pendingRows += valid.length;
       if (!this.#inserting) void this.#drainInserts();
+      else if (this.#gather !== null && this.#pendingRows >= this.#gather.rows) this.#gather.done();
     });
   }
 
   readonly #pendingInserts: PendingInsert[] = [];
+  #pendingRows = 0;
   #inserting = false;
+  /** While the next group gathers (see #drainInserts): the rows it waits for, and how to stop waiting. */
+  #gather: { rows: number; done: () => void } | null = null;
+
+  /**
+   * After a group is written, the calls already waiting form the next group. When they hold fewer
+   * rows than half of those in flight (the waiting ones and the group just answered, whose callers
+   * are likely to send again), wait up to `groupGatherMs` (GROUP_GATHER_MS) for that half. Without
+   * this, 8 callers settle into groups of 1 and 7 calls (a straggler forms a group alone while the
+   * others come back), and a 1,000-row group costs nearly what a 7,000-row one does. One caller at a
+   * time never waits: nothing is waiting when its group is written.
+   */
+  async #gatherNextGroup(answeredRows: number): Promise<void> {
+    const want = Math.min(MAX_GROUP_ROWS, Math.ceil((this.#pendingRows + answeredRows) / 2));
+    if (this.#pendingRows === 0 || this.#pendingRows >= want || this.#groupGatherMs === 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await new Promise<void>((resolve) => {
+      this.#gather = { rows: want, done: resolve };
+      timer = setTimeout(resolve, this.#groupGatherMs);
+    });
+    clearTimeout(timer);
+    this.#gather = null;
+  }
 
   async #drainInserts(): Promise<void> {
     this.#inserting = true;
     try {
       // Calls made in the same turn of the event loop join the first group.
       await Promise.resolve();
+      let answered = 0;
       while (this.#pendingInserts.length > 0) {
+        if (answered > 0) await this.#gatherNextGroup(answered);
         // Up to MAX_GROUP_ROWS rows per group (at least one call).
         const group: PendingInsert[] = [];
         let n = 0;
@@ -381,12 +420,14 @@ export class ClickHouseRunStore implements RunStore {
           n += next.rows.length;
           this.#pendingInserts.shift();
         }
+        this.#pendingRows -= n;
         try {
           const results = await this.#insertGroup(group.map((g) => g.rows));
           for (const [k, g] of group.entries()) g.resolve(results[k] as InsertRunsResult);
         } catch (err) {
           for (const g of group) g.reject(err);
         }
+        answered = n;
       }
     } finally {
       this.#inserting = false;
@@ -605,7 +646,7 @@ ORDER BY collector`,
 
   /**
    * The streak query (docs/monitor-tables.md, "Latest state"): the maxima per series from
-   * svc.collector_streaks (a few thousand rows), the failed runs of the window from
+   * svc.collector_series (a few thousand rows), the failed runs of the window from
    * svc.collector_failed_runs (about 2 % of the runs): the same answer as aggregating
    * svc.collector_runs over the window (the query before migration 13; compared in
    * latest-state.test.ts). All-time maxima serve for the window's: a series is listed when its last
@@ -636,7 +677,7 @@ FROM (
         max(latest_key) AS latest_key,
         max(last_success_at) AS last_success,
         max(last_non_failed_at) AS last_non_failed
-    FROM svc.collector_streaks
+    FROM svc.collector_series
     GROUP BY collector, cloud_account_id, cloud_region
     HAVING last_run >= fromUnixTimestamp64Milli({since:Int64})
        AND ({failing_only:UInt8} = 0 OR latest_key % 4 != 0)
@@ -719,7 +760,7 @@ ORDER BY account_id`,
     const rows = await this.#rows<Record<string, unknown>>(
       "lastSucceededRunPerAccount",
       `SELECT cloud_account_id, toUnixTimestamp64Milli(max(last_success_at)) AS last_success_ms
-FROM svc.collector_latest
+FROM svc.collector_series
 GROUP BY cloud_account_id
 HAVING max(last_success_at) >= fromUnixTimestamp64Milli({since:Int64})
 ORDER BY cloud_account_id`,

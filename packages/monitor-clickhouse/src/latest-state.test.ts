@@ -1,5 +1,6 @@
-// Migration 13's pre-aggregated tables (svc.collector_latest_by_collector, svc.collector_streaks,
-// svc.collector_failed_runs) give the
+// The pre-aggregated tables of migrations 13 and 14 (svc.collector_latest_by_collector,
+// svc.collector_failed_runs, and svc.collector_series, which replaced svc.collector_streaks and
+// svc.collector_latest) give the
 // same answers as the queries over svc.collector_runs they replaced, on generated data inserted out
 // of order, in many blocks, with run_ids stored twice (the same record again, and a retry with other
 // timestamps), and with the tables backfilled by the migration rather than fed by the views.
@@ -9,7 +10,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openChdbRunStore } from "./chdb.ts";
 import { ClickHouseRunStore } from "./clickhouse-run-store.ts";
-import { MIGRATIONS } from "./migrations.ts";
+import { LATEST_KEY_EXPR, MIGRATIONS } from "./migrations.ts";
+import { LATEST_SUCCESS_STARTED_SQL } from "./resources-latest.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "svcmon-latest-state-"));
 let store: ClickHouseRunStore;
@@ -56,15 +58,34 @@ WHERE status = 'failed'
 GROUP BY collector, day
 ORDER BY collector, day`;
 
-/** The per-collector reads before migration 13: the per-series states of svc.collector_latest. */
-const LEGACY_LATEST_SQL = `SELECT collector, toString(l.run_id) AS run_id, l.status AS status, l.error AS error,
-    toUnixTimestamp64Milli(l.completed_at) AS completed_at, l.cloud_account_id AS cloud_account_id
-FROM (SELECT collector, argMaxMerge(latest) AS l FROM svc.collector_latest GROUP BY collector)
+/** The per-collector reads, answered from svc.collector_runs (what the pre-aggregated states hold). */
+const LEGACY_LATEST_SQL = `SELECT collector, toString(l.1) AS run_id, l.2 AS status, l.3 AS error,
+    toUnixTimestamp64Milli(l.4) AS completed_at, l.5 AS cloud_account_id
+FROM (SELECT collector, argMax((run_id, status, error, completed_at, cloud_account_id), ${LATEST_KEY_EXPR}) AS l
+      FROM svc.collector_runs GROUP BY collector)
 ORDER BY collector`;
-const LEGACY_SUCCESS_SQL = `SELECT collector, toUnixTimestamp64Milli(s.completed_at) AS last_success_at, toString(s.run_id) AS run_id
-FROM (SELECT collector, argMaxIfMerge(latest_success) AS s, max(last_success_at) AS ls FROM svc.collector_latest GROUP BY collector)
-WHERE ls > toDateTime64(0, 3)
+const LEGACY_SUCCESS_SQL = `SELECT collector, toUnixTimestamp64Milli(s.1) AS last_success_at, toString(s.2) AS run_id
+FROM (SELECT collector, argMaxIf((completed_at, run_id), ${LATEST_KEY_EXPR}, status = 'succeeded') AS s,
+             countIf(status = 'succeeded') AS n
+      FROM svc.collector_runs GROUP BY collector)
+WHERE n > 0
 ORDER BY collector`;
+/** Per account, its latest success (lastSucceededRunPerAccount(0)), from svc.collector_runs. */
+const LEGACY_ACCOUNT_SUCCESS_SQL = `SELECT cloud_account_id, toUnixTimestamp64Milli(maxIf(completed_at, status = 'succeeded')) AS ms
+FROM svc.collector_runs
+GROUP BY cloud_account_id
+HAVING countIf(status = 'succeeded') > 0
+ORDER BY cloud_account_id`;
+/**
+ * Per series, the started_at of its latest succeeded run: what svc.collector_latest's argMaxIf state
+ * gave resourcesLatest before migration 14, from svc.collector_runs.
+ */
+const LEGACY_SUCCESS_STARTED_SQL = `SELECT collector, cloud_account_id, cloud_region,
+    toUnixTimestamp64Milli(argMaxIf(started_at, ${LATEST_KEY_EXPR}, status = 'succeeded')) AS ms
+FROM svc.collector_runs
+GROUP BY collector, cloud_account_id, cloud_region
+HAVING countIf(status = 'succeeded') > 0
+ORDER BY collector, cloud_account_id, cloud_region`;
 
 /** A small deterministic generator (mulberry32). */
 function rng(seed: number): () => number {
@@ -188,7 +209,7 @@ async function compareAll(): Promise<number> {
     get(target, prop) {
       if (prop === "query")
         return (params: { query: string }) => {
-          if (params.query.includes("svc.collector_streaks")) streakQueries += 1;
+          if (params.query.includes("svc.collector_series")) streakQueries += 1;
           return target.query(params as Parameters<typeof target.query>[0]);
         };
       const v = Reflect.get(target, prop, target);
@@ -229,6 +250,21 @@ async function compareAll(): Promise<number> {
       run_id: r.run_id,
     })),
   ).toEqual(oldSuccess.map((r) => ({ ...r, last_success_at: String(r.last_success_at) })));
+  expect(
+    (await store.lastSucceededRunPerAccount(0)).map((r) => [r.cloud_account_id, String(r.last_success_at)]),
+  ).toEqual(
+    (await legacy(LEGACY_ACCOUNT_SUCCESS_SQL, {})).map((r) => [String(r.cloud_account_id), String(r.ms)]),
+  );
+  const started = await legacy(
+    `SELECT collector, cloud_account_id, cloud_region, toUnixTimestamp64Milli(success_started) AS ms
+     FROM (${LATEST_SUCCESS_STARTED_SQL}) ORDER BY collector, cloud_account_id, cloud_region`,
+    {},
+  );
+  const oldStarted = await legacy(LEGACY_SUCCESS_STARTED_SQL, {});
+  expect(started.map((r) => Object.values(r).map(String))).toEqual(
+    oldStarted.map((r) => Object.values(r).map(String)),
+  );
+  expect(oldStarted.length).toBeGreaterThan(20);
   const today = Math.floor(now / DAY) * DAY;
   const oldDays = await legacy(LEGACY_FAILURES_SQL, { from: today - 6 * DAY, to: today + DAY });
   const newDays = (await store.failuresPerCollectorPerDay(7, now)).filter((r) => r.failures > 0);
@@ -250,8 +286,8 @@ afterAll(async () => {
 });
 
 describe("latest state (migration 13) against the queries over svc.collector_runs", () => {
-  it("is applied as version 13 after the others", () => {
-    expect(Math.max(...MIGRATIONS.map((m) => m.version))).toBe(13);
+  it("is applied as versions 13 and 14 after the others", () => {
+    expect(Math.max(...MIGRATIONS.map((m) => m.version))).toBe(14);
   });
 
   it("gives the same streaks and failure counts: shuffled blocks, duplicates, a backfill, more rows", async () => {
@@ -273,13 +309,19 @@ describe("latest state (migration 13) against the queries over svc.collector_run
 
     // Drop the pre-aggregated rows and backfill them as the migration does (the statements are
     // idempotent): the answers are the same again.
-    await store.client.command({ query: "TRUNCATE TABLE svc.collector_streaks" });
+    await store.client.command({ query: "TRUNCATE TABLE svc.collector_series" });
     await store.client.command({ query: "TRUNCATE TABLE svc.collector_failed_runs" });
     await store.client.command({ query: "TRUNCATE TABLE svc.collector_latest_by_collector" });
+    // Migration 13's backfills of the tables still in use, then all of 14 (svc.collector_series).
     const m13 = MIGRATIONS.find((m) => m.version === 13);
-    for (const stmt of m13?.statements ?? []) await store.client.command({ query: stmt });
-    // Running the backfill twice changes nothing either.
-    for (const stmt of (m13?.statements ?? []).filter((s) => s.startsWith("INSERT")))
+    const m14 = MIGRATIONS.find((m) => m.version === 14);
+    const backfills = (m13?.statements ?? []).filter(
+      (s) => s.startsWith("INSERT") && !s.includes("svc.collector_streaks"),
+    );
+    for (const stmt of [...backfills, ...(m14?.statements ?? [])])
+      await store.client.command({ query: stmt });
+    // Running the backfills twice changes nothing either.
+    for (const stmt of [...backfills, ...(m14?.statements ?? []).filter((s) => s.startsWith("INSERT"))])
       await store.client.command({ query: stmt });
     await compareAll();
 
@@ -289,7 +331,7 @@ describe("latest state (migration 13) against the queries over svc.collector_run
       .map((r, i) => ({ ...r, run_id: uuid(1_000_000 + i), completed_at: r.completed_at + 3 }));
     await store.insertRuns(more.map(({ error, ...r }) => (r.status === "failed" ? { ...r, error } : r)));
     await compareAll();
-    await store.client.command({ query: "OPTIMIZE TABLE svc.collector_streaks FINAL" });
+    await store.client.command({ query: "OPTIMIZE TABLE svc.collector_series FINAL" });
     await store.client.command({ query: "OPTIMIZE TABLE svc.collector_failed_runs FINAL" });
     await store.client.command({ query: "OPTIMIZE TABLE svc.collector_latest_by_collector FINAL" });
     await compareAll();

@@ -73,20 +73,29 @@ describe("migrations", () => {
     expect(ddl).toContain("ORDER BY (collector, completed_at, cloud_account_id, cloud_region, run_id)");
   });
 
-  it("creates svc.cloud_accounts versioned by updated_at and the latest-run view", async () => {
+  it("creates svc.cloud_accounts versioned by updated_at", async () => {
     expect(await showCreate("svc.cloud_accounts")).toContain("ReplacingMergeTree(updated_at)");
-    const latest = await showCreate("svc.collector_latest");
-    expect(latest).toContain("AggregatingMergeTree");
-    expect(latest).toContain("TTL toDateTime(last_completed_at) + toIntervalDay(90)");
-    expect(await showCreate("svc.collector_latest_mv")).toContain("MATERIALIZED VIEW");
   });
 
-  it("creates the pre-aggregated run tables of migration 13 and their views", async () => {
+  it("creates the pre-aggregated run tables of migrations 13 and 14 and their views", async () => {
     expect(await showCreate("svc.collector_latest_by_collector")).toContain("ORDER BY collector");
-    expect(await showCreate("svc.collector_streaks")).toContain("AggregatingMergeTree");
+    const series = await showCreate("svc.collector_series");
+    expect(series).toContain("AggregatingMergeTree");
+    expect(series).toContain("`latest_success_key` SimpleAggregateFunction(max, UInt128)");
+    expect(series).toContain("TTL toDateTime(last_run_at) + toIntervalDay(90)");
     expect(await showCreate("svc.collector_failed_runs")).toContain("ReplacingMergeTree");
-    for (const v of ["collector_latest_by_collector_mv", "collector_streaks_mv", "collector_failed_runs_mv"])
-      expect(await showCreate(`svc.${v}`)).toContain("MATERIALIZED VIEW");
+    // Migration 14: svc.collector_latest, svc.collector_streaks and their views are gone; three
+    // views feed the pre-aggregated tables.
+    const tables = await rows<{ name: string; engine: string }>(
+      "SELECT name, engine FROM system.tables WHERE database = 'svc' AND name LIKE 'collector\\_%' ORDER BY name",
+    );
+    expect(tables.filter((t) => t.engine === "MaterializedView").map((t) => t.name)).toEqual([
+      "collector_failed_runs_mv",
+      "collector_latest_by_collector_mv",
+      "collector_series_mv",
+    ]);
+    expect(tables.map((t) => t.name)).not.toContain("collector_latest");
+    expect(tables.map((t) => t.name)).not.toContain("collector_streaks");
   });
 
   it("upgrading a database from before migrations 10 and 11 backfills registrations and first active times", async () => {
@@ -102,9 +111,9 @@ describe("migrations", () => {
     ]) {
       await client.command({ query: q });
     }
-    // 12 (the delivery log's muted columns) and 13 (the pre-aggregated run tables) are re-applied
-    // too: their statements are idempotent.
-    expect(await store.migrate()).toEqual([10, 11, 12, 13]);
+    // 12 (the delivery log's muted columns), 13 (the pre-aggregated run tables) and 14 (one view for
+    // the per-series tables) are re-applied too: their statements are idempotent.
+    expect(await store.migrate()).toEqual([10, 11, 12, 13, 14]);
     const reg = await rows<{ name: string; at: string; by: string }>(
       "SELECT name, toUnixTimestamp64Milli(min(registered_at)) AS at, argMin(registered_by, registered_at) AS by FROM svc.collector_registrations GROUP BY name",
     );

@@ -74,6 +74,37 @@ const STREAK_SELECT = `SELECT
 FROM svc.collector_runs
 GROUP BY collector, cloud_account_id, cloud_region`;
 
+/**
+ * STREAK_SELECT and, per series, the latest succeeded run's key (the same packing as latest_key, 0
+ * when none): its started_at is what svc.collector_latest's argMaxIf state gave `resourcesLatest`
+ * (docs/monitor-tables.md, "Latest state"). Migration 14's view (svc.collector_series), which
+ * replaces two.
+ */
+const SERIES_SELECT = `SELECT
+    collector,
+    cloud_account_id,
+    cloud_region,
+    max(completed_at) AS last_run_at,
+    max(toUInt128(toUnixTimestamp64Milli(completed_at)) * 18014398509481984
+        + toUInt128(toUnixTimestamp64Milli(started_at)) * 4
+        + multiIf(status = 'failed', 2, status = 'partial', 1, 0)) AS latest_key,
+    max(if(status = 'succeeded', completed_at, toDateTime64(0, 3))) AS last_success_at,
+    max(if(status != 'failed', completed_at, toDateTime64(0, 3))) AS last_non_failed_at,
+    max(if(status = 'succeeded',
+        toUInt128(toUnixTimestamp64Milli(completed_at)) * 18014398509481984
+            + toUInt128(toUnixTimestamp64Milli(started_at)) * 4,
+        toUInt128(0))) AS latest_success_key
+FROM svc.collector_runs
+GROUP BY collector, cloud_account_id, cloud_region`;
+
+/**
+ * The started_at (epoch ms) packed in a latest_key / latest_success_key column expression: the key is
+ * completed ms · 2⁵⁴ + started ms · 4 + status rank.
+ */
+export function keyStartedMs(key: string): string {
+  return `toInt64(intDiv(${key}, 4) % 4503599627370496)`;
+}
+
 /** LATEST_SELECT per collector only: a few rows per part for the per-collector reads. */
 const BY_COLLECTOR_SELECT = `SELECT
     collector,
@@ -478,6 +509,40 @@ ${BY_COLLECTOR_SELECT}`,
 ${STREAK_SELECT}`,
       `INSERT INTO svc.collector_failed_runs
 ${FAILED_SELECT}`,
+    ],
+  },
+  {
+    version: 14,
+    name: "collector_series_one_view",
+    statements: [
+      // svc.collector_latest's view cost more per INSERT than the other three together (argMax
+      // states of the whole run, per series). svc.collector_series replaces it and svc.collector_streaks
+      // with one view: the streak maxima, and the latest success's key for the reads that used
+      // svc.collector_latest (the per-account last success, the latest success's started_at).
+      `CREATE TABLE IF NOT EXISTS svc.collector_series
+(
+    collector LowCardinality(String),
+    cloud_account_id String,
+    cloud_region LowCardinality(String),
+    last_run_at SimpleAggregateFunction(max, DateTime64(3)),
+    latest_key SimpleAggregateFunction(max, UInt128),
+    last_success_at SimpleAggregateFunction(max, DateTime64(3)),
+    last_non_failed_at SimpleAggregateFunction(max, DateTime64(3)),
+    latest_success_key SimpleAggregateFunction(max, UInt128)
+)
+ENGINE = AggregatingMergeTree
+ORDER BY (collector, cloud_account_id, cloud_region)
+TTL toDateTime(last_run_at) + INTERVAL 90 DAY`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS svc.collector_series_mv TO svc.collector_series AS
+${SERIES_SELECT}`,
+      // Backfill after the view exists: no insert is missed in between (max ignores duplicates, so
+      // running it again, or overlapping with the view, changes nothing).
+      `INSERT INTO svc.collector_series
+${SERIES_SELECT}`,
+      "DROP VIEW IF EXISTS svc.collector_streaks_mv",
+      "DROP VIEW IF EXISTS svc.collector_latest_mv",
+      "DROP TABLE IF EXISTS svc.collector_streaks",
+      "DROP TABLE IF EXISTS svc.collector_latest",
     ],
   },
 ];

@@ -7,6 +7,17 @@
 import type { ClickHouseClient } from "@clickhouse/client";
 import type { ResourceRow } from "@svcmon/core";
 import { chCall } from "./clickhouse-call.ts";
+import { keyStartedMs } from "./migrations.ts";
+
+/**
+ * Per collector × account × region that ever succeeded: the started_at of its latest succeeded run
+ * (by the order of "latest", docs/monitor-rules.md), from svc.collector_series (migration 14).
+ */
+export const LATEST_SUCCESS_STARTED_SQL = `SELECT collector, cloud_account_id, cloud_region,
+        fromUnixTimestamp64Milli(${keyStartedMs("max(latest_success_key)")}) AS success_started
+    FROM svc.collector_series
+    GROUP BY collector, cloud_account_id, cloud_region
+    HAVING max(last_success_at) > toDateTime64(0, 3)`;
 
 export interface ResourcesLatestQuery {
   /**
@@ -16,7 +27,7 @@ export interface ResourcesLatestQuery {
   sinceMs?: number;
   /**
    * Keep only resources observed since the start of the latest `succeeded` run of their collector
-   * for their account and region (svc.collector_latest); subjects that never succeeded give none.
+   * for their account and region (svc.collector_series); subjects that never succeeded give none.
    * Combines with `sinceMs`.
    */
   sinceLatestSuccess?: boolean;
@@ -59,10 +70,7 @@ export async function resourcesLatest(
   inList("r.collector", "collectors", q.collectors);
   const join = q.sinceLatestSuccess
     ? `INNER JOIN (
-    SELECT collector, cloud_account_id, cloud_region, argMaxIfMerge(latest_success).started_at AS success_started
-    FROM svc.collector_latest
-    GROUP BY collector, cloud_account_id, cloud_region
-    HAVING max(last_success_at) > toDateTime64(0, 3)
+${LATEST_SUCCESS_STARTED_SQL}
 ) AS ls ON r.collector = ls.collector AND r.cloud_account_id = ls.cloud_account_id AND r.cloud_region = ls.cloud_region`
     : "";
   if (q.sinceLatestSuccess) where.push("r.observed_at >= ls.success_started");
