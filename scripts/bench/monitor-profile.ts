@@ -145,6 +145,15 @@ await time("GET /api/system/status", async () => {
   });
   await res.text();
 });
+await time("recentRuns(config_ec2, 40) (a /system card's chart)", () =>
+  store.recentRuns("config_ec2", { limit: 40 }),
+);
+await time("GET /api/system/collectors/failures (the page's collector cards)", async () => {
+  const res = await app.request("/api/system/collectors/failures", {
+    headers: { authorization: "Bearer profile-token-0123456789" },
+  });
+  await res.text();
+});
 const engine = new AlertEngine({
   store,
   registry,

@@ -203,6 +203,43 @@ describe("insertRuns", () => {
   });
 });
 
+describe("recentRuns", () => {
+  beforeEach(truncate);
+
+  it("returns the newest runs however far back they lie (windows of 1 h, 1 d, 8 d, 64 d, then all)", async () => {
+    const now = Date.now();
+    // One run in each window and one beyond them all, older first, plus a retried duplicate.
+    const ages = [30 * MIN, 5 * 60 * MIN, 3 * DAY, 30 * DAY, 80 * DAY];
+    const runs = ages.map((age) => run({ at: now - age }));
+    await store.insertRuns(runs);
+    await store.insertRuns([runs[0] as CollectorRunInput]);
+    const newestFirst = runs.map((r) => r.run_id);
+    for (let limit = 1; limit <= 6; limit++) {
+      const got = await store.recentRuns("config_ec2", { limit });
+      expect(got.map((r) => r.run_id)).toEqual(newestFirst.slice(0, limit));
+    }
+    // Per account and region too: the window applies to the series asked for.
+    await store.insertRuns([run({ at: now - 10 * MIN, cloud_region: "eu-west-1" })]);
+    const series = await store.recentRuns("config_ec2", { limit: 3, cloud_region: "us-east-1" });
+    expect(series.map((r) => r.run_id)).toEqual(newestFirst.slice(0, 3));
+  });
+
+  it("breaks ties of completed_at by run_id as text, newest first", async () => {
+    const at = Date.now() - 20 * MIN;
+    // The halves disagree: ClickHouse orders UUIDs by their second half first, text by the first.
+    const ids = [
+      ["0a", "5"],
+      ["b1", "1"],
+      ["2c", "4"],
+      ["f0", "2"],
+      ["9d", "3"],
+    ].map(([hi, lo]) => `${hi}000000-0000-4000-8000-00000000000${lo}`);
+    await store.insertRuns(ids.map((run_id) => ({ ...run({ at }), run_id })));
+    const got = await store.recentRuns("config_ec2", { limit: 3 });
+    expect(got.map((r) => r.run_id)).toEqual([...ids].sort().reverse().slice(0, 3));
+  });
+});
+
 describe("accounts", () => {
   beforeEach(truncate);
 

@@ -106,6 +106,8 @@ const RUN_COLUMNS = [
 ] as const;
 /** The most runs `recentRuns` returns. */
 export const MAX_RECENT_RUNS = 200;
+/** The windows (hours back from now) `recentRuns` tries before reading the collector's whole history. */
+const RECENT_RUNS_WINDOWS_HOURS = [1, 24, 8 * 24, 64 * 24] as const;
 /** Window of the server-side query latency percentiles (system.query_log). */
 export const QUERY_LOG_WINDOW_MINUTES = 15;
 
@@ -567,9 +569,18 @@ ORDER BY collector`,
     opts: { limit?: number; cloud_account_id?: string; cloud_region?: string } = {},
   ): Promise<CollectorRunRow[]> {
     const limit = Math.max(1, Math.min(MAX_RECENT_RUNS, Math.floor(opts.limit ?? 20)));
-    const rows = await this.#rows<Record<string, unknown>>(
-      "recentRuns",
-      `SELECT
+    // The table is ordered by (collector, completed_at, …): a window on completed_at reads only the
+    // collector's newest stretch of the key range, where the whole history sorted would be read
+    // otherwise (6 M rows: 45 ms a call). A collector with many accounts × regions fills `limit`
+    // within the hour; the wider windows (then none) serve sparse ones, each narrower read cheap.
+    let rows: Record<string, unknown>[] = [];
+    for (const hours of [...RECENT_RUNS_WINDOWS_HOURS, null]) {
+      rows = await this.#rows<Record<string, unknown>>(
+        "recentRuns",
+        // The inner query names the table's own columns: an outer alias of the same name (the ms
+        // conversions) would otherwise stand in for the column in WHERE and ORDER BY, and neither
+        // the window nor the sorting key could narrow the read.
+        `SELECT
     collector,
     toString(run_id) AS run_id,
     cloud_account_id,
@@ -581,20 +592,29 @@ ORDER BY collector`,
     rows_inserted,
     error,
     duration_ms
-FROM svc.collector_runs
-WHERE collector = {collector:String}
-  AND ({account:String} = '' OR cloud_account_id = {account:String})
-  AND ({region:String} = '' OR cloud_region = {region:String})
-ORDER BY completed_at DESC, run_id DESC
-LIMIT 1 BY run_id
-LIMIT {limit:UInt32}`,
-      {
-        collector,
-        account: opts.cloud_account_id ?? "",
-        region: opts.cloud_region ?? "",
-        limit,
-      },
-    );
+FROM (
+  SELECT collector, run_id, cloud_account_id, cloud_region, started_at, completed_at, status,
+    events_produced, rows_inserted, error, duration_ms
+  FROM svc.collector_runs
+  WHERE collector = {collector:String}
+    AND ({account:String} = '' OR cloud_account_id = {account:String})
+    AND ({region:String} = '' OR cloud_region = {region:String})
+    ${hours === null ? "" : "AND completed_at >= now64(3) - toIntervalHour({hours:UInt32})"}
+  ORDER BY completed_at DESC, toString(run_id) DESC
+  LIMIT 1 BY run_id
+  LIMIT {limit:UInt32}
+)
+ORDER BY completed_at DESC, run_id DESC`,
+        {
+          collector,
+          account: opts.cloud_account_id ?? "",
+          region: opts.cloud_region ?? "",
+          limit,
+          ...(hours === null ? {} : { hours }),
+        },
+      );
+      if (rows.length >= limit) break;
+    }
     return rows.map(toRunRow);
   }
 
