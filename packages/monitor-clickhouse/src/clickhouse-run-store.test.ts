@@ -550,6 +550,8 @@ describe("read cache (keyed by the write version of the tables read)", () => {
     accounts: await s.accountsLatest(),
     scans: await s.lastSucceededRunPerAccount(0),
     days: await s.failuresPerCollectorPerDay(7),
+    recent: await s.recentRuns("config_ec2", { limit: 40 }),
+    recentSeries: await s.recentRuns("config_ec2", { limit: 5, cloud_region: "us-east-1" }),
   });
 
   it("sees every write at once, by this store, another store or a plain INSERT; unchanged data is read once", async () => {

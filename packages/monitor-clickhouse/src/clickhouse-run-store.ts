@@ -164,10 +164,12 @@ export function streakRowsAt(series: readonly StreakSeries[], since: number): Fa
 }
 
 /**
- * The tables the cached reads come from (every status read but recentRuns). The read cache is keyed
- * by their parts (readVersionSql): any write to them, by any process, changes it.
+ * The tables the cached reads come from (the status reads and recentRuns). The read cache is keyed
+ * by their parts (readVersionSql): any write to them, by any process, changes it. `collector_runs`
+ * (recentRuns) also changes with its merges: a needless re-read after a write, never a stale one.
  */
 export const CACHED_READ_TABLES = [
+  "collector_runs",
   "collector_latest_by_collector",
   "collector_series",
   "collector_failed_runs",
@@ -189,7 +191,7 @@ GROUP BY table, partition_id
 ORDER BY table, partition_id`;
 
 /** The most reads the read cache keeps (the entries read longest ago go first). */
-export const MAX_CACHED_READS = 32;
+export const MAX_CACHED_READS = 128;
 
 interface CacheEntry {
   version: string;
@@ -564,11 +566,25 @@ ORDER BY collector`,
    * The latest `limit` runs of one collector, newest first (by completed_at, then run_id), optionally
    * of one account and region: what an operator reads to triage it (`GET /api/system/runs`).
    */
-  async recentRuns(
+  recentRuns(
     collector: string,
     opts: { limit?: number; cloud_account_id?: string; cloud_region?: string } = {},
   ): Promise<CollectorRunRow[]> {
     const limit = Math.max(1, Math.min(MAX_RECENT_RUNS, Math.floor(opts.limit ?? 20)));
+    const account = opts.cloud_account_id ?? "";
+    const region = opts.cloud_region ?? "";
+    // Cached as the status reads are (the page asks for every collector's at each load and refresh).
+    return this.#cached(JSON.stringify(["recent", collector, account, region, limit]), () =>
+      this.#recentRuns(collector, account, region, limit),
+    ).then(copyRows);
+  }
+
+  async #recentRuns(
+    collector: string,
+    account: string,
+    region: string,
+    limit: number,
+  ): Promise<CollectorRunRow[]> {
     // The table is ordered by (collector, completed_at, …): a window on completed_at reads only the
     // collector's newest stretch of the key range, where the whole history sorted would be read
     // otherwise (6 M rows: 45 ms a call). A collector with many accounts × regions fills `limit`
@@ -607,8 +623,8 @@ FROM (
 ORDER BY completed_at DESC, run_id DESC`,
         {
           collector,
-          account: opts.cloud_account_id ?? "",
-          region: opts.cloud_region ?? "",
+          account,
+          region,
           limit,
           ...(hours === null ? {} : { hours }),
         },
