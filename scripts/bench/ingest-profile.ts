@@ -7,20 +7,23 @@ import { InMemoryCollectorRegistry, validateRun, validateRunBatch } from "@svcmo
 import { createMonitorApp } from "@svcmon/monitor-api";
 import { msToCh } from "@svcmon/monitor-clickhouse";
 import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
+import { COLLECTORS } from "./monitor-dataset.ts";
+import { percentile } from "./report.ts";
 
 const dir = process.env.PROFILE_DIR;
 if (dir === undefined) throw new Error("PROFILE_DIR: a folder loaded by monitor-profile.ts");
 const GROUP = Number(process.env.PROFILE_GROUP ?? 4000);
 const N = Number(process.env.PROFILE_CALLS ?? 10);
-const COLLECTORS = ["config_ec2", "config_ebs", "config_network", "hierarchy_builder"];
 const store = openChdbRunStore(dir, { timeoutMs: 900_000 });
 await store.migrate();
 const c = store.client;
 
-const q = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)] ?? 0;
-};
+/** Nearest-rank percentile `p` (0–1) of unsorted times. */
+const q = (xs: number[], p: number) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    p * 100,
+  );
 /** Times `fn(prepare())`; what `prepare` builds (the rows, in Node) is not timed. */
 async function time<T>(
   name: string,

@@ -10,63 +10,21 @@ import { createMonitorApp } from "@svcmon/monitor-api";
 import { ClickHouseAlertStateStore } from "@svcmon/monitor-clickhouse";
 import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
 import { AlertEngine, memoryDeliveryLog, readSnapshot } from "@svcmon/monitor-runtime";
+import { ACCOUNTS, COLLECTORS, loadSql, REGIONS, SERIES, slotsIn } from "./monitor-dataset.ts";
+import { percentile } from "./report.ts";
 
-const COLLECTORS = ["config_ec2", "config_ebs", "config_network", "hierarchy_builder"];
-const REGIONS = [
-  "us-east-1",
-  "us-east-2",
-  "us-west-1",
-  "us-west-2",
-  "ca-central-1",
-  "eu-west-1",
-  "eu-west-2",
-  "eu-west-3",
-  "eu-central-1",
-  "eu-north-1",
-  "ap-south-1",
-  "ap-northeast-1",
-  "ap-northeast-2",
-  "ap-northeast-3",
-  "ap-southeast-1",
-  "ap-southeast-2",
-  "sa-east-1",
-];
-const ACCOUNTS = 100;
-const SERIES = COLLECTORS.length * ACCOUNTS * REGIONS.length;
 const DAYS = Number(process.env.BENCH_MONITOR_DAYS ?? 9);
-const SLOTS = DAYS * 96;
+const SLOTS = slotsIn(DAYS);
 const ROWS = SERIES * SLOTS;
 const N = Number(process.env.PROFILE_CALLS ?? 20);
 const only = process.argv.slice(2);
 
-function loadSql(from: number, count: number, baseSec: number): string {
-  const list = (xs: readonly string[]) => `[${xs.map((x) => `'${x}'`).join(",")}]`;
-  return `INSERT INTO svc.collector_runs
-  (run_id, collector, cloud_account_id, cloud_region, started_at, completed_at, status,
-   events_produced, rows_inserted, error, duration_ms)
-SELECT generateUUIDv4(number) AS run_id, collector, cloud_account_id, cloud_region, started_at,
-  addMilliseconds(started_at, duration_ms) AS completed_at, status,
-  if(status = 'failed', 0, h2 % 5000), if(status = 'failed', 0, h2 % 2500),
-  multiIf(status = 'failed', concat('AccessDenied: not authorized to call Describe* in ', cloud_region),
-          status = 'partial', concat('Throttling: rate exceeded after ', toString(h2 % 900), ' pages'), ''),
-  duration_ms
-FROM (
-  SELECT number, number % ${SERIES} AS s, intDiv(number, ${SERIES}) AS t,
-    intHash32(number) AS h1, intHash32(number + 1000000000) AS h2,
-    arrayElement(${list(COLLECTORS)}, s % ${COLLECTORS.length} + 1) AS collector,
-    toString(${100_000_000_000} + intDiv(s, ${COLLECTORS.length}) % ${ACCOUNTS}) AS cloud_account_id,
-    arrayElement(${list(REGIONS)}, intDiv(s, ${COLLECTORS.length * ACCOUNTS}) + 1) AS cloud_region,
-    toDateTime64(${baseSec} - (${SLOTS - 1} - t) * 900 + s % 30, 3, 'UTC') AS started_at,
-    toUInt32((5 + h1 % 295) * 1000 + h2 % 1000) AS duration_ms,
-    multiIf(h1 % 1000 < 20, 'failed', h1 % 1000 < 40, 'partial', 'succeeded') AS status
-  FROM numbers(${from}, ${count})
-)`;
-}
-
-const q = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)] ?? 0;
-};
+/** Nearest-rank percentile `p` (0–1) of unsorted times. */
+const q = (xs: number[], p: number) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    p * 100,
+  );
 
 async function time(name: string, fn: () => Promise<unknown>, n = N): Promise<void> {
   if (only.length > 0 && !only.some((o) => name.includes(o))) return;
@@ -94,7 +52,7 @@ if (fresh) {
   const t0 = performance.now();
   const per = Math.ceil(ROWS / Math.min(10, DAYS));
   for (let from = 0; from < ROWS; from += per)
-    await store.client.command({ query: loadSql(from, Math.min(per, ROWS - from), baseSec) });
+    await store.client.command({ query: loadSql(from, Math.min(per, ROWS - from), baseSec, SLOTS) });
   for (let i = 0; i < ACCOUNTS; i++)
     await store.upsertAccount({
       account_id: String(100_000_000_000 + i),
