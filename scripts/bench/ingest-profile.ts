@@ -5,7 +5,7 @@
 import { Readable } from "node:stream";
 import { InMemoryCollectorRegistry, validateRun, validateRunBatch } from "@svcmon/core";
 import { createMonitorApp } from "@svcmon/monitor-api";
-import { msToCh } from "@svcmon/monitor-clickhouse";
+import { RUN_COLUMNS, runRowValues } from "@svcmon/monitor-clickhouse";
 import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
 import { COLLECTORS } from "./monitor-dataset.ts";
 import { percentile } from "./report.ts";
@@ -74,37 +74,11 @@ const rows = (n: number) => {
   }
   return out;
 };
-const values = (n: number) =>
-  rows(n).map((r) => [
-    r.run_id,
-    r.collector,
-    r.cloud_account_id,
-    r.cloud_region,
-    msToCh(r.started_at),
-    msToCh(r.completed_at),
-    r.status,
-    r.events_produced,
-    r.rows_inserted,
-    r.error,
-    r.duration_ms,
-  ]);
-const COLUMNS = [
-  "run_id",
-  "collector",
-  "cloud_account_id",
-  "cloud_region",
-  "started_at",
-  "completed_at",
-  "status",
-  "events_produced",
-  "rows_inserted",
-  "error",
-  "duration_ms",
-];
+const values = (n: number) => rows(n).map(runRowValues);
 const insertInto = (table: string, n: number) => async (vals: unknown[][]) =>
   c.insert({
     table,
-    columns: COLUMNS as never,
+    columns: [...RUN_COLUMNS],
     values: vals.length === n ? vals : values(n),
     format: "JSONCompactEachRow",
     clickhouse_settings: { async_insert: 0, max_insert_block_size: "1048576" },
@@ -264,7 +238,7 @@ await time(
   async (vals: unknown[][]) =>
     c.insert({
       table: "prof.runs_bare",
-      columns: COLUMNS as never,
+      columns: [...RUN_COLUMNS],
       values: Readable.from([`${vals.map((r) => r.map(tsvField).join("\t")).join("\n")}\n`], {
         objectMode: false,
       }),

@@ -90,8 +90,8 @@ interface PendingInsert {
   resolve: (r: InsertRunsResult) => void;
   reject: (err: unknown) => void;
 }
-/** The columns insertRuns writes, in the order of its rows. */
-const RUN_COLUMNS = [
+/** The columns insertRuns writes, in the order of `runRowValues`. */
+export const RUN_COLUMNS = [
   "run_id",
   "collector",
   "cloud_account_id",
@@ -104,6 +104,23 @@ const RUN_COLUMNS = [
   "error",
   "duration_ms",
 ] as const;
+/** One run as insertRuns writes it (`JSONCompactEachRow`, the columns of `RUN_COLUMNS`). */
+export function runRowValues(r: CollectorRunRow): (string | number)[] {
+  return [
+    r.run_id,
+    r.collector,
+    r.cloud_account_id,
+    r.cloud_region,
+    msToCh(r.started_at),
+    msToCh(r.completed_at),
+    r.status,
+    r.events_produced,
+    r.rows_inserted,
+    r.error,
+    r.duration_ms,
+  ];
+}
+
 /** The most runs `recentRuns` returns. */
 export const MAX_RECENT_RUNS = 200;
 /** The windows (hours back from now) `recentRuns` tries before reading the collector's whole history. */
@@ -504,19 +521,7 @@ export class ClickHouseRunStore implements RunStore {
         table: "svc.collector_runs",
         // Arrays rather than objects: about a tenth less to write and to parse.
         columns: [...RUN_COLUMNS],
-        values: fresh.map((r) => [
-          r.run_id,
-          r.collector,
-          r.cloud_account_id,
-          r.cloud_region,
-          msToCh(r.started_at),
-          msToCh(r.completed_at),
-          r.status,
-          r.events_produced,
-          r.rows_inserted,
-          r.error,
-          r.duration_ms,
-        ]),
+        values: fresh.map(runRowValues),
         format: "JSONCompactEachRow",
         abort_signal: signal,
         clickhouse_settings: { async_insert: 0, max_insert_block_size: "1048576" },
