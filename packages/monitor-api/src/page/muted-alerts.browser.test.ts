@@ -3,21 +3,19 @@
  * and explained (what mutes it and why, its last error); a notification's link `/system#<anchor>`
  * finds its element (collector card, account, queue, analytics DB) and is scrolled to.
  */
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import { alertAnchor, emptyState, evaluateConditions, InMemoryCollectorRegistry, step } from "@svcmon/core";
 import type { ClickHouseRunStore } from "@svcmon/monitor-clickhouse";
 import { firingAlerts } from "@svcmon/monitor-runtime";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../test-support/chromium.ts";
-import { call, MIN, makeApp, openTempStore, runAt, TOKEN } from "../test-support.ts";
+import { call, MIN, makeApp, openTempStore, runAt, serveOnLoopback, TOKEN } from "../test-support.ts";
 
 const NOW = Date.now();
 const ACCOUNT = "111111111111";
 let store: ClickHouseRunStore;
 let cleanup: () => Promise<void>;
-let server: ReturnType<typeof serve>;
+let server: Awaited<ReturnType<typeof serveOnLoopback>> | undefined;
 let base: string;
 let browser: Browser;
 
@@ -69,15 +67,13 @@ beforeAll(async () => {
     body: { account_name: "Legacy", svc_status: "no_access" },
   });
   expect(put.status).toBe(200);
-  server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
-  });
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await serveOnLoopback(app);
+  base = server.base;
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  await server?.close();
   await cleanup?.();
 });
 

@@ -2,8 +2,6 @@
  * `/system` in headless Chromium (as muted-alerts.browser.test.ts): a silence created through the API
  * is listed in the Silences section, and the alert it silences is marked Muted, naming the silence.
  */
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import {
   applySilences,
   emptyState,
@@ -17,12 +15,12 @@ import { firingAlerts } from "@svcmon/monitor-runtime";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../test-support/chromium.ts";
-import { call, MIN, makeApp, openTempStore, TOKEN } from "../test-support.ts";
+import { call, MIN, makeApp, openTempStore, serveOnLoopback, TOKEN } from "../test-support.ts";
 
 const NOW = Date.now();
 let store: ClickHouseRunStore;
 let cleanup: () => Promise<void>;
-let server: ReturnType<typeof serve>;
+let server: Awaited<ReturnType<typeof serveOnLoopback>> | undefined;
 let base: string;
 let browser: Browser;
 
@@ -64,15 +62,13 @@ beforeAll(async () => {
     },
   });
   expect(created.status).toBe(201);
-  server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
-  });
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await serveOnLoopback(app);
+  base = server.base;
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  await server?.close();
   await cleanup?.();
 });
 
