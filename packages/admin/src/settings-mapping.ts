@@ -10,6 +10,7 @@ import {
   tokenize,
 } from "@relevance/core";
 import { formatBytes } from "@relevance/http";
+import { DEFAULT_RANKING_RULES, rankingRulesSupported } from "@relevance/settings";
 import { shortPath } from "./body.ts";
 import { jsonBytes } from "./json-size.ts";
 import {
@@ -29,7 +30,6 @@ import {
 // The customer settings: camelCase in the API, snake_case in the settings record and its KV copy.
 
 /** Meilisearch's default ranking rules: the only list the embedded engine ranks by. */
-export const DEFAULT_RANKING_RULES = ["words", "typo", "proximity", "attribute", "sort", "exactness"];
 
 /** Meilisearch's default typo tolerance. */
 export const DEFAULT_TYPO_TOLERANCE: TypoTolerance = {
@@ -234,19 +234,6 @@ function checkRankingRules(problems: Problems, value: unknown): void {
       `only the default ${JSON.stringify(DEFAULT_RANKING_RULES)} is supported, with "sort" at any position: the embedded engine cannot rank otherwise`,
     );
   }
-}
-
-/**
- * Whether the embedded engine can honour `rules`: the default rules, `sort` at any position (it
- * decides how much a search's `sort` weighs against relevance), the others in their default order.
- */
-export function rankingRulesSupported(rules: readonly string[]): boolean {
-  const others = DEFAULT_RANKING_RULES.filter((rule) => rule !== "sort");
-  return (
-    rules.length === DEFAULT_RANKING_RULES.length &&
-    rules.filter((rule) => rule === "sort").length === 1 &&
-    JSON.stringify(rules.filter((rule) => rule !== "sort")) === JSON.stringify(others)
-  );
 }
 
 function checkSynonyms(problems: Problems, value: unknown): void {

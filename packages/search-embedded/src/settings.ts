@@ -5,22 +5,9 @@
 
 import { tokenize } from "@relevance/core";
 import type { SearchTarget, TypoTolerance } from "@relevance/search";
-import { DEFAULT_RANKING_RULES } from "@relevance/search";
 import type { Document } from "@relevance/settings";
+import { DEFAULT_RANKING_RULES, rankingRulesSupported } from "@relevance/settings";
 import { fieldValue } from "./fields.ts";
-
-/**
- * Whether the engine can honour `rules`: the default rules with `sort` at any position (where it
- * sits decides which relevance tiers a sort breaks ties of), the others in their default order.
- */
-export function rankingRulesSupported(rules: readonly string[]): boolean {
-  const others = DEFAULT_RANKING_RULES.filter((rule) => rule !== "sort");
-  return (
-    rules.length === DEFAULT_RANKING_RULES.length &&
-    rules.filter((rule) => rule === "sort").length === 1 &&
-    JSON.stringify(rules.filter((rule) => rule !== "sort")) === JSON.stringify(others)
-  );
-}
 
 /** Meilisearch's default word sizes for one and two typos. */
 export const DEFAULT_MIN_WORD_SIZE_FOR_TYPOS = { oneTypo: 5, twoTypos: 9 } as const;

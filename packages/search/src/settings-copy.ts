@@ -8,7 +8,11 @@ import {
   parseJson,
   type Result,
 } from "@relevance/core";
+import { DEFAULT_RANKING_RULES } from "@relevance/settings";
 import type { TypoTolerance } from "./ports.ts";
+
+// Re-exported: part of this package's API since before the rules moved to @relevance/settings.
+export { DEFAULT_RANKING_RULES };
 
 /** What search needs from an API key's KV copy (`apikey:<sha256>`): whose key it is. */
 export function parseApiKeyCopy(text: string): Result<{ account: string }> {
@@ -52,7 +56,6 @@ export const DEFAULT_TYPO_TOLERANCE: TypoTolerance = {
   disableOnWords: [],
   disableOnAttributes: [],
 };
-export const DEFAULT_RANKING_RULES = ["words", "typo", "proximity", "attribute", "sort", "exactness"];
 
 function wordSize(value: unknown, fallback: number, path: string, errors: Issue[]): number {
   if (value === undefined) return fallback;

@@ -1,5 +1,6 @@
 export * from "./document-stats.ts";
 export * from "./exporter.ts";
 export type * from "./ports.ts";
+export * from "./ranking-rules.ts";
 export * from "./records.ts";
 export * from "./tailer.ts";
