@@ -12,6 +12,7 @@ import {
   type CollectorContext,
   type CollectorResult,
   errorText,
+  type Limiter,
   RESOURCES_TABLE,
   type ResourceRow,
   type RowSink,
@@ -23,7 +24,6 @@ import { attemptsOf } from "./aws-retry.ts";
 import { type Ec2ClientFactory, ec2ClientFactory } from "./clients.ts";
 import { AccessDeniedError, AwsCollectError, PartialSendError } from "./errors.ts";
 import { type EventQueue, resourceObservedEvent } from "./events.ts";
-import type { Limiter } from "./limit.ts";
 
 /** Where credentials for an account come from (RoleAssumer). */
 export interface CredentialSource {

@@ -3,13 +3,14 @@
  * what they need (role assumption, the SDK retry configuration, the SQS event sender, the region source).
  * docs/monitor-runtime.md, "AWS collectors".
  */
-import type { Collector } from "@svcmon/core";
+import { type Collector, Limiter } from "@svcmon/core";
 import type { AwsCollectorDeps } from "./collect.ts";
 import { ebsCollector } from "./ebs-collector.ts";
 import { ec2Collector } from "./ec2-collector.ts";
-import { Limiter } from "./limit.ts";
 import { networkCollector } from "./network-collector.ts";
 
+// Re-exported: part of this package's API before it moved to @svcmon/core.
+export { Limiter } from "@svcmon/core";
 export * from "./assume-role.ts";
 export * from "./aws-retry.ts";
 export * from "./clients.ts";
@@ -18,7 +19,6 @@ export * from "./ebs-collector.ts";
 export * from "./ec2-collector.ts";
 export * from "./errors.ts";
 export * from "./events.ts";
-export * from "./limit.ts";
 export * from "./network-collector.ts";
 export * from "./no-access.ts";
 export * from "./regions.ts";

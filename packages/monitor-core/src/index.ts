@@ -2,6 +2,7 @@ export * from "./alerts/index.ts";
 export * from "./auto-register.ts";
 export * from "./clock.ts";
 export * from "./clock-skew.ts";
+export * from "./concurrency-limiter.ts";
 export * from "./cost/index.ts";
 export * from "./coverage.ts";
 export * from "./dependency.ts";

@@ -23,6 +23,7 @@ import {
   type IntentItem,
   intentTransition,
   itemIdentity,
+  Limiter,
   type MutedNotice,
   markFailed,
   type NotificationIntent,
@@ -109,6 +110,9 @@ export interface TickResult {
   /** Intent ids not sent here because another engine holds their claim (with `transitions`). */
   claimedElsewhere?: string[];
 }
+
+/** Per-alert transition writes (record, claim, mark sent, release) in flight at once. */
+const ITEM_WRITES_IN_FLIGHT = 16;
 
 /** Saves of the state retried after a version conflict before the tick gives up. */
 const MAX_STATE_CONFLICTS = 5;
@@ -261,6 +265,7 @@ export class AlertEngine {
   #nextDue: number | null = null;
   readonly #claimant: string;
   readonly #leaseMs: number;
+  readonly #itemWrites = new Limiter(ITEM_WRITES_IN_FLIGHT);
 
   constructor(deps: AlertEngineDeps) {
     this.#d = deps;
@@ -337,7 +342,7 @@ export class AlertEngine {
       }
       for (const intent of result.notifications) {
         await transitions.record(intentTransition(intent));
-        for (const item of intent.items) await transitions.record(deliveryTransition(intent, item));
+        await this.#eachItem(intent.items, (item) => transitions.record(deliveryTransition(intent, item)));
       }
       // Never sent under their own id any more: out of `unsent` (a no-op when already sent). Those the
       // step dropped from the outbox, and unsent ones (a failed send, released) whose items this step
@@ -447,9 +452,10 @@ export class AlertEngine {
       if (error === null) {
         delivered.push(intent.id);
         if (transitions !== undefined) {
-          let held = true;
-          for (const item of send.items)
-            held &&= await transitions.markSent(deliveryTransition(intent, item).id, this.#claimant, at);
+          const marked = await this.#eachItem(send.items, (item) =>
+            transitions.markSent(deliveryTransition(intent, item).id, this.#claimant, at),
+          );
+          let held = marked.every(Boolean);
           if (partial && settled.length + send.items.length < intent.items.length)
             await transitions.release(intent.id, this.#claimant);
           else held &&= await transitions.markSent(intent.id, this.#claimant, at);
@@ -458,8 +464,9 @@ export class AlertEngine {
       } else {
         failed.push(intent.id);
         if (transitions !== undefined) {
-          for (const item of send.items)
-            await transitions.release(deliveryTransition(intent, item).id, this.#claimant);
+          await this.#eachItem(send.items, (item) =>
+            transitions.release(deliveryTransition(intent, item).id, this.#claimant),
+          );
           await transitions.release(intent.id, this.#claimant);
         }
         if (channels.length > 0)
@@ -492,15 +499,22 @@ export class AlertEngine {
     transitions: TransitionStore,
     intent: NotificationIntent,
   ): Promise<{ won: IntentItem[]; settled: string[] }> {
-    const won: IntentItem[] = [];
-    const settled: string[] = [];
-    for (const item of intent.items) {
-      const id = deliveryTransition(intent, item).id;
-      const claim = await transitions.claim(id, this.#claimant, this.#d.now(), this.#leaseMs);
-      if (claim.ok) won.push(item);
-      else if (claim.sent) settled.push(itemIdentity(item));
-    }
-    return { won, settled };
+    const claims = await this.#eachItem(intent.items, (item) =>
+      transitions.claim(deliveryTransition(intent, item).id, this.#claimant, this.#d.now(), this.#leaseMs),
+    );
+    return {
+      won: intent.items.filter((_, i) => claims[i]?.ok === true),
+      settled: intent.items.filter((_, i) => claims[i]?.ok === false && claims[i].sent).map(itemIdentity),
+    };
+  }
+
+  /**
+   * `write` for each item, at most ITEM_WRITES_IN_FLIGHT at once, results in the items' order: a
+   * storm of alerts is one conditional write per alert, which one after another would take seconds
+   * on DynamoDB.
+   */
+  #eachItem<T>(items: readonly IntentItem[], write: (item: IntentItem) => Promise<T>): Promise<T[]> {
+    return Promise.all(items.map((item) => this.#itemWrites.run(() => write(item))));
   }
 
   /** The stored state and its version (0 without a transition store, or before its first save). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Limiter } from "./limit.ts";
+import { Limiter } from "./concurrency-limiter.ts";
 
 function deferred() {
   let resolve: () => void = () => {};

@@ -1,6 +1,8 @@
 /**
- * A concurrency limit in front of the SDK calls: the scheduler starts every account × region of a
- * tick at once, and a few hundred parallel Describe calls would only be throttled.
+ * A concurrency limit in front of calls to a back end: the AWS collectors' SDK calls (the scheduler
+ * starts every account × region of a tick at once, and a few hundred parallel Describe calls would
+ * only be throttled) and the alert engine's per-alert transition writes (a storm of alerts is that
+ * many conditional writes, which in sequence would take seconds on DynamoDB).
  */
 export class Limiter {
   readonly #max: number;
