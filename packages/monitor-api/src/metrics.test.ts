@@ -9,7 +9,17 @@ import type { ClickHouseRunStore } from "@svcmon/monitor-clickhouse";
 import type { FiringAlertJson } from "@svcmon/monitor-runtime";
 import parsePrometheusTextFormat, { type ParsedFamily } from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, hangingStore, MIN, makeApp, openTempStore, runAt, TOKEN, uuid } from "./test-support.ts";
+import {
+  call,
+  hangingStore,
+  MIN,
+  makeApp,
+  openTempStore,
+  putAccounts,
+  runAt,
+  TOKEN,
+  uuid,
+} from "./test-support.ts";
 
 let store: ClickHouseRunStore;
 let cleanup: () => Promise<void>;
@@ -104,16 +114,11 @@ beforeAll(async () => {
   });
   expect(runs.status).toBe(201);
   const app = makeApp({ store, registry, now: () => NOW - 60 * MIN });
-  for (const [id, status] of [
-    ["111111111111", "active"],
-    ["222222222222", "active"],
-    ["333333333333", "no_access"],
-  ] as const) {
-    const r = await call(app, "PUT", `/api/system/accounts/${id}`, {
-      body: { account_name: `acc ${id}`, svc_status: status },
-    });
-    expect(r.status).toBe(200);
-  }
+  await putAccounts(app, [
+    ["111111111111", "acc 111111111111", "active"],
+    ["222222222222", "acc 222222222222", "active"],
+    ["333333333333", "acc 333333333333", "no_access"],
+  ]);
 }, 60_000);
 
 afterAll(async () => {
