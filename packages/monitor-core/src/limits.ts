@@ -4,9 +4,19 @@
  * numbers, so the table cannot drift from what is checked. Pure: no I/O.
  */
 import type { LimitRow } from "@relevance/http";
+import {
+  SILENCE_AUTHOR_MAX,
+  SILENCE_MAX_ACTIVE,
+  SILENCE_MAX_DURATION_MS,
+  SILENCE_REASON_MAX,
+  SILENCE_REGEX_MAX_UNBOUNDED,
+  SILENCE_SUBJECT_MAX,
+} from "./alerts/silences.ts";
 
 /** Largest JSON request body of the monitor API, unless `maxBodyBytes` says otherwise: 1 MiB. */
 export const DEFAULT_MONITOR_BODY_BYTES = 1024 * 1024;
+/** The longest silence the /system page's buttons create (minutes): 7 days. */
+export const MAX_PAGE_SILENCE_MINUTES = 7 * 24 * 60;
 /** How deeply a request's JSON may nest; a run record needs 2 levels. */
 export const MAX_MONITOR_JSON_DEPTH = 32;
 
@@ -137,6 +147,62 @@ export const MONITOR_LIMITS: LimitRow[] = [
     unit: "per minute",
     status: 429,
     note: "failed authentications per credential prefix (its first 8 characters), from any address",
+  },
+  {
+    area: "monitor",
+    field: "silence reason",
+    limit: SILENCE_REASON_MAX,
+    unit: "characters",
+    status: 422,
+    note: "POST /api/system/silences, svcmon silence add and the /system silence buttons; required",
+  },
+  {
+    area: "monitor",
+    field: "silence author",
+    limit: SILENCE_AUTHOR_MAX,
+    unit: "characters",
+    status: 422,
+    note: "POST /api/system/silences and svcmon silence add (the page signs with the session)",
+  },
+  {
+    area: "monitor",
+    field: "silence subject matcher",
+    limit: SILENCE_SUBJECT_MAX,
+    unit: "characters",
+    status: 422,
+    note: "equal, prefix or regex value",
+  },
+  {
+    area: "monitor",
+    field: "silence subject regex",
+    limit: SILENCE_REGEX_MAX_UNBOUNDED,
+    unit: "items",
+    status: 422,
+    note: "unbounded quantifiers (*, +, {n,}); no groups or backreferences, so matching stays linear enough for JavaScript's backtracking engine",
+  },
+  {
+    area: "monitor",
+    field: "silence ends_at",
+    limit: SILENCE_MAX_DURATION_MS / 60_000,
+    unit: "minutes",
+    status: 422,
+    note: "after it is created (30 days)",
+  },
+  {
+    area: "monitor",
+    field: "silences",
+    limit: SILENCE_MAX_ACTIVE,
+    unit: "items",
+    status: 422,
+    note: "active or pending at once; expire one first",
+  },
+  {
+    area: "monitor",
+    field: "minutes (/system silence buttons)",
+    limit: MAX_PAGE_SILENCE_MINUTES,
+    unit: "minutes",
+    status: 422,
+    note: "POST /system/silences; from 1 (7 days)",
   },
 ];
 

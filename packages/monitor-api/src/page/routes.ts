@@ -6,7 +6,12 @@
  * runs the page's cards need). docs/monitor-page.md.
  */
 import { ApiError, type AuthThrottle, type ClientAddress, invalid } from "@relevance/http";
-import { type CollectorRegistry, MAX_CREDENTIAL_CHARS, type RunStore } from "@svcmon/core";
+import {
+  type CollectorRegistry,
+  MAX_CREDENTIAL_CHARS,
+  MAX_PAGE_SILENCE_MINUTES,
+  type RunStore,
+} from "@svcmon/core";
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
@@ -51,8 +56,6 @@ export interface SystemPageDeps {
 export const FAILURE_DAYS = 7;
 /** Runs per collector in the card's run-history chart. */
 export const HISTORY_RUNS = 40;
-/** The longest silence the page's buttons create (minutes): 7 days. */
-export const MAX_PAGE_SILENCE_MINUTES = 7 * 24 * 60;
 
 /**
  * The page's security headers (Hono's secureHeaders): a CSP whose script and style sources are one
