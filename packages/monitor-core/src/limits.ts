@@ -154,7 +154,7 @@ export const MONITOR_LIMITS: LimitRow[] = [
     limit: SILENCE_REASON_MAX,
     unit: "characters",
     status: 422,
-    note: "POST /api/system/silences, svcmon silence add and the /system silence buttons; required",
+    note: "POST /api/system/silences and svcmon silence add (required), and the /system silence buttons (empty: a default reason)",
   },
   {
     area: "monitor",
@@ -162,7 +162,7 @@ export const MONITOR_LIMITS: LimitRow[] = [
     limit: SILENCE_AUTHOR_MAX,
     unit: "characters",
     status: 422,
-    note: "POST /api/system/silences and svcmon silence add (the page signs with the session)",
+    note: 'POST /api/system/silences and svcmon silence add (the page\'s buttons sign as "the /system page")',
   },
   {
     area: "monitor",
