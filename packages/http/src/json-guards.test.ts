@@ -26,4 +26,14 @@ describe("checkJsonShape", () => {
     expect(issues[0]?.message).toBe("nests deeper than the limit of 32 levels");
     expect(checkJsonShape(JSON.parse(`${"[".repeat(32)}${"]".repeat(32)}`), { maxDepth: 32 })).toEqual([]);
   });
+
+  it("names where the nesting goes too deep, through keys and indexes", () => {
+    const value = { a: [1, { b: [[{ c: { d: [] } }]] }] };
+    expect(checkJsonShape(value, { maxDepth: 5 })).toEqual([
+      { path: "a[1].b[0][0]", message: "nests deeper than the limit of 5 levels" },
+    ]);
+    expect(checkJsonShape([{ "0": { __proto__: null, prototype: 1 } }])).toEqual([
+      { path: "[0].0.prototype", message: 'the key "prototype" is not allowed' },
+    ]);
+  });
 });

@@ -197,6 +197,9 @@ export function openChdbRunStore(path: string, opts: ClickHouseRunStoreOptions =
     writeVersion: chdbWriteVersion(path),
     // chDB has no system.query_log: not asked for it on every dbHealth.
     queryLog: false,
+    // chDB's defaults are what INSERT_SETTINGS asks for (no async_insert; a group is far below one
+    // block), and it would run each as a SET statement before every INSERT.
+    insertSettings: null,
     ...opts,
     timeoutMs,
   });

@@ -119,28 +119,43 @@ describe("insertRuns", () => {
     expect(days.reduce((s, d) => s + d.failures, 0)).toBe(0);
   });
 
-  it("forms the next group from half of the rows in flight: a caller answered sends again and joins it", async () => {
-    // Every INSERT of this store is held until released, and its row count noted.
+  /**
+   * A store whose every INSERT is held until the test releases it (its row count noted), failing
+   * instead when released with an error; `checks` counts the duplicate checks sent.
+   */
+  function holdingStore(opts: { groupGatherMs?: number } = {}) {
     const client = createChdbClient(dir);
     const inserts: number[] = [];
-    const held: (() => void)[] = [];
+    const held: ((failure?: Error) => void)[] = [];
+    let checks = 0;
     const holding = new Proxy(client, {
       get(target, prop) {
         if (prop === "insert")
           return async (params: { values: unknown[] }) => {
             inserts.push(params.values.length);
-            await new Promise<void>((release) => held.push(release));
+            const failure = await new Promise<Error | undefined>((release) => held.push(release));
+            if (failure !== undefined) throw failure;
             return target.insert(params as unknown as Parameters<typeof target.insert>[0]);
+          };
+        if (prop === "query")
+          return (params: { query: string }) => {
+            if (params.query.includes("FROM svc.collector_runs") && params.query.includes("has(")) checks += 1;
+            return target.query(params as unknown as Parameters<typeof target.query>[0]);
           };
         const v = Reflect.get(target, prop, target);
         return typeof v === "function" ? v.bind(target) : v;
       },
     });
+    const s = new ClickHouseRunStore(holding, { timeoutMs: 10_000, ...opts });
+    return { s, inserts, held, checks: () => checks };
+  }
+  const until = async (cond: () => boolean) => {
+    while (!cond()) await new Promise((r) => setImmediate(r));
+  };
+
+  it("forms the next group from half of the rows in flight: a caller answered sends again and joins it", async () => {
     // No clock in this test: the next group waits as long as it takes.
-    const s = new ClickHouseRunStore(holding, { timeoutMs: 10_000, groupGatherMs: 600_000 });
-    const until = async (cond: () => boolean) => {
-      while (!cond()) await new Promise((r) => setImmediate(r));
-    };
+    const { s, inserts, held } = holdingStore({ groupGatherMs: 600_000 });
     // A lone caller never waits for others: one call at a time, each its own group.
     for (let i = 0; i < 3; i++) {
       const p = s.insertRuns([run({ at: base + i })]);
@@ -167,6 +182,52 @@ describe("insertRuns", () => {
     );
     expect(inserts).toEqual([1, 1, 1, 3, 2]);
     expect((await s.recentRuns("config_ec2", { limit: 50 })).length).toBe(8);
+  });
+
+  it("checks the next group while one is written: a run_id being written is a duplicate of the next call", async () => {
+    const { s, inserts, held, checks } = holdingStore();
+    const a = run({ at: base });
+    const b = run({ at: base + 1 });
+    const first = s.insertRuns([a]);
+    await until(() => held.length === 1);
+    expect(checks()).toBe(1);
+    // As many rows wait as are being written: the next group forms and is checked beside the write.
+    const second = s.insertRuns([{ ...a, status: "failed" }, b]);
+    await until(() => checks() === 2);
+    expect(inserts).toEqual([1]);
+    held.shift()?.();
+    expect(await first).toEqual({ inserted: 1, duplicates: [] });
+    await until(() => held.length === 1);
+    held.shift()?.();
+    expect(await second).toEqual({ inserted: 1, duplicates: [a.run_id] });
+    // Written once, as the runs of the first call: the second's copy was a duplicate.
+    expect(inserts).toEqual([1, 1]);
+    const stored = await s.recentRuns("config_ec2", { limit: 10 });
+    expect(stored.map((r) => [r.run_id, r.status])).toEqual([
+      [b.run_id, "succeeded"],
+      [a.run_id, "succeeded"],
+    ]);
+  });
+
+  it("a write that fails: the next group, checked beside it, is checked again and written whole", async () => {
+    const { s, inserts, held, checks } = holdingStore();
+    const a = run({ at: base });
+    const b = run({ at: base + 1 });
+    const first = s.insertRuns([a]);
+    await until(() => held.length === 1);
+    const second = s.insertRuns([a, b]);
+    await until(() => checks() === 2);
+    held.shift()?.(new Error("disk full"));
+    await expect(first).rejects.toThrow(/disk full/);
+    await until(() => held.length === 1);
+    // Checked again once the write before it had failed: a is not stored, so it is this call's.
+    expect(checks()).toBe(3);
+    held.shift()?.();
+    expect(await second).toEqual({ inserted: 2, duplicates: [] });
+    expect(inserts).toEqual([1, 2]);
+    expect((await s.recentRuns("config_ec2", { limit: 10 })).map((r) => r.run_id).sort()).toEqual(
+      [a.run_id, b.run_id].sort(),
+    );
   });
 
   it("is all-or-nothing: one bad row and nothing is written", async () => {

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   MAX_ACCOUNT_ID_CHARS,
@@ -12,6 +13,7 @@ import {
 import {
   charCount,
   keepLastChars,
+  MAX_TIMESTAMP_MS,
   parseTimestamp,
   validateAccountUpdate,
   validateCollectorSpec,
@@ -271,6 +273,52 @@ describe("parseTimestamp", () => {
     expect(parseTimestamp("1970-01-01T00:00:00Z")).toEqual({ ok: true, ms: 0 });
     expect(parseTimestamp("2299-12-31T23:59:59.999Z").ok).toBe(true);
     expect(parseTimestamp("2023-02-29T00:00:00Z").ok).toBe(false);
+  });
+
+  // The form Date.prototype.toISOString writes is read by a fast path; "+00:00" for "Z" is the same
+  // instant read by the general parser, so the two must agree on every such string, valid or not.
+  const general = (s: string) => parseTimestamp(`${s.slice(0, -1)}+00:00`);
+
+  it("reads toISOString's form as the general parser does, for any instant in range", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: MAX_TIMESTAMP_MS }), (ms) => {
+        const iso = new Date(ms).toISOString();
+        expect(parseTimestamp(iso)).toEqual({ ok: true, ms });
+        expect(general(iso)).toEqual({ ok: true, ms });
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("refuses in that form exactly what the general parser refuses (no such day, hour 24, year 1969)", () => {
+    const pad = (n: number, w: number) => String(n).padStart(w, "0");
+    fc.assert(
+      fc.property(
+        fc.record({
+          y: fc.oneof(fc.integer({ min: 1960, max: 2310 }), fc.constantFrom(1900, 2000, 2100, 2024, 2023)),
+          mo: fc.integer({ min: 0, max: 13 }),
+          d: fc.integer({ min: 0, max: 32 }),
+          h: fc.integer({ min: 0, max: 25 }),
+          mi: fc.integer({ min: 0, max: 60 }),
+          s: fc.integer({ min: 0, max: 60 }),
+          f: fc.integer({ min: 0, max: 999 }),
+        }),
+        ({ y, mo, d, h, mi, s, f }) => {
+          const iso = `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}T${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)}.${pad(f, 3)}Z`;
+          const a = parseTimestamp(iso);
+          const b = general(iso);
+          expect(a.ok).toBe(b.ok);
+          if (a.ok && b.ok) expect(a.ms).toBe(b.ms);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    for (const iso of ["2024-02-29T12:00:00.000Z", "2100-02-29T00:00:00.000Z", "2000-02-29T00:00:00.000Z"])
+      expect(parseTimestamp(iso).ok).toBe(general(iso).ok);
+    expect(parseTimestamp("2100-02-29T00:00:00.000Z").ok).toBe(false);
+    expect(parseTimestamp("1969-12-31T23:59:59.999Z").ok).toBe(false);
+    expect(parseTimestamp("2024-01-01T24:00:00.000Z").ok).toBe(false);
+    expect(parseTimestamp("2024-01-01T00:00:00.00xZ").ok).toBe(false);
   });
 });
 
