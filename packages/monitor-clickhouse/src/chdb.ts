@@ -200,6 +200,9 @@ export function openChdbRunStore(path: string, opts: ClickHouseRunStoreOptions =
     // chDB's defaults are what INSERT_SETTINGS asks for (no async_insert; a group is far below one
     // block), and it would run each as a SET statement before every INSERT.
     insertSettings: null,
+    // A second connection to the folder: the duplicate check of the next insert group runs beside
+    // the INSERT being written instead of after it (chDB runs one statement at a time per connection).
+    checkClient: createChdbClient(path, timeoutMs),
     ...opts,
     timeoutMs,
   });

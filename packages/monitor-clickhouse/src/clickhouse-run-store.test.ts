@@ -139,7 +139,8 @@ describe("insertRuns", () => {
           };
         if (prop === "query")
           return (params: { query: string }) => {
-            if (params.query.includes("FROM svc.collector_runs") && params.query.includes("has(")) checks += 1;
+            if (params.query.includes("FROM svc.collector_runs") && params.query.includes("has("))
+              checks += 1;
             return target.query(params as unknown as Parameters<typeof target.query>[0]);
           };
         const v = Reflect.get(target, prop, target);

@@ -72,6 +72,12 @@ export interface ClickHouseRunStoreOptions {
    * a `SET` statement before the INSERT, which cost several milliseconds per INSERT.
    */
   insertSettings?: ClickHouseSettings | null;
+  /**
+   * The client insertRuns' duplicate check is sent through (default: the store's client), so that it
+   * can run beside the INSERT before it: chDB runs one statement at a time per connection, and the
+   * chDB entry passes a second connection to the same folder. Closed with the store.
+   */
+  checkClient?: ClickHouseClient;
 }
 
 /**
@@ -116,6 +122,12 @@ interface PreparedGroup {
 }
 
 const UUID_LIST_RE = /^[0-9a-f,-]*$/;
+
+/** An integer as SQL text (a validated epoch ms; anything else is a bug). */
+function int(n: number): string {
+  if (!Number.isSafeInteger(n)) throw new Error(`not an integer: ${n}`);
+  return String(n);
+}
 
 /** The run_ids of validated rows as one comma-separated list (checked again: it goes inside a SQL literal). */
 function uuidList(rows: readonly CollectorRunRow[]): string {
@@ -265,6 +277,7 @@ export class ClickHouseRunStore implements RunStore {
   readonly #groupGatherMs: number;
   readonly #queryLog: boolean;
   readonly #insertSettings: ClickHouseSettings | null;
+  readonly #checkClient: ClickHouseClient;
   readonly #cache = new Map<string, CacheEntry>();
   #versionRead: Promise<string> | null = null;
 
@@ -280,6 +293,7 @@ export class ClickHouseRunStore implements RunStore {
     this.#groupGatherMs = Math.max(0, opts.groupGatherMs ?? GROUP_GATHER_MS);
     this.#queryLog = opts.queryLog ?? true;
     this.#insertSettings = opts.insertSettings === undefined ? INSERT_SETTINGS : opts.insertSettings;
+    this.#checkClient = opts.checkClient ?? client;
   }
 
   /**
@@ -380,6 +394,7 @@ export class ClickHouseRunStore implements RunStore {
   }
 
   async close(): Promise<void> {
+    if (this.#checkClient !== this.#client) await this.#checkClient.close();
     await this.#client.close();
   }
 
@@ -621,27 +636,30 @@ export class ClickHouseRunStore implements RunStore {
       maxStarted = Math.max(maxStarted, r.started_at);
       collectors.add(r.collector);
     }
-    const existing = await this.#rows<{ run_id: string }>(
+    // No query parameters: chdb-node sends parameterised statements one after another, process-wide,
+    // and formatting thousands of ids as parameters cost more than the lookup. Every value is a
+    // literal that cannot end its quotes: the collectors as hex (unhex), the times as integers, the
+    // ids as one string split by the database (has() over the constant array was cheaper than IN
+    // with a subquery: 8–10 against 13–17 ms for 4,000 ids at 59 M rows). validateRun has checked
+    // each id is a UUID in lower case, as toString writes it; uuidList checks again.
+    const names = [...collectors].map((c) => `unhex('${Buffer.from(c, "utf8").toString("hex")}')`).join(", ");
+    const existing = await this.#call(
       "insertRuns (duplicate check)",
-      // The ids go as one string literal, split by the database: formatting thousands of array
-      // elements as query parameters cost more than the lookup, and has() over the constant array
-      // was cheaper than IN with a subquery (8–10 against 13–17 ms for 4,000 ids at 59 M rows).
-      // validateRun has checked each is a UUID (hex digits and dashes, lower case, as toString
-      // writes it), so none can end the literal.
-      `SELECT DISTINCT run_id FROM svc.collector_runs
-       WHERE collector IN {collectors:Array(String)}
-         AND completed_at >= fromUnixTimestamp64Milli({min:Int64})
-         AND completed_at <= fromUnixTimestamp64Milli({max:Int64})
-         AND started_at >= fromUnixTimestamp64Milli({min_started:Int64})
-         AND started_at <= fromUnixTimestamp64Milli({max_started:Int64})
+      async (signal) => {
+        const rs = await this.#checkClient.query({
+          query: `SELECT DISTINCT run_id FROM svc.collector_runs
+       WHERE collector IN (${names})
+         AND completed_at >= fromUnixTimestamp64Milli(${int(minCompleted)})
+         AND completed_at <= fromUnixTimestamp64Milli(${int(maxCompleted)})
+         AND started_at >= fromUnixTimestamp64Milli(${int(minStarted)})
+         AND started_at <= fromUnixTimestamp64Milli(${int(maxStarted)})
          AND has(splitByChar(',', '${uuidList(rows)}'), toString(run_id))`,
-      {
-        collectors: [...collectors],
-        min: minCompleted,
-        max: maxCompleted,
-        min_started: minStarted,
-        max_started: maxStarted,
+          format: "JSONEachRow",
+          abort_signal: signal,
+        });
+        return rs.json<{ run_id: string }>();
       },
+      true,
     );
     return new Set(existing.map((r) => r.run_id.toLowerCase()));
   }
