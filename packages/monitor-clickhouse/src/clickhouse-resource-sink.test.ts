@@ -38,7 +38,6 @@ async function truncate() {
   for (const t of [
     "svc.resources",
     "svc.collector_runs",
-    "svc.collector_latest_by_collector",
     "svc.collector_series",
     "svc.collector_failed_runs",
   ]) {

@@ -41,7 +41,6 @@ function run(p: Partial<CollectorRunInput> & { at: number }): CollectorRunInput 
 async function truncate(): Promise<void> {
   for (const t of [
     "svc.collector_runs",
-    "svc.collector_latest_by_collector",
     "svc.collector_series",
     "svc.collector_failed_runs",
     "svc.cloud_accounts",
@@ -666,7 +665,7 @@ describe("read cache (keyed by the write version of the tables read)", () => {
       await same();
       expect((await reader.store.accountsLatest())[0]?.svc_status).toBe("no_access");
       // A mutation and a truncation change the answers too.
-      await exec("ALTER TABLE svc.collector_latest_by_collector DELETE WHERE 1 SETTINGS mutations_sync = 1");
+      await exec("ALTER TABLE svc.collector_series DELETE WHERE 1 SETTINGS mutations_sync = 1");
       await same();
       expect(await reader.store.latestRunPerCollector()).toEqual([]);
       await truncate();

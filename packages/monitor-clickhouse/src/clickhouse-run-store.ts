@@ -232,7 +232,6 @@ export function streakRowsAt(series: readonly StreakSeries[], since: number): Fa
  */
 export const CACHED_READ_TABLES = [
   "collector_runs",
-  "collector_latest_by_collector",
   "collector_series",
   "collector_failed_runs",
   "cloud_accounts",
@@ -693,28 +692,95 @@ export class ClickHouseRunStore implements RunStore {
   }
 
   latestRunPerCollector(): Promise<LatestRunRow[]> {
-    return this.#cached("latest", () => this.#latestRunPerCollector()).then(copyRows);
+    return this.#cached("heads", () => this.#collectorHeads()).then((h) => copyRows(h.latest));
   }
 
-  async #latestRunPerCollector(): Promise<LatestRunRow[]> {
+  lastSuccessPerCollector(): Promise<LastSuccessRow[]> {
+    return this.#cached("heads", () => this.#collectorHeads()).then((h) => copyRows(h.successes));
+  }
+
+  /**
+   * Both per-collector reads at once (docs/monitor-tables.md, "Per collector from the series"): each
+   * collector's highest latest_key and latest_success_key of svc.collector_series, then the runs
+   * those keys name, read from svc.collector_runs by their primary key (collector, completed_at).
+   * A key packs the order of "latest" (LATEST_KEY_EXPR) but its last tie-break, run_id: of the runs
+   * a key names, the highest run_id is the one, as argMax over the full order picked it.
+   */
+  async #collectorHeads(): Promise<{ latest: LatestRunRow[]; successes: LastSuccessRow[] }> {
+    const keys = await this.#rows<{ collector: string; k: string; s: string }>(
+      "latestRunPerCollector (keys)",
+      `SELECT collector, toString(max(latest_key)) AS k, toString(max(latest_success_key)) AS s
+FROM svc.collector_series GROUP BY collector`,
+    );
+    if (keys.length === 0) return { latest: [], successes: [] };
+    const heads = keys.map((r) => ({
+      name: `unhex('${Buffer.from(String(r.collector), "utf8").toString("hex")}')`,
+      latest: unpackKey(r.k),
+      success: BigInt(r.s) > 0n ? unpackKey(r.s) : null,
+    }));
+    const at = (ms: number) => `fromUnixTimestamp64Milli(${int(ms)})`;
+    // Literals, not parameters or a subquery: the keys read above, then the runs at those times,
+    // read by the primary key (a granule per collector and part; an IN over a subquery read every
+    // granule's index), newest run_id first in the database's own UUID order (argMax's order).
+    const pairs = heads.flatMap((h) => [
+      `(${h.name}, ${at(h.latest.completed)})`,
+      ...(h.success === null ? [] : [`(${h.name}, ${at(h.success.completed)})`]),
+    ]);
     const rows = await this.#rows<Record<string, unknown>>(
       "latestRunPerCollector",
+      // Other names for the ms columns: an alias named as a column would stand in for it in WHERE.
       `SELECT
     collector,
-    toString(l.run_id) AS run_id,
-    l.cloud_account_id AS cloud_account_id,
-    l.cloud_region AS cloud_region,
-    toUnixTimestamp64Milli(l.started_at) AS started_at,
-    toUnixTimestamp64Milli(l.completed_at) AS completed_at,
-    l.status AS status,
-    l.events_produced AS events_produced,
-    l.rows_inserted AS rows_inserted,
-    l.error AS error,
-    l.duration_ms AS duration_ms
-FROM (SELECT collector, argMaxMerge(latest) AS l FROM svc.collector_latest_by_collector GROUP BY collector)
-ORDER BY collector`,
+    toString(run_id) AS id,
+    cloud_account_id,
+    cloud_region,
+    toUnixTimestamp64Milli(started_at) AS started_ms,
+    toUnixTimestamp64Milli(completed_at) AS completed_ms,
+    status,
+    events_produced,
+    rows_inserted,
+    error,
+    duration_ms
+FROM svc.collector_runs
+WHERE (collector, completed_at) IN (${pairs.join(", ")})
+ORDER BY collector, run_id DESC`,
     );
-    return rows.map(toRunRow);
+    const byName = new Map(keys.map((r, i) => [String(r.collector), heads[i] as (typeof heads)[number]]));
+    const latestBy = new Map<string, LatestRunRow>();
+    const successBy = new Map<string, LastSuccessRow>();
+    for (const r of rows) {
+      const run = toRunRow({ ...r, run_id: r.id, started_at: r.started_ms, completed_at: r.completed_ms });
+      const h = byName.get(run.collector);
+      if (h === undefined) continue;
+      const rank = run.status === "failed" ? 2 : run.status === "partial" ? 1 : 0;
+      const { latest: l, success: s } = h;
+      if (
+        !latestBy.has(run.collector) &&
+        run.completed_at === l.completed &&
+        run.started_at === l.started &&
+        rank === l.rank
+      )
+        latestBy.set(run.collector, run);
+      if (
+        s !== null &&
+        !successBy.has(run.collector) &&
+        run.status === "succeeded" &&
+        run.completed_at === s.completed &&
+        run.started_at === s.started
+      )
+        successBy.set(run.collector, {
+          collector: run.collector,
+          last_success_at: run.completed_at,
+          run_id: run.run_id,
+          cloud_account_id: run.cloud_account_id,
+          cloud_region: run.cloud_region,
+        });
+    }
+    const byCollector = <T extends { collector: string }>(m: Map<string, T>) =>
+      [...m.values()].sort((a, b) => (a.collector < b.collector ? -1 : a.collector > b.collector ? 1 : 0));
+    const latest = byCollector(latestBy);
+    const found = byCollector(successBy);
+    return { latest, successes: found };
   }
 
   /**
@@ -787,35 +853,6 @@ ORDER BY completed_at DESC, run_id DESC`,
       if (rows.length >= limit) break;
     }
     return rows.map(toRunRow);
-  }
-
-  lastSuccessPerCollector(): Promise<LastSuccessRow[]> {
-    return this.#cached("successes", () => this.#lastSuccessPerCollector()).then(copyRows);
-  }
-
-  async #lastSuccessPerCollector(): Promise<LastSuccessRow[]> {
-    const rows = await this.#rows<Record<string, unknown>>(
-      "lastSuccessPerCollector",
-      `SELECT
-    collector,
-    toUnixTimestamp64Milli(s.completed_at) AS last_success_at,
-    toString(s.run_id) AS run_id,
-    s.cloud_account_id AS cloud_account_id,
-    s.cloud_region AS cloud_region
-FROM (
-    SELECT collector, argMaxIfMerge(latest_success) AS s, max(last_success_at) AS ls
-    FROM svc.collector_latest_by_collector GROUP BY collector
-)
-WHERE ls > toDateTime64(0, 3)
-ORDER BY collector`,
-    );
-    return rows.map((r) => ({
-      collector: String(r.collector),
-      last_success_at: num(r.last_success_at),
-      run_id: String(r.run_id),
-      cloud_account_id: String(r.cloud_account_id),
-      cloud_region: String(r.cloud_region),
-    }));
   }
 
   async consecutiveFailuresPerCollectorAccountRegion(
@@ -991,7 +1028,7 @@ GROUP BY collector, day`,
       ),
       this.#rows<{ collector: string }>(
         "failuresPerCollectorPerDay (collectors)",
-        "SELECT DISTINCT collector FROM svc.collector_latest_by_collector",
+        "SELECT DISTINCT collector FROM svc.collector_series",
       ),
     ]);
     const byKey = new Map(counts.map((r) => [`${r.collector}\u0000${r.day}`, num(r.failures)]));
@@ -1110,6 +1147,16 @@ WHERE event_date >= toDate(now() - INTERVAL ${QUERY_LOG_WINDOW_MINUTES} MINUTE)
 /** A copy of cached rows for one caller (callers may sort or change what they get). */
 function copyRows<T extends object>(rows: readonly T[]): T[] {
   return rows.map((r) => ({ ...r }));
+}
+
+/** The times and status rank a latest_key / latest_success_key packs: completed ms · 2⁵⁴ + started ms · 4 + rank. */
+function unpackKey(key: string): { completed: number; started: number; rank: number } {
+  const k = BigInt(key);
+  return {
+    completed: Number(k >> 54n),
+    started: Number((k >> 2n) & ((1n << 52n) - 1n)),
+    rank: Number(k & 3n),
+  };
 }
 
 function toRunRow(r: Record<string, unknown>): CollectorRunRow {

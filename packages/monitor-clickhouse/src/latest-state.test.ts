@@ -1,6 +1,6 @@
-// The pre-aggregated tables of migrations 13 and 14 (svc.collector_latest_by_collector,
-// svc.collector_failed_runs, and svc.collector_series, which replaced svc.collector_streaks and
-// svc.collector_latest) give the
+// The pre-aggregated tables of migrations 13 to 15 (svc.collector_failed_runs, and
+// svc.collector_series, which replaced svc.collector_streaks, svc.collector_latest and, with a read of
+// the run its keys name, svc.collector_latest_by_collector) give the
 // same answers as the queries over svc.collector_runs they replaced, on generated data inserted out
 // of order, in many blocks, with run_ids stored twice (the same record again, and a retry with other
 // timestamps), and with the tables backfilled by the migration rather than fed by the views.
@@ -286,8 +286,8 @@ afterAll(async () => {
 });
 
 describe("latest state (migration 13) against the queries over svc.collector_runs", () => {
-  it("is applied as versions 13 and 14 after the others", () => {
-    expect(Math.max(...MIGRATIONS.map((m) => m.version))).toBe(14);
+  it("is applied as versions 13 to 15 after the others", () => {
+    expect(Math.max(...MIGRATIONS.map((m) => m.version))).toBe(15);
   });
 
   it("gives the same streaks and failure counts: shuffled blocks, duplicates, a backfill, more rows", async () => {
@@ -311,12 +311,14 @@ describe("latest state (migration 13) against the queries over svc.collector_run
     // idempotent): the answers are the same again.
     await store.client.command({ query: "TRUNCATE TABLE svc.collector_series" });
     await store.client.command({ query: "TRUNCATE TABLE svc.collector_failed_runs" });
-    await store.client.command({ query: "TRUNCATE TABLE svc.collector_latest_by_collector" });
     // Migration 13's backfills of the tables still in use, then all of 14 (svc.collector_series).
     const m13 = MIGRATIONS.find((m) => m.version === 13);
     const m14 = MIGRATIONS.find((m) => m.version === 14);
     const backfills = (m13?.statements ?? []).filter(
-      (s) => s.startsWith("INSERT") && !s.includes("svc.collector_streaks"),
+      (s) =>
+        s.startsWith("INSERT") &&
+        !s.includes("svc.collector_streaks") &&
+        !s.includes("svc.collector_latest_by_collector"),
     );
     for (const stmt of [...backfills, ...(m14?.statements ?? [])])
       await store.client.command({ query: stmt });
@@ -333,9 +335,48 @@ describe("latest state (migration 13) against the queries over svc.collector_run
     await compareAll();
     await store.client.command({ query: "OPTIMIZE TABLE svc.collector_series FINAL" });
     await store.client.command({ query: "OPTIMIZE TABLE svc.collector_failed_runs FINAL" });
-    await store.client.command({ query: "OPTIMIZE TABLE svc.collector_latest_by_collector FINAL" });
     await compareAll();
   }, 120_000);
+
+  it("breaks a tie on completed_at, started_at and status by run_id, as argMax over the latest key does", async () => {
+    // Runs of one collector alike in all but run_id (and account): the keys of svc.collector_series
+    // cannot tell them apart, so the read of the run they name must pick as the full order does.
+    const at = now - 30 * MIN;
+    // Ids that differ in every part: ClickHouse orders UUIDs by its own byte order, not as text.
+    const ids = [
+      "ffffffff-0000-4000-8000-000000000001",
+      "00000000-ffff-4000-8000-000000000002",
+      "80000000-0000-4000-8000-ffffffffffff",
+      "00000001-0000-4000-8000-000000000000",
+      "7fffffff-ffff-4fff-bfff-ffffffffffff",
+    ];
+    const tied = (status: Row["status"], id: string, i: number): Row => ({
+      run_id: id,
+      collector: "tie_collector",
+      cloud_account_id: `10000000099${i}`,
+      cloud_region: "us-east-1",
+      started_at: at - 5000,
+      completed_at: at,
+      status,
+      events_produced: i,
+      rows_inserted: 0,
+      error: status === "failed" ? `tie ${i}` : "",
+      duration_ms: 5000,
+    });
+    // Succeeded ties for the latest success; then failed ties at the same instant, which rank later.
+    await insertRaw(ids.slice(0, 3).map((id, i) => tied("succeeded", id, i)));
+    await insertRaw(ids.slice(3).map((id, i) => tied("failed", id, i + 3)));
+    await insertRaw([tied("partial", "0000ffff-0000-4000-8000-000000000009", 9)]);
+    const oldLatest = (await legacy(LEGACY_LATEST_SQL, {})).find((r) => r.collector === "tie_collector");
+    const latest = (await store.latestRunPerCollector()).find((r) => r.collector === "tie_collector");
+    expect(latest?.run_id).toBe(oldLatest?.run_id);
+    expect(latest?.status).toBe("failed");
+    const oldSuccess = (await legacy(LEGACY_SUCCESS_SQL, {})).find((r) => r.collector === "tie_collector");
+    const success = (await store.lastSuccessPerCollector()).find((r) => r.collector === "tie_collector");
+    expect(success?.run_id).toBe(oldSuccess?.run_id);
+    expect(success?.last_success_at).toBe(at);
+    expect(ids.slice(0, 3)).toContain(success?.run_id);
+  });
 
   it("writes concurrent insertRuns calls as one group, each answered as if the calls had run in turn", async () => {
     const t = now - HOUR;

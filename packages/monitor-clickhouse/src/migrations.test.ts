@@ -77,23 +77,22 @@ describe("migrations", () => {
     expect(await showCreate("svc.cloud_accounts")).toContain("ReplacingMergeTree(updated_at)");
   });
 
-  it("creates the pre-aggregated run tables of migrations 13 and 14 and their views", async () => {
-    expect(await showCreate("svc.collector_latest_by_collector")).toContain("ORDER BY collector");
+  it("creates the pre-aggregated run tables of migrations 13 to 15 and their views", async () => {
     const series = await showCreate("svc.collector_series");
     expect(series).toContain("AggregatingMergeTree");
     expect(series).toContain("`latest_success_key` SimpleAggregateFunction(max, UInt128)");
     expect(series).toContain("TTL toDateTime(last_run_at) + toIntervalDay(90)");
     expect(await showCreate("svc.collector_failed_runs")).toContain("ReplacingMergeTree");
-    // Migration 14: svc.collector_latest, svc.collector_streaks and their views are gone; three
-    // views feed the pre-aggregated tables.
+    // Migration 14: svc.collector_latest, svc.collector_streaks and their views are gone; migration
+    // 15: svc.collector_latest_by_collector and its view too. Two views feed the pre-aggregated tables.
     const tables = await rows<{ name: string; engine: string }>(
       "SELECT name, engine FROM system.tables WHERE database = 'svc' AND name LIKE 'collector\\_%' ORDER BY name",
     );
     expect(tables.filter((t) => t.engine === "MaterializedView").map((t) => t.name)).toEqual([
       "collector_failed_runs_mv",
-      "collector_latest_by_collector_mv",
       "collector_series_mv",
     ]);
+    expect(tables.map((t) => t.name)).not.toContain("collector_latest_by_collector");
     expect(tables.map((t) => t.name)).not.toContain("collector_latest");
     expect(tables.map((t) => t.name)).not.toContain("collector_streaks");
   });
@@ -111,9 +110,10 @@ describe("migrations", () => {
     ]) {
       await client.command({ query: q });
     }
-    // 12 (the delivery log's muted columns), 13 (the pre-aggregated run tables) and 14 (one view for
-    // the per-series tables) are re-applied too: their statements are idempotent.
-    expect(await store.migrate()).toEqual([10, 11, 12, 13, 14]);
+    // 12 (the delivery log's muted columns), 13 (the pre-aggregated run tables), 14 (one view for
+    // the per-series tables) and 15 (no per-collector table) are re-applied too: their statements are
+    // idempotent.
+    expect(await store.migrate()).toEqual([10, 11, 12, 13, 14, 15]);
     const reg = await rows<{ name: string; at: string; by: string }>(
       "SELECT name, toUnixTimestamp64Milli(min(registered_at)) AS at, argMin(registered_by, registered_at) AS by FROM svc.collector_registrations GROUP BY name",
     );

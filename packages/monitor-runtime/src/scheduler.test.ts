@@ -50,7 +50,6 @@ afterAll(async () => {
 beforeEach(async () => {
   for (const t of [
     "svc.collector_runs",
-    "svc.collector_latest_by_collector",
     "svc.collector_series",
     "svc.collector_failed_runs",
     "svc.cloud_accounts",
