@@ -317,7 +317,9 @@ const origQuery = c.query.bind(c);
 (c as { query: unknown }).query = async (p: { query: string }) => {
   const t0 = performance.now();
   const r = await origQuery(p as never);
-  if (p.query.includes("run_id IN"))
+  // The store's own duplicate check goes through its second connection (checkClient) and is not
+  // seen here; this catches a store built on this client alone.
+  if (p.query.includes("has(splitByChar"))
     log.push(`${stamp()} dup check ${(performance.now() - t0).toFixed(1)} ms`);
   return r;
 };

@@ -54,6 +54,14 @@ const INGEST_TARGET_PER_S = 50_000;
  * insert in progress as one INSERT (group commit). The ingest target applies to the second.
  */
 const INGEST_IN_FLIGHT = Math.max(1, Math.floor(Number(process.env.BENCH_MONITOR_INGEST_IN_FLIGHT ?? 8)));
+/**
+ * The INGEST_IN_FLIGHT measurement is taken this many times (50 × 1,000 records each, about a
+ * second): the target is checked on the median round. One round is short enough for a single
+ * background merge to take half the machine; every round is printed and written to the JSON.
+ */
+const INGEST_ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_MONITOR_INGEST_ROUNDS ?? 3)));
+/** Unmeasured batches sent one at a time before ingest is timed (see "warm-up" in main). */
+const INGEST_WARMUP_BATCHES = 10;
 const MIB = 1024 * 1024;
 
 /** A webhook receiver on loopback: answers 204 at once and counts notifications by kind. */
@@ -419,7 +427,7 @@ async function main(): Promise<void> {
     cpu: CpuShare | null;
   }
   const ingestRuns: IngestRun[] = [];
-  const ingest = async (inFlight: number): Promise<void> => {
+  const ingest = async (inFlight: number, batches = BATCHES, measured = true): Promise<void> => {
     const cpu = cpuMeter();
     const ingestStarted = performance.now();
     const batchMs: number[] = [];
@@ -459,9 +467,10 @@ async function main(): Promise<void> {
     // `inFlight` senders, each posting the next batch as soon as its previous one is answered.
     await Promise.all(
       Array.from({ length: inFlight }, async () => {
-        while (nextBatch < BATCHES) await sendOne(nextBatch++);
+        while (nextBatch < batches) await sendOne(nextBatch++);
       }),
     );
+    if (!measured) return;
     batchMs.sort((a, b) => a - b);
     ingestRuns.push({
       inFlight,
@@ -499,6 +508,7 @@ async function main(): Promise<void> {
   };
   /** The wait for the bulk load's background merges before the timed phases. */
   let settle = { seconds: 0, mergesLeft: 0 };
+  let ingestSettle = { seconds: 0, mergesLeft: 0 };
   let firstTickMs = 0;
   let firstTick = { flips: 0, delivered: 0, failed: 0 };
 
@@ -526,16 +536,23 @@ async function main(): Promise<void> {
   // The bulk load leaves chDB merging its parts in this process for minutes at full size; a store
   // in service has no such backlog. The timed phases start once those merges are done (bounded by
   // BENCH_MONITOR_SETTLE_S, default 300 s); the wait and what was still merging are printed.
-  const settleStarted = performance.now();
   const settleLimitMs = Number(process.env.BENCH_MONITOR_SETTLE_S ?? 300) * 1000;
-  let settleMerges = await scalar("SELECT count() FROM system.merges");
-  while (settleMerges > 0 && performance.now() - settleStarted < settleLimitMs) {
-    await new Promise((r) => setTimeout(r, 1000));
-    settleMerges = await scalar("SELECT count() FROM system.merges");
-  }
-  settle = { seconds: (performance.now() - settleStarted) / 1000, mergesLeft: settleMerges };
+  // Done when no merge has run for 3 checks a second apart (a merge may be picked a moment after
+  // the last one ended), or at the limit.
+  const waitForMerges = async (): Promise<{ seconds: number; mergesLeft: number }> => {
+    const started = performance.now();
+    let quiet = 0;
+    let merges = 0;
+    while (quiet < 3 && performance.now() - started < settleLimitMs) {
+      merges = await scalar("SELECT count() FROM system.merges");
+      quiet = merges === 0 ? quiet + 1 : 0;
+      if (quiet < 3) await new Promise((r) => setTimeout(r, 1000));
+    }
+    return { seconds: (performance.now() - started) / 1000, mergesLeft: merges };
+  };
+  settle = await waitForMerges();
   console.log(
-    `waited ${settle.seconds.toFixed(1)} s for the load's background merges (${settleMerges} still running)`,
+    `waited ${settle.seconds.toFixed(1)} s for the load's background merges (${settle.mergesLeft} still running)`,
   );
   for (let r = 0; r < ROUNDS; r++) {
     const readsEngine = await engineBusy();
@@ -544,8 +561,17 @@ async function main(): Promise<void> {
     const freshnessMs = await timeGets("/api/system/freshness");
     const reads = readsCpu();
     if (r === 0) {
+      // Warm-up: the bulk load's parts are merged only once new parts arrive in their partitions
+      // (measured at full size: a 189 MB merge of svc.collector_runs began with the first ingest and
+      // took most of a core through it). A store in service has long since merged its backlog, so
+      // a few unmeasured batches start those merges, and ingest is timed once they are done.
+      await ingest(1, INGEST_WARMUP_BATCHES, false);
+      ingestSettle = await waitForMerges();
+      console.log(
+        `waited ${ingestSettle.seconds.toFixed(1)} s for the merges the warm-up started (${ingestSettle.mergesLeft} still running)`,
+      );
       await ingest(1);
-      if (INGEST_IN_FLIGHT > 1) await ingest(INGEST_IN_FLIGHT);
+      if (INGEST_IN_FLIGHT > 1) for (let k = 0; k < INGEST_ROUNDS; k++) await ingest(INGEST_IN_FLIGHT);
     }
     const ticksCpu = cpuMeter();
     if (r === 0) {
@@ -601,7 +627,15 @@ async function main(): Promise<void> {
   const round = rounds[chosen] as Round;
   const { statusMs, freshnessMs, tickMs } = round;
   const pageRuns = round.page ?? [];
-  const ingestMain = ingestRuns.at(-1) as IngestRun;
+  // The target is checked on the median of the rounds at INGEST_IN_FLIGHT (the last run when there is one).
+  const rate = (run: IngestRun) => run.stored / run.seconds;
+  const ingestManyRounds = ingestRuns.filter(
+    (run) => run.inFlight === INGEST_IN_FLIGHT && run !== ingestRuns[0],
+  );
+  const byRate = [...(ingestManyRounds.length > 0 ? ingestManyRounds : ingestRuns)].sort(
+    (a, b) => rate(a) - rate(b),
+  );
+  const ingestMain = byRate[Math.floor((byRate.length - 1) / 2)] as IngestRun;
   const ingestShare = ingestMain.cpu;
 
   // 7. Memory.
@@ -657,19 +691,31 @@ async function main(): Promise<void> {
       `p95 ≤ ${FRESHNESS_TARGET_MS} ms`,
       fP95 <= FRESHNESS_TARGET_MS ? "ok" : "MISSED",
     ],
-    ...ingestRuns.flatMap((run): [string, string, string, string][] => {
-      const rate = run.stored / run.seconds;
-      const main = run === ingestMain;
-      return [
-        [
-          `ingest, ${BATCHES} × ${BATCH} records, ${run.inFlight} request(s) in flight`,
-          `${rate.toFixed(0)} /s`,
-          main ? `≥ ${INGEST_TARGET_PER_S.toLocaleString("en")} /s` : "-",
-          main ? (rate >= INGEST_TARGET_PER_S ? "ok" : "MISSED") : "-",
-        ],
-        ["  request p50/p95/max", ms(run.batchMs), "-", "-"],
-      ];
-    }),
+    ...ingestRuns
+      .filter((run) => run === ingestRuns[0] || run === ingestMain)
+      .flatMap((run): [string, string, string, string][] => {
+        const main = run === ingestMain;
+        const of = main && ingestManyRounds.length > 1 ? `, median of ${ingestManyRounds.length} rounds` : "";
+        return [
+          [
+            `ingest, ${BATCHES} × ${BATCH} records, ${run.inFlight} request(s) in flight${of}`,
+            `${rate(run).toFixed(0)} /s`,
+            main ? `≥ ${INGEST_TARGET_PER_S.toLocaleString("en")} /s` : "-",
+            main ? (rate(run) >= INGEST_TARGET_PER_S ? "ok" : "MISSED") : "-",
+          ],
+          ...(main && ingestManyRounds.length > 1
+            ? [
+                [
+                  "  each round, in order",
+                  ingestManyRounds.map((r) => rate(r).toFixed(0)).join(" / "),
+                  "-",
+                  "-",
+                ] as [string, string, string, string],
+              ]
+            : []),
+          ["  request p50/p95/max", ms(run.batchMs), "-", "-"],
+        ];
+      }),
     [
       "alert tick, first (creates the state)",
       `${firstTickMs.toFixed(1)} ms`,
@@ -769,6 +815,7 @@ async function main(): Promise<void> {
           cpu: loadShare,
         },
         settle,
+        ingestSettle: { warmUpBatches: INGEST_WARMUP_BATCHES, ...ingestSettle },
         round: chosen + 1,
         statusMs: stats(statusMs),
         freshnessMs: stats(freshnessMs),
@@ -779,6 +826,7 @@ async function main(): Promise<void> {
           stored: run.stored,
           seconds: run.seconds,
           recordsPerSecond: run.stored / run.seconds,
+          target: run === ingestMain,
           batchMs: stats(run.batchMs),
           cpu: run.cpu,
         })),
@@ -813,6 +861,7 @@ async function main(): Promise<void> {
           freshnessP95Ms: FRESHNESS_TARGET_MS,
           ingestRecordsPerSecond: INGEST_TARGET_PER_S,
           ingestInFlight: INGEST_IN_FLIGHT,
+          ingestRounds: INGEST_ROUNDS,
           pageServedAndPaintedP95Ms: PAGE_TARGET_MS,
           alertTickP95Ms: TICK_TARGET_MS,
           firstAlertTickMs: FIRST_TICK_TARGET_MS,
