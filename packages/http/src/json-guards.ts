@@ -42,7 +42,7 @@ export function checkJsonShape(value: unknown, limits: JsonShapeLimits = {}): Is
     for (const key of Object.keys(v)) {
       if (FORBIDDEN_KEYS.has(key)) {
         issues.push({
-          path: shapePath({ value: null, parent: item, key, depth: 0 }),
+          path: appendKey(shapePath(item), key),
           message: `the key "${key}" is not allowed`,
         });
         continue;
@@ -67,12 +67,12 @@ interface ShapeItem {
 function shapePath(item: ShapeItem): string {
   const keys: (string | number)[] = [];
   for (let at: ShapeItem | null = item; at !== null && at.parent !== null; at = at.parent) keys.push(at.key);
-  let path = "";
-  for (let i = keys.length - 1; i >= 0; i--) {
-    const k = keys[i] as string | number;
-    path = typeof k === "number" ? `${path}[${k}]` : path === "" ? k : `${path}.${k}`;
-  }
-  return path;
+  return keys.reduceRight<string>(appendKey, "");
+}
+
+/** `path` followed by an array index (`[2]`) or an object key (`.c`, or `c` at the top). */
+function appendKey(path: string, key: string | number): string {
+  return typeof key === "number" ? `${path}[${key}]` : path === "" ? key : `${path}.${key}`;
 }
 
 /** Throws the 422 for a body whose shape `checkJsonShape` refuses; returns the value otherwise. */

@@ -123,6 +123,11 @@ interface PreparedGroup {
 
 const UUID_LIST_RE = /^[0-9a-f,-]*$/;
 
+/** Any string as a SQL expression that cannot end a literal: `unhex('<its UTF-8 bytes in hex>')`. */
+function sqlString(s: string): string {
+  return `unhex('${Buffer.from(s, "utf8").toString("hex")}')`;
+}
+
 /** An integer as SQL text (a validated epoch ms; anything else is a bug). */
 function int(n: number): string {
   if (!Number.isSafeInteger(n)) throw new Error(`not an integer: ${n}`);
@@ -365,11 +370,16 @@ export class ClickHouseRunStore implements RunStore {
     if (this.#latency.length > this.#latencyMax) this.#latency.shift();
   }
 
-  async #rows<T>(op: string, query: string, params: Record<string, unknown> = {}): Promise<T[]> {
+  async #rows<T>(
+    op: string,
+    query: string,
+    params: Record<string, unknown> = {},
+    client: ClickHouseClient = this.#client,
+  ): Promise<T[]> {
     return this.#call(
       op,
       async (signal) => {
-        const rs = await this.#client.query({
+        const rs = await client.query({
           query,
           format: "JSONEachRow",
           query_params: params,
@@ -508,7 +518,12 @@ export class ClickHouseRunStore implements RunStore {
    */
   async #drainInserts(): Promise<void> {
     this.#inserting = true;
-    let writing: { rows: number; ids: ReadonlySet<string>; written: Promise<boolean> } | null = null;
+    let writing: {
+      rows: number;
+      ids: ReadonlySet<string>;
+      written: Promise<boolean>;
+      ended: boolean;
+    } | null = null;
     try {
       // Calls made in the same turn of the event loop join the first group.
       await Promise.resolve();
@@ -516,14 +531,10 @@ export class ClickHouseRunStore implements RunStore {
       while (this.#pendingInserts.length > 0 || writing !== null) {
         if (writing !== null) {
           const current = writing;
-          let ended = false;
-          void current.written.then(() => {
-            ended = true;
-          });
           await this.#waitForRows(Math.min(MAX_GROUP_ROWS, current.rows), current.written, null);
           // A write that ended answers its calls before the next group forms (then gathered).
           await Promise.resolve();
-          if (ended) {
+          if (current.ended) {
             answered = current.rows;
             writing = null;
             continue;
@@ -548,20 +559,24 @@ export class ClickHouseRunStore implements RunStore {
           for (const g of group) g.reject(err);
           continue;
         }
-        writing = {
+        const next = {
           rows: prepared.fresh.length,
           ids: new Set(prepared.fresh.map((r) => r.run_id)),
+          ended: false,
           written: this.#writeGroup(prepared.fresh).then(
             () => {
+              next.ended = true;
               for (const [k, g] of group.entries()) g.resolve(prepared.results[k] as InsertRunsResult);
               return true;
             },
             (err: unknown) => {
+              next.ended = true;
               for (const g of group) g.reject(err);
               return false;
             },
           ),
         };
+        writing = next;
       }
     } finally {
       this.#inserting = false;
@@ -641,24 +656,18 @@ export class ClickHouseRunStore implements RunStore {
     // ids as one string split by the database (has() over the constant array was cheaper than IN
     // with a subquery: 8–10 against 13–17 ms for 4,000 ids at 59 M rows). validateRun has checked
     // each id is a UUID in lower case, as toString writes it; uuidList checks again.
-    const names = [...collectors].map((c) => `unhex('${Buffer.from(c, "utf8").toString("hex")}')`).join(", ");
-    const existing = await this.#call(
+    const names = [...collectors].map(sqlString).join(", ");
+    const existing = await this.#rows<{ run_id: string }>(
       "insertRuns (duplicate check)",
-      async (signal) => {
-        const rs = await this.#checkClient.query({
-          query: `SELECT DISTINCT run_id FROM svc.collector_runs
+      `SELECT DISTINCT run_id FROM svc.collector_runs
        WHERE collector IN (${names})
          AND completed_at >= fromUnixTimestamp64Milli(${int(minCompleted)})
          AND completed_at <= fromUnixTimestamp64Milli(${int(maxCompleted)})
          AND started_at >= fromUnixTimestamp64Milli(${int(minStarted)})
          AND started_at <= fromUnixTimestamp64Milli(${int(maxStarted)})
          AND has(splitByChar(',', '${uuidList(rows)}'), toString(run_id))`,
-          format: "JSONEachRow",
-          abort_signal: signal,
-        });
-        return rs.json<{ run_id: string }>();
-      },
-      true,
+      {},
+      this.#checkClient,
     );
     return new Set(existing.map((r) => r.run_id.toLowerCase()));
   }
@@ -692,11 +701,16 @@ export class ClickHouseRunStore implements RunStore {
   }
 
   latestRunPerCollector(): Promise<LatestRunRow[]> {
-    return this.#cached("heads", () => this.#collectorHeads()).then((h) => copyRows(h.latest));
+    return this.#heads().then((h) => copyRows(h.latest));
   }
 
   lastSuccessPerCollector(): Promise<LastSuccessRow[]> {
-    return this.#cached("heads", () => this.#collectorHeads()).then((h) => copyRows(h.successes));
+    return this.#heads().then((h) => copyRows(h.successes));
+  }
+
+  /** One cached read serves both per-collector reads (#collectorHeads). */
+  #heads(): Promise<{ latest: LatestRunRow[]; successes: LastSuccessRow[] }> {
+    return this.#cached("heads", () => this.#collectorHeads());
   }
 
   /**
@@ -714,7 +728,7 @@ FROM svc.collector_series GROUP BY collector`,
     );
     if (keys.length === 0) return { latest: [], successes: [] };
     const heads = keys.map((r) => ({
-      name: `unhex('${Buffer.from(String(r.collector), "utf8").toString("hex")}')`,
+      name: sqlString(String(r.collector)),
       latest: unpackKey(r.k),
       success: BigInt(r.s) > 0n ? unpackKey(r.s) : null,
     }));
