@@ -18,6 +18,7 @@ import { serve } from "@hono/node-server";
 import { InMemoryCollectorRegistry } from "@svcmon/core";
 import { CLIENT_SCRIPT_PATH, createMonitorApp, type MonitorApiLogger } from "@svcmon/monitor-api";
 import { chromiumHere, launchChromium } from "@svcmon/monitor-api/test-support/chromium";
+import { signInToSystem } from "@svcmon/monitor-api/test-support/system-sign-in";
 import { ClickHouseAlertStateStore } from "@svcmon/monitor-clickhouse";
 import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
 import { AlertEngine, memoryDeliveryLog } from "@svcmon/monitor-runtime";
@@ -291,10 +292,7 @@ async function measurePage(pageApp: { fetch: (req: Request) => Response | Promis
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await ctx.addInitScript(RENDER_PROBE);
     const page = await ctx.newPage();
-    await page.goto(`${base}/system/login`);
-    await page.getByLabel("Monitor token").fill(TOKEN);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL(`${base}/system`);
+    await signInToSystem(page, base, TOKEN);
     if ((await ctx.cookies()).length !== 1) throw new Error("the /system login set no session cookie");
     const serverMs = (path: string) =>
       served.filter((r) => r.path === path).reduce((sum, r) => sum + r.ms, 0);

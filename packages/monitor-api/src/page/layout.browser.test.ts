@@ -30,6 +30,7 @@ import { firingAlerts } from "@svcmon/monitor-runtime";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../test-support/chromium.ts";
+import { signInToSystem } from "../test-support/system-sign-in.ts";
 import {
   call,
   MIN,
@@ -196,10 +197,7 @@ afterAll(async () => {
 async function signedIn(viewport: { width: number; height: number }, javaScript = true) {
   const ctx = await browser.newContext({ viewport, javaScriptEnabled: javaScript });
   const page = await ctx.newPage();
-  await page.goto(`${base}/system/login`);
-  await page.getByLabel("Monitor token").fill(TOKEN);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${base}/system`);
+  await signInToSystem(page, base, TOKEN);
   return { ctx, page };
 }
 

@@ -9,6 +9,7 @@ import { firingAlerts } from "@svcmon/monitor-runtime";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../test-support/chromium.ts";
+import { signInToSystem } from "../test-support/system-sign-in.ts";
 import { call, MIN, makeApp, openTempStore, runAt, serveOnLoopback, TOKEN } from "../test-support.ts";
 
 const NOW = Date.now();
@@ -81,10 +82,7 @@ describe("/system: muted alerts and notification links", () => {
   it("lists the muted alert, marked Muted, with what mutes it, why, and its last error; a link's anchor is found and scrolled to", async () => {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 600 } });
     const page = await ctx.newPage();
-    await page.goto(`${base}/system/login`);
-    await page.getByLabel("Monitor token").fill(TOKEN);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForLoadState("domcontentloaded");
+    await signInToSystem(page, base, TOKEN);
 
     // The link of a notification about this collector's failure in the account.
     const anchor = alertAnchor("collector_failure", `config_ec2/${ACCOUNT}/us-east-1`);

@@ -15,6 +15,7 @@ import { firingAlerts } from "@svcmon/monitor-runtime";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../test-support/chromium.ts";
+import { signInToSystem } from "../test-support/system-sign-in.ts";
 import { call, MIN, makeApp, openTempStore, serveOnLoopback, TOKEN } from "../test-support.ts";
 
 const NOW = Date.now();
@@ -76,10 +77,7 @@ describe("/system: silences", () => {
   it("lists the active silence and shows the alert it silences as muted by it", async () => {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 600 } });
     const page = await ctx.newPage();
-    await page.goto(`${base}/system/login`);
-    await page.getByLabel("Monitor token").fill(TOKEN);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForLoadState("domcontentloaded");
+    await signInToSystem(page, base, TOKEN);
     await expect.poll(() => page.locator("#silences li").count()).toBe(1);
     const li = (await page.locator("#silences li").textContent()) ?? "";
     expect(li).toContain("Silenced");
