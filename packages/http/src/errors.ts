@@ -3,6 +3,7 @@ import type { Logger } from "@relevance/settings";
 import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { STORAGE_FULL_CODE, storageFullCause } from "./storage.ts";
 
 /** The one error body of every route (spec §2, docs/api.md): `{"error": {"code", "message", "details"?}}`. */
 export interface ErrorBody {
@@ -49,6 +50,19 @@ export const conflict = (message: string) => new ApiError(409, "conflict", messa
 export const invalid = (message: string, details: Issue[]) =>
   new ApiError(422, "validation_failed", message, details);
 
+/**
+ * The answer to a write that could not be stored because the disk is full: 507 Insufficient
+ * Storage, code `no_space_left_on_device`. `what` names what was not stored; the engine's own error
+ * goes to the log only (bodies never carry engine names or paths).
+ */
+export function storageFullError(what = "the write"): ApiError {
+  return new ApiError(
+    507,
+    STORAGE_FULL_CODE,
+    `there is no space left on the device: ${what} was not stored; free disk space and retry (reads still work)`,
+  );
+}
+
 export const INTERNAL_ERROR: ErrorBody = { error: { code: "internal", message: "internal error" } };
 
 const GENERIC: Partial<Record<number, [string, string]>> = {
@@ -60,8 +74,9 @@ const GENERIC: Partial<Record<number, [string, string]>> = {
 };
 
 /**
- * Expected errors answer their own body; anything else is logged with its cause and answered with a
- * generic 500 that names nothing internal.
+ * Expected errors answer their own body; a full disk answers 507 `no_space_left_on_device` (the write
+ * was not stored); anything else is logged with its cause and answered with a generic 500 that names
+ * nothing internal.
  */
 export function onError(log: Logger): ErrorHandler {
   return (err, c) => {
@@ -72,6 +87,12 @@ export function onError(log: Logger): ErrorHandler {
     if (err instanceof HTTPException) {
       const known = GENERIC[err.status];
       if (known !== undefined) return c.json({ error: { code: known[0], message: known[1] } }, err.status);
+    }
+    const full = storageFullCause(err);
+    if (full !== null) {
+      log.error("storage full: a write was not stored", { method: c.req.method, path: c.req.path, cause: full });
+      const answer = storageFullError();
+      return c.json(answer.body(), answer.status);
     }
     log.error("request failed", {
       method: c.req.method,

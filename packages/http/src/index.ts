@@ -5,4 +5,5 @@ export * from "./json-guards.ts";
 export * from "./lambda-env.ts";
 export * from "./limits.ts";
 export * from "./openapi-routes.ts";
+export * from "./storage.ts";
 export * from "./throttle.ts";

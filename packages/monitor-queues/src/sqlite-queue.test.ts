@@ -296,3 +296,21 @@ describe("SqliteQueue: crash safety", () => {
     q.close();
   });
 });
+
+describe("SqliteQueue: a full disk", () => {
+  it("a send that cannot be stored throws SQLITE_FULL and stores none of the batch; sends resume when space returns", async () => {
+    const db = openQueueDatabase(":memory:");
+    const q = new SqliteQueue(db, { name: "events" });
+    await q.send(["first"]);
+    // No page may be added, as on a full disk: SQLite rolls the transaction back itself.
+    const { page_count } = db.prepare("PRAGMA page_count").get() as { page_count: number };
+    db.exec(`PRAGMA max_page_count = ${page_count}`);
+    const batch = Array.from({ length: 20 }, (_, i) => `${i}:${"x".repeat(10_000)}`);
+    const error = await q.send(batch).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "ERR_SQLITE_ERROR", errcode: 13 });
+    expect((await q.read())[0]?.depth).toBe(1);
+    db.exec("PRAGMA max_page_count = 4294967294");
+    expect(await q.send(batch)).toBe(20);
+    expect((await q.read())[0]?.depth).toBe(21);
+  });
+});

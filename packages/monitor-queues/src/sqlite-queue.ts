@@ -186,6 +186,11 @@ export class SqliteQueue implements EventQueue, ConsumableQueue, QueueHealthSour
     }
   }
 
+  /**
+   * All of `work` or none of it. SQLite ends the transaction itself when a statement or the COMMIT
+   * fails on a full disk (SQLITE_FULL): it is rolled back only while still open, so that failure,
+   * not "cannot rollback - no transaction is active", is what the caller sees.
+   */
   #tx<T>(work: () => T): T {
     this.#db.exec("BEGIN IMMEDIATE");
     try {
@@ -193,7 +198,7 @@ export class SqliteQueue implements EventQueue, ConsumableQueue, QueueHealthSour
       this.#db.exec("COMMIT");
       return out;
     } catch (err) {
-      this.#db.exec("ROLLBACK");
+      if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
       throw err;
     }
   }
