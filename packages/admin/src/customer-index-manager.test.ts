@@ -50,7 +50,9 @@ describe("customer API with an index manager", () => {
       primaryKey: "sku",
       task: summary("products", "indexCreation"),
     });
-    const createTask = await manager.waitForTask((created.body.task as { taskUid: number }).taskUid);
+    const createTask = await manager.waitForTask((created.body.task as { taskUid: number }).taskUid, {
+      accountId: account,
+    });
     expect(createTask).toMatchObject({ status: "succeeded", details: { primaryKey: "sku" } });
 
     const added = await call("POST", "/api/v1/indexes/products/documents", [
@@ -63,7 +65,7 @@ describe("customer API with an index manager", () => {
       accepted: 2,
       task: summary("products", "documentAdditionOrUpdate"),
     });
-    await manager.waitForTask((added.body.task as { taskUid: number }).taskUid);
+    await manager.waitForTask((added.body.task as { taskUid: number }).taskUid, { accountId: account });
     expect(await manager.getStats(uid)).toMatchObject({ numberOfDocuments: 2 });
     // The documents are where the customer reads them (the embedded manager's store).
     expect((await call("GET", "/api/v1/indexes/products")).body.numberOfDocuments).toBe(2);
@@ -71,7 +73,7 @@ describe("customer API with an index manager", () => {
     const patched = await call("PATCH", "/api/v1/indexes/products/settings", { stopWords: ["the"] });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ stopWords: ["the"], task: summary("products", "settingsUpdate") });
-    await manager.waitForTask((patched.body.task as { taskUid: number }).taskUid);
+    await manager.waitForTask((patched.body.task as { taskUid: number }).taskUid, { accountId: account });
     expect(await manager.getSettings(uid)).toEqual({
       searchableAttributes: ["*"],
       displayedAttributes: ["*"],
@@ -90,7 +92,7 @@ describe("customer API with an index manager", () => {
 
     const deleted = await call("DELETE", "/api/v1/indexes/products");
     expect(deleted.body).toMatchObject({ deleted: "products", task: summary("products", "indexDeletion") });
-    await manager.waitForTask((deleted.body.task as { taskUid: number }).taskUid);
+    await manager.waitForTask((deleted.body.task as { taskUid: number }).taskUid, { accountId: account });
     expect(await manager.getIndex(uid)).toBeNull();
     expect((await call("GET", "/api/v1/indexes/products")).status).toBe(404);
   });
@@ -148,12 +150,12 @@ describe("customer API with an index manager", () => {
   });
 
   it("reads documents, counts and stats from the manager, with nothing stored by the customer app itself", async () => {
-    const { manager, call } = await setup();
+    const { manager, call, account } = await setup();
     const created = await call("POST", "/api/v1/indexes", { name: "products" });
-    await manager.waitForTask(created.body.taskUid as number);
+    await manager.waitForTask(created.body.taskUid as number, { accountId: account });
     const docs = Array.from({ length: 120 }, (_, i) => ({ id: `p${String(i).padStart(3, "0")}`, n: i }));
     const added = await call("POST", "/api/v1/indexes/products/documents", docs);
-    await manager.waitForTask(added.body.taskUid as number);
+    await manager.waitForTask(added.body.taskUid as number, { accountId: account });
     const page = await call("GET", "/api/v1/indexes/products/documents?offset=10&limit=70");
     expect(page.status).toBe(200);
     expect(page.body).toMatchObject({ offset: 10, limit: 70, total: 120 });
@@ -191,7 +193,7 @@ describe("customer API with an index manager", () => {
   });
 
   it("answers writes with Meilisearch's task fields at the top level and serves the caller's tasks", async () => {
-    const { h, manager, call } = await setup();
+    const { h, manager, call, account } = await setup();
     // `uid`, as Meilisearch's clients send it, names the index.
     const created = await call("POST", "/api/v1/indexes", { uid: "products", primaryKey: "sku" });
     expect(created.status).toBe(201);
@@ -203,7 +205,7 @@ describe("customer API with an index manager", () => {
       name: "products",
       type: "index",
     });
-    await manager.waitForTask(created.body.taskUid as number);
+    await manager.waitForTask(created.body.taskUid as number, { accountId: account });
     const task = await call("GET", `/api/v1/tasks/${created.body.taskUid}`);
     expect(task.status).toBe(200);
     expect(task.body).toMatchObject({
@@ -227,13 +229,15 @@ describe("customer API with an index manager", () => {
   });
 
   it("refuses a documents page over the response limit with 422 naming limit and a limit that fits", async () => {
-    const { manager, call } = await setup(undefined, { maxResponseBytes: 4096 });
+    const { manager, call, account } = await setup(undefined, { maxResponseBytes: 4096 });
     await manager.waitForTask(
       (await call("POST", "/api/v1/indexes", { name: "products" })).body.taskUid as number,
+      { accountId: account },
     );
     const docs = Array.from({ length: 40 }, (_, i) => ({ id: `d${i}`, text: "x".repeat(200) }));
     await manager.waitForTask(
       (await call("POST", "/api/v1/indexes/products/documents", docs)).body.taskUid as number,
+      { accountId: account },
     );
     const tooBig = await call("GET", "/api/v1/indexes/products/documents?limit=40");
     expect(tooBig.status).toBe(422);

@@ -1,4 +1,15 @@
-import { ApiError, conflict, invalid, limitBody, notFound, onError, routeFallback } from "@relevance/http";
+import {
+  ApiError,
+  conflict,
+  invalid,
+  limitBody,
+  notFound,
+  onError,
+  routeFallback,
+  STORAGE_FULL_CODE,
+  storageFullCause,
+  storageFullError,
+} from "@relevance/http";
 import {
   INDEX_NAME,
   INDEX_PREFIX,
@@ -103,31 +114,29 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
 
   /**
    * Hands a write on to the index manager (after the settings table). When it refuses or cannot be
-   * reached the answer is 502: the caller's write is then in the table but not in the backend.
+   * reached the answer is 502: the caller's write is then in the table but not in the backend. A
+   * full disk answers 507, whether the manager refused the write or (waited for) its task failed
+   * on it: `notStored` says what became of the write.
    */
   const handOn = async (
     c: Context<CustomerEnv>,
     what: string,
+    notStored: string,
     send: () => Promise<TaskSummary>,
   ): Promise<TaskSummary> => {
+    let summary: TaskSummary;
     try {
-      const summary = await send();
-      if (deps.awaitTasks === undefined || target.kind !== "backend")
-        return customerTask(summary, account(c));
-      // Waited for (the embedded stack): the answer says how the write ended.
-      const done = await target.backend
-        .waitForTask(summary.taskUid, { timeoutMs: deps.awaitTasks.timeoutMs })
-        .catch(() => null);
-      if (done?.status === "failed") {
-        log.warn("index task failed", {
+      summary = await send();
+    } catch (error) {
+      const full = storageFullCause(error);
+      if (full !== null) {
+        log.error("storage full: the index manager refused a write", {
           account: account(c),
           write: what,
-          taskUid: summary.taskUid,
-          error: done.error?.message,
+          cause: full,
         });
+        throw storageFullError(notStored);
       }
-      return customerTask({ ...summary, status: done?.status ?? summary.status }, account(c));
-    } catch (error) {
       log.error("index manager refused a write", {
         account: account(c),
         write: what,
@@ -135,6 +144,22 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
       });
       throw new ApiError(502, "backend_unavailable", `the search backend did not take the ${what}; retry`);
     }
+    if (deps.awaitTasks === undefined || target.kind !== "backend") return customerTask(summary, account(c));
+    // Waited for (the embedded stack): the answer says how the write ended.
+    const done = await target.backend
+      .waitForTask(summary.taskUid, { timeoutMs: deps.awaitTasks.timeoutMs, accountId: account(c) })
+      .catch(() => null);
+    if (done?.status === "failed") {
+      log.warn("index task failed", {
+        account: account(c),
+        write: what,
+        taskUid: summary.taskUid,
+        error: done.error?.message,
+      });
+      if (done.error?.code === STORAGE_FULL_CODE)
+        throw storageFullError(`${notStored} (task ${summary.taskUid} failed)`);
+    }
+    return customerTask({ ...summary, status: done?.status ?? summary.status }, account(c));
   };
 
   /** The named index or alias of the caller's account; another account's answers 404 like a missing one. */
@@ -186,7 +211,7 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
     const { backend } = target;
     let task: TaskSummary;
     try {
-      task = await handOn(c, "index creation", () =>
+      task = await handOn(c, "index creation", "the index was not created", () =>
         backend.createIndex(uidOf(c, body.name), { primaryKey: attributes.primary_key }),
       );
     } catch (error) {
@@ -234,7 +259,12 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
       return c.json({ deleted: name });
     }
     const { backend } = target;
-    const task = await handOn(c, "index deletion", () => backend.deleteIndex(uidOf(c, name)));
+    const task = await handOn(
+      c,
+      "index deletion",
+      "the index is deleted, but the search backend could not delete its documents",
+      () => backend.deleteIndex(uidOf(c, name)),
+    );
     // A store read directly may hold documents of an index its manager never knew (written before
     // the manager was added): they go too.
     if (deps.documents !== undefined && deps.awaitTasks !== undefined) {
@@ -261,7 +291,7 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
         await target.documents.upsert(account(c), recordName(index), primaryKey, docs);
       } else {
         const { backend } = target;
-        task = await handOn(c, "documents", () =>
+        task = await handOn(c, "documents", "the documents were not stored", () =>
           backend.addDocuments(uidOf(c, recordName(index)), docs, { primaryKey }),
         );
       }
@@ -358,8 +388,11 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
     // behind. An alias has settings of its own but no backend index.
     if (target.kind === "store" || isAlias(written)) return c.json(settings);
     const { backend } = target;
-    const task = await handOn(c, "settings", () =>
-      backend.updateSettings(uidOf(c, recordName(written)), settings),
+    const task = await handOn(
+      c,
+      "settings",
+      "the settings are saved, but the search backend could not store them",
+      () => backend.updateSettings(uidOf(c, recordName(written)), settings),
     );
     return c.json({ ...settings, ...taskFields(task) });
   });
@@ -370,9 +403,12 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
     const raw = c.req.param("uid");
     const missing = () => new ApiError(404, "task_not_found", `Task \`${raw}\` not found.`);
     if (target.kind === "store" || !/^\d{1,15}$/.test(raw)) throw missing();
-    const task = await target.backend.getTask(Number(raw)).catch((error: unknown) => {
-      throw backendReadFailed(log, "task", error);
-    });
+    // Task uids count per account: the account's own task, never another's with the same number.
+    const task = await target.backend
+      .getTask(Number(raw), { accountId: account(c) })
+      .catch((error: unknown) => {
+        throw backendReadFailed(log, "task", error);
+      });
     if (task === null || !task.indexUid.startsWith(`${account(c)}-`)) throw missing();
     return c.json(customerTask(task, account(c)));
   });

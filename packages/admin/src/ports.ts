@@ -84,7 +84,8 @@ export type BackendSettings = CustomerSettings;
  * The search backend as the customer app uses it: structurally the IndexManager port of
  * @relevance/search (its embedded and Meilisearch adapters both fit), which the admin package does
  * not import. Uids are `<systemAccountId>-<index>`. Reads of an index the backend does not have
- * reject with an error whose `error.code` is `index_not_found`.
+ * reject with an error whose `error.code` is `index_not_found`; a write it cannot store (a full
+ * disk) rejects with `error.code` `no_space_left_on_device`, or its task fails with it.
  */
 export interface IndexBackend {
   createIndex(uid: string, options?: { primaryKey?: string }): Promise<TaskSummary>;
@@ -102,9 +103,10 @@ export interface IndexBackend {
     uid: string,
     page?: { offset?: number; limit?: number },
   ): Promise<{ results: Record<string, unknown>[]; offset: number; limit: number; total: number }>;
-  getTask(taskUid: number): Promise<BackendTask | null>;
+  /** Task uids count per account (embedded): `accountId` says whose; another account's task is null. */
+  getTask(taskUid: number, scope?: { accountId?: string }): Promise<BackendTask | null>;
   /** The task once it is `succeeded` or `failed`; rejects when it does not end within `timeoutMs`. */
-  waitForTask(taskUid: number, options?: { timeoutMs?: number }): Promise<BackendTask>;
+  waitForTask(taskUid: number, options?: { timeoutMs?: number; accountId?: string }): Promise<BackendTask>;
 }
 
 /** The admin app touches no documents: the admin Lambda runs without a document store. */

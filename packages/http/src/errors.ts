@@ -52,14 +52,14 @@ export const invalid = (message: string, details: Issue[]) =>
 
 /**
  * The answer to a write that could not be stored because the disk is full: 507 Insufficient
- * Storage, code `no_space_left_on_device`. `what` names what was not stored; the engine's own error
- * goes to the log only (bodies never carry engine names or paths).
+ * Storage, code `no_space_left_on_device`. `outcome` says what became of the write; the engine's
+ * own error goes to the log only (bodies never carry engine names or paths).
  */
-export function storageFullError(what = "the write"): ApiError {
+export function storageFullError(outcome = "the write was not stored"): ApiError {
   return new ApiError(
     507,
     STORAGE_FULL_CODE,
-    `there is no space left on the device: ${what} was not stored; free disk space and retry (reads still work)`,
+    `there is no space left on the device: ${outcome}; free disk space and send it again (reads still work)`,
   );
 }
 
@@ -90,7 +90,11 @@ export function onError(log: Logger): ErrorHandler {
     }
     const full = storageFullCause(err);
     if (full !== null) {
-      log.error("storage full: a write was not stored", { method: c.req.method, path: c.req.path, cause: full });
+      log.error("storage full: a write was not stored", {
+        method: c.req.method,
+        path: c.req.path,
+        cause: full,
+      });
       const answer = storageFullError();
       return c.json(answer.body(), answer.status);
     }

@@ -33,10 +33,15 @@ export function storageFullCause(error: unknown): string | null {
       cause?: unknown;
     };
     const message = typeof e.message === "string" ? e.message : "";
-    if (e.code === "ERR_SQLITE_ERROR" && typeof e.errcode === "number" && (e.errcode & 0xff) === SQLITE_FULL) {
+    if (
+      e.code === "ERR_SQLITE_ERROR" &&
+      typeof e.errcode === "number" &&
+      (e.errcode & 0xff) === SQLITE_FULL
+    ) {
       return `SQLite: ${message || "database or disk is full"}`;
     }
-    if (e.code === "ENOSPC" || e.code === "EDQUOT") return `${e.code}: ${message || "no space left on device"}`;
+    if (e.code === "ENOSPC" || e.code === "EDQUOT")
+      return `${e.code}: ${message || "no space left on device"}`;
     if (e.code === CLICKHOUSE_NOT_ENOUGH_SPACE || e.type === "NOT_ENOUGH_SPACE") {
       return `ClickHouse NOT_ENOUGH_SPACE: ${message}`.trim();
     }

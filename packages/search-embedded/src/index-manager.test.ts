@@ -12,6 +12,9 @@ indexManagerContract("embedded (SQLite)", async () => {
   return new EmbeddedIndexManager({ db, documents: new SqliteDocumentStore(db) });
 });
 
+/** The account of the uids `acct_1-…` these cases use: task uids count per account. */
+const ACCT = { accountId: "acct_1" };
+
 describe("EmbeddedIndexManager", () => {
   const dir = mkdtempSync(join(tmpdir(), "index-manager-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,15 +29,15 @@ describe("EmbeddedIndexManager", () => {
     });
     const created = await stopped.createIndex("acct_1-products", { primaryKey: "id" });
     const added = await stopped.addDocuments("acct_1-products", [{ id: 1, title: "Shoes" }]);
-    expect((await stopped.getTask(added.taskUid))?.status).toBe("enqueued");
+    expect((await stopped.getTask(added.taskUid, ACCT))?.status).toBe("enqueued");
     first.close();
 
     const second = openDatabase(path);
     const documents = new SqliteDocumentStore(second);
     const restarted = new EmbeddedIndexManager({ db: second, documents });
-    const task = await restarted.waitForTask(added.taskUid, { timeoutMs: 5000 });
+    const task = await restarted.waitForTask(added.taskUid, { ...ACCT, timeoutMs: 5000 });
     expect(task.status).toBe("succeeded");
-    expect((await restarted.getTask(created.taskUid))?.status).toBe("succeeded");
+    expect((await restarted.getTask(created.taskUid, ACCT))?.status).toBe("succeeded");
     expect(await documents.count("acct_1", "products")).toBe(1);
     second.close();
   });
@@ -43,7 +46,7 @@ describe("EmbeddedIndexManager", () => {
     const db = openDatabase(":memory:");
     const documents = new SqliteDocumentStore(db);
     const first = new EmbeddedIndexManager({ db, documents });
-    await first.waitForTask((await first.createIndex("acct_1-p", { primaryKey: "id" })).taskUid);
+    await first.waitForTask((await first.createIndex("acct_1-p", { primaryKey: "id" })).taskUid, ACCT);
     // A process that took an empty index to another primary key, wrote the documents and a
     // deletion's documents, then stopped before recording either task.
     const stopped = new EmbeddedIndexManager({ db, documents, start: false });
@@ -56,9 +59,9 @@ describe("EmbeddedIndexManager", () => {
     await documents.upsert("acct_1", "p", "sku", [{ sku: "a" }, { sku: "b" }]);
 
     const next = new EmbeddedIndexManager({ db, documents });
-    const task = await next.waitForTask(added.taskUid);
+    const task = await next.waitForTask(added.taskUid, ACCT);
     expect(task).toMatchObject({ status: "succeeded", startedAt: "2026-11-25T00:00:00.000Z" });
-    expect((await next.waitForTask(removed.taskUid)).status).toBe("succeeded");
+    expect((await next.waitForTask(removed.taskUid, ACCT)).status).toBe("succeeded");
     expect(await documents.list("acct_1", "p", 0, 10)).toEqual([{ sku: "b" }]);
     expect((await next.getIndex("acct_1-p"))?.primaryKey).toBe("sku");
   });
@@ -78,9 +81,10 @@ describe("EmbeddedIndexManager", () => {
     const query = { q: "shoes", limit: 10, offset: 0 };
     await manager.waitForTask(
       (await manager.addDocuments("acct_1-products", [{ id: 1, title: "Red shoes" }])).taskUid,
+      ACCT,
     );
     expect((await engine.search(target, query)).hits).toEqual([{ id: 1, title: "Red shoes" }]);
-    await manager.waitForTask((await manager.deleteDocuments("acct_1-products", [1])).taskUid);
+    await manager.waitForTask((await manager.deleteDocuments("acct_1-products", [1])).taskUid, ACCT);
     expect((await engine.search(target, query)).hits).toEqual([]);
   });
 
@@ -88,7 +92,7 @@ describe("EmbeddedIndexManager", () => {
     const db = openDatabase(":memory:");
     const documents = new SqliteDocumentStore(db);
     const running = new EmbeddedIndexManager({ db, documents });
-    await running.waitForTask((await running.createIndex("acct_1-p", { primaryKey: "id" })).taskUid);
+    await running.waitForTask((await running.createIndex("acct_1-p", { primaryKey: "id" })).taskUid, ACCT);
     const stopped = new EmbeddedIndexManager({ db, documents, start: false });
     const { taskUid } = await stopped.addDocuments("acct_1-p", [{ id: 1 }]);
     expect(await stopped.getStats("acct_1-p")).toEqual({
@@ -97,7 +101,7 @@ describe("EmbeddedIndexManager", () => {
       fieldDistribution: {},
     });
     stopped.start();
-    await stopped.waitForTask(taskUid);
+    await stopped.waitForTask(taskUid, ACCT);
     expect(await stopped.getStats("acct_1-p")).toEqual({
       numberOfDocuments: 1,
       isIndexing: false,
@@ -129,7 +133,7 @@ describe("EmbeddedIndexManager", () => {
     expect(errors[0]).toMatch(/^index manager: the task worker stopped .*(not open|finalized)/);
     const reopened = openDatabase(path);
     const next = new EmbeddedIndexManager({ db: reopened, documents: new SqliteDocumentStore(reopened) });
-    expect((await next.waitForTask(taskUid)).status).toBe("succeeded");
+    expect((await next.waitForTask(taskUid, ACCT)).status).toBe("succeeded");
     reopened.close();
   });
 
@@ -142,8 +146,8 @@ describe("EmbeddedIndexManager", () => {
     });
     const uids: number[] = [];
     for (const name of ["a", "b", "c", "d"]) uids.push((await manager.createIndex(`acct_1-${name}`)).taskUid);
-    await manager.waitForTask(uids.at(-1) as number);
-    const kept = await Promise.all(uids.map((uid) => manager.getTask(uid)));
+    await manager.waitForTask(uids.at(-1) as number, ACCT);
+    const kept = await Promise.all(uids.map((uid) => manager.getTask(uid, ACCT)));
     expect(kept.map((task) => task?.status ?? null)).toEqual([null, null, "succeeded", "succeeded"]);
     expect((await manager.listIndexes()).total).toBe(4);
   });
@@ -152,12 +156,12 @@ describe("EmbeddedIndexManager", () => {
     const db = openDatabase(":memory:");
     const manager = new EmbeddedIndexManager({ db, documents: new SqliteDocumentStore(db), start: false });
     const { taskUid } = await manager.createIndex("acct_1-p");
-    await expect(manager.waitForTask(taskUid, { timeoutMs: 20 })).rejects.toMatchObject({
+    await expect(manager.waitForTask(taskUid, { ...ACCT, timeoutMs: 20 })).rejects.toMatchObject({
       failure: "timeout",
       error: { code: "task_timeout" },
     });
     manager.start();
-    expect((await manager.waitForTask(taskUid)).status).toBe("succeeded");
+    expect((await manager.waitForTask(taskUid, ACCT)).status).toBe("succeeded");
   });
 
   it("records an internal error when the document store fails, and goes on with the next task", async () => {
@@ -169,10 +173,13 @@ describe("EmbeddedIndexManager", () => {
       },
     });
     const manager = new EmbeddedIndexManager({ db, documents });
-    const failed = await manager.waitForTask((await manager.addDocuments("acct_1-p", [{ id: 1 }])).taskUid);
+    const failed = await manager.waitForTask(
+      (await manager.addDocuments("acct_1-p", [{ id: 1 }])).taskUid,
+      ACCT,
+    );
     expect(failed).toMatchObject({ status: "failed", error: { code: "internal", type: "internal" } });
     expect(failed.error?.message).toContain("disk I/O error");
-    const next = await manager.waitForTask((await manager.createIndex("acct_1-q")).taskUid);
+    const next = await manager.waitForTask((await manager.createIndex("acct_1-q")).taskUid, ACCT);
     expect(next.status).toBe("succeeded");
   });
 });

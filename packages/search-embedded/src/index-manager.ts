@@ -1,10 +1,13 @@
 // The IndexManager port over SQLite: documents in the DocumentStore (whose revision is what the
 // embedded engine's snapshots are checked against), index metadata and tasks in tables of the same
-// database. Writes are recorded as `enqueued` tasks and processed in uid order by an in-process
-// worker; tasks survive a restart (an unfinished one is run again, which is safe: every task is
-// idempotent). docs/search.md, "Index management".
+// database. Writes are recorded as `enqueued` tasks and processed in the order they were enqueued
+// by an in-process worker; tasks survive a restart (an unfinished one is run again, which is safe:
+// every task is idempotent). Task uids count per account. A full disk never loses an answered
+// write: a task that cannot be stored is refused (`no_space_left_on_device`), one whose writes
+// cannot be stored ends `failed` with that error. docs/search.md, "Index management".
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { isPlainObject } from "@relevance/core";
+import { storageFullCause } from "@relevance/http";
 import {
   DEFAULT_SETTINGS,
   type DocumentId,
@@ -20,8 +23,10 @@ import {
   invalidUidError,
   isFinal,
   type SettingsUpdate,
+  storageFullTaskError,
   type Task,
   type TaskError,
+  type TaskScope,
   type TaskStatus,
   type TaskSummary,
   type TaskType,
@@ -50,6 +55,10 @@ export interface EmbeddedIndexManagerOptions {
 }
 
 interface TaskRow {
+  /** The order tasks are processed in (never shown). */
+  seq: number;
+  account_id: string;
+  /** The account's task number: the task's `uid` / `taskUid`. */
   uid: number;
   index_uid: string;
   type: TaskType;
@@ -103,7 +112,26 @@ interface Outcome {
   details: Record<string, unknown>;
   /** Runs in the transaction that records the task's success, so the two happen together. */
   apply?: () => void;
+  /**
+   * The task's own writes (documents) are already stored, in the DocumentStore's transactions:
+   * `apply` only completes the metadata. Otherwise `apply` is the whole effect.
+   */
+  stored?: boolean;
 }
+
+/** How a task ended, as the worker records it. */
+interface Verdict {
+  status: "succeeded" | "failed";
+  startedAt: string;
+  finishedAt: string;
+  error: TaskError | null;
+  details: Record<string, unknown>;
+  apply?: () => void;
+  stored?: boolean;
+}
+
+/** Task uids of every account start above this one (the `task_numbers` row of no account). */
+const FLOOR_ROW = "*";
 
 export class EmbeddedIndexManager implements IndexManager {
   private readonly db: DatabaseSync;
@@ -114,6 +142,7 @@ export class EmbeddedIndexManager implements IndexManager {
   private readonly keepFinishedTasks: number;
   private readonly stmts: Record<
     | "insertTask"
+    | "nextNumber"
     | "getTask"
     | "nextTask"
     | "startTask"
@@ -130,8 +159,15 @@ export class EmbeddedIndexManager implements IndexManager {
   >;
   private running: Promise<void> | null = null;
   private started: boolean;
-  /** Waiters by task uid, woken when the task ends. */
-  private readonly waiters = new Map<number, Set<() => void>>();
+  /** Waiters by task (`waiterKey`), woken when the task ends. */
+  private readonly waiters = new Map<string, Set<() => void>>();
+  /**
+   * Verdicts the worker reached but could not record because the disk was full, by task seq: shown
+   * by getTask, recorded by the worker's next round (the next write wakes it). While one is
+   * waiting, later tasks are not run (they would be stored before an earlier task's end): they
+   * fail with no_space_left_on_device at once, so no waiter hangs.
+   */
+  private readonly unsaved = new Map<number, Verdict>();
 
   constructor(options: EmbeddedIndexManagerOptions) {
     const { db } = options;
@@ -144,27 +180,29 @@ export class EmbeddedIndexManager implements IndexManager {
     if (!Number.isInteger(this.keepFinishedTasks) || this.keepFinishedTasks < 1) {
       throw new RangeError("keepFinishedTasks must be an integer >= 1");
     }
-    db.exec(`CREATE TABLE IF NOT EXISTS tasks (
-      uid INTEGER PRIMARY KEY AUTOINCREMENT, index_uid TEXT NOT NULL, type TEXT NOT NULL,
-      status TEXT NOT NULL, enqueued_at TEXT NOT NULL, started_at TEXT, finished_at TEXT,
-      error TEXT, details TEXT NOT NULL, payload TEXT
-    )`);
-    db.exec("CREATE INDEX IF NOT EXISTS tasks_by_status ON tasks (status, uid)");
+    migrateTasks(db, this.locate);
     db.exec(`CREATE TABLE IF NOT EXISTS managed_indexes (
       uid TEXT PRIMARY KEY, primary_key TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
       settings TEXT NOT NULL
     ) WITHOUT ROWID`);
     this.stmts = {
       insertTask: db.prepare(
-        "INSERT INTO tasks (index_uid, type, status, enqueued_at, details, payload) VALUES (?, ?, 'enqueued', ?, ?, ?) RETURNING uid",
+        "INSERT INTO tasks (account_id, uid, index_uid, type, status, enqueued_at, details, payload) VALUES (?, ?, ?, ?, 'enqueued', ?, ?, ?)",
       ),
-      getTask: db.prepare("SELECT * FROM tasks WHERE uid = ?"),
+      // The account's next number, in the transaction that inserts the task: never given twice,
+      // even after its tasks are pruned or its indexes deleted.
+      nextNumber: db.prepare(
+        `INSERT INTO task_numbers (account_id, last_uid)
+         VALUES (?, COALESCE((SELECT last_uid FROM task_numbers WHERE account_id = '${FLOOR_ROW}'), 0) + 1)
+         ON CONFLICT (account_id) DO UPDATE SET last_uid = last_uid + 1 RETURNING last_uid`,
+      ),
+      getTask: db.prepare("SELECT * FROM tasks WHERE account_id = ? AND uid = ?"),
       nextTask: db.prepare(
-        "SELECT * FROM tasks WHERE status IN ('enqueued', 'processing') ORDER BY uid LIMIT 1",
+        "SELECT * FROM tasks WHERE status IN ('enqueued', 'processing') AND seq > ? ORDER BY seq LIMIT 1",
       ),
-      startTask: db.prepare("UPDATE tasks SET status = 'processing', started_at = ? WHERE uid = ?"),
+      startTask: db.prepare("UPDATE tasks SET status = 'processing', started_at = ? WHERE seq = ?"),
       finishTask: db.prepare(
-        "UPDATE tasks SET status = ?, finished_at = ?, error = ?, details = ?, payload = NULL WHERE uid = ?",
+        "UPDATE tasks SET status = ?, started_at = ?, finished_at = ?, error = ?, details = ?, payload = NULL WHERE seq = ?",
       ),
       getIndex: db.prepare("SELECT * FROM managed_indexes WHERE uid = ?"),
       listIndexes: db.prepare("SELECT * FROM managed_indexes ORDER BY uid LIMIT ? OFFSET ?"),
@@ -177,7 +215,7 @@ export class EmbeddedIndexManager implements IndexManager {
       ),
       deleteIndex: db.prepare("DELETE FROM managed_indexes WHERE uid = ?"),
       pruneTasks: db.prepare(
-        "DELETE FROM tasks WHERE status IN ('succeeded', 'failed') AND uid <= (SELECT uid FROM tasks WHERE status IN ('succeeded', 'failed') ORDER BY uid DESC LIMIT 1 OFFSET ?)",
+        "DELETE FROM tasks WHERE status IN ('succeeded', 'failed') AND seq <= (SELECT seq FROM tasks WHERE status IN ('succeeded', 'failed') ORDER BY seq DESC LIMIT 1 OFFSET ?)",
       ),
       pendingOf: db.prepare(
         "SELECT 1 FROM tasks WHERE index_uid = ? AND status IN ('enqueued', 'processing') LIMIT 1",
@@ -279,21 +317,25 @@ export class EmbeddedIndexManager implements IndexManager {
     return { results, offset, limit, total };
   }
 
-  async getTask(taskUid: number): Promise<Task | null> {
-    const row = this.stmts.getTask.get(taskUid) as unknown as TaskRow | undefined;
-    return row === undefined ? null : taskOf(row);
+  /** The account's task `taskUid` (without `accountId`: of the account of uids without a `-`). */
+  async getTask(taskUid: number, scope: TaskScope = {}): Promise<Task | null> {
+    const row = this.stmts.getTask.get(scope.accountId ?? "", taskUid) as unknown as TaskRow | undefined;
+    if (row === undefined) return null;
+    const verdict = this.unsaved.get(row.seq);
+    return verdict === undefined ? taskOf(row) : { ...taskOf(row), ...verdictView(verdict) };
   }
 
   /** Waits for the worker's word that the task ended (no polling); `intervalMs` is not used here. */
   async waitForTask(taskUid: number, options: WaitOptions = {}): Promise<Task> {
     const timeoutMs = options.timeoutMs ?? 5000;
+    const key = waiterKey(options.accountId ?? "", taskUid);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<"timeout">((resolve) => {
       timer = setTimeout(() => resolve("timeout"), timeoutMs);
     });
     let wake: () => void = () => undefined;
-    const set = this.waiters.get(taskUid) ?? new Set<() => void>();
-    this.waiters.set(taskUid, set);
+    const set = this.waiters.get(key) ?? new Set<() => void>();
+    this.waiters.set(key, set);
     try {
       for (;;) {
         // Registered before the read, so an end between the read and the wait is not missed.
@@ -301,7 +343,7 @@ export class EmbeddedIndexManager implements IndexManager {
           wake = resolve;
         });
         set.add(wake);
-        const task = await this.getTask(taskUid);
+        const task = await this.getTask(taskUid, options);
         if (task === null) {
           throw new IndexManagerError(
             "refused",
@@ -322,7 +364,7 @@ export class EmbeddedIndexManager implements IndexManager {
     } finally {
       clearTimeout(timer);
       set.delete(wake);
-      if (set.size === 0 && this.waiters.get(taskUid) === set) this.waiters.delete(taskUid);
+      if (set.size === 0 && this.waiters.get(key) === set) this.waiters.delete(key);
     }
   }
 
@@ -342,6 +384,12 @@ export class EmbeddedIndexManager implements IndexManager {
     );
   }
 
+  /**
+   * Stores the task, with its account's next number, in one transaction whose COMMIT is checked: the
+   * summary is answered only once the task is stored. (An INSERT … RETURNING in autocommit commits
+   * when the statement is reset, and node:sqlite does not report a failure there: on a full disk
+   * it answered a number that was never stored, and the next write got the same number.)
+   */
   private async enqueue(
     uid: string,
     type: TaskType,
@@ -349,16 +397,33 @@ export class EmbeddedIndexManager implements IndexManager {
     payload: unknown,
   ): Promise<TaskSummary> {
     if (!INDEX_UID.test(uid)) throw invalidUidError(uid);
+    const { accountId } = this.locate(uid);
     const enqueuedAt = this.now().toISOString();
-    const row = this.stmts.insertTask.get(
-      uid,
-      type,
-      enqueuedAt,
-      JSON.stringify(details),
-      payload === null ? null : JSON.stringify(payload),
-    ) as { uid: number };
-    this.kick();
-    return { taskUid: row.uid, indexUid: uid, status: "enqueued", type, enqueuedAt };
+    const detailsJson = JSON.stringify(details);
+    const payloadJson = payload === null ? null : JSON.stringify(payload);
+    let taskUid: number;
+    try {
+      taskUid = transaction(this.db, () => {
+        const { last_uid } = this.stmts.nextNumber.get(accountId) as { last_uid: number };
+        this.stmts.insertTask.run(accountId, last_uid, uid, type, enqueuedAt, detailsJson, payloadJson);
+        return last_uid;
+      });
+    } catch (error) {
+      const cause = storageFullCause(error);
+      if (cause === null) throw error;
+      this.logger?.error("index manager: a write was refused, the disk is full", {
+        indexUid: uid,
+        type,
+        cause,
+      });
+      const refused = new IndexManagerError("refused", storageFullTaskError("the write was"), 507);
+      refused.cause = error;
+      throw refused;
+    } finally {
+      // Space may be back: a worker waiting to record a task's end tries again.
+      this.kick();
+    }
+    return { taskUid, indexUid: uid, status: "enqueued", type, enqueuedAt };
   }
 
   /** Runs the worker unless it runs already; it processes tasks until none is left. */
@@ -376,42 +441,139 @@ export class EmbeddedIndexManager implements IndexManager {
       });
   }
 
+  /**
+   * One round over the unfinished tasks, in the order they were enqueued: each is run (or, when an
+   * earlier task's end is still waiting to be recorded, failed at once) and its end recorded. A
+   * full disk never stops the round: an end that cannot be recorded is kept in memory (`unsaved`)
+   * and its waiters are woken all the same. Any other database failure stops the worker (logged).
+   */
   private async drain(): Promise<void> {
+    let after = 0;
     for (;;) {
-      const row = this.stmts.nextTask.get() as unknown as TaskRow | undefined;
+      const row = this.stmts.nextTask.get(after) as unknown as TaskRow | undefined;
       if (row === undefined) return;
-      this.stmts.startTask.run(row.started_at ?? this.now().toISOString(), row.uid);
-      const enqueued = JSON.parse(row.details) as Record<string, unknown>;
-      let outcome: Outcome | undefined;
-      let error: TaskError | null = null;
-      try {
-        outcome = await this.process(row);
-      } catch (thrown) {
-        error =
-          thrown instanceof TaskFailure
-            ? thrown.error
-            : taskError(
-                "internal",
-                `An internal error has occurred. \`${thrown instanceof Error ? thrown.message : String(thrown)}\`.`,
-                "internal",
-              );
-      }
-      const finishedAt = this.now().toISOString();
-      transaction(this.db, () => {
-        outcome?.apply?.();
-        this.stmts.finishTask.run(
-          error === null ? "succeeded" : "failed",
-          finishedAt,
-          error === null ? null : JSON.stringify(error),
-          JSON.stringify(
-            outcome === undefined ? failedDetails(row.type, enqueued) : { ...enqueued, ...outcome.details },
-          ),
-          row.uid,
-        );
-      });
-      this.stmts.pruneTasks.run(this.keepFinishedTasks);
-      for (const wake of this.waiters.get(row.uid) ?? []) wake();
+      after = row.seq;
+      const verdict =
+        this.unsaved.get(row.seq) ?? (this.unsaved.size > 0 ? this.blocked(row) : await this.run(row));
+      this.save(row, verdict);
+      for (const wake of this.waiters.get(waiterKey(row.account_id, row.uid)) ?? []) wake();
     }
+  }
+
+  /** Runs a task: its verdict, with the metadata change that completes a success. */
+  private async run(row: TaskRow): Promise<Verdict> {
+    const startedAt = row.started_at ?? this.now().toISOString();
+    try {
+      this.stmts.startTask.run(startedAt, row.seq);
+    } catch (error) {
+      // On a full disk the task is still run: its own writes decide, and its verdict keeps startedAt.
+      if (storageFullCause(error) === null) throw error;
+    }
+    const enqueued = JSON.parse(row.details) as Record<string, unknown>;
+    try {
+      const outcome = await this.process(row);
+      return {
+        status: "succeeded",
+        startedAt,
+        finishedAt: this.now().toISOString(),
+        error: null,
+        details: { ...enqueued, ...outcome.details },
+        ...(outcome.apply === undefined ? {} : { apply: outcome.apply }),
+        ...(outcome.stored === true ? { stored: true } : {}),
+      };
+    } catch (thrown) {
+      return this.failed(row, startedAt, this.errorOf(row, thrown));
+    }
+  }
+
+  /** A task that waits behind an earlier one whose end could not be recorded: failed, nothing of it run. */
+  private blocked(row: TaskRow): Verdict {
+    const at = this.now().toISOString();
+    return this.failed(row, row.started_at ?? at, storageFullTaskError("the write was"));
+  }
+
+  private failed(row: TaskRow, startedAt: string, error: TaskError): Verdict {
+    const enqueued = JSON.parse(row.details) as Record<string, unknown>;
+    return {
+      status: "failed",
+      startedAt,
+      finishedAt: this.now().toISOString(),
+      error,
+      details: failedDetails(row.type, enqueued),
+    };
+  }
+
+  /** A task's failure as Meilisearch reports it: the task's own, a full disk, or an internal error. */
+  private errorOf(row: TaskRow, thrown: unknown): TaskError {
+    if (thrown instanceof TaskFailure) return thrown.error;
+    const cause = storageFullCause(thrown);
+    if (cause !== null) {
+      this.logger?.error("index manager: a task failed, the disk is full", {
+        indexUid: row.index_uid,
+        taskUid: row.uid,
+        cause,
+      });
+      return storageFullTaskError("the task's writes were");
+    }
+    return taskError(
+      "internal",
+      `An internal error has occurred. \`${thrown instanceof Error ? thrown.message : String(thrown)}\`.`,
+      "internal",
+    );
+  }
+
+  /**
+   * Records a verdict with the metadata change that completes it, in one transaction. On a full
+   * disk: a success whose whole effect was that change did not happen, and is recorded as a failure
+   * instead; a success whose documents are stored stays a success; a verdict that cannot be
+   * recorded at all waits in `unsaved` for the next round.
+   */
+  private save(row: TaskRow, verdict: Verdict): void {
+    try {
+      this.finish(row, verdict);
+    } catch (error) {
+      if (storageFullCause(error) === null) throw error;
+      let kept = verdict;
+      if (verdict.status === "succeeded" && verdict.stored !== true) {
+        kept = this.failed(row, verdict.startedAt, storageFullTaskError("the task's writes were"));
+        try {
+          this.finish(row, kept);
+          this.unsaved.delete(row.seq);
+          return;
+        } catch (again) {
+          if (storageFullCause(again) === null) throw again;
+        }
+      }
+      this.unsaved.set(row.seq, kept);
+      this.logger?.error("index manager: the end of a task could not be recorded, the disk is full", {
+        indexUid: row.index_uid,
+        taskUid: row.uid,
+        status: kept.status,
+        cause: storageFullCause(error),
+      });
+      return;
+    }
+    this.unsaved.delete(row.seq);
+    try {
+      this.stmts.pruneTasks.run(this.keepFinishedTasks);
+    } catch (error) {
+      // Pruning waits for a round with room for it.
+      if (storageFullCause(error) === null) throw error;
+    }
+  }
+
+  private finish(row: TaskRow, verdict: Verdict): void {
+    transaction(this.db, () => {
+      verdict.apply?.();
+      this.stmts.finishTask.run(
+        verdict.status,
+        verdict.startedAt,
+        verdict.finishedAt,
+        verdict.error === null ? null : JSON.stringify(verdict.error),
+        JSON.stringify(verdict.details),
+        row.seq,
+      );
+    });
   }
 
   /**
@@ -438,13 +600,13 @@ export class EmbeddedIndexManager implements IndexManager {
         if (this.indexRow(uid) === null) throw new TaskFailure(indexNotFound(uid));
         const deletedDocuments = await this.documents.count(accountId, index);
         await this.documents.deleteIndex(accountId, index);
-        return { details: { deletedDocuments }, apply: () => this.stmts.deleteIndex.run(uid) };
+        return { details: { deletedDocuments }, apply: () => this.stmts.deleteIndex.run(uid), stored: true };
       }
       case "documentDeletion": {
         if (this.indexRow(uid) === null) throw new TaskFailure(indexNotFound(uid));
         const ids = (payload as { ids: string[] }).ids;
         const deletedDocuments = await this.documents.deleteMany(accountId, index, ids);
-        return { details: { deletedDocuments }, apply: () => this.touch(uid, at) };
+        return { details: { deletedDocuments }, apply: () => this.touch(uid, at), stored: true };
       }
       case "settingsUpdate": {
         const update = (payload as { settings: SettingsUpdate }).settings;
@@ -531,7 +693,7 @@ export class EmbeddedIndexManager implements IndexManager {
     if (byId.size > 0 && primaryKey !== null) {
       await this.documents.upsert(accountId, index, primaryKey, [...byId.values()]);
     }
-    return { details: { indexedDocuments: docs.length }, apply: () => this.touch(uid, at) };
+    return { details: { indexedDocuments: docs.length }, apply: () => this.touch(uid, at), stored: true };
   }
 
   private createImplicitly(uid: string, primaryKey: string | null, at: string): IndexRow {
@@ -592,6 +754,79 @@ function infoOf(row: IndexRow): IndexInfo {
 
 function settingsOf(row: IndexRow): IndexSettings {
   return { ...DEFAULT_SETTINGS, ...(JSON.parse(row.settings) as Partial<IndexSettings>) };
+}
+
+const waiterKey = (accountId: string, uid: number): string => `${accountId}\u0000${uid}`;
+
+/** What an unrecorded verdict changes in the task as getTask shows it. */
+function verdictView(verdict: Verdict): Partial<Task> {
+  return {
+    status: verdict.status,
+    startedAt: verdict.startedAt,
+    finishedAt: verdict.finishedAt,
+    error: verdict.error,
+    details: verdict.details,
+  };
+}
+
+/**
+ * Creates the task tables, or brings those of an older version to per-account numbers: their tasks
+ * keep their uids (each now its account's), in their order, and every account's next uid is above
+ * the largest uid ever given (the floor row), so no account sees a number twice.
+ */
+function migrateTasks(db: DatabaseSync, locate: (uid: string) => { accountId: string }): void {
+  const create = `CREATE TABLE IF NOT EXISTS tasks (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT, account_id TEXT NOT NULL, uid INTEGER NOT NULL,
+      index_uid TEXT NOT NULL, type TEXT NOT NULL, status TEXT NOT NULL, enqueued_at TEXT NOT NULL,
+      started_at TEXT, finished_at TEXT, error TEXT, details TEXT NOT NULL, payload TEXT,
+      UNIQUE (account_id, uid)
+    )`;
+  const columns = db.prepare("SELECT name FROM pragma_table_info('tasks')").all() as { name: string }[];
+  const numbers = `CREATE TABLE IF NOT EXISTS task_numbers (
+      account_id TEXT PRIMARY KEY, last_uid INTEGER NOT NULL
+    ) WITHOUT ROWID`;
+  if (columns.length === 0 || columns.some((c) => c.name === "seq")) {
+    db.exec(create);
+    db.exec(numbers);
+    db.exec("CREATE INDEX IF NOT EXISTS tasks_by_status ON tasks (status, seq)");
+    return;
+  }
+  transaction(db, () => {
+    db.exec("DROP INDEX IF EXISTS tasks_by_status");
+    db.exec("ALTER TABLE tasks RENAME TO tasks_global");
+    db.exec(create);
+    db.exec(numbers);
+    const insert = db.prepare(
+      `INSERT INTO tasks (seq, account_id, uid, index_uid, type, status, enqueued_at, started_at,
+         finished_at, error, details, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const r of db.prepare("SELECT * FROM tasks_global ORDER BY uid").iterate() as Iterable<
+      Omit<TaskRow, "seq" | "account_id">
+    >) {
+      insert.run(
+        r.uid,
+        locate(r.index_uid).accountId,
+        r.uid,
+        r.index_uid,
+        r.type,
+        r.status,
+        r.enqueued_at,
+        r.started_at,
+        r.finished_at,
+        r.error,
+        r.details,
+        r.payload,
+      );
+    }
+    const given = db
+      .prepare(
+        "SELECT MAX(n) AS n FROM (SELECT MAX(uid) AS n FROM tasks_global UNION ALL SELECT seq FROM sqlite_sequence WHERE name IN ('tasks', 'tasks_global'))",
+      )
+      .get() as { n: number | null };
+    db.prepare("INSERT INTO task_numbers (account_id, last_uid) VALUES (?, ?)").run(FLOOR_ROW, given.n ?? 0);
+    db.exec("DROP TABLE tasks_global");
+    db.exec("CREATE INDEX tasks_by_status ON tasks (status, seq)");
+  });
 }
 
 function taskOf(row: TaskRow): Task {

@@ -108,7 +108,18 @@ export const DEFAULT_SETTINGS: IndexSettings = {
 
 export type DocumentId = string | number;
 
-export interface WaitOptions {
+/**
+ * Whose task a task uid names. Task uids count per account (`accountOfIndexUid`: `acct_…` in
+ * `acct_…-products`) in the embedded manager, so that one tenant's numbers say nothing of another's
+ * writes; Meilisearch counts one sequence per instance. Without `accountId`: the account "" of
+ * index uids that have no `-` (embedded), any account (Meilisearch).
+ */
+export interface TaskScope {
+  /** Another account's task is not found (null, or `task_not_found`), as one that does not exist. */
+  accountId?: string;
+}
+
+export interface WaitOptions extends TaskScope {
   /** Give up (IndexManagerError `task_timeout`) after this long. Default 5000 ms. */
   timeoutMs?: number;
   /** Between two reads of the task, where the adapter polls. Default 50 ms. */
@@ -119,7 +130,10 @@ export interface WaitOptions {
  * Index management, asynchronous as in Meilisearch: a write answers a TaskSummary (`enqueued`) and
  * its task later ends `succeeded` or `failed` (with `error`). Requests the backend refuses at once
  * (an invalid uid, a rejected key, an index that does not exist for a read) reject with an
- * IndexManagerError; so do an unreachable or slow backend (`unavailable`, `timeout`).
+ * IndexManagerError; so do an unreachable or slow backend (`unavailable`, `timeout`). A write
+ * answered with a summary is stored: one that cannot be (a full disk) rejects with the error
+ * `no_space_left_on_device` (type `system`), or its task ends `failed` with it. A task uid is never
+ * given twice (per account, see TaskScope).
  */
 export interface IndexManager {
   /** Fails (in the task) with `index_already_exists` when the uid is taken. */
@@ -156,8 +170,8 @@ export interface IndexManager {
    * such index.
    */
   getDocuments(uid: string, page?: { offset?: number; limit?: number }): Promise<DocumentsPage>;
-  /** Null when there is no such task. */
-  getTask(taskUid: number): Promise<Task | null>;
+  /** Null when there is no such task (of `scope.accountId`). */
+  getTask(taskUid: number, scope?: TaskScope): Promise<Task | null>;
   /** The task once it is `succeeded` or `failed` (a failed task resolves, it does not reject). */
   waitForTask(taskUid: number, options?: WaitOptions): Promise<Task>;
 }
@@ -193,6 +207,18 @@ export const taskError = (code: string, message: string, type = "invalid_request
   link: errorLink(code),
 });
 
+/**
+ * Meilisearch's error for a full disk (code `no_space_left_on_device`, type `system`): in a task that
+ * failed because its writes could not be stored, or in the IndexManagerError of a write refused
+ * before it was enqueued. The engine's own error goes to the log, not here.
+ */
+export const storageFullTaskError = (what: string): TaskError =>
+  taskError(
+    "no_space_left_on_device",
+    `There is no space left on the device: ${what} not stored. Free disk space (or grow the disk) and send the write again.`,
+    "system",
+  );
+
 /** Meilisearch's index uid rule. */
 export const INDEX_UID = /^[A-Za-z0-9_-]{1,400}$/;
 
@@ -210,6 +236,12 @@ export function invalidUidError(uid: string): IndexManagerError {
 export function indexNotFound(uid: string): TaskError {
   return taskError("index_not_found", `Index \`${uid}\` not found.`);
 }
+
+/** The account an index uid belongs to: the part before its first `-` (none: the account ""). */
+export const accountOfIndexUid = (uid: string): string => {
+  const at = uid.indexOf("-");
+  return at < 0 ? "" : uid.slice(0, at);
+};
 
 /** The Meilisearch index uid of a customer index: `<systemAccountId>-<index>`. */
 export const indexUidOf = (systemAccountId: string, index: string): string => `${systemAccountId}-${index}`;

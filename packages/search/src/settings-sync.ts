@@ -53,7 +53,10 @@ export async function syncIndexSettings(
     if (change.newItem === null) {
       const wasAlias = change.oldItem?.attributes.type === "alias";
       if (wasAlias) return { status: "ignored" };
-      const task = await manager.waitForTask((await manager.deleteIndex(uid)).taskUid, { timeoutMs });
+      const task = await manager.waitForTask((await manager.deleteIndex(uid)).taskUid, {
+        timeoutMs,
+        accountId: change.pk,
+      });
       if (task.status === "failed" && task.error?.code !== "index_not_found") {
         return { status: "failed", uid, error: task.error?.message ?? "the index deletion failed" };
       }
@@ -63,6 +66,7 @@ export async function syncIndexSettings(
     if (settings === null) return { status: "ignored" };
     const task = await manager.waitForTask((await manager.updateSettings(uid, settings)).taskUid, {
       timeoutMs,
+      accountId: change.pk,
     });
     if (task.status === "failed") {
       return { status: "failed", uid, error: task.error?.message ?? "the settings update failed" };

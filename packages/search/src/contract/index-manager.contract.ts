@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  accountOfIndexUid,
   addDocumentsInBatches,
   type IndexManager,
   IndexManagerError,
@@ -46,9 +47,29 @@ export function indexManagerContract(
     afterEach(async () => {
       for (const { manager, uid } of created.splice(0)) {
         if ((await manager.getIndex(uid)) !== null) {
-          await manager.waitForTask((await manager.deleteIndex(uid)).taskUid, { timeoutMs: 10_000 });
+          await manager.waitForTask((await manager.deleteIndex(uid)).taskUid, {
+            accountId: accountOfIndexUid(uid),
+            timeoutMs: 10_000,
+          });
         }
       }
+    });
+
+    it("finds a task only in its own account (the index uid's part before the first -)", async () => {
+      const { manager, uid } = await setup();
+      const owned = uid("-products");
+      const accountId = accountOfIndexUid(owned);
+      const summary = await manager.createIndex(owned);
+      const task = await manager.waitForTask(summary.taskUid, { accountId, timeoutMs: 10_000 });
+      expect(task).toMatchObject({ uid: summary.taskUid, indexUid: owned, status: "succeeded" });
+      expect(await manager.getTask(summary.taskUid, { accountId })).toEqual(task);
+      const other = { accountId: `${accountId}x` };
+      expect(await manager.getTask(summary.taskUid, other)).toBeNull();
+      await expect(
+        manager.waitForTask(summary.taskUid, { ...other, timeoutMs: 5_000 }),
+      ).rejects.toMatchObject({
+        error: { code: "task_not_found" },
+      });
     });
 
     it("answers a write with an enqueued task summary, then the task ends succeeded with its timestamps", async () => {

@@ -13,6 +13,7 @@ import {
   type Task as MeiliTask,
 } from "meilisearch";
 import {
+  accountOfIndexUid,
   type DocumentId,
   type DocumentsPage,
   type IndexInfo,
@@ -24,6 +25,7 @@ import {
   type SettingsUpdate,
   type Task,
   type TaskError,
+  type TaskScope,
   type TaskStatus,
   type TaskSummary,
   type TaskType,
@@ -176,9 +178,11 @@ export class MeilisearchIndexManager implements IndexManager {
     };
   }
 
-  async getTask(taskUid: number): Promise<Task | null> {
+  /** Meilisearch numbers every task of the instance in one sequence: `scope` only hides another account's. */
+  async getTask(taskUid: number, scope: TaskScope = {}): Promise<Task | null> {
     try {
-      return taskOf(await this.call(() => this.client.tasks.getTask(taskUid)));
+      const task = taskOf(await this.call(() => this.client.tasks.getTask(taskUid)));
+      return inScope(task, scope) ? task : null;
     } catch (error) {
       if (error instanceof IndexManagerError && error.error.code === "task_not_found") return null;
       throw error;
@@ -188,6 +192,13 @@ export class MeilisearchIndexManager implements IndexManager {
   async waitForTask(taskUid: number, options: WaitOptions = {}): Promise<Task> {
     const timeout = options.timeoutMs ?? 5000;
     const interval = options.intervalMs ?? 50;
+    if (options.accountId !== undefined && (await this.getTask(taskUid, options)) === null) {
+      throw new IndexManagerError(
+        "refused",
+        taskError("task_not_found", `Task \`${taskUid}\` not found.`),
+        404,
+      );
+    }
     return taskOf(await this.call(() => this.client.tasks.waitForTask(taskUid, { timeout, interval })));
   }
 
@@ -210,6 +221,11 @@ export class MeilisearchIndexManager implements IndexManager {
       throw failureOf(error, this.timeoutMs);
     }
   }
+}
+
+/** Whether `task` is one of `scope.accountId`'s (an index uid `<account>-…`); any task without an account. */
+function inScope(task: Task, scope: TaskScope): boolean {
+  return scope.accountId === undefined || accountOfIndexUid(task.indexUid) === scope.accountId;
 }
 
 function primaryKeyOption(options: { primaryKey?: string }): { primaryKey?: string } {

@@ -12,7 +12,8 @@ function table() {
   return db;
 }
 
-const rows = (db: ReturnType<typeof table>) => (db.prepare("SELECT COUNT(*) AS n FROM t").get() as { n: number }).n;
+const rows = (db: ReturnType<typeof table>) =>
+  (db.prepare("SELECT COUNT(*) AS n FROM t").get() as { n: number }).n;
 
 describe("transaction on a full disk", () => {
   it("throws SQLite's own SQLITE_FULL, not a failed ROLLBACK, and stores nothing of the transaction", () => {
@@ -69,7 +70,9 @@ describe("the SQLite stores on a full disk", () => {
     const changes = () => (db.prepare("SELECT COUNT(*) AS n FROM changes").get() as { n: number }).n;
     const before = changes();
     fillDisk(db);
-    await expect(settings.put("acct", "INDEX#a", { note: BIG }, { always: true })).rejects.toMatchObject({ errcode: 13 });
+    await expect(settings.put("acct", "INDEX#a", { note: BIG }, { always: true })).rejects.toMatchObject({
+      errcode: 13,
+    });
     expect((await settings.get("acct", "INDEX#a"))?.attributes).toEqual({ note: "before" });
     expect(changes()).toBe(before);
     freeDisk(db);
