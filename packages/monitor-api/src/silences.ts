@@ -46,9 +46,11 @@ export async function createSilence(silences: SilenceStore, body: unknown, at: n
   const checked = parseSilenceInput(body, at, kept.filter((s) => silenceLive(s, at)).length);
   if (!checked.ok) throw invalid("the silence is invalid; nothing was stored", checked.errors);
   const silence: Silence = { id: randomUUID(), ...checked.value, createdAt: at };
-  await silences.create(silence);
-  // Ended silences are kept a while (listed with ?all=true), then dropped.
+  // Ended silences are kept a while (listed with ?all=true), then dropped: before the new one is
+  // stored, so that what a full disk refuses is refused before anything is acknowledged, and the
+  // room they took is the new one's.
   await silences.prune(at - SILENCE_RETENTION_MS);
+  await silences.create(silence);
   return silenceJson(silence, at);
 }
 

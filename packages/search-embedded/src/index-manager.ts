@@ -432,8 +432,8 @@ export class EmbeddedIndexManager implements IndexManager {
     this.running = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.drain())
       .catch((error: unknown) => {
-        // The database itself failed (closed, disk full): the task stays where it was and is
-        // processed by the next write's kick or the next start.
+        // The database itself failed (closed, broken; a full disk does not stop the worker): the
+        // task stays where it was and is processed by the next write's kick or the next start.
         this.logger?.error("index manager: the task worker stopped", { error: String(error) });
       })
       .finally(() => {
