@@ -48,7 +48,16 @@ describe("GET /api/v1/openapi.json", () => {
       ].sort(),
     );
     const put = doc.paths["/api/v1/admin/accounts/{id}/indexes/{index}/relevance-trigger-config"].put;
-    expect(Object.keys(put.responses).sort()).toEqual(["200", "401", "404", "409", "413", "422", "429"]);
+    expect(Object.keys(put.responses).sort()).toEqual([
+      "200",
+      "401",
+      "404",
+      "409",
+      "413",
+      "422",
+      "429",
+      "507",
+    ]);
     // Every $ref resolves.
     for (const [, kind, name] of res.text.matchAll(/"#\/components\/(schemas|responses)\/([^"]+)"/g)) {
       expect(doc.components[kind as string], name).toHaveProperty(name as string);

@@ -108,6 +108,10 @@ const e502Backend = error(
     "could not be read; retry.",
 );
 const e404Index = error("No such index or alias in this account (another account's index answers the same).");
+const e507 = error(
+  "No space left on the device (no_space_left_on_device): the write was not stored (the message says " +
+    "what became of it); free disk space and send it again. Reads keep working.",
+);
 
 export interface OpenApiOptions {
   /** The deployment's body limits (the defaults unless given). */
@@ -226,7 +230,11 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
             "follow it with GET /api/v1/tasks/{uid}.",
           required: ["taskUid", "indexUid", "status", "type", "enqueuedAt"],
           properties: {
-            taskUid: { type: "integer" },
+            taskUid: {
+              type: "integer",
+              description:
+                "The account's own task number (from 1, never given twice; another account's count is not shown).",
+            },
             indexUid: { type: "string" },
             status: { enum: ["enqueued", "processing", "succeeded", "failed"] },
             type: {
@@ -322,6 +330,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
             "413": jsonLimit,
             "422": error("Body not JSON or invalid, or a key named __proto__, constructor or prototype."),
             "429": e429,
+            "507": e507,
           },
         },
       },
@@ -394,6 +403,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
               "Body not JSON, other top-level keys, a missing/unknown sub-field, wrong types or bad strings.",
             ),
             "429": e429,
+            "507": e507,
           },
         },
       },
@@ -448,6 +458,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
             "422": error("Invalid body."),
             "429": e429,
             "502": e502Backend,
+            "507": e507,
           },
         },
       },
@@ -483,6 +494,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
             "409": error("Aliases point at the index, or it changed meanwhile."),
             "429": e429,
             "502": e502Backend,
+            "507": e507,
           },
         },
       },
@@ -570,6 +582,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
             ),
             "429": e429,
             "502": e502Backend,
+            "507": e507,
           },
         },
         get: {
@@ -607,7 +620,12 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
         },
       },
       "/api/v1/tasks/{uid}": {
-        parameters: [pathParam("uid", "The task's uid (taskUid of a write's answer).")],
+        parameters: [
+          pathParam(
+            "uid",
+            "The task's uid (taskUid of a write's answer): each account numbers its own tasks from 1, and a number is never given twice.",
+          ),
+        ],
         get: {
           ...customer,
           summary:
@@ -679,6 +697,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
             ),
             "429": e429,
             "502": e502Backend,
+            "507": e507,
           },
         },
       },
@@ -702,6 +721,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
             "413": jsonLimit,
             "422": error("Invalid alias name or body, or the target is an alias."),
             "429": e429,
+            "507": e507,
           },
         },
       },

@@ -37,10 +37,14 @@ const common = {
   "429": error("Too many failed authentications from this client; Retry-After says when to retry."),
   "503": error("The analytics database is unavailable (analytics_db_unavailable)."),
 };
+const e507 = error(
+  "No space left on the device (no_space_left_on_device): nothing was stored; free disk space and send it again. Reads keep working.",
+);
 const writes = {
   ...common,
   "413": error(`Body larger than ${DEFAULT_MONITOR_BODY_BYTES} bytes (MONITOR_MAX_BODY_BYTES).`),
   "422": error("A field is invalid or over its limit; details name it; nothing is stored."),
+  "507": e507,
 };
 const param = (name: string, description: string) => ({
   name,
@@ -497,6 +501,7 @@ export const monitorOpenApiDocument = {
             "A configured collector; the configuration would bring it back (configured_collector).",
           ),
           ...common,
+          "507": e507,
         },
       },
     },
@@ -550,6 +555,7 @@ export const monitorOpenApiDocument = {
           "200": ok("The silence as expired.", ref("Silence")),
           "404": error("No silence with that id (not_found)."),
           ...common,
+          "507": e507,
         },
       },
     },
@@ -638,6 +644,7 @@ export const monitorOpenApiDocument = {
           "401": error("No session (unauthorized)."),
           "403": error("Another origin (forbidden), or a missing or wrong CSRF token (csrf_token_invalid)."),
           "422": error("The silence is invalid; nothing was stored (validation_failed)."),
+          "507": e507,
         },
       },
     },
