@@ -2,11 +2,14 @@
 // table and document store, the embedded index manager, each write's task waited for): a write that
 // cannot be stored answers 507 no_space_left_on_device and stores nothing, reads keep working, and
 // writes are taken again once there is room. Task numbers count per account.
+import { MeilisearchIndexManager } from "@relevance/search/meilisearch";
+import { MASTER_KEY, startMeilisearchDouble } from "@relevance/search/meilisearch/test-support";
 import { EmbeddedIndexManager } from "@relevance/search-embedded";
 import { SqliteDocumentStore } from "@relevance/settings/sqlite";
 import { fillDisk, freeDisk } from "@relevance/settings/test-support/disk-full";
 import { describe, expect, it } from "vitest";
 import { createApiApp } from "./app.ts";
+import { createCustomerApp } from "./customer-routes.ts";
 import { makeHarness, type Reply } from "./test-support/harness.ts";
 
 const FULL = {
@@ -156,6 +159,37 @@ describe("the customer API on a full disk", () => {
     expect((await call(apiKey, "POST", "/api/v1/indexes", { name: `filler${created}` })).status).toBe(201);
     expect((await h.admin("POST", "/api/v1/admin/accounts", { name: "Acme" })).status).toBe(201);
     expect((await h.putConfig(systemAccountId, "products", config)).status).toBe(200);
+  });
+});
+
+describe("the customer API over Meilisearch on a full disk", () => {
+  it("answers 507 when Meilisearch refuses a write with no_space_left_on_device, not 502", async () => {
+    const meili = await startMeilisearchDouble();
+    try {
+      const h = makeHarness();
+      const { apiKey } = await h.account();
+      // As on Lambda: no document store, writes handed on to Meilisearch, tasks not waited for.
+      const { documents: _none, ...deps } = h.deps;
+      const app = createCustomerApp({
+        ...deps,
+        indexManager: new MeilisearchIndexManager({ url: meili.url, apiKey: MASTER_KEY }),
+      });
+      const call = async (method: string, path: string, body?: unknown) => {
+        const res = await app.request(path, {
+          method,
+          headers: { "x-api-key": apiKey, "content-type": "application/json" },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        return { status: res.status, body: await res.json() };
+      };
+      // The double answers every write to an index uid ending -full as Meilisearch on a full disk.
+      const created = await call("POST", "/api/v1/indexes", { name: "full" });
+      expect(created).toMatchObject({ status: 507, body: FULL });
+      expect(created.body.error.message).toContain("the index was not created");
+      expect((await call("GET", "/api/v1/indexes/full")).status).toBe(404);
+    } finally {
+      await meili.close();
+    }
   });
 });
 

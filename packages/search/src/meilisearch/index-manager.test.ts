@@ -82,6 +82,16 @@ describe("MeilisearchIndexManager", () => {
     await manager.waitForTask((await manager.deleteIndex("acct_1-slow")).taskUid, { timeoutMs: 10_000 });
   });
 
+  it("reports a write Meilisearch cannot store (a full disk) as refused with its no_space_left_on_device", async () => {
+    const manager = new MeilisearchIndexManager({ url: double.url, apiKey: MASTER_KEY });
+    const error = await refusal(manager.addDocuments("acct_1-full", [{ id: 1 }]));
+    expect(error).toMatchObject({
+      failure: "refused",
+      status: 500,
+      error: { code: "no_space_left_on_device", type: "system" },
+    });
+  });
+
   it("reports an unreachable Meilisearch as unavailable", async () => {
     const closed = await startMeilisearchDouble();
     await closed.close();

@@ -287,7 +287,9 @@ export function failureOf(error: unknown, timeoutMs: number): IndexManagerError 
         status,
       );
     }
-    if (body !== null && status >= 400 && status <= 499)
+    // A full disk is Meilisearch's answer about this write (type system, a 5xx), not an outage:
+    // refused with its own error, which the customer API answers 507.
+    if (body !== null && ((status >= 400 && status <= 499) || body.code === "no_space_left_on_device"))
       return new IndexManagerError("refused", body, status);
     return new IndexManagerError(
       "unavailable",

@@ -204,7 +204,8 @@ export async function startMeilisearchDouble(slowMs = 1000): Promise<Meilisearch
 // write that Meilisearch only finds while processing (index_already_exists, index_not_found,
 // missing_document_id, ...) are in the failed task, as there. Index uids ending `-slow` answer
 // after `slowMs` (a read) or are processed after it (a task); `GET /indexes/*-moved` answers a
-// 308 to `/stolen/...` (recorded if followed).
+// 308 to `/stolen/...` (recorded if followed); a write to `*-full` answers as on a full disk (500,
+// `no_space_left_on_device`, type `system`) and enqueues nothing.
 // ---------------------------------------------------------------------------------------------
 
 export interface IndexRequest {
@@ -328,6 +329,12 @@ function indexRoutes(app: Hono, slowMs: number): IndexRequest[] {
 
   /** Records a task, answers its summary with 202 and processes it after the answer, in order. */
   const enqueue = (c: C, indexUid: string, type: string, details: Json, work: (task: DoubleTask) => Json) => {
+    if (indexUid.endsWith("-full")) {
+      return c.json(
+        errorBody("No space left on the device to store the task.", "no_space_left_on_device", "system"),
+        500,
+      );
+    }
     const task: DoubleTask = {
       uid: tasks.length,
       batchUid: null,
