@@ -180,7 +180,7 @@ describe("the customer API over Meilisearch on a full disk", () => {
           headers: { "x-api-key": apiKey, "content-type": "application/json" },
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         });
-        return { status: res.status, body: await res.json() };
+        return { status: res.status, body: (await res.json()) as Reply["body"] };
       };
       // The double answers every write to an index uid ending -full as Meilisearch on a full disk.
       const created = await call("POST", "/api/v1/indexes", { name: "full" });
