@@ -233,7 +233,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
             taskUid: {
               type: "integer",
               description:
-                "The account's own task number (from 1, never given twice; another account's count is not shown).",
+                "Never given twice. The embedded stack numbers each account's tasks from 1 (no other account's count shows); Meilisearch numbers its instance's.",
             },
             indexUid: { type: "string" },
             status: { enum: ["enqueued", "processing", "succeeded", "failed"] },
@@ -623,7 +623,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
         parameters: [
           pathParam(
             "uid",
-            "The task's uid (taskUid of a write's answer): each account numbers its own tasks from 1, and a number is never given twice.",
+            "The task's uid (taskUid of a write's answer), never given twice: the account's own numbers from 1 in the embedded stack, Meilisearch's instance-wide ones where it holds the documents.",
           ),
         ],
         get: {
