@@ -63,7 +63,10 @@ export interface AlertEngineDeps {
   store: RunStore;
   registry: CollectorRegistry;
   stateStore: AlertStateStore;
-  /** None configured: alerts are still evaluated, stored and shown, and stay un-notified. */
+  /**
+   * None configured: alerts are still evaluated, stored and shown, and nothing is sent or attempted;
+   * what they owe is sent at the first tick of an engine that has a channel.
+   */
   channels: readonly Channel[];
   deliveryLog: DeliveryLog;
   now: () => number;
@@ -324,10 +327,15 @@ export class AlertEngine {
       this.#readSilences(),
     ]);
     const input = alertInput(specs, snapshot, db, now, queues);
+    // With no channel nothing is emitted (nor claimed, nor backed off): what is owed stays owed, and
+    // the first tick with a channel sends it.
+    const canDeliver = channels.length > 0;
     // Saved before delivering: the leases and startEmitted survive a crash mid-delivery.
     const saved = await this.#stepAndSave(
       (previous) =>
-        step(previous, applySilences(evaluateConditions(input, now, previous), silences, now), now),
+        step(previous, applySilences(evaluateConditions(input, now, previous), silences, now), now, {
+          deliver: canDeliver,
+        }),
       stateRead,
     );
     if (saved === null) return { flips: [], delivered: [], failed: [], claimedElsewhere: [] };
@@ -427,25 +435,20 @@ export class AlertEngine {
         }
       }
       let error: string | null = null;
-      if (channels.length === 0) {
-        error = "no notification channel configured";
-      } else {
-        const p = this.#d.publicUrl;
-        const publicUrl = typeof p === "function" ? p() : (p ?? null);
-        const notification = intentNotification(send, { publicUrl });
-        const outcome = await deliver(notification, channels, deliveryLog, {
-          attempts: this.#d.attemptsPerTick ?? 1,
-          baseDelayMs: 1000,
-          maxDelayMs: 5000,
-          signal: this.#abort.signal,
-        });
-        for (const e of outcome.logErrors) log.warn("alerts: delivery log", { error: e });
-        if (!outcome.delivered) {
-          error = outcome.channels
-            .filter((c) => !c.ok)
-            .map((c) => `${c.channel}: ${c.error ?? "failed"}`)
-            .join("; ");
-        }
+      const p = this.#d.publicUrl;
+      const publicUrl = typeof p === "function" ? p() : (p ?? null);
+      const outcome = await deliver(intentNotification(send, { publicUrl }), channels, deliveryLog, {
+        attempts: this.#d.attemptsPerTick ?? 1,
+        baseDelayMs: 1000,
+        maxDelayMs: 5000,
+        signal: this.#abort.signal,
+      });
+      for (const e of outcome.logErrors) log.warn("alerts: delivery log", { error: e });
+      if (!outcome.delivered) {
+        error = outcome.channels
+          .filter((c) => !c.ok)
+          .map((c) => `${c.channel}: ${c.error ?? "failed"}`)
+          .join("; ");
       }
       const at = this.#d.now();
       const partial = send !== intent;
@@ -469,8 +472,7 @@ export class AlertEngine {
           );
           await transitions.release(intent.id, this.#claimant);
         }
-        if (channels.length > 0)
-          log.warn("alert delivery failed", { id: intent.id, rule: intent.rule, error });
+        log.warn("alert delivery failed", { id: intent.id, rule: intent.rule, error });
       }
       confirmations.push({
         intent,
