@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import {
+  type AlertRecord,
   type AlertRule,
   type AlertState,
   type AlertStateStore,
@@ -28,6 +29,7 @@ import {
   markFailed,
   type NotificationIntent,
   notificationIntentId,
+  owedKind,
   type QueueHealth,
   type RunStore,
   type Silence,
@@ -112,6 +114,11 @@ export interface TickResult {
   failed: string[];
   /** Intent ids not sent here because another engine holds their claim (with `transitions`). */
   claimedElsewhere?: string[];
+  /**
+   * With no channel configured: the alerts (keys) that owe a notification, held until a channel is
+   * configured (nothing was attempted). Empty with a channel.
+   */
+  held: string[];
 }
 
 /** Per-alert transition writes (record, claim, mark sent, release) in flight at once. */
@@ -338,8 +345,13 @@ export class AlertEngine {
         }),
       stateRead,
     );
-    if (saved === null) return { flips: [], delivered: [], failed: [], claimedElsewhere: [] };
+    if (saved === null) return { flips: [], delivered: [], failed: [], claimedElsewhere: [], held: [] };
     const result = saved.result;
+    const held = canDeliver
+      ? []
+      : Object.keys(result.state.alerts).filter(
+          (key) => owedKind(result.state.alerts[key] as AlertRecord, now) !== null,
+        );
     for (const f of result.flips) {
       log.info("alert flip", { key: f.key, from: f.from, to: f.to, severity: f.severity, muted: f.muted });
     }
@@ -490,6 +502,7 @@ export class AlertEngine {
       delivered,
       failed,
       ...(transitions !== undefined ? { claimedElsewhere } : {}),
+      held,
     };
   }
 
