@@ -10,17 +10,23 @@ const labelsOf = (xs: number[], width = 240) => {
 };
 
 describe("run-history time axis", () => {
-  it("one run: an hour centred on it, labelled with times of day (not 01-01 01-01 01-01)", () => {
+  it("one run: the 20 minutes up to it, labelled with times of day (not 01-01 01-01 01-01)", () => {
     const x = at(3, 18);
-    expect(timeWindow([x])).toEqual([x - MIN_WINDOW_S / 2, x + MIN_WINDOW_S / 2]);
-    expect(labelsOf([x])).toEqual(["03:00", "03:15", "03:30", "03:45"]);
-    expect(labelsOf([x], 120)).toEqual(["03:00", "03:30"]);
+    expect(timeWindow([x])).toEqual([x + 120 - MIN_WINDOW_S, x + 120]);
+    expect(labelsOf([x])).toEqual(["03:00", "03:05", "03:10", "03:15"]);
+    expect(labelsOf([x], 120)).toEqual(["03:00", "03:10"]);
   });
 
-  it("a few runs minutes apart: still an hour, every label a distinct time", () => {
-    const labels = labelsOf([at(3, 0), at(3, 5), at(3, 20)]);
-    expect(labels).toEqual(["02:45", "03:00", "03:15", "03:30"]);
+  it("a burst of runs minutes apart: still 20 minutes, every label a distinct time, no future", () => {
+    const xs = [at(3, 10), at(3, 12), at(3, 15)];
+    const labels = labelsOf(xs);
+    expect(labels).toEqual(["03:00", "03:05", "03:10", "03:15"]);
     expect(new Set(labels).size).toBe(labels.length);
+    expect(timeWindow(xs)[1]).toBe(at(3, 17));
+  });
+
+  it("runs over most of an hour: their span with a little room", () => {
+    expect(labelsOf([at(3, 0), at(3, 5), at(3, 50)])).toEqual(["03:00", "03:15", "03:30", "03:45"]);
   });
 
   it("ten hours of runs across midnight: times of day, and the date at midnight", () => {

@@ -5,8 +5,11 @@
  * `01-01 01-01 01-01`. Pure, in epoch seconds (uPlot's unit), UTC like every time on the page.
  */
 
-/** The narrowest window: one run, or a burst of runs, is shown on a readable hour. */
-export const MIN_WINDOW_S = 3600;
+/**
+ * The narrowest window: one run, or a burst of runs (npm start's collectors run every account and
+ * region at once), on twenty readable minutes rather than squeezed into a corner of an hour.
+ */
+export const MIN_WINDOW_S = 1200;
 /** Room per tick label (`14:05` or `11-28` at 11 px, with space around it). */
 export const PX_PER_TICK = 56;
 /** Half a label less the chart's right padding: no tick nearer the right edge than this. */
@@ -33,9 +36,13 @@ const STEPS = [
   7 * DAY,
 ];
 
+/** Room after the latest run of a short window, so its point is not drawn on the edge. */
+const SHORT_PAD_S = 0.1 * MIN_WINDOW_S;
+
 /**
  * The x range of a chart of runs completed at `xs`: their span with a little room on each side, and
- * at least MIN_WINDOW_S wide, centred on the runs when they span less (one run sits in the middle).
+ * at least MIN_WINDOW_S wide. A shorter span (one run, or a burst) is shown in the minutes that end
+ * just after its latest run, as "the last 20 minutes" read: never a stretch of the future beside it.
  */
 export function timeWindow(xs: readonly number[]): [number, number] {
   if (xs.length === 0) return [0, MIN_WINDOW_S];
@@ -43,8 +50,7 @@ export function timeWindow(xs: readonly number[]): [number, number] {
   const hi = Math.max(...xs);
   const pad = Math.max(MIN, (hi - lo) * 0.03);
   if (hi - lo + 2 * pad >= MIN_WINDOW_S) return [lo - pad, hi + pad];
-  const mid = (lo + hi) / 2;
-  return [mid - MIN_WINDOW_S / 2, mid + MIN_WINDOW_S / 2];
+  return [hi + SHORT_PAD_S - MIN_WINDOW_S, hi + SHORT_PAD_S];
 }
 
 const two = (n: number) => String(n).padStart(2, "0");
