@@ -63,35 +63,37 @@ describe("npm start with ALERT_CONFIG", () => {
     expect(channels.channels).toEqual(["webhook:ops-hook", "webhook:alert-webhook-url"]);
 
     // DEMO=0: the registry's collectors never ran; they are new (no alert) until their first run.
-    // Each reports a failed first run: no success ever, so all four are stale at once (one grouped
-    // notification).
+    // Each reports three failed runs: failing (no success yet, within its grace), so three failures
+    // in a row fire one collector_failure each (one grouped notification), and nothing else.
     const monitor = { authorization: `Bearer ${MONITOR_TOKEN}` };
     const t = Date.now();
     const failed = await call(
       stack.url,
       "POST",
       "/api/system/runs",
-      ["config_ec2", "config_ebs", "config_network", "hierarchy_builder"].map((collector) => ({
-        collector,
-        cloud_account_id: "111111111111",
-        cloud_region: "us-east-1",
-        started_at: new Date(t - 2000).toISOString(),
-        completed_at: new Date(t - 1000).toISOString(),
-        status: "failed",
-        error: "first run failed",
-        events_produced: 0,
-        rows_inserted: 0,
-      })),
+      ["config_ec2", "config_ebs", "config_network", "hierarchy_builder"].flatMap((collector) =>
+        [3, 2, 1].map((s) => ({
+          collector,
+          cloud_account_id: "111111111111",
+          cloud_region: "us-east-1",
+          started_at: new Date(t - s * 1000 - 500).toISOString(),
+          completed_at: new Date(t - s * 1000).toISOString(),
+          status: "failed",
+          error: "run failed",
+          events_produced: 0,
+          rows_inserted: 0,
+        })),
+      ),
       monitor,
     );
     expect(failed.status).toBe(201);
-    const isStale = (r: { body: unknown }) => (r.body as { rule?: string })?.rule === "collector_stale";
+    const isFailure = (r: { body: unknown }) => (r.body as { rule?: string })?.rule === "collector_failure";
     await eventually(
       () => [fileHook.received, envHook.received],
-      ([a, b]) => (a ?? []).some(isStale) && (b ?? []).some(isStale),
+      ([a, b]) => (a ?? []).some(isFailure) && (b ?? []).some(isFailure),
     );
-    const fromFile = fileHook.received.filter(isStale);
-    const fromEnv = envHook.received.filter(isStale);
+    const fromFile = fileHook.received.filter(isFailure);
+    const fromEnv = envHook.received.filter(isFailure);
     expect(fromFile).toHaveLength(1);
     expect(fromEnv).toHaveLength(1);
     expect(fromFile[0]?.headers.authorization).toBe("Bearer from-the-environment");
@@ -103,15 +105,15 @@ describe("npm start with ALERT_CONFIG", () => {
       (r) => r.body.alerts.length === 4 && r.body.alerts.every((a: { notified: boolean }) => a.notified),
     );
     expect(status.body.alerts.map((a: { subject: string }) => a.subject)).toEqual([
-      "config_ebs",
-      "config_ec2",
-      "config_network",
-      "hierarchy_builder",
+      "config_ebs/111111111111/us-east-1",
+      "config_ec2/111111111111/us-east-1",
+      "config_network/111111111111/us-east-1",
+      "hierarchy_builder/111111111111/us-east-1",
     ]);
 
     // Restart on the same data: the alert state and the delivery log are in chDB; nothing is re-sent.
     // To know the new process has evaluated, give it a change to report: config_ec2 succeeds, so its
-    // stale alert resolves. When that notice has arrived, the firing one would have been re-sent.
+    // failure alert resolves. When that notice has arrived, the firing one would have been re-sent.
     await stack.kill("SIGTERM");
     const again = await spawnStack({ ...env, ALERT_EVAL_INTERVAL_S: "1" });
     running.push(again);
@@ -134,7 +136,7 @@ describe("npm start with ALERT_CONFIG", () => {
     );
     expect(ingest.status).toBe(201);
     const kinds = (hook: HttpReceiverDouble) =>
-      hook.received.filter(isStale).map((r) => {
+      hook.received.filter(isFailure).map((r) => {
         const b = r.body as { kind: string; subject: string };
         return `${b.kind} ${b.subject}`;
       });
@@ -142,8 +144,8 @@ describe("npm start with ALERT_CONFIG", () => {
       () => [kinds(fileHook), kinds(envHook)],
       ([a, b]) => (a ?? []).length >= 2 && (b ?? []).length >= 2,
     );
-    expect(kinds(fileHook)).toEqual(["firing 4 subjects", "resolved config_ec2"]);
-    expect(kinds(envHook)).toEqual(["firing 4 subjects", "resolved config_ec2"]);
+    expect(kinds(fileHook)).toEqual(["firing 4 subjects", "resolved config_ec2/111111111111/us-east-1"]);
+    expect(kinds(envHook)).toEqual(["firing 4 subjects", "resolved config_ec2/111111111111/us-east-1"]);
   }, 60_000);
 
   it("refuses a bad config file: one line naming the file and each field, exit 2, nothing written", () => {

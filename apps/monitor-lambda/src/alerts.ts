@@ -52,6 +52,8 @@ export interface AlertsTickSummary {
   failed: number;
   /** Notifications another invocation had claimed (not sent by this one). */
   claimedElsewhere: number;
+  /** With no channel configured: alerts owing a notification, held (not attempted) until there is one. */
+  held: number;
 }
 
 /** The engine on one store: registry, state and delivery log share the store's client. */
@@ -81,6 +83,7 @@ export function createAlertsHandler(deps: AlertsDeps): () => Promise<AlertsTickS
       delivered: result.delivered.length,
       failed: result.failed.length,
       claimedElsewhere: result.claimedElsewhere?.length ?? 0,
+      held: result.held.length,
     };
     deps.log.info("alert tick done", { ...summary });
     return summary;

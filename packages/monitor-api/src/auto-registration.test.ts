@@ -2,6 +2,7 @@
 // alert engine over one real chDB store and the ClickHouse collector registry, on one clock this test
 // moves. A job nobody registered reports once: it is registered (first_run, 24 h / 48 h defaults),
 // shown as such, and when it then falls silent it turns red and the stale alert reaches the webhook.
+// One whose runs all fail is failing: one collector_failure alert, no stale alert beside it.
 // No real time is waited: the clock is a variable.
 import { DEFAULT_AUTO_REGISTER, InMemoryCollectorRegistry } from "@svcmon/core";
 import {
@@ -122,6 +123,55 @@ describe("an unregistered job that reports, then falls silent", () => {
       registered_by: "first_run",
     });
     expect(red.overall_health).toBe("red");
+  }, 60_000);
+});
+
+describe("an unregistered job whose runs all fail", () => {
+  it("is reported once, as failing: amber in the status, one collector_failure warning, no stale alert", async () => {
+    let clock = T0;
+    const registry = ClickHouseCollectorRegistry.fromStore(store, { defaults: [], now: () => clock });
+    const app = makeApp({ store, registry, now: () => clock });
+    const engine = new AlertEngine({
+      store,
+      registry,
+      stateStore: new ClickHouseAlertStateStore(store.client, { key: "test-autoreg-failing" }),
+      channels: [webhookChannel({ url: hook.url("/failing") })],
+      deliveryLog: new InMemoryDeliveryLog(),
+      now: () => clock,
+      log: memoryLog(),
+    });
+    for (const [i, m] of [0, 5, 10].entries()) {
+      clock = T0 + m * MIN;
+      const r = await call(app, "POST", "/api/system/runs", {
+        body: runAt(clock, {
+          collector: "weekly_export",
+          status: "failed",
+          error: "exit code 2: bucket not found",
+          run_id: uuid(200 + i),
+        }),
+      });
+      expect(r.status).toBe(201);
+    }
+    await engine.tick();
+    const sent = hook.received
+      .filter((r) => r.path === "/failing")
+      .map((r) => r.body as { rule: string; subject: string; severity: string });
+    expect(sent.map((b) => `${b.rule} ${b.severity} ${b.subject}`)).toEqual([
+      "collector_failure warning weekly_export/111111111111/us-east-1",
+    ]);
+    const st = (await call(app, "GET", "/api/system/status")).body;
+    const c = st.collectors.find((x: { name: string }) => x.name === "weekly_export");
+    expect(c).toMatchObject({ health: "amber", registered_by: "first_run" });
+    const reasons = st.warnings
+      .filter((w: { subject: string }) => w.subject === "weekly_export")
+      .map((w: { message: string }) => w.message);
+    expect(reasons[0]).toMatch(
+      /^failing: no run has succeeded yet \(registered 10 min ago; stale if none succeeds by /,
+    );
+    expect(reasons.join(" ")).not.toContain("no succeeded run ever");
+    expect((await engine.firingAlerts()).map((a) => `${a.rule} ${a.subject}`)).toEqual([
+      "collector_failure weekly_export/111111111111/us-east-1",
+    ]);
   }, 60_000);
 });
 

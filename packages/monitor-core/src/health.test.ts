@@ -36,16 +36,16 @@ const scenarios: Scenario[] = [
     reason: "never ran",
   },
   {
-    name: "partial only: partial is not success",
+    name: "partial only, registration unknown (no grace): partial is not success",
     runs: [run({ status: "partial", at: min(1) })],
     health: "red",
-    reason: "no succeeded run ever",
+    reason: "stale: it has run but never succeeded (no registration time, so no grace)",
   },
   {
-    name: "failed only",
+    name: "failed only, registration unknown (no grace)",
     runs: [run({ status: "failed", at: min(1) })],
     health: "red",
-    reason: "no succeeded run ever",
+    reason: "stale: it has run but never succeeded",
   },
   {
     name: "partial latest after a fresh success",
@@ -210,5 +210,40 @@ describe("collectorHealth (spec §4)", () => {
       ["config_network", "red"],
       ["hierarchy_builder", "red"],
     ]);
+  });
+});
+
+describe("a collector that ran and never succeeded: failing, then stale", () => {
+  // Registered 10 min ago (by its first run, say), every run failed.
+  const registered = { ...EC2, registered_at: min(10) };
+  const failures = [min(9), min(6), min(3)].map((at) =>
+    run({ ...A, status: "failed", at, error: "AccessDenied" }),
+  );
+
+  it("within 2 × interval of its registration: amber, failing (not stale), with its failures", () => {
+    const h = collectorHealth(registered, failures, NOW);
+    expect(h.health).toBe("amber");
+    expect(h.reasons).toEqual([
+      `failing: no run has succeeded yet (registered 10 min ago; stale if none succeeds by ${new Date(min(10) + 30 * MINUTE_MS).toISOString()})`,
+      "latest run failed: AccessDenied",
+      "A/us-east-1: 3 consecutive failed runs since last success",
+    ]);
+    expect(h.reasons.join(" ")).not.toMatch(/stale:|no succeeded run ever/);
+  });
+
+  it("one failed first run is failing too (amber), not waiting", () => {
+    const h = collectorHealth(registered, [run({ status: "failed", at: min(9) })], NOW);
+    expect(h.health).toBe("amber");
+    expect(h.reasons[0]).toMatch(/^failing: no run has succeeded yet/);
+  });
+
+  it("exactly 2 × interval after its registration: still amber; 1 ms later: red, stale", () => {
+    const at = (ms: number) => collectorHealth(registered, failures, min(10) + 30 * MINUTE_MS + ms);
+    expect(at(0).health).toBe("amber");
+    const late = at(1);
+    expect(late.health).toBe("red");
+    expect(late.reasons[0]).toBe(
+      "stale: no succeeded run within 30 min (2 × 15 min) of its registration; it has run but never succeeded",
+    );
   });
 });

@@ -99,7 +99,22 @@ export function collectorHealth(
         : `never ran: no run within ${NEW_GRACE_INTERVAL_FACTOR * interval} min (${NEW_GRACE_INTERVAL_FACTOR} × ${interval} min) of its registration`,
     );
   } else if (lastSuccess === null) {
-    red.push("no succeeded run ever");
+    // It ran and never succeeded: failing, not waiting. Stale, as any collector, once 2 × interval
+    // has passed with no success, counted from its registration (it had no earlier chance): until
+    // then its failures are what it reports (amber; 3 in a row somewhere are a collector_failure),
+    // not a second, critical alert for the same cause.
+    if (graceUntil !== null && now <= graceUntil) {
+      amber.push(
+        `failing: no run has succeeded yet (registered ${wholeMinutes(Math.max(0, now - (registeredAt as number)))} min ago; ` +
+          `stale if none succeeds by ${new Date(graceUntil).toISOString()})`,
+      );
+    } else {
+      red.push(
+        registeredAt === null
+          ? "stale: it has run but never succeeded (no registration time, so no grace)"
+          : `stale: no succeeded run within ${staleMinutes} min (${STALE_INTERVAL_FACTOR} × ${interval} min) of its registration; it has run but never succeeded`,
+      );
+    }
   } else if (now - lastSuccess.completed_at > staleMinutes * MINUTE_MS) {
     red.push(
       `stale: no succeeded run within ${staleMinutes} min (${STALE_INTERVAL_FACTOR} × ${interval} min); ` +

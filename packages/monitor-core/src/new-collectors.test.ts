@@ -89,10 +89,15 @@ describe("after its first run, the normal freshness rules apply", () => {
     expect(h.new_until).toBeNull();
   });
 
-  it("a first run that failed is red at once (an explicit failure is not waiting)", () => {
+  it("a first run that failed is failing at once (amber: an explicit failure is not waiting), stale only after its grace", () => {
     const spec = registered(MINUTE_MS);
-    expect(collectorHealth(spec, [run({ status: "failed", at: min(0.5) })], NOW).health).toBe("red");
-    expect(staleAlerts([spec], [run({ status: "failed", at: min(0.5) })])).toEqual(["config_ec2"]);
+    const failed = [run({ status: "failed", at: min(0.5) })];
+    const h = collectorHealth(spec, failed, NOW);
+    expect(h.health).toBe("amber");
+    expect(h.reasons[0]).toMatch(/^failing: no run has succeeded yet/);
+    expect(staleAlerts([spec], failed)).toEqual([]);
+    // 2 × interval after its registration with still no success: stale.
+    expect(staleAlerts([spec], failed, NOW - MINUTE_MS + 30 * MINUTE_MS + 1)).toEqual(["config_ec2"]);
   });
 
   it("a success older than 2 × interval is stale even if registered a minute ago", () => {
@@ -162,16 +167,20 @@ describe("dependencies: waiting for a new upstream is not a failure", () => {
     );
   });
 
-  it("once an upstream collector has succeeded, a failing hierarchy_builder is red again", () => {
+  it("once an upstream collector has succeeded, a failing hierarchy_builder is failing again (amber within its grace)", () => {
     const upstreamOk = run({ collector: "config_ebs", at: min(2) });
     const h = collectorsHealth(fresh, [gated, upstreamOk], NOW)[3];
-    expect(h?.health).toBe("red");
+    expect(h?.health).toBe("amber");
+    expect(h?.reasons[0]).toMatch(/^failing: no run has succeeded yet/);
   });
 
-  it("once the upstream collectors are past their grace, the gated collector is red too", () => {
+  it("once the upstream collectors are past their grace, the gated collector is failing, then red after its own", () => {
     const late = DEFAULT_COLLECTORS.map((s) => registered(31 * MINUTE_MS, s));
     const all = collectorsHealth(late, [gated], NOW);
-    expect(all.map((h) => h.health)).toEqual(["red", "red", "red", "red"]);
+    expect(all.map((h) => h.health)).toEqual(["red", "red", "red", "amber"]);
+    // hierarchy_builder's grace is 2 × 30 min after its registration.
+    const later = collectorsHealth(late, [gated], NOW + 29 * MINUTE_MS + 1);
+    expect(later.map((h) => h.health)).toEqual(["red", "red", "red", "red"]);
   });
 
   it("without a registration time there is no grace for the dependent either", () => {

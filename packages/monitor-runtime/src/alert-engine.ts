@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import {
+  type AlertRecord,
   type AlertRule,
   type AlertState,
   type AlertStateStore,
@@ -28,6 +29,7 @@ import {
   markFailed,
   type NotificationIntent,
   notificationIntentId,
+  owedKind,
   type QueueHealth,
   type RunStore,
   type Silence,
@@ -63,7 +65,10 @@ export interface AlertEngineDeps {
   store: RunStore;
   registry: CollectorRegistry;
   stateStore: AlertStateStore;
-  /** None configured: alerts are still evaluated, stored and shown, and stay un-notified. */
+  /**
+   * None configured: alerts are still evaluated, stored and shown, and nothing is sent or attempted;
+   * what they owe is sent at the first tick of an engine that has a channel.
+   */
   channels: readonly Channel[];
   deliveryLog: DeliveryLog;
   now: () => number;
@@ -109,6 +114,11 @@ export interface TickResult {
   failed: string[];
   /** Intent ids not sent here because another engine holds their claim (with `transitions`). */
   claimedElsewhere?: string[];
+  /**
+   * With no channel configured: the alerts (keys) that owe a notification, held until a channel is
+   * configured (nothing was attempted). Empty with a channel.
+   */
+  held: string[];
 }
 
 /** Per-alert transition writes (record, claim, mark sent, release) in flight at once. */
@@ -324,14 +334,24 @@ export class AlertEngine {
       this.#readSilences(),
     ]);
     const input = alertInput(specs, snapshot, db, now, queues);
+    // With no channel nothing is emitted (nor claimed, nor backed off): what is owed stays owed, and
+    // the first tick with a channel sends it.
+    const canDeliver = channels.length > 0;
     // Saved before delivering: the leases and startEmitted survive a crash mid-delivery.
     const saved = await this.#stepAndSave(
       (previous) =>
-        step(previous, applySilences(evaluateConditions(input, now, previous), silences, now), now),
+        step(previous, applySilences(evaluateConditions(input, now, previous), silences, now), now, {
+          deliver: canDeliver,
+        }),
       stateRead,
     );
-    if (saved === null) return { flips: [], delivered: [], failed: [], claimedElsewhere: [] };
+    if (saved === null) return { flips: [], delivered: [], failed: [], claimedElsewhere: [], held: [] };
     const result = saved.result;
+    const held = canDeliver
+      ? []
+      : Object.keys(result.state.alerts).filter(
+          (key) => owedKind(result.state.alerts[key] as AlertRecord, now) !== null,
+        );
     for (const f of result.flips) {
       log.info("alert flip", { key: f.key, from: f.from, to: f.to, severity: f.severity, muted: f.muted });
     }
@@ -427,25 +447,20 @@ export class AlertEngine {
         }
       }
       let error: string | null = null;
-      if (channels.length === 0) {
-        error = "no notification channel configured";
-      } else {
-        const p = this.#d.publicUrl;
-        const publicUrl = typeof p === "function" ? p() : (p ?? null);
-        const notification = intentNotification(send, { publicUrl });
-        const outcome = await deliver(notification, channels, deliveryLog, {
-          attempts: this.#d.attemptsPerTick ?? 1,
-          baseDelayMs: 1000,
-          maxDelayMs: 5000,
-          signal: this.#abort.signal,
-        });
-        for (const e of outcome.logErrors) log.warn("alerts: delivery log", { error: e });
-        if (!outcome.delivered) {
-          error = outcome.channels
-            .filter((c) => !c.ok)
-            .map((c) => `${c.channel}: ${c.error ?? "failed"}`)
-            .join("; ");
-        }
+      const p = this.#d.publicUrl;
+      const publicUrl = typeof p === "function" ? p() : (p ?? null);
+      const outcome = await deliver(intentNotification(send, { publicUrl }), channels, deliveryLog, {
+        attempts: this.#d.attemptsPerTick ?? 1,
+        baseDelayMs: 1000,
+        maxDelayMs: 5000,
+        signal: this.#abort.signal,
+      });
+      for (const e of outcome.logErrors) log.warn("alerts: delivery log", { error: e });
+      if (!outcome.delivered) {
+        error = outcome.channels
+          .filter((c) => !c.ok)
+          .map((c) => `${c.channel}: ${c.error ?? "failed"}`)
+          .join("; ");
       }
       const at = this.#d.now();
       const partial = send !== intent;
@@ -469,8 +484,7 @@ export class AlertEngine {
           );
           await transitions.release(intent.id, this.#claimant);
         }
-        if (channels.length > 0)
-          log.warn("alert delivery failed", { id: intent.id, rule: intent.rule, error });
+        log.warn("alert delivery failed", { id: intent.id, rule: intent.rule, error });
       }
       confirmations.push({
         intent,
@@ -488,6 +502,7 @@ export class AlertEngine {
       delivered,
       failed,
       ...(transitions !== undefined ? { claimedElsewhere } : {}),
+      held,
     };
   }
 

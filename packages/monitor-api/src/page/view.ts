@@ -65,6 +65,26 @@ export function fmtClock(iso: string): string {
 const num = (v: number | null | undefined, unit = "") =>
   v === null || v === undefined ? "not available" : `${Math.round(v * 100) / 100}${unit}`;
 
+const BYTE_UNITS = ["bytes", "KB", "MB", "GB", "TB", "PB"] as const;
+/**
+ * A size in the unit that fits it (decimal, as the status body's GB: 1 KB = 1,000 bytes), with at
+ * most three significant digits: `184 KB`, `1.23 MB`, `109 GB`, `0 bytes`.
+ */
+export function fmtBytes(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined || !Number.isFinite(bytes) || bytes < 0) return "not available";
+  if (bytes < 1000) return `${Math.round(bytes)} bytes`;
+  let i = 0;
+  let v = bytes;
+  while (i < BYTE_UNITS.length - 1 && Number(v.toPrecision(3)) >= 1000) {
+    v /= 1000;
+    i += 1;
+  }
+  return `${Number(v.toPrecision(3))} ${BYTE_UNITS[i]}`;
+}
+/** The status body's sizes are in GB (10^9 bytes, 6 decimals); shown in the unit that fits. */
+const sizeGb = (gb: number | null | undefined) =>
+  gb === null || gb === undefined ? "not available" : fmtBytes(gb * 1e9);
+
 function kv(pairs: [string, Child][], extra = ""): JSXNode {
   return h(
     "dl",
@@ -76,25 +96,56 @@ function kv(pairs: [string, Child][], extra = ""): JSXNode {
 const badge = (health: string, text: string, extra: Props = {}) =>
   h("span", { class: `badge ${health}`, ...extra }, text);
 
-/** The verdict: overall health in words and colour, with what is red or amber counted. */
-function Verdict(st: StatusJson): JSXNode {
-  const overall = st.overall_health;
+type Fact = [what: string, count: number, colour: "red" | "amber"];
+
+/**
+ * What is red or amber, counted: collectors (by health), firing alerts that are not muted (critical
+ * red, warning amber), queues (dead letters red, unreadable amber), accounts needing attention
+ * (no_access, pending_setup, unscanned: amber, as their alerts are warnings).
+ */
+export function verdictFacts(st: StatusJson): Fact[] {
   const cs = st.collectors ?? [];
   const count = (x: Health) => cs.filter((c) => c.health === x).length;
-  const queuesBad = (st.queues ?? []).filter((q) => q.status !== "ok").length;
+  const queues = st.queues ?? [];
   const attention = (st.warnings ?? []).filter((w) => w.kind === "account").length;
   const unscanned = (st.unscanned_accounts ?? []).length;
   const alerts = (st.alerts ?? []).filter((a) => !a.muted);
   const critical = alerts.filter((a) => a.severity === "critical").length;
-  const facts: [string, number, "red" | "amber"][] = [
+  return [
     ["collector(s) unhealthy", count("red"), "red"],
     ["collector(s) degraded", count("amber"), "amber"],
     ["critical alert(s)", critical, "red"],
     ["warning(s)", alerts.length - critical, "amber"],
-    ["queue(s) need attention", queuesBad, "red"],
+    ["queue(s) with dead letters", queues.filter((q) => q.status === "dead_letters").length, "red"],
+    [
+      "queue(s) unreadable",
+      queues.filter((q) => q.status !== "ok" && q.status !== "dead_letters").length,
+      "amber",
+    ],
     ["account(s) need attention", attention + unscanned, "amber"],
   ];
-  const shown = facts.filter(([, n]) => n > 0);
+}
+
+const RANK: Record<Health, number> = { new: 0, green: 1, amber: 2, red: 3 };
+
+/**
+ * The verdict's health: the collectors' `overall_health`, raised to the worst of what the verdict
+ * counts. A firing warning, or an account needing attention, makes a healthy (or waiting) system
+ * amber; a critical alert or dead letters make it red. So the banner never says "Healthy" beside a
+ * count of problems. Null when the status says nothing (no overall health and nothing counted).
+ */
+export function verdictHealth(st: StatusJson): Health | null {
+  let worst: Health | null = st.overall_health ?? null;
+  for (const [, n, colour] of verdictFacts(st)) {
+    if (n > 0 && (worst === null || RANK[colour] > RANK[worst])) worst = colour;
+  }
+  return worst;
+}
+
+/** The verdict: overall health in words and colour, with what is red or amber counted. */
+function Verdict(st: StatusJson): JSXNode {
+  const overall = verdictHealth(st);
+  const shown = verdictFacts(st).filter(([, n]) => n > 0);
   return h(
     "div",
     { class: `verdict ${overall ?? "unknown"}`, id: "verdict" },
@@ -107,7 +158,11 @@ function Verdict(st: StatusJson): JSXNode {
       "ul",
       { class: "facts" },
       shown.length === 0
-        ? h("li", null, `${cs.length} collector(s), all healthy or waiting; nothing needs attention`)
+        ? h(
+            "li",
+            null,
+            `${(st.collectors ?? []).length} collector(s), all healthy or waiting; nothing needs attention`,
+          )
         : shown.map(([what, n, colour]) =>
             h("li", { class: colour }, h("strong", null, String(n)), ` ${what}`),
           ),
@@ -186,7 +241,7 @@ function RunHistory(name: string, runs: RunPointJson[]): Child {
       h("span", { class: "key ok" }),
       " succeeded ",
       h("span", { class: "key bad" }),
-      ` failed or partial · duration, last ${runs.length} runs`,
+      ` failed or partial · duration, ${runs.length === 1 ? "1 run" : `last ${runs.length} runs`}`,
     ),
   ];
 }
@@ -470,11 +525,8 @@ function Db(st: StatusJson, down: string | null | undefined, lastAt: string | nu
         )
       : null,
     kv([
-      [
-        "Disk used",
-        num(d.disk_used_gb, " GB") + (d.disk_total_gb ? ` of ${num(d.disk_total_gb, " GB")}` : ""),
-      ],
-      ["Service data", num(d.svc_disk_used_gb, " GB")],
+      ["Disk used", sizeGb(d.disk_used_gb) + (d.disk_total_gb ? ` of ${sizeGb(d.disk_total_gb)}` : "")],
+      ["Service data", sizeGb(d.svc_disk_used_gb)],
       ["Disk holding the data", ratio],
       ["Query latency p50", num(d.query_p50_ms, " ms")],
       ["Query latency p95", num(d.query_p95_ms, " ms")],

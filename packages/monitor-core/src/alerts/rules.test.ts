@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { FailureStreak } from "../failures.ts";
-import type { CollectorHealth } from "../health.ts";
-import type { AccountRecord } from "../records.ts";
-import { NOW } from "../test-support.ts";
+import { firstRunSpec } from "../auto-register.ts";
+import { type FailureStreak, failureStreaks } from "../failures.ts";
+import { type CollectorHealth, collectorsHealth } from "../health.ts";
+import { type AccountRecord, HOUR_MS } from "../records.ts";
+import { min, NOW, run } from "../test-support.ts";
 import { type AlertInput, evaluateConditions } from "./rules.ts";
 import { emptyState, step } from "./state-machine.ts";
 
@@ -186,5 +187,36 @@ describe("dead-letter depth unknown (dead_letter_unread): neither raises nor res
       severity: "critical",
       detail: "dead-letter queue q-dlq: depth unknown (q: AccessDenied); last read held messages",
     });
+  });
+});
+
+describe("a collector registered by its first run that has never succeeded", () => {
+  // Three failed runs of a job the registry did not know: it registered itself at its first run with
+  // the defaults (24 h interval).
+  const spec = {
+    ...firstRunSpec("nightly_export"),
+    registered_at: min(30),
+    registered_by: "first_run" as const,
+  };
+  const runs = [min(30), min(20), min(10)].map((at) =>
+    run({ collector: "nightly_export", account: "A", status: "failed", at, error: "exit code 2" }),
+  );
+  const conditionsAt = (now: number) =>
+    evaluateConditions(
+      input({ collectors: collectorsHealth([spec], runs, now), streaks: failureStreaks(runs, now) }),
+      now,
+    ).map((c) => `${c.key} ${c.severity}: ${c.detail}`);
+
+  it("is reported once, as failing: the failure warning, no stale alert", () => {
+    expect(conditionsAt(NOW)).toEqual([
+      "collector_failure|nightly_export/A/us-east-1 warning: 3 consecutive failed runs: exit code 2",
+    ]);
+  });
+
+  it("still failing 2 × its interval after its registration: stale as well (critical), in those words", () => {
+    expect(conditionsAt(min(30) + 48 * HOUR_MS + 1)).toEqual([
+      "collector_failure|nightly_export/A/us-east-1 warning: 3 consecutive failed runs: exit code 2",
+      "collector_stale|nightly_export critical: stale: no succeeded run within 2880 min (2 × 1440 min) of its registration; it has run but never succeeded",
+    ]);
   });
 });

@@ -26,8 +26,9 @@ export const DISK_SUBJECT = "analytics_db";
 
 export interface AlertInput {
   /**
-   * `collectorsHealth(...)`: `health === "red"` means no success within 2 × interval (or never, past
-   * the grace of a new collector). `new` (waiting for a first run) never fires.
+   * `collectorsHealth(...)`: `health === "red"` means no success within 2 × interval (for one that
+   * never succeeded, counted from its registration). `new` (waiting for a first run) never fires, nor
+   * does a collector failing within that grace (amber: its failures are `collector_failure`'s).
    */
   collectors: readonly CollectorHealth[];
   /** `failureStreaks(...)` (or `failingSubjects`); streaks ≥ 3 fire. */

@@ -9,6 +9,7 @@ import {
   itemIdentity,
   markDelivered,
   markFailed,
+  NO_CHANNEL_ERROR,
   type NotificationIntent,
   nextRetryAt,
   owedKind,
@@ -390,5 +391,66 @@ describe("intent ids (the notification's idempotency key)", () => {
     expect(only(step(emptyState(), [a], NOW).notifications).id).not.toBe(
       only(step(emptyState(), [a, b], NOW).notifications).id,
     );
+  });
+});
+
+describe("no notification channel (step with deliver: false)", () => {
+  const HOLD = { deliver: false } as const;
+
+  it("emits nothing and counts no attempt; the first step with a channel sends the start at once", () => {
+    let s = emptyState();
+    // Hours of ticks with nowhere to deliver: flipped and stored, never emitted, never backed off.
+    for (let m = 0; m <= 180; m += 1) {
+      const r = step(s, [WARN], NOW + m * MINUTE_MS, HOLD);
+      expect(r.notifications).toEqual([]);
+      s = r.state;
+    }
+    const a = s.alerts[WARN.key] as AlertRecord;
+    expect(a).toMatchObject({ status: "firing", since: NOW, startEmitted: false, delivery: null });
+    expect(s.outbox).toEqual({});
+
+    // A channel now: the very next step owes the start, attempt 1, about the episode's start.
+    const later = NOW + 181 * MINUTE_MS;
+    const r = step(s, [WARN], later);
+    expect(kinds(r.notifications)).toEqual([`${WARN.rule}:${WARN.subject}:start`]);
+    expect(r.notifications[0]?.items[0]).toMatchObject({ startsAt: NOW, about: NOW });
+    expect(r.state.alerts[WARN.key]?.delivery).toMatchObject({ attempt: 1, nextAttemptAt: later + 30_000 });
+  });
+
+  it("an alert that fired and resolved while there was no channel owes nothing once there is one", () => {
+    const fired = step(emptyState(), [CRIT], NOW, HOLD).state;
+    const resolved = step(fired, [], NOW + MINUTE_MS, HOLD).state;
+    expect(step(resolved, [], NOW + 2 * MINUTE_MS).notifications).toEqual([]);
+  });
+
+  it("a resolve owed from a start sent earlier stays owed while there is no channel, and is sent with one", () => {
+    const sent = tick(emptyState(), [WARN], NOW).state;
+    const held = step(sent, [], NOW + MINUTE_MS, HOLD);
+    expect(held.notifications).toEqual([]);
+    expect(held.state.alerts[WARN.key]).toMatchObject({ status: "resolved", notifiedResolve: false });
+    expect(kinds(step(held.state, [], NOW + 2 * MINUTE_MS).notifications)).toEqual([
+      `${WARN.rule}:${WARN.subject}:resolve`,
+    ]);
+  });
+
+  it("a state saved while 'no channel' failures backed the start off: due at once, from attempt 1", () => {
+    // What an engine without a channel used to save after two hours of ticks: each step emitted, each
+    // emission failed, the backoff at its 30 min cap.
+    const first = step(emptyState(), [WARN], NOW);
+    const s = markFailed(first.state, first.notifications[0]?.id as string, NOW, NO_CHANNEL_ERROR);
+    const now = NOW + 120 * MINUTE_MS;
+    (s.alerts[WARN.key] as AlertRecord).delivery = {
+      kind: "start",
+      episode: 1,
+      attempt: 9,
+      nextAttemptAt: now + 25 * MINUTE_MS,
+      lastError: NO_CHANNEL_ERROR,
+    };
+    const r = step(s, [WARN], now);
+    expect(kinds(r.notifications)).toEqual([`${WARN.rule}:${WARN.subject}:start`]);
+    expect(r.state.alerts[WARN.key]?.delivery).toMatchObject({ attempt: 1, lastError: null });
+    // A real channel's failure still backs off as before.
+    const failed = markFailed(r.state, r.notifications[0]?.id as string, now, "ops-hook: HTTP 503");
+    expect(step(failed, [WARN], now + 10_000).notifications).toEqual([]);
   });
 });

@@ -161,6 +161,23 @@ export interface StepResult {
   muted: MutedNotice[];
 }
 
+/**
+ * What an engine that has no notification channel reported as the failure of a notification. Such a
+ * failure was no attempt of any channel: an item that failed only this way is owed at once, from a
+ * first attempt, when a channel exists (states saved before `StepOptions.deliver` held it back).
+ */
+export const NO_CHANNEL_ERROR = "no notification channel configured";
+
+export interface StepOptions {
+  /**
+   * False when there is nowhere to deliver (no notification channel is configured): flips, mutes and
+   * the alerts' status are computed as always, but nothing is emitted. Owed items stay owed with no
+   * attempt counted and no backoff, so the first step with a channel emits them at once; a start never
+   * emitted owes no resolve. Default true.
+   */
+  deliver?: boolean;
+}
+
 export function emptyState(): AlertState {
   return { version: 1, seq: 0, alerts: {}, outbox: {} };
 }
@@ -197,7 +214,13 @@ const byKey = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
  * One evaluation: apply `conditions` (the complete set holding at `now`) to `previous`, returning the
  * new state, the status changes and the intents to deliver now. `previous` is not modified.
  */
-export function step(previous: AlertState, conditions: readonly Condition[], now: EpochMs): StepResult {
+export function step(
+  previous: AlertState,
+  conditions: readonly Condition[],
+  now: EpochMs,
+  options: StepOptions = {},
+): StepResult {
+  const deliver = options.deliver ?? true;
   const state = clone(previous);
   const flips: Flip[] = [];
   const holding = new Map<string, Condition>();
@@ -282,8 +305,11 @@ export function step(previous: AlertState, conditions: readonly Condition[], now
       if (a.status === "resolved" && now - a.since >= RESOLVED_RETENTION_MS) delete state.alerts[key];
       continue;
     }
+    // Nowhere to deliver: owed, not attempted (no lease, no backoff, startEmitted unchanged).
+    if (!deliver) continue;
     const d = a.delivery;
-    const same = d !== null && d.kind === kind && d.episode === a.episode;
+    // A failure for want of a channel was no attempt: due now, counted from 1.
+    const same = d !== null && d.kind === kind && d.episode === a.episode && d.lastError !== NO_CHANNEL_ERROR;
     if (same && now < d.nextAttemptAt) continue;
     const attempt = same ? d.attempt + 1 : 1;
     a.delivery = {

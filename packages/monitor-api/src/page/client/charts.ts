@@ -5,10 +5,14 @@
  * the chart's text alternative; the canvas itself is hidden from assistive technology.
  */
 import uPlot from "uplot";
+import { timeAxis, timeWindow } from "../chart-axis.ts";
 import type { FailuresJson } from "../view-types.ts";
 
 const live: uPlot[] = [];
 let resize: ResizeObserver | null = null;
+
+/** Width of the duration axis, left of the plot. */
+const Y_AXIS_PX = 54;
 
 const COLOURS = { ok: "#1a7f37", bad: "#cf222e", grid: "#eaeef2", axis: "#59636e" };
 
@@ -18,18 +22,6 @@ function seconds(v: number): string {
   if (v >= 100) return `${Math.round(v)} s`;
   if (v >= 10) return `${v.toFixed(0)} s`;
   return `${v.toFixed(1)} s`;
-}
-
-const two = (n: number) => String(n).padStart(2, "0");
-/** Time-axis labels in UTC, 24 h: `14:00`, or `11-24` when the ticks are days apart. */
-function timeLabels(splits: number[]): string[] {
-  const step = splits.length > 1 ? (splits[1] as number) - (splits[0] as number) : 0;
-  return splits.map((s) => {
-    const d = new Date(s * 1000);
-    return step >= 86_400
-      ? `${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())}`
-      : `${two(d.getUTCHours())}:${two(d.getUTCMinutes())}`;
-  });
 }
 
 /** Removes the charts of the previous render. */
@@ -57,6 +49,9 @@ export function drawCharts(root: ParentNode, failures: FailuresJson | null): voi
     const dur = (r: (typeof runs)[number]) => (r.duration_ms ?? 0) / 1000;
     const ok = runs.map((r) => (r.status === "succeeded" ? dur(r) : null));
     const bad = runs.map((r) => (r.status === "succeeded" ? null : dur(r)));
+    // The time axis is ours (chart-axis.ts): uPlot would spread one run over 1,000 days.
+    const span = timeWindow(xs);
+    const axisOf = (u: uPlot) => timeAxis(span[0], span[1], u.width - Y_AXIS_PX - 8);
     box.replaceChildren();
     const axis = {
       stroke: COLOURS.axis,
@@ -74,16 +69,12 @@ export function drawCharts(root: ParentNode, failures: FailuresJson | null): voi
         cursor: { drag: { x: false, y: false } },
         padding: [6, 8, 0, 0],
         scales: {
-          // At least 20 minutes wide, so one run or a burst of runs is not spread over a nonsense range.
-          x: {
-            time: true,
-            range: (_u, min, max) => [Math.min(min, max - 1200) - 30, max + Math.max(30, (max - min) * 0.03)],
-          },
+          x: { time: true, range: () => span },
           y: { range: (_u, _min, max) => [0, Math.max(0.1, max * 1.15)] },
         },
         axes: [
-          { ...axis, size: 24, values: (_u, splits) => timeLabels(splits) },
-          { ...axis, size: 54, values: (_u, vals) => vals.map((v) => seconds(v)) },
+          { ...axis, size: 24, splits: (u) => axisOf(u).splits, values: (u) => axisOf(u).labels },
+          { ...axis, size: Y_AXIS_PX, values: (_u, vals) => vals.map((v) => seconds(v)) },
         ],
         series: [
           {},
