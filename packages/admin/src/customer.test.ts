@@ -257,7 +257,9 @@ describe("customer API", () => {
     const before = h.dump();
     const again = await createOnly("archive");
     expect(again.status).toBe(409);
-    expect(again.body.error.message).toBe("the alias shop already exists (If-None-Match: *); nothing was written");
+    expect(again.body.error.message).toBe(
+      "the alias shop already exists (If-None-Match: *); nothing was written",
+    );
     expect(h.dump()).toBe(before);
     expect((await createOnly("archive", '"1"')).status).toBe(422);
     // Without the header, a PUT re-points the alias as before.
