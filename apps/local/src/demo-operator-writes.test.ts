@@ -66,7 +66,12 @@ function operator() {
   expect(vars).toEqual({ ACCOUNT: saved.systemAccountId, API_KEY: saved.apiKey });
   const account = vars.ACCOUNT as string;
   const key = { "x-api-key": vars.API_KEY as string };
-  const expectOk = async (method: string, path: string, body: unknown, headers = key) => {
+  const expectOk = async (
+    method: string,
+    path: string,
+    body: unknown,
+    headers: Record<string, string> = key,
+  ) => {
     const res = await http(method, path, body, headers);
     expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
     return res;
