@@ -9,7 +9,15 @@ import { modelKey } from "@relevance/core";
 import type { Logger } from "@relevance/settings";
 import { openDatabase } from "@relevance/settings/sqlite";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEMO_STEP_NAMES, type DemoReady, demoArtifact, demoModelId, seedDemo } from "./demo.ts";
+import {
+  DEMO_STEP_NAMES,
+  type DemoReady,
+  demoArtifact,
+  demoModelId,
+  inProcessCall,
+  seedDemo,
+  seedDemoCatalog,
+} from "./demo.ts";
 import { SqliteStepLog } from "./demo-step-log.ts";
 import { configFrom, type LocalConfig } from "./env.ts";
 import { type Stack, startStack } from "./stack.ts";
@@ -220,5 +228,24 @@ describe("the demo seeding and an operator who starts before it has finished", (
     expect(await configOf(demo.systemAccountId, "catalog")).toMatchObject({
       modelId: demoModelId(demo.systemAccountId),
     });
+  }, 90_000);
+});
+
+describe("the training script's seeding of a fresh stack of its own (seedDemoCatalog)", () => {
+  it("gives products its settings and documents and points catalog at it, through the API alone", async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "demo-operator-"));
+    await start();
+    const demo = await seedDemoCatalog(inProcessCall(stack as Stack), ADMIN_TOKEN);
+    const key = { "x-api-key": demo.apiKey };
+    const settings = await http("GET", "/api/v1/indexes/products/settings", undefined, key);
+    expect(settings.body).toMatchObject({
+      searchableAttributes: ["title", "tags", "description"],
+      filterableAttributes: ["category", "price"],
+      sortableAttributes: ["price"],
+    });
+    expect((await http("GET", "/api/v1/indexes/products/documents?limit=1", undefined, key)).body.total).toBe(
+      10_000,
+    );
+    expect((await http("GET", "/api/v1/indexes/catalog", undefined, key)).body.index).toBe("products");
   }, 90_000);
 });
