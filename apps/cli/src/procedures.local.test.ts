@@ -76,6 +76,43 @@ describe("relevance procedures against local (the npm start stack)", () => {
     }
   };
 
+  /**
+   * A day passes for the stores: every time they keep for the account (the records' history of
+   * switches, each model key's write time) moves back by `ms`. The CLI then measures the grace
+   * period on the real clock, as an operator's delete does.
+   */
+  const age = (ms: number) => {
+    const back = (iso: string) => new Date(Date.parse(iso) - ms).toISOString();
+    const settings = openDatabase(join(l.dataDir, "settings.db"));
+    try {
+      const rows = settings.prepare("SELECT sk, attributes FROM items WHERE pk = ?").all(l.account) as {
+        sk: string;
+        attributes: string;
+      }[];
+      for (const row of rows) {
+        const attributes = JSON.parse(row.attributes);
+        const history = attributes.relevance_model_history as Record<string, string> | undefined;
+        if (history === undefined) continue;
+        for (const [model, at] of Object.entries(history)) history[model] = back(at);
+        settings
+          .prepare("UPDATE items SET attributes = ? WHERE pk = ? AND sk = ?")
+          .run(JSON.stringify(attributes), l.account, row.sk);
+      }
+    } finally {
+      settings.close();
+    }
+    const kv = openDatabase(join(l.dataDir, "kv.db"));
+    try {
+      const rows = kv
+        .prepare("SELECT key, updated_at FROM kv WHERE key LIKE ?")
+        .all(`relevance_model:${l.account}:%`) as { key: string; updated_at: string }[];
+      for (const row of rows)
+        kv.prepare("UPDATE kv SET updated_at = ? WHERE key = ?").run(back(row.updated_at), row.key);
+    } finally {
+      kv.close();
+    }
+  };
+
   beforeAll(async () => {
     l = await startLocal(["products", "shoes"]);
     for (const v of [1, 2, 3, 4]) await exportArtifact(l.work, id(v), `v${v}.json`);
@@ -332,9 +369,18 @@ describe("relevance procedures against local (the npm start stack)", () => {
     );
     expect(await modelKeys()).toHaveLength(2);
 
-    const tomorrow = await relevance(["model", "delete", ...env, "--model-id", id(2)], {
+    // A rehearsed tomorrow deletes nothing: the grace period of a delete runs on the real clock.
+    const rehearsed = await relevance(["model", "delete", ...env, "--model-id", id(2)], {
       RELEVANCE_NOW: later(DAY + 60_000),
     });
+    expect(rehearsed.code).toBe(1);
+    expect(oneLine(rehearsed)).toEqual([
+      "relevance model delete: RELEVANCE_NOW is set: it only rehearses what prune would delete at that time (prune without --yes); nothing is deleted while it is set: unset RELEVANCE_NOW to delete",
+    ]);
+    expect(await modelKeys()).toHaveLength(2);
+
+    age(DAY + 60_000);
+    const tomorrow = await relevance(["model", "delete", ...env, "--model-id", id(2)]);
     expect(tomorrow.code).toBe(0);
     expect(tomorrow.stdout).toContain(`deleted relevance_model:${id(2)} (13.4 KB); it no longer reads back`);
     expect(await modelKeys()).toEqual([`relevance_model:${id(1)}`]);
@@ -371,7 +417,16 @@ describe("relevance procedures against local (the npm start stack)", () => {
     expect(dry.stdout).toContain("dry run: nothing deleted; run again with --yes to delete 1 key(s)");
     expect(await modelKeys()).toHaveLength(3);
 
-    const yes = await relevance(["prune", ...env, ...target(), "--yes", "--json"], tomorrow);
+    // Left exported from the rehearsal, RELEVANCE_NOW cannot make --yes delete inside today's grace.
+    const early = await relevance(["prune", ...env, ...target(), "--yes"], tomorrow);
+    expect(early.code).toBe(1);
+    expect(oneLine(early)).toEqual([
+      "relevance prune: RELEVANCE_NOW is set: it only rehearses what prune would delete at that time (prune without --yes); nothing is deleted while it is set: unset RELEVANCE_NOW to delete",
+    ]);
+    expect(await modelKeys()).toHaveLength(3);
+
+    age(DAY + 60_000);
+    const yes = await relevance(["prune", ...env, ...target(), "--yes", "--json"]);
     expect(yes.code).toBe(0);
     expect(JSON.parse(yes.stdout)).toMatchObject({ ok: true, dryRun: false, deleted: [id(1)] });
     expect(await modelKeys()).toEqual([`relevance_model:${id(3)}`, `relevance_model:${id(4)}`]);

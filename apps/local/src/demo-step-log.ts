@@ -1,14 +1,35 @@
-// Where the demo seeding records its completed steps: table demo_steps in the data folder's
-// settings.db, so the record lives and dies with the data it describes (a wiped DATA_DIR seeds anew).
+// Where the demo seeding records its completed steps (table demo_steps) and the records it still owns
+// (demo_records) in the data folder's settings.db, so they live and die with the data they describe
+// (a wiped DATA_DIR seeds anew).
 import type { DatabaseSync } from "node:sqlite";
-import type { StepLog } from "./demo-steps.ts";
+import type { OwnedRecords, StepLog } from "./demo-steps.ts";
 
 export class SqliteStepLog implements StepLog {
   private readonly db: DatabaseSync;
+  /** demo_records did not exist: the folder was (partly) seeded by a version that kept no versions. */
+  readonly ownedRecordsAreNew: boolean;
 
   constructor(db: DatabaseSync) {
     this.db = db;
     db.exec("CREATE TABLE IF NOT EXISTS demo_steps (step TEXT PRIMARY KEY, done_at TEXT NOT NULL)");
+    this.ownedRecordsAreNew =
+      db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'demo_records'").get() ===
+      undefined;
+    db.exec("CREATE TABLE IF NOT EXISTS demo_records (record TEXT PRIMARY KEY, version INTEGER NOT NULL)");
+  }
+
+  /** The records the seeding owns (table demo_records), beside its steps. */
+  owned(): OwnedRecords {
+    const get = this.db.prepare("SELECT version FROM demo_records WHERE record = ?");
+    const set = this.db.prepare(
+      "INSERT INTO demo_records (record, version) VALUES (?, ?) ON CONFLICT(record) DO UPDATE SET version = excluded.version",
+    );
+    const release = this.db.prepare("DELETE FROM demo_records WHERE record = ?");
+    return {
+      get: (record) => (get.get(record) as { version: number } | undefined)?.version,
+      set: (record, version) => void set.run(record, version),
+      release: (record) => void release.run(record),
+    };
   }
 
   done(): ReadonlySet<string> {

@@ -3,10 +3,32 @@
 // finished, and a completed step is never applied again over what the operator changed since
 // (re-pointed alias, disabled config, pruned model version).
 
-/** Which steps a data folder has completed; `record` must be durable before it returns. */
+/** Which steps a data folder has completed; `record` must be durable before it returns (or resolves). */
 export interface StepLog {
   done(): ReadonlySet<string>;
-  record(step: string, at: Date): void;
+  record(step: string, at: Date): void | Promise<void>;
+}
+
+/**
+ * The records a seeding still owns, by name, with the version its own last write left each at. A
+ * record someone else wrote since is no longer owned, and the seeding leaves it to them: its later
+ * writes are conditional on that version, so they never replace another writer's change.
+ */
+export interface OwnedRecords {
+  /** The version the seeding's last write left `record` at; undefined when it does not own it. */
+  get(record: string): number | undefined;
+  set(record: string, version: number): void;
+  release(record: string): void;
+}
+
+/** Owned records kept in memory: a seeding of a fresh stack of its own, which nobody else writes to. */
+export function ownedInMemory(): OwnedRecords {
+  const versions = new Map<string, number>();
+  return {
+    get: (record) => versions.get(record),
+    set: (record, version) => void versions.set(record, version),
+    release: (record) => void versions.delete(record),
+  };
 }
 
 export interface Step<C> {
@@ -41,7 +63,7 @@ export async function runPendingSteps<C>(
       continue;
     }
     await step.run(context);
-    log.record(step.name, now());
+    await log.record(step.name, now());
     outcome.ran.push(step.name);
   }
   return outcome;

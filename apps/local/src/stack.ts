@@ -75,6 +75,8 @@ export interface Stack {
   url: string;
   table: SqliteSettingsTable;
   kv: SqliteKv;
+  /** The embedded index manager behind the customer API's index writes (tasks in settings.db). */
+  indexManager: EmbeddedIndexManager;
   changeLog: SqliteChangeLog;
   tailer: ChangeTailer | null;
   app: Hono;
@@ -370,6 +372,7 @@ export async function startStack(
     url,
     table,
     kv,
+    indexManager,
     changeLog,
     tailer,
     app,

@@ -421,6 +421,14 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
       ]);
     }
     const { index } = parseWith(PutAlias, await readJson(c, 400), "the alias is invalid");
+    // `If-None-Match: *` creates only: an existing alias (or index) of that name is left as it is.
+    const ifNoneMatch = c.req.header("if-none-match");
+    if (ifNoneMatch !== undefined && ifNoneMatch.trim() !== "*") {
+      throw invalid("the If-None-Match header is invalid", [
+        { path: "If-None-Match", message: "must be * (create the alias only if the name is free)" },
+      ]);
+    }
+    const createOnly = ifNoneMatch !== undefined;
     const target = await findRecord(table, account(c), index);
     if (target === null) throw notFound("index not found");
     if (isAlias(target))
@@ -428,6 +436,8 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
     const written = await retryOnConflict(WRITE_ATTEMPTS, async (): Promise<Attempt<TableItem>> => {
       const current = await findRecord(table, account(c), alias);
       if (current !== null && !isAlias(current)) throw conflict(`${alias} is an index, not an alias`);
+      if (current !== null && createOnly)
+        throw conflict(`the alias ${alias} already exists (If-None-Match: *); nothing was written`);
       const at = now().toISOString();
       // Re-pointing keeps the alias record's own attributes, including an admin's relevance config.
       const attributes =
@@ -443,6 +453,7 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
       return result.ok ? { done: result.item } : "conflict";
     });
     if (written === null) throw conflict("the alias kept changing concurrently; retry");
+    c.header("ETag", etag(written.version));
     return c.json(recordView(written));
   });
 

@@ -244,6 +244,30 @@ describe("customer API", () => {
     expect((await h.customer(other.apiKey, "GET", "/api/v1/indexes/products/stats")).status).toBe(404);
   });
 
+  it("aliases with If-None-Match: * are created only when the name is free; an existing one is left as it is", async () => {
+    await h.index(key, "products");
+    await h.index(key, "archive");
+    const createOnly = (index: string, value = "*") =>
+      h.call("PUT", "/api/v1/aliases/shop", { index }, { "x-api-key": key, "if-none-match": value });
+    const created = await createOnly("products");
+    expect(created.status).toBe(200);
+    expect(created.headers.get("etag")).toBe('"1"');
+    expect(created.body).toMatchObject({ name: "shop", type: "alias", index: "products" });
+
+    const before = h.dump();
+    const again = await createOnly("archive");
+    expect(again.status).toBe(409);
+    expect(again.body.error.message).toBe(
+      "the alias shop already exists (If-None-Match: *); nothing was written",
+    );
+    expect(h.dump()).toBe(before);
+    expect((await createOnly("archive", '"1"')).status).toBe(422);
+    // Without the header, a PUT re-points the alias as before.
+    expect((await h.customer(key, "PUT", "/api/v1/aliases/shop", { index: "archive" })).body.index).toBe(
+      "archive",
+    );
+  });
+
   it("aliases: own record pointing at an index, 404 for a missing target, 409 for an index's name", async () => {
     await h.index(key, "products");
     const res = await h.customer(key, "PUT", "/api/v1/aliases/shop", { index: "products" });

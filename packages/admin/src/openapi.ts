@@ -706,6 +706,16 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
         put: {
           ...customer,
           summary: "Create or re-point an alias (its own settings record; its other attributes are kept).",
+          parameters: [
+            {
+              name: "If-None-Match",
+              in: "header",
+              required: false,
+              description:
+                "`*`: create the alias only if no index or alias has the name (else 409, nothing written).",
+              schema: { type: "string", enum: ["*"] },
+            },
+          ],
           requestBody: body({
             type: "object",
             additionalProperties: false,
@@ -713,11 +723,11 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
             properties: { index: { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$" } },
           }),
           responses: {
-            "200": ok("The alias.", ref("IndexView")),
+            "200": ok("The alias.", ref("IndexView"), etagHeader),
             "400": error("Body not JSON."),
             "401": e401,
             "404": error("The target index does not exist."),
-            "409": error("An index has the alias's name."),
+            "409": error("An index has the alias's name, or the alias exists and If-None-Match is *."),
             "413": jsonLimit,
             "422": error("Invalid alias name or body, or the target is an alias."),
             "429": e429,

@@ -66,6 +66,36 @@ describe("EmbeddedIndexManager", () => {
     expect((await next.getIndex("acct_1-p"))?.primaryKey).toBe("sku");
   });
 
+  it("adds only absent documents with addDocumentsIfAbsent, checked in task order, and never creates the index", async () => {
+    const db = openDatabase(":memory:");
+    const documents = new SqliteDocumentStore(db);
+    const manager = new EmbeddedIndexManager({ db, documents, start: false });
+    await manager.createIndex("acct_1-p", { primaryKey: "id" });
+    await manager.addDocuments("acct_1-p", [{ id: "a", title: "stored first" }]);
+    // Enqueued before the conditional write and not yet run: it still counts as there first.
+    await manager.addDocuments("acct_1-p", [{ id: "b", title: "enqueued first" }]);
+    const absent = await manager.addDocumentsIfAbsent("acct_1-p", [
+      { id: "a", title: "seed" },
+      { id: "b", title: "seed" },
+      { id: "c", title: "seed" },
+    ]);
+    const missing = await manager.addDocumentsIfAbsent("acct_1-gone", [{ id: "a" }], { primaryKey: "id" });
+    manager.start();
+    expect(await manager.waitForTask(absent.taskUid)).toMatchObject({
+      status: "succeeded",
+      details: { receivedDocuments: 3, indexedDocuments: 1 },
+    });
+    const titles = Object.fromEntries(
+      (await documents.list("acct_1", "p", 0, 10)).map((d) => [d.id as string, d.title]),
+    );
+    expect(titles).toEqual({ a: "stored first", b: "enqueued first", c: "seed" });
+    expect(await manager.waitForTask(missing.taskUid)).toMatchObject({
+      status: "failed",
+      error: { code: "index_not_found" },
+    });
+    expect(await manager.getIndex("acct_1-gone")).toBeNull();
+  });
+
   it("writes the documents where the embedded engine reads them, so searches see each finished task", async () => {
     const db = openDatabase(":memory:");
     const documents = new SqliteDocumentStore(db);

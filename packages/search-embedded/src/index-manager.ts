@@ -274,6 +274,20 @@ export class EmbeddedIndexManager implements IndexManager {
     return this.documentsTask(uid, documents, options, "update");
   }
 
+  /**
+   * Adds only the documents whose id the index does not hold yet; stored ones stay as they are. The
+   * check runs when the task does, in task order, so a write enqueued before this one is never
+   * replaced by it. The index must exist (no implicit creation). For a writer that must never
+   * overwrite (npm start's demo seeding).
+   */
+  addDocumentsIfAbsent(
+    uid: string,
+    documents: readonly Record<string, unknown>[],
+    options: { primaryKey?: string } = {},
+  ): Promise<TaskSummary> {
+    return this.documentsTask(uid, documents, options, "absent");
+  }
+
   deleteDocuments(uid: string, ids: readonly DocumentId[]): Promise<TaskSummary> {
     return this.enqueue(
       uid,
@@ -372,7 +386,7 @@ export class EmbeddedIndexManager implements IndexManager {
     uid: string,
     documents: readonly Record<string, unknown>[],
     options: { primaryKey?: string },
-    mode: "replace" | "update",
+    mode: "replace" | "update" | "absent",
   ): Promise<TaskSummary> {
     const payload: DocumentsPayload & { mode: string } = { documents: [...documents], mode };
     if (options.primaryKey !== undefined) payload.primaryKey = options.primaryKey;
@@ -634,6 +648,7 @@ export class EmbeddedIndexManager implements IndexManager {
     at: string,
   ): Promise<Outcome> {
     const existing = this.indexRow(uid);
+    if (existing === null && payload.mode === "absent") throw new TaskFailure(indexNotFound(uid));
     const docs = payload.documents;
     const { accountId, index } = this.locate(uid);
     let primaryKey = existing?.primary_key ?? null;
@@ -682,18 +697,20 @@ export class EmbeddedIndexManager implements IndexManager {
     // Later documents of a batch win over earlier ones with the same id, as in Meilisearch.
     const byId = new Map<string, Document>();
     const stored =
-      payload.mode === "update"
+      payload.mode === "update" || payload.mode === "absent"
         ? await this.documents.getMany(accountId, index, [...new Set(ids)])
         : new Map<string, Document>();
     docs.forEach((doc, i) => {
       const id = ids[i] as string;
+      if (payload.mode === "absent" && stored.has(id)) return;
       const base = payload.mode === "update" ? (byId.get(id) ?? stored.get(id)) : undefined;
       byId.set(id, base === undefined ? { ...doc } : { ...base, ...doc });
     });
     if (byId.size > 0 && primaryKey !== null) {
       await this.documents.upsert(accountId, index, primaryKey, [...byId.values()]);
     }
-    return { details: { indexedDocuments: docs.length }, apply: () => this.touch(uid, at), stored: true };
+    const indexed = payload.mode === "absent" ? byId.size : docs.length;
+    return { details: { indexedDocuments: indexed }, apply: () => this.touch(uid, at), stored: true };
   }
 
   private createImplicitly(uid: string, primaryKey: string | null, at: string): IndexRow {

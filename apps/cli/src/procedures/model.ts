@@ -3,7 +3,7 @@ import { formatIssues, loadArtifact, MAX_ARTIFACT_BYTES, modelKey } from "@relev
 import type { Kv } from "@relevance/settings";
 import { UserError } from "../io.ts";
 import { graceClock, hasWriteTimes, storeTimes } from "./grace-clock.ts";
-import type { Procedure, ProcedureContext } from "./procedure.ts";
+import { type Procedure, type ProcedureContext, refuseDeleteWithMovedClock } from "./procedure.ts";
 import { accountRecords, modelUse } from "./records.ts";
 import { byteLength, kb, mb } from "./report.ts";
 import {
@@ -185,6 +185,7 @@ export const modelDelete: Procedure<{ modelId: string; account: string }> = {
   },
   async run(ctx, { modelId, account }) {
     const { env, report } = ctx;
+    refuseDeleteWithMovedClock(ctx);
     const key = modelKey(modelId);
     const text = await env.kv.get(key);
     if (text === null) throw new UserError(`no artifact under ${key} in ${env.name}; nothing to delete`);

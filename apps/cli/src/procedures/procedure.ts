@@ -62,9 +62,9 @@ export const DEFAULT_ENVIRONMENTS_FILE = fileURLToPath(
 );
 
 /**
- * RELEVANCE_NOW: an ISO time that replaces the clock of the grace period (tests, and rehearsing "what
- * would prune do tomorrow" on the local stack). Refused on any other environment: there it would let
- * `prune` and `model delete` skip the 24 h grace period against real stores.
+ * RELEVANCE_NOW: an ISO time that replaces the clock of the grace period in what is reported
+ * (rehearsing "what would prune do tomorrow" on the local stack); deletes refuse while it is set
+ * (refuseDeleteWithMovedClock). Refused on any other environment outright.
  */
 export function clockFrom(env: NodeJS.ProcessEnv, envName: EnvironmentName): () => Date {
   const fixed = env.RELEVANCE_NOW;
@@ -77,6 +77,18 @@ export function clockFrom(env: NodeJS.ProcessEnv, envName: EnvironmentName): () 
   if (Number.isNaN(at) || !/^\d{4}-\d{2}-\d{2}T/.test(fixed))
     throw new UserError(`RELEVANCE_NOW must be an ISO time such as 2026-11-22T12:00:00Z, got "${fixed}"`);
   return () => new Date(at);
+}
+
+/**
+ * RELEVANCE_NOW only rehearses: `prune` without `--yes` reports what it would delete at that time.
+ * Nothing is deleted while it is set, so a value left exported from a rehearsal can never end a
+ * serving model's grace period early (the grace period of a real delete runs on the real clock).
+ */
+export function refuseDeleteWithMovedClock(ctx: ProcedureContext): void {
+  if (!ctx.clockOverridden) return;
+  throw new UserError(
+    "RELEVANCE_NOW is set: it only rehearses what prune would delete at that time (prune without --yes); nothing is deleted while it is set: unset RELEVANCE_NOW to delete",
+  );
 }
 
 /** The environments of `--config F`, else `$RELEVANCE_ENVIRONMENTS`, else the repository's file (absent: only `local`). */

@@ -96,4 +96,14 @@ describe("prune and the store's write times", () => {
     const result = await s.run(false);
     expect(result.wouldDelete).toEqual([id(1)]);
   });
+
+  it("deletes nothing with --yes while RELEVANCE_NOW is set: a rehearsed tomorrow never ends today's grace period", async () => {
+    const tomorrow = new Date(Date.now() + 25 * HOUR);
+    const s = await setup({ now: tomorrow, overridden: true });
+    await s.kv.put(modelKey(id(1)), "artifact v1");
+    await expect(s.run(true)).rejects.toThrow(
+      /^RELEVANCE_NOW is set: it only rehearses what prune would delete at that time \(prune without --yes\); nothing is deleted while it is set: unset RELEVANCE_NOW to delete$/,
+    );
+    expect(await s.kv.get(modelKey(id(1)))).toBe("artifact v1");
+  });
 });

@@ -2,7 +2,7 @@
 import { modelKey } from "@relevance/core";
 import { UserError } from "../io.ts";
 import { graceClock, storeTimes } from "./grace-clock.ts";
-import type { Procedure } from "./procedure.ts";
+import { type Procedure, refuseDeleteWithMovedClock } from "./procedure.ts";
 import { accountRecords, GRACE_MS, modelUse, versionKeys, versionPrefix, versionsSeen } from "./records.ts";
 import { accountFlag, indexFlag } from "./validate.ts";
 
@@ -31,6 +31,7 @@ export const prune: Procedure<{ account: string; index: string; yes: boolean }> 
   },
   async run(ctx, { account, index, yes }) {
     const { env, report } = ctx;
+    if (yes) refuseDeleteWithMovedClock(ctx);
     let clockNoted = false;
     const decide = async (): Promise<Decision[]> => {
       const keys = versionKeys(await env.kv.list(versionPrefix(account, index)), account, index);

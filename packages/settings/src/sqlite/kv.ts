@@ -5,6 +5,7 @@ import type { Kv, KvWriteTimes } from "../ports.ts";
 export class SqliteKv implements Kv, KvWriteTimes {
   private readonly getStmt: StatementSync;
   private readonly putStmt: StatementSync;
+  private readonly insertStmt: StatementSync;
   private readonly deleteStmt: StatementSync;
   private readonly listStmt: StatementSync;
   private readonly timesStmt: StatementSync;
@@ -16,6 +17,9 @@ export class SqliteKv implements Kv, KvWriteTimes {
     this.getStmt = db.prepare("SELECT value FROM kv WHERE key = ?");
     this.putStmt = db.prepare(
       "INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+    );
+    this.insertStmt = db.prepare(
+      "INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO NOTHING",
     );
     this.deleteStmt = db.prepare("DELETE FROM kv WHERE key = ?");
     // Prefix match by range, so that % and _ in a prefix are not wildcards.
@@ -30,6 +34,14 @@ export class SqliteKv implements Kv, KvWriteTimes {
 
   async put(key: string, value: string): Promise<void> {
     this.putStmt.run(key, value, new Date().toISOString());
+  }
+
+  /**
+   * Puts only when the key is absent, in one statement, so no other writer's value (another process
+   * sharing the file included) is ever replaced; answers whether it wrote.
+   */
+  async putIfAbsent(key: string, value: string): Promise<boolean> {
+    return Number(this.insertStmt.run(key, value, new Date().toISOString()).changes) > 0;
   }
 
   async delete(key: string): Promise<void> {
