@@ -81,7 +81,7 @@ describe("EmbeddedIndexManager", () => {
     ]);
     const missing = await manager.addDocumentsIfAbsent("acct_1-gone", [{ id: "a" }], { primaryKey: "id" });
     manager.start();
-    expect(await manager.waitForTask(absent.taskUid)).toMatchObject({
+    expect(await manager.waitForTask(absent.taskUid, ACCT)).toMatchObject({
       status: "succeeded",
       details: { receivedDocuments: 3, indexedDocuments: 1 },
     });
@@ -89,7 +89,7 @@ describe("EmbeddedIndexManager", () => {
       (await documents.list("acct_1", "p", 0, 10)).map((d) => [d.id as string, d.title]),
     );
     expect(titles).toEqual({ a: "stored first", b: "enqueued first", c: "seed" });
-    expect(await manager.waitForTask(missing.taskUid)).toMatchObject({
+    expect(await manager.waitForTask(missing.taskUid, ACCT)).toMatchObject({
       status: "failed",
       error: { code: "index_not_found" },
     });
