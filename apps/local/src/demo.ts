@@ -620,7 +620,10 @@ export async function seedDemo(
           documents as readonly Record<string, unknown>[],
           { primaryKey: "id" },
         );
-        const done = await stack.indexManager.waitForTask(task.taskUid, { timeoutMs: 30_000 });
+        const done = await stack.indexManager.waitForTask(task.taskUid, {
+          timeoutMs: 30_000,
+          accountId: account,
+        });
         if (done.status === "succeeded") return "added";
         if (done.error?.code === "index_not_found") return "index gone";
         throw new Error(`demo seeding: adding the demo documents failed: ${done.error?.message}`);
