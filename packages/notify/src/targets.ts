@@ -90,7 +90,8 @@ function embeddedV4(g: readonly number[]): Array<{ form: string; octets: number[
   const last = v4At(bytes, [12, 13, 14, 15]);
   const out: Array<{ form: string; octets: number[] }> = [];
   if (a === 0 && b === 0 && c === 0 && d === 0) {
-    if (e === 0 && (f === 0xffff || f === 0)) out.push({ form: "an IPv4-mapped or -compatible", octets: last });
+    if (e === 0 && (f === 0xffff || f === 0))
+      out.push({ form: "an IPv4-mapped or -compatible", octets: last });
     if (e === 0xffff && f === 0) out.push({ form: "an IPv4-translated", octets: last });
   }
   if (a === 0x64 && b === 0xff9b && c === 0 && d === 0 && e === 0 && f === 0)
