@@ -181,6 +181,7 @@ export function adminLimitRows(body: BodyLimits = DEFAULT_BODY_LIMITS): LimitRow
       limit: MAX_TRIGGER_CONFIG_STRING_CHARS,
       unit: "characters",
       status: 422,
+      note: "a model id of another account (<other_account>:<index>:v<n>) is refused too",
     },
     {
       area: "admin",
