@@ -9,7 +9,8 @@ import {
   SILENCE_MAX_ACTIVE,
   SILENCE_MAX_DURATION_MS,
   SILENCE_REASON_MAX,
-  SILENCE_REGEX_MAX_UNBOUNDED,
+  SILENCE_REGEX_MAX_PATHS,
+  SILENCE_REGEX_SUBJECT_CHARS,
   SILENCE_SUBJECT_MAX,
 } from "./alerts/silences.ts";
 
@@ -175,10 +176,10 @@ export const MONITOR_LIMITS: LimitRow[] = [
   {
     area: "monitor",
     field: "silence subject regex",
-    limit: SILENCE_REGEX_MAX_UNBOUNDED,
+    limit: SILENCE_REGEX_MAX_PATHS,
     unit: "items",
     status: 422,
-    note: "unbounded quantifiers (*, +, {n,}); no groups or backreferences, so matching stays linear enough for JavaScript's backtracking engine",
+    note: `backtracking paths on a ${SILENCE_REGEX_SUBJECT_CHARS}-character subject: the product of what each quantifier may take (*, +, {n,}: ${SILENCE_REGEX_SUBJECT_CHARS} + 1; ?: 2; {n,m}: m - n + 1, capped the same), summed over alternatives; two unbounded quantifiers fit, three (or seven {1,9999}) do not; no groups or backreferences`,
   },
   {
     area: "monitor",
