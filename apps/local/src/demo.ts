@@ -238,9 +238,26 @@ async function configureDemoModel(seeding: DemoSeeding, index: string) {
     throw new Error(`demo seeding: configuring ${index} warned: ${res.warnings.join("; ")}`);
 }
 
-export function demoCurl(url: string, apiKey: string, index = DEMO_INDEX, q = DEMO_QUERY): string {
+/**
+ * DATA_DIR/demo-search.headers: the demo key as a curl header line (`x-api-key: rk_…`, owner-only),
+ * so the printed curl carries no character of the key (`-H @file`) and still works pasted as is.
+ */
+export const DEMO_HEADERS_FILE = "demo-search.headers";
+
+/** Writes the demo key's header file (0600) and returns its path. */
+export function writeDemoHeaders(dataDir: string, apiKey: string): string {
+  const file = join(dataDir, DEMO_HEADERS_FILE);
+  writeFileSync(file, `x-api-key: ${apiKey}\n`, { mode: 0o600 });
+  return file;
+}
+
+/** `'text'` for a POSIX shell. */
+const shellQuote = (text: string): string => `'${text.replaceAll("'", `'"'"'`)}'`;
+
+/** The scored-search curl: the API key from `headersFile` (`writeDemoHeaders`), never on the line. */
+export function demoCurl(url: string, headersFile: string, index = DEMO_INDEX, q = DEMO_QUERY): string {
   return (
-    `curl -s -X POST ${url}/api/v1/indexes/${index}/search -H 'x-api-key: ${apiKey}' ` +
+    `curl -s -X POST ${url}/api/v1/indexes/${index}/search -H @${shellQuote(headersFile)} ` +
     `-H 'content-type: application/json' -d '${JSON.stringify({ q, relevanceScore: true })}'`
   );
 }
@@ -421,7 +438,7 @@ export async function seedDemo(
     const ready = credentialsOf(seeding);
     const account = ready.systemAccountId;
     const modelId = demoModelId(account);
-    const curl = demoCurl(stack.url, ready.apiKey);
+    const curl = demoCurl(stack.url, writeDemoHeaders(config.dataDir, ready.apiKey));
     const fields = {
       account,
       index: DEMO_INDEX,

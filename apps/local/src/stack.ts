@@ -3,7 +3,13 @@ import { join } from "node:path";
 import { type ServerType, serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { createApiApp } from "@relevance/admin";
-import { type ClientAddress, forwardedClientAddress, onError, routeFallback } from "@relevance/http";
+import {
+  AuthThrottle,
+  type ClientAddress,
+  forwardedClientAddress,
+  onError,
+  routeFallback,
+} from "@relevance/http";
 import {
   createSearchApp,
   SEARCH_LIMITS,
@@ -296,6 +302,9 @@ export async function startStack(
 
   // The monitor applies TRUST_PROXY itself (it also needs it for the cookie's Secure flag).
   const clientAddress = forwardedClientAddress(nodeClientAddress, config.trustProxy);
+  // One failed-authentication budget per client address for every API on this port (search,
+  // customer, admin, monitor and the /system login): separate ones would add up to more guesses.
+  const authThrottle = new AuthThrottle();
   const app = new Hono();
   app.onError(onError(log));
   app.notFound(routeFallback(app));
@@ -314,6 +323,7 @@ export async function startStack(
       ownCost: (now) => cost.ownCost(now),
       trustProxy: config.trustProxy,
       clientAddress: nodeClientAddress,
+      authThrottle,
       sessionKeys: sessionKeysFor(config.dataDir, config.sessionKeys),
       ...(config.monitorMaxBodyBytes === undefined ? {} : { maxBodyBytes: config.monitorMaxBodyBytes }),
       ...(config.autoRegister === undefined ? {} : { autoRegister: config.autoRegister }),
@@ -329,6 +339,7 @@ export async function startStack(
       modelCacheMb: config.modelCacheMb,
       modelMaxBytes: config.modelMaxBytes,
       clientAddress,
+      authThrottle,
     }),
   );
   app.route(
@@ -348,6 +359,7 @@ export async function startStack(
       extraLimitRows: SEARCH_LIMITS,
       extraOpenApi: { paths: SEARCH_OPENAPI_PATHS, schemas: SEARCH_OPENAPI_SCHEMAS },
       clientAddress,
+      authThrottle,
     }),
   );
 

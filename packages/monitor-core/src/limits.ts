@@ -139,7 +139,7 @@ export const MONITOR_LIMITS: LimitRow[] = [
     limit: AUTH_FAILURES_PER_ADDRESS,
     unit: "per minute",
     status: 429,
-    note: "failed authentications per client address (bearer token of /api/system/* and the /system login together); Retry-After says when to try again",
+    note: "failed authentications per client address (bearer token of /api/system/* and the /system login together, and in npm start one budget with the search, customer and admin APIs); Retry-After says when to try again",
   },
   {
     area: "monitor",
@@ -147,7 +147,7 @@ export const MONITOR_LIMITS: LimitRow[] = [
     limit: AUTH_FAILURES_PER_PREFIX,
     unit: "per minute",
     status: 429,
-    note: "failed authentications per credential prefix (its first 8 characters), from any address",
+    note: "failed authentications per credential prefix (its first 8 characters), from any address; refuses further wrong tokens under it, never the correct one",
   },
   {
     area: "monitor",
