@@ -57,6 +57,7 @@ import {
   hierarchyBuilder,
   hierarchyRulesFromEnv,
   Scheduler,
+  SqliteEndedSessionStore,
   SqliteSilenceStore,
   SqliteTransitionStore,
 } from "@svcmon/monitor-runtime";
@@ -269,6 +270,8 @@ export async function startStack(
   const transitions = new SqliteTransitionStore(join(config.dataDir, "alerts.sqlite"));
   // Silences (issue 18) in the same file: a table beside the transitions and the alert state.
   const silences = new SqliteSilenceStore(join(config.dataDir, "alerts.sqlite"));
+  // The /system sessions ended by a logout, in the same file: refused after a restart too.
+  const endedSessions = new SqliteEndedSessionStore(join(config.dataDir, "alerts.sqlite"));
   const alerts = new AlertEngine({
     store: runStore,
     registry,
@@ -324,6 +327,7 @@ export async function startStack(
       trustProxy: config.trustProxy,
       clientAddress: nodeClientAddress,
       authThrottle,
+      endedSessions,
       sessionKeys: sessionKeysFor(config.dataDir, config.sessionKeys),
       ...(config.monitorMaxBodyBytes === undefined ? {} : { maxBodyBytes: config.monitorMaxBodyBytes }),
       ...(config.autoRegister === undefined ? {} : { autoRegister: config.autoRegister }),
@@ -406,6 +410,7 @@ export async function startStack(
       await alerts.stop();
       transitions.close();
       silences.close();
+      endedSessions.close();
       eventQueue.close();
       await runStore.close();
       settingsDb.close();
