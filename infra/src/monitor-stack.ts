@@ -59,7 +59,7 @@ export const ALERT_TRANSITIONS_ACTIONS = [
   "dynamodb:UpdateItem",
   "dynamodb:Query",
 ] as const;
-/** What svcmon-status does on the transitions table: the silences item (read, conditional put). */
+/** What svcmon-status does on the transitions table: the silences item (read, conditional put) and the ended /system sessions (an item each). */
 export const SILENCES_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem"] as const;
 /** Every minute (seed §6); a tick ends before the next one starts. */
 export const ALERTS_INTERVAL_MINUTES = 1;

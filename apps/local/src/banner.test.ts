@@ -2,14 +2,14 @@ import { describe, expect, it } from "vitest";
 import { type BannerInfo, renderBanner } from "./banner.ts";
 import { demoCurl } from "./demo.ts";
 
-const CURL = demoCurl("http://127.0.0.1:8787", "rk_demoKey-123");
+const CURL = demoCurl("http://127.0.0.1:8787", "/home/me/shop/.data/demo-search.headers");
 const info: BannerInfo = {
   url: "http://127.0.0.1:8787",
   dataDir: "/home/me/shop/.data",
   exporter: true,
   adminToken: { value: "adm1n-generated", generated: true },
   monitorToken: { value: "set-by-me", generated: false },
-  demo: { apiKey: "rk_demoKey-123", modelId: "acct_1:products:v1", curl: CURL, relevanceScore: 9.752615 },
+  demo: { modelId: "acct_1:products:v1", curl: CURL, relevanceScore: 9.752615 },
 };
 
 describe("renderBanner", () => {
@@ -20,14 +20,15 @@ describe("renderBanner", () => {
     expect(text).toContain("Data folder    /home/me/shop/.data");
   });
 
-  it("prints generated tokens and the demo key, but does not echo a token set in the environment", () => {
+  it("prints generated tokens and where the demo key is, but does not echo a token set in the environment", () => {
     const text = renderBanner(info, false).join("\n");
     expect(text).toContain(
       "Admin token    adm1n-generated   (generated for this run; set ADMIN_TOKEN to keep one)",
     );
     expect(text).toContain("Monitor token  (set by MONITOR_TOKEN)");
     expect(text).not.toContain("set-by-me");
-    expect(text).toContain("Demo API key   rk_demoKey-123");
+    expect(text).toContain('Demo API key   in /home/me/shop/.data/demo.json ("apiKey"');
+    expect(text).not.toMatch(/rk_/);
   });
 
   it("puts the curl alone on its own line, unindented, uncoloured, with a single-quoted JSON body", () => {
@@ -35,7 +36,7 @@ describe("renderBanner", () => {
     const curl = lines.filter((l) => l.includes("curl "));
     expect(curl).toEqual([CURL]);
     expect(CURL).toMatch(
-      /^curl -s -X POST \S+ -H '[^']+' -H '[^']+' -d '\{"q":"home chair","relevanceScore":true\}'$/,
+      /^curl -s -X POST \S+ -H @'[^']+' -H '[^']+' -d '\{"q":"home chair","relevanceScore":true\}'$/,
     );
     expect(CURL).not.toContain("\\");
   });

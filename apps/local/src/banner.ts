@@ -1,7 +1,10 @@
 /**
  * The banner `npm start` prints for a person at a terminal (log-format.ts): where things run, the
  * tokens to use, and the demo's scored-search curl alone on its line, so it can be copied and pasted
- * into a shell as is. Pure: main.ts gathers the facts, this lays them out.
+ * into a shell as is. No character of the demo API key is shown (a screenshot or a shared terminal
+ * would give away the prefix the failed-authentication throttle counts by): the banner says where
+ * the key is kept, and the curl reads it from a file. Pure: main.ts gathers the facts, this lays
+ * them out.
  */
 import { paint } from "./human-log.ts";
 
@@ -17,8 +20,11 @@ export interface BannerInfo {
   exporter: boolean;
   adminToken: BannerToken;
   monitorToken: BannerToken;
-  /** Null with DEMO=0; `relevanceScore` null when the search is not scored now (changed since the seeding). */
-  demo: { apiKey: string; modelId: string; curl: string; relevanceScore: number | null } | null;
+  /**
+   * Null with DEMO=0; `relevanceScore` null when the search is not scored now (changed since the
+   * seeding). `curl` reads the key from a file; the key itself is not given to the banner.
+   */
+  demo: { modelId: string; curl: string; relevanceScore: number | null } | null;
 }
 
 function token(name: string, t: BannerToken): string {
@@ -44,7 +50,7 @@ export function renderBanner(info: BannerInfo, color: boolean): string[] {
     lines.push("", "  Demo data off (DEMO=0).");
   } else {
     lines.push(
-      `  Demo API key   ${info.demo.apiKey}   (kept in the data folder's demo.json)`,
+      `  Demo API key   in ${info.dataDir}/demo.json ("apiKey"; not shown: the command below reads it from a file)`,
       "",
       info.demo.relevanceScore === null
         ? "  A search of the demo shop (not scored now: its relevance config changed since the seeding):"

@@ -1,5 +1,5 @@
 // The demo: the committed model (training/demo/) and npm start's first-start seeding.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadArtifact, rowFromRecord } from "@relevance/core";
@@ -113,12 +113,16 @@ describe("npm start with DEMO=1 on an empty data folder", () => {
 
   /** Runs the printed curl with fetch: its URL, headers and body, as the shell would send them. */
   async function runCurl(curl: string) {
-    const m = /^curl -s -X POST (\S+) -H '([^']+)' -H '([^']+)' -d '([^']+)'$/.exec(curl);
+    const m = /^curl -s -X POST (\S+) -H @'([^']+)' -H '([^']+)' -d '([^']+)'$/.exec(curl);
     if (m === null) throw new Error(`not the expected curl: ${curl}`);
-    const header = (h: string) => h.split(": ") as [string, string];
+    expect(curl).not.toMatch(/rk_/);
+    // The key's header line, owner-only, as curl's -H @file reads it.
+    const file = m[2] as string;
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const header = (h: string) => h.trim().split(": ") as [string, string];
     const res = await fetch(m[1] as string, {
       method: "POST",
-      headers: Object.fromEntries([header(m[2] as string), header(m[3] as string)]),
+      headers: Object.fromEntries([header(readFileSync(file, "utf8")), header(m[3] as string)]),
       body: m[4],
     });
     const body = (await res.json()) as { query: string; hits: unknown[]; relevanceScore?: number };

@@ -399,9 +399,26 @@ async function servesDemoModel(seeding: DemoSeeding, index: string): Promise<boo
   return read.status === 200 && JSON.stringify(config) === JSON.stringify(demoConfig(account));
 }
 
-export function demoCurl(url: string, apiKey: string, index = DEMO_INDEX, q = DEMO_QUERY): string {
+/**
+ * DATA_DIR/demo-search.headers: the demo key as a curl header line (`x-api-key: rk_…`, owner-only),
+ * so the printed curl carries no character of the key (`-H @file`) and still works pasted as is.
+ */
+export const DEMO_HEADERS_FILE = "demo-search.headers";
+
+/** Writes the demo key's header file (0600) and returns its path. */
+export function writeDemoHeaders(dataDir: string, apiKey: string): string {
+  const file = join(dataDir, DEMO_HEADERS_FILE);
+  writeFileSync(file, `x-api-key: ${apiKey}\n`, { mode: 0o600 });
+  return file;
+}
+
+/** `'text'` for a POSIX shell. */
+const shellQuote = (text: string): string => `'${text.replaceAll("'", `'"'"'`)}'`;
+
+/** The scored-search curl: the API key from `headersFile` (`writeDemoHeaders`), never on the line. */
+export function demoCurl(url: string, headersFile: string, index = DEMO_INDEX, q = DEMO_QUERY): string {
   return (
-    `curl -s -X POST ${url}/api/v1/indexes/${index}/search -H 'x-api-key: ${apiKey}' ` +
+    `curl -s -X POST ${url}/api/v1/indexes/${index}/search -H @${shellQuote(headersFile)} ` +
     `-H 'content-type: application/json' -d '${JSON.stringify({ q, relevanceScore: true })}'`
   );
 }
@@ -658,7 +675,7 @@ export async function seedDemo(
       log.warn("demo seeding: left as someone changed it after the seeding started", { left: what });
     const account = ready.systemAccountId;
     const modelId = demoModelId(account);
-    const curl = demoCurl(stack.url, ready.apiKey);
+    const curl = demoCurl(stack.url, writeDemoHeaders(config.dataDir, ready.apiKey));
     const fields = {
       account,
       index: DEMO_INDEX,

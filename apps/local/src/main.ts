@@ -50,7 +50,8 @@ try {
     exporter: config.exporter,
     adminToken: { value: config.adminToken, generated: config.adminTokenGenerated },
     monitorToken: { value: config.monitorToken, generated: config.monitorTokenGenerated },
-    demo,
+    demo:
+      demo === null ? null : { modelId: demo.modelId, curl: demo.curl, relevanceScore: demo.relevanceScore },
   });
   const shutdown = async (signal: string) => {
     log.info("shutting down", { signal });

@@ -3,7 +3,13 @@ import { join } from "node:path";
 import { type ServerType, serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { createApiApp } from "@relevance/admin";
-import { type ClientAddress, forwardedClientAddress, onError, routeFallback } from "@relevance/http";
+import {
+  AuthThrottle,
+  type ClientAddress,
+  forwardedClientAddress,
+  onError,
+  routeFallback,
+} from "@relevance/http";
 import {
   createSearchApp,
   SEARCH_LIMITS,
@@ -51,6 +57,7 @@ import {
   hierarchyBuilder,
   hierarchyRulesFromEnv,
   Scheduler,
+  SqliteEndedSessionStore,
   SqliteSilenceStore,
   SqliteTransitionStore,
 } from "@svcmon/monitor-runtime";
@@ -265,6 +272,8 @@ export async function startStack(
   const transitions = new SqliteTransitionStore(join(config.dataDir, "alerts.sqlite"));
   // Silences (issue 18) in the same file: a table beside the transitions and the alert state.
   const silences = new SqliteSilenceStore(join(config.dataDir, "alerts.sqlite"));
+  // The /system sessions ended by a logout, in the same file: refused after a restart too.
+  const endedSessions = new SqliteEndedSessionStore(join(config.dataDir, "alerts.sqlite"));
   const alerts = new AlertEngine({
     store: runStore,
     registry,
@@ -298,6 +307,9 @@ export async function startStack(
 
   // The monitor applies TRUST_PROXY itself (it also needs it for the cookie's Secure flag).
   const clientAddress = forwardedClientAddress(nodeClientAddress, config.trustProxy);
+  // One failed-authentication budget per client address for every API on this port (search,
+  // customer, admin, monitor and the /system login): separate ones would add up to more guesses.
+  const authThrottle = new AuthThrottle();
   const app = new Hono();
   app.onError(onError(log));
   app.notFound(routeFallback(app));
@@ -316,6 +328,8 @@ export async function startStack(
       ownCost: (now) => cost.ownCost(now),
       trustProxy: config.trustProxy,
       clientAddress: nodeClientAddress,
+      authThrottle,
+      endedSessions,
       sessionKeys: sessionKeysFor(config.dataDir, config.sessionKeys),
       ...(config.monitorMaxBodyBytes === undefined ? {} : { maxBodyBytes: config.monitorMaxBodyBytes }),
       ...(config.autoRegister === undefined ? {} : { autoRegister: config.autoRegister }),
@@ -331,6 +345,7 @@ export async function startStack(
       modelCacheMb: config.modelCacheMb,
       modelMaxBytes: config.modelMaxBytes,
       clientAddress,
+      authThrottle,
     }),
   );
   app.route(
@@ -350,6 +365,7 @@ export async function startStack(
       extraLimitRows: SEARCH_LIMITS,
       extraOpenApi: { paths: SEARCH_OPENAPI_PATHS, schemas: SEARCH_OPENAPI_SCHEMAS },
       clientAddress,
+      authThrottle,
     }),
   );
 
@@ -397,6 +413,7 @@ export async function startStack(
       await alerts.stop();
       transitions.close();
       silences.close();
+      endedSessions.close();
       eventQueue.close();
       await runStore.close();
       settingsDb.close();

@@ -1,13 +1,15 @@
 // `svcmon run --data-dir` pointed at the folder of a running stack (real processes, real chDB): the
 // run goes through the stack's API, found from $DATA_DIR/stack.json, or svcmon refuses saying what
-// to do; it never writes into the folder the stack holds.
+// to do; it never writes into the folder the stack holds. Pointed at the DATA_DIR of a stopped
+// stack, the run goes into that stack's chdb folder (where the stack reads it), owner-only.
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
 import { afterAll, describe, expect, it } from "vitest";
+import { secureDataDir } from "./data-dir.ts";
 import { type RunningStack, spawnStack } from "./test-support.ts";
 
 // The svcmon CLI is run as a program (its entry file), not imported.
@@ -21,7 +23,7 @@ afterAll(async () => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-function svcmon(collector: string, env: Record<string, string> = {}) {
+function svcmon(collector: string, env: Record<string, string> = {}, dir = join(dataDir, "chdb")) {
   return new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -36,7 +38,7 @@ function svcmon(collector: string, env: Record<string, string> = {}) {
         "--region",
         "eu-west-1",
         "--data-dir",
-        join(dataDir, "chdb"),
+        dir,
         "--",
         process.execPath,
         "-e",
@@ -79,11 +81,24 @@ describe("svcmon run --data-dir against the running stack's DATA_DIR", () => {
 
     await stack.kill("SIGTERM");
     expect(existsSync(file)).toBe(false);
+
+    // The stack stopped: --data-dir $DATA_DIR (not its chdb folder) records into the stack's chDB.
+    const stopped = await svcmon("job_stack_stopped", {}, dataDir);
+    expect(stopped.code).toBe(0);
+    expect(stopped.stderr).toContain(`recording into ${join(dataDir, "chdb")}`);
+    // No second database in the root of DATA_DIR ...
+    expect(
+      readdirSync(dataDir).filter((f) => ["metadata", "store", "data", "svcmon.lock"].includes(f)),
+    ).toEqual([]);
+    // ... and nothing looser than owner-only, so the next npm start has nothing to tighten or warn about.
+    expect(secureDataDir(dataDir)).toEqual({ count: 0, examples: [] });
+
     const store = openChdbRunStore(join(dataDir, "chdb"), { timeoutMs: 30_000 });
     try {
       const runs = await store.latestRunPerCollector();
       expect(runs.filter((r) => r.collector === "job_via_stack")).toHaveLength(1);
       expect(runs.filter((r) => r.collector === "job_refused")).toEqual([]);
+      expect(runs.filter((r) => r.collector === "job_stack_stopped")).toHaveLength(1);
     } finally {
       await store.close();
     }

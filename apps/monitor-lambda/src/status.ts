@@ -9,9 +9,14 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type AuthThrottle, lambdaClientAddress } from "@relevance/http";
 import type { Logger } from "@relevance/settings";
 import { jsonLogger } from "@relevance/settings/json-logger";
-import { DEFAULT_HIERARCHY_RULES, type HierarchyRules, type SilenceStore } from "@svcmon/core";
+import {
+  DEFAULT_HIERARCHY_RULES,
+  type EndedSessionStore,
+  type HierarchyRules,
+  type SilenceStore,
+} from "@svcmon/core";
 import { createMonitorApp, type MonitorAppDeps } from "@svcmon/monitor-api";
-import { DynamoDbSilenceStore } from "@svcmon/monitor-aws";
+import { DynamoDbEndedSessionStore, DynamoDbSilenceStore } from "@svcmon/monitor-aws";
 import {
   ClickHouseAlertStateStore,
   ClickHouseCollectorRegistry,
@@ -58,6 +63,11 @@ export interface StatusDeps {
   sessionKeys?: readonly string[];
   /** Silences (issue 18): the transitions table's item the alert engine reads. Absent: routes 404. */
   silences?: SilenceStore;
+  /**
+   * The `/system` sessions ended by a logout (an item per session in the transitions table), read by
+   * every instance. Absent: a logout only clears the browser's cookie.
+   */
+  endedSessions?: EndedSessionStore;
 }
 
 /** The monitor app on one store: its registry and the alert engine's stored state share the store's client. */
@@ -81,6 +91,7 @@ export function createStatusApp(deps: StatusDeps): Hono {
     ...(deps.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: deps.maxClockSkewMs }),
     ...(deps.sessionKeys === undefined ? {} : { sessionKeys: deps.sessionKeys }),
     ...(deps.silences === undefined ? {} : { silences: deps.silences }),
+    ...(deps.endedSessions === undefined ? {} : { endedSessions: deps.endedSessions }),
   });
 }
 
@@ -107,7 +118,13 @@ const deployed = once(async (): Promise<Handler> => {
     ...(queues === undefined ? {} : { queues }),
     ...(silencesTable === null
       ? {}
-      : { silences: new DynamoDbSilenceStore({ client: new DynamoDBClient({}), tableName: silencesTable }) }),
+      : {
+          silences: new DynamoDbSilenceStore({ client: new DynamoDBClient({}), tableName: silencesTable }),
+          endedSessions: new DynamoDbEndedSessionStore({
+            client: new DynamoDBClient({}),
+            tableName: silencesTable,
+          }),
+        }),
   });
 });
 

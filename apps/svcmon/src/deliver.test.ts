@@ -2,7 +2,14 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, wri
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type DeliverDeps, deliver, findLiveStack, type RunRecordOut, spoolDir } from "./deliver.ts";
+import {
+  chdbFolderFor,
+  type DeliverDeps,
+  deliver,
+  findLiveStack,
+  type RunRecordOut,
+  spoolDir,
+} from "./deliver.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "svcmon-deliver-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -176,6 +183,34 @@ describe("svcmon delivery with --data-dir", () => {
       /did not take the run: .*ECONNREFUSED.*stop it and run again/,
     );
     expect(d.stored).toEqual([]);
+  });
+
+  it("a stopped stack's DATA_DIR (no stack.json) means its chdb folder, never a second database beside it", async () => {
+    const dataDir = join(tmp, "stopped");
+    mkdirSync(join(dataDir, "chdb"), { recursive: true });
+    writeFileSync(join(dataDir, "settings.db"), "");
+    const d = doubles([201], []);
+    const got = await deliver({ kind: "data-dir", dir: dataDir }, record(), {}, d.deps);
+    expect(got).toEqual({ kind: "recorded", via: join(dataDir, "chdb") });
+    expect(d.stored.map((s) => s.dir)).toEqual([join(dataDir, "chdb")]);
+    expect(d.lines).toEqual([
+      `svcmon: ${dataDir} is a stack's data folder (npm start): recording into ${join(dataDir, "chdb")}`,
+    ]);
+    // Its stale stack.json (the stack was killed) names the chDB folder too.
+    const killed = stackDir("killed", 4247);
+    const e = doubles([201], []);
+    await deliver({ kind: "data-dir", dir: killed }, record(), {}, e.deps);
+    expect(e.stored.map((s) => s.dir)).toEqual([join(killed, "chdb")]);
+  });
+
+  it("a folder that is not a stack's DATA_DIR is a chDB folder of its own", () => {
+    const plain = join(tmp, "plain-chdb");
+    mkdirSync(join(plain, "metadata"), { recursive: true });
+    expect(chdbFolderFor(plain)).toEqual({ dir: plain, stackDataDir: false });
+    expect(chdbFolderFor(join(tmp, "not-yet-made"))).toEqual({
+      dir: join(tmp, "not-yet-made"),
+      stackDataDir: false,
+    });
   });
 
   it("a stack.json for another folder does not count", () => {

@@ -4,7 +4,9 @@
  *   error, 5xx, 429) the record goes to a local spool folder that the next `svcmon` call sends first.
  * - `--data-dir`: when a running stack holds the folder (a live `stack.json`), the record goes to that
  *   stack's API; otherwise straight into chDB, under a lock file so two `svcmon` calls never open the
- *   folder at once. A record that cannot be delivered this way is reported with what to do.
+ *   folder at once. Given a stack's DATA_DIR rather than its chDB folder, the record goes into that
+ *   stack's `chdb` folder (where the stack reads it), never into a second database beside it. A
+ *   record that cannot be delivered this way is reported with what to do.
  * See docs/monitor-runtime.md (`svcmon run`).
  */
 import { randomUUID } from "node:crypto";
@@ -243,6 +245,43 @@ export function findLiveStack(
   return undefined;
 }
 
+/** Files `npm start` keeps in its DATA_DIR; any of them marks a folder as a stack's data folder. */
+const STACK_DATA_FILES = ["stack.json", "settings.db", "kv.db", "alerts.sqlite", "session-key", "demo.json"];
+
+/**
+ * The chDB folder a `--data-dir` run is stored in: a stack's DATA_DIR (one of its files, or its
+ * `chdb` folder, is there) means that stack's `chdb` folder (from a stale `stack.json` when it names
+ * one); anything else is a chDB folder of its own.
+ */
+export function chdbFolderFor(dir: string): { dir: string; stackDataDir: boolean } {
+  const target = resolve(dir);
+  const isDir = (path: string) => {
+    try {
+      return statSync(path).isDirectory();
+    } catch {
+      return false;
+    }
+  };
+  const exists = (path: string) => {
+    try {
+      statSync(path);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!isDir(join(target, "chdb")) && !STACK_DATA_FILES.some((f) => exists(join(target, f))))
+    return { dir: target, stackDataDir: false };
+  try {
+    const stack = JSON.parse(readFileSync(join(target, "stack.json"), "utf8")) as Partial<StackFile>;
+    if (typeof stack.chdb_dir === "string" && resolve(stack.data_dir ?? "") === target)
+      return { dir: resolve(stack.chdb_dir), stackDataDir: true };
+  } catch {
+    // no stack.json (a clean stop removes it), or not readable: the stack's own layout
+  }
+  return { dir: join(target, "chdb"), stackDataDir: true };
+}
+
 /** `svcmon.lock` in the chDB folder: one svcmon writes into a folder at a time. */
 async function withFolderLock<T>(dir: string, deps: DeliverDeps, body: () => Promise<T>): Promise<T> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -319,8 +358,11 @@ export async function deliver(
         reason: `${target.dir} is held by the running stack (pid ${stack.pid}) and its API ${stack.url} did not take the run: ${r.message}; check the stack (and MONITOR_TOKEN), or stop it and run again`,
       };
     }
-    await withFolderLock(target.dir, deps, () => deps.storeDirect(target.dir, record));
-    return { kind: "recorded", via: target.dir };
+    const folder = chdbFolderFor(target.dir);
+    if (folder.stackDataDir)
+      deps.say(`svcmon: ${target.dir} is a stack's data folder (npm start): recording into ${folder.dir}`);
+    await withFolderLock(folder.dir, deps, () => deps.storeDirect(folder.dir, record));
+    return { kind: "recorded", via: folder.dir };
   } catch (err) {
     return { kind: "not-recorded", reason: (err as Error).message };
   }

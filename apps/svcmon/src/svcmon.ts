@@ -36,7 +36,8 @@ Records through the monitor API (POST {url}/api/system/runs, default url http://
 default 8787, bearer token from --token or MONITOR_TOKEN), retried with backoff; when the monitor
 stays unreachable the record is spooled (SVCMON_SPOOL_DIR, default ~/.local/state/svcmon/spool) and
 sent first by the next svcmon call to that URL. With --data-dir the record goes directly into the
-chDB data folder DIR, or, when a running stack holds DIR (its stack.json), to that stack's API; a
+chDB data folder DIR (DIR/chdb when DIR is a stack's DATA_DIR; files owner-only), or, when a
+running stack holds DIR (its stack.json), to that stack's API; a
 collector the monitor does not know is registered by its first run unless AUTO_REGISTER=0.
 SIGINT/SIGTERM/SIGHUP are forwarded to COMMAND; the run is then recorded failed with the signal.
 A record dated more than MAX_CLOCK_SKEW_S (default 900) seconds ahead of this machine's clock, or
@@ -283,14 +284,21 @@ function runChild(command: string, args: string[]): Promise<Child> {
 async function storeRun(dir: string, record: RunRecordOut, autoRegister: AutoRegisterConfig): Promise<void> {
   const { openChdbRunStore } = await import("@svcmon/monitor-clickhouse/chdb");
   const { ClickHouseCollectorRegistry } = await import("@svcmon/monitor-clickhouse");
-  const store = openChdbRunStore(dir, { timeoutMs: 30_000 });
+  // Everything chDB creates is owner-only, as in the stack's DATA_DIR (which warns about looser
+  // paths at start). The command has finished by now, so the umask reaches nothing of it.
+  const umask = process.umask(0o077);
   try {
-    await store.migrate();
-    await store.insertRuns([record]);
-    // As POST /api/system/runs does: the first run of an unknown collector registers it.
-    await registerFirstRuns(ClickHouseCollectorRegistry.fromStore(store), [record], autoRegister);
+    const store = openChdbRunStore(dir, { timeoutMs: 30_000 });
+    try {
+      await store.migrate();
+      await store.insertRuns([record]);
+      // As POST /api/system/runs does: the first run of an unknown collector registers it.
+      await registerFirstRuns(ClickHouseCollectorRegistry.fromStore(store), [record], autoRegister);
+    } finally {
+      await store.close();
+    }
   } finally {
-    await store.close();
+    process.umask(umask);
   }
 }
 

@@ -127,6 +127,7 @@ export function createAdminApp(deps: AdminDeps): Hono {
     c.header("ETag", etag(record.version));
     const { relevanceTriggerConfig, storedConfigProblems } = configView(
       record.attributes.relevance_trigger_config,
+      c.req.param("account"),
     );
     return c.json({
       relevanceTriggerConfig,
@@ -136,7 +137,7 @@ export function createAdminApp(deps: AdminDeps): Hono {
   });
 
   app.put(configPath, async (c) => {
-    const body = validatePutBody(await readJson(c, 422));
+    const body = validatePutBody(await readJson(c, 422), c.req.param("account"));
     // The validator names every unknown key; a body of 100,000 of them answers the first 100.
     if (!body.ok) throw invalid("the relevance trigger config is invalid", listed(body.errors));
     const ifMatch = parseIfMatch(c.req.header("if-match"));

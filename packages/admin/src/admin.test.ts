@@ -101,7 +101,7 @@ describe("admin relevance-trigger-config", () => {
 
   it("If-Match: a stale version answers 409, quoted, weak and bare current versions are accepted", async () => {
     const { h, account } = await setup();
-    const config = { modelId: "a:products:v1", titleField: null, tagsField: null };
+    const config = { modelId: `${account}:products:v1`, titleField: null, tagsField: null };
     expect((await h.putConfig(account, "products", config, { "if-match": '"1"' })).status).toBe(200);
     const stale = await h.putConfig(account, "products", config, { "if-match": '"1"' });
     expect(stale.status).toBe(409);
@@ -198,6 +198,48 @@ describe("admin relevance-trigger-config", () => {
     expect((await h.putConfig(account, "products", null)).body.version).toBe(4);
   });
 
+  it("refuses a modelId of another account (422 naming relevanceTriggerConfig.modelId, nothing written)", async () => {
+    const { h, account } = await setup();
+    const { systemAccountId: other } = await h.account();
+    const res = await h.putConfig(account, "products", {
+      modelId: `${other}:products:v1`,
+      titleField: null,
+      tagsField: null,
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error.details).toEqual([
+      {
+        path: "relevanceTriggerConfig.modelId",
+        message: expect.stringContaining(`names a model of account ${other}`),
+      },
+    ]);
+    expect((await h.getConfig(account, "products")).body).toEqual({
+      relevanceTriggerConfig: null,
+      version: 1,
+    });
+    // Its own account's model, and an id off the convention (a warning only), are taken.
+    const own = { modelId: `${account}:products:v1`, titleField: null, tagsField: null };
+    expect((await h.putConfig(account, "products", own)).status).toBe(200);
+    const odd = { modelId: "products-latest", titleField: null, tagsField: null };
+    expect((await h.putConfig(account, "products", odd)).status).toBe(200);
+  });
+
+  it("GET lists another account's model named by a direct table edit as a stored-config problem", async () => {
+    const { h, account } = await setup();
+    const stored = { model_id: "acct_other:products:v3", title_field: null, tags_field: null };
+    await h.table.setAttribute(account, "INDEX#products", "relevance_trigger_config", stored);
+    expect((await h.getConfig(account, "products")).body).toEqual({
+      relevanceTriggerConfig: stored,
+      version: 2,
+      storedConfigProblems: [
+        {
+          path: "relevance_trigger_config.model_id",
+          message: expect.stringContaining("names a model of account acct_other"),
+        },
+      ],
+    });
+  });
+
   it("records in the same write when a record stops naming a model (relevance_model_history)", async () => {
     let clock = new Date("2026-11-21T12:00:00.000Z");
     const h = makeHarness({ now: () => clock });
@@ -245,14 +287,15 @@ describe("admin relevance-trigger-config", () => {
 
   it("logs each change with its warnings", async () => {
     const { h, account } = await setup();
-    await h.putConfig(account, "products", { modelId: "x:products:v1", titleField: null, tagsField: null });
+    const modelId = `${account}:products:v1`;
+    await h.putConfig(account, "products", { modelId, titleField: null, tagsField: null });
     expect(h.lines).toContainEqual({
       level: "info",
       message: "relevance trigger config set",
       fields: expect.objectContaining({
         systemAccountId: account,
         index: "products",
-        modelId: "x:products:v1",
+        modelId,
       }),
     });
   });

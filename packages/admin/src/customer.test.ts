@@ -137,7 +137,7 @@ describe("customer API", () => {
 
     // An admin sets the config; the customer never sees it.
     await h.putConfig(account, "products", {
-      modelId: "m:products:v1",
+      modelId: `${account}:products:v1`,
       titleField: "title",
       tagsField: null,
     });
@@ -172,7 +172,7 @@ describe("customer API", () => {
     expect(reset.body.searchableAttributes).toEqual(["*"]);
     // The admin's config survived the customer's write.
     expect((await h.table.get(account, "INDEX#products"))?.attributes.relevance_trigger_config).toEqual({
-      model_id: "m:products:v1",
+      model_id: `${account}:products:v1`,
       title_field: "title",
       tags_field: null,
     });

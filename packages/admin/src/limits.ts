@@ -140,7 +140,7 @@ export function adminLimitRows(body: BodyLimits = DEFAULT_BODY_LIMITS): LimitRow
     limit: AUTH_FAILURES_PER_ADDRESS,
     unit: "per minute",
     status: 429,
-    note: `failed authentications per client address, then 429 with Retry-After until the minute ends (except a credential that already worked from that address); also ${AUTH_FAILURES_PER_PREFIX} per credential prefix; a credential over ${MAX_CREDENTIAL_CHARS} characters is refused (401) unread`,
+    note: `failed authentications per client address, then 429 with Retry-After until the minute ends (except a credential that already worked from that address); one budget per address with the search and monitor APIs in npm start; also ${AUTH_FAILURES_PER_PREFIX} per credential prefix (wrong credentials only: a correct one is never refused by it); a credential over ${MAX_CREDENTIAL_CHARS} characters is refused (401) unread`,
   });
   const rejected =
     "the document is rejected and listed in `rejected` with the reason; the rest of the batch is stored (202)";
@@ -181,6 +181,7 @@ export function adminLimitRows(body: BodyLimits = DEFAULT_BODY_LIMITS): LimitRow
       limit: MAX_TRIGGER_CONFIG_STRING_CHARS,
       unit: "characters",
       status: 422,
+      note: "a model id of another account (<other_account>:<index>:v<n>) is refused too",
     },
     {
       area: "admin",

@@ -17,9 +17,11 @@ export const BODY_KEY = "relevanceTriggerConfig";
 
 /**
  * The admin PUT body (seed 4.1): an object whose only key is `relevanceTriggerConfig`, either null
- * or `{modelId, titleField, tagsField}` as the core validates it. Every problem is returned.
+ * or `{modelId, titleField, tagsField}` as the core validates it. With `account` (the path's system
+ * account), a `modelId` of another account (`<other>:<index>:v<n>`) is refused too. Every problem is
+ * returned.
  */
-export function validatePutBody(input: unknown): Result<RelevanceTriggerConfig | null> {
+export function validatePutBody(input: unknown, account?: string): Result<RelevanceTriggerConfig | null> {
   if (!isPlainObject(input)) {
     return fail([issue("", `must be an object with the one key ${BODY_KEY}`)]);
   }
@@ -32,7 +34,7 @@ export function validatePutBody(input: unknown): Result<RelevanceTriggerConfig |
     errors.push(issue(BODY_KEY, "is required (null disables scoring)"));
     return fail(errors);
   }
-  const config = validateRelevanceTriggerConfig(input[BODY_KEY], BODY_KEY);
+  const config = validateRelevanceTriggerConfig(input[BODY_KEY], BODY_KEY, account);
   if (!config.ok) return fail([...errors, ...config.errors]);
   return errors.length > 0 ? fail(errors) : config;
 }
@@ -41,15 +43,16 @@ export function validatePutBody(input: unknown): Result<RelevanceTriggerConfig |
 export interface ConfigView {
   relevanceTriggerConfig: RelevanceTriggerConfig | null | unknown;
   /**
-   * Present only when the stored value is malformed (a direct table edit): then
-   * `relevanceTriggerConfig` is the stored value as is, and the search proxy does not score.
+   * Present only when the stored value is malformed or names another account's model (a direct
+   * table edit): then `relevanceTriggerConfig` is the stored value as is, and the search proxy does
+   * not score.
    */
   storedConfigProblems?: Issue[];
 }
 
-export function configView(stored: unknown): ConfigView {
+export function configView(stored: unknown, account?: string): ConfigView {
   if (stored === undefined) return { relevanceTriggerConfig: null };
-  const valid = validateStoredRelevanceTriggerConfig(stored);
+  const valid = validateStoredRelevanceTriggerConfig(stored, undefined, account);
   if (valid.ok) return { relevanceTriggerConfig: valid.value };
   return { relevanceTriggerConfig: stored, storedConfigProblems: valid.errors };
 }

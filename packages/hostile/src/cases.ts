@@ -403,6 +403,25 @@ const MONITOR_CASES: HostileCase[] = [
     ],
     expect: tooLarge,
   },
+  {
+    id: "monitor-silence-regex-cost",
+    proves: "finding: a silence regex of seven bounded quantifiers (backtracking paths)",
+    surfaces: node,
+    requests: (ctx) => [
+      {
+        method: "POST",
+        path: "/api/system/silences",
+        headers: monitorHeaders(ctx),
+        body: JSON.stringify({
+          matchers: { subject: { op: "regex", value: "[a-z0-9_/]{1,9999}".repeat(7) } },
+          author: "hostile",
+          reason: "a regex whose test on one subject takes seconds",
+          ends_at: new Date(Date.now() + 3_600_000).toISOString(),
+        }),
+      },
+    ],
+    expect: invalid("matchers.subject.value"),
+  },
 ];
 
 const adminHeaders = (ctx: HostileContext) => ({

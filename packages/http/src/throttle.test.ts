@@ -35,6 +35,25 @@ describe("AuthThrottle", () => {
     expect(t.retryAfterSeconds("10.0.2.1", "rk_ZyXwVqqqq")).toBe(0);
   });
 
+  it("verdict: wrong keys sharing a real key's prefix never lock the real key out, from any new address", () => {
+    const t = new AuthThrottle({ now: () => 0 });
+    const real = "rk_rW9XabcdefghijklmnopqrstuvwxyzABCDEF";
+    // 54 wrong keys with the real key's first 8 characters, from 54 addresses (under each one's budget).
+    for (let i = 0; i < 54; i++) {
+      try {
+        t.verdict(`198.51.100.${i}`, `${real.slice(0, 8)}-guess-${i}`, false);
+      } catch {
+        // the guesses past the prefix budget are answered 429
+      }
+    }
+    expect(() => t.verdict("198.51.100.200", `${real.slice(0, 8)}-guess-x`, false)).toThrow(
+      /too many failed/,
+    );
+    // The owner, from an address it never used, still gets in.
+    expect(() => t.verdict("203.0.113.7", real, true)).not.toThrow();
+    expect(() => t.verdict("203.0.113.8", real, true)).not.toThrow();
+  });
+
   it("verdict: a credential that worked before the block keeps working from that address", () => {
     const t = new AuthThrottle({ maxFailuresPerAddress: 3, now: () => 0 });
     t.verdict("10.0.0.1", "the-right-token", true);

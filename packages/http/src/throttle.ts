@@ -22,12 +22,15 @@ interface Window {
 
 /**
  * Failed authentication, counted per client address and per credential prefix in a fixed window.
- * Once either count reaches its budget, that address (or prefix) is refused with 429 and
- * `Retry-After` until the window ends, whether or not the credential it presents is right, so an
- * attacker learns nothing from further guesses. Clients that authenticate correctly are not slowed:
- * a credential that succeeded from an address before the block keeps working from that address
- * (`verdict`), and correct credentials never add to a count. Memory is bounded by `maxKeys`
- * (oldest forgotten first).
+ * Once an address's count reaches its budget, that address is refused with 429 and `Retry-After`
+ * until the window ends, whether or not the credential it presents is right, so an attacker learns
+ * nothing from further guesses. A prefix over its budget refuses further wrong credentials under it
+ * from every address, but never a correct one: anyone can send wrong keys that share a real key's
+ * first characters, and that must not lock the key's owner out. Clients that authenticate correctly
+ * are not slowed: a credential that succeeded from an address before the block keeps working from
+ * that address (`verdict`), and correct credentials never add to a count. One throttle is meant to
+ * be shared by every API a process serves, so an address has one budget, whichever API it guesses
+ * at. Memory is bounded by `maxKeys` (oldest forgotten first).
  */
 export class AuthThrottle {
   readonly #perAddress: number;
@@ -99,12 +102,14 @@ export class AuthThrottle {
   /**
    * The throttle's decision after the credential was checked: returns when the request may go on
    * (the caller answers 401 itself for an invalid credential under budget), throws the 429 when the
-   * address or prefix is blocked, unless this exact credential already succeeded from this address.
+   * address is blocked, unless this exact credential already succeeded from this address, or, for
+   * an invalid credential, when its prefix is blocked. A valid credential is judged by its address
+   * alone: the prefix budget is spent by whoever guesses, not by the key's owner.
    */
   verdict(address: string, credential: string | undefined, valid: boolean): void {
     const pair = `${address}\u0000${credential ?? ""}`;
     if (valid) {
-      const wait = this.retryAfterSeconds(address, credential);
+      const wait = this.retryAfterSeconds(address, undefined);
       if (wait > 0 && !this.#knownGood.has(pair)) throw tooManyFailures(wait);
       this.#knownGood.delete(pair);
       if (this.#knownGood.size >= this.#maxKeys) {

@@ -30,6 +30,7 @@ import {
   DEFAULT_AUTO_REGISTER,
   DEFAULT_MAX_CLOCK_SKEW_MS,
   DEFAULT_MONITOR_BODY_BYTES,
+  type EndedSessionStore,
   MAX_COLLECTOR_NAME_CHARS,
   MAX_CREDENTIAL_CHARS,
   MAX_MONITOR_JSON_DEPTH,
@@ -139,6 +140,13 @@ export interface MonitorAppDeps {
    * key per app, so a session is valid only on the instance that issued it.
    */
   sessionKeys?: readonly string[];
+  /**
+   * Where `POST /system/logout` records the session it ends, read by every instance (SQLite in
+   * DATA_DIR, the transitions table on AWS): a copy of the cookie is refused after the logout.
+   * Absent: the logout only clears the browser's cookie. Whatever the store, a session is bound to
+   * `token`: a new monitor token refuses every earlier cookie.
+   */
+  endedSessions?: EndedSessionStore;
 }
 
 export const DEFAULT_STATUS_TIMEOUT_MS = 2000;
@@ -334,7 +342,10 @@ export function createMonitorApp(deps: MonitorAppDeps): Hono {
       now: deps.now,
     });
   const clientAddress = forwardedClientAddress(deps.clientAddress ?? headerClientAddress, trustProxy);
-  const sessions = new SignedPageSessions(deps.sessionKeys ?? [generateSessionKey()], deps.now);
+  const sessions = new SignedPageSessions(deps.sessionKeys ?? [generateSessionKey()], deps.now, undefined, {
+    token: deps.token,
+    ...(deps.endedSessions === undefined ? {} : { ended: deps.endedSessions }),
+  });
   const auth = bearerAuth(deps.token, sessions, throttle, clientAddress);
   app.use("/api/system/*", auth);
   app.use("/api/v1/system/*", auth);

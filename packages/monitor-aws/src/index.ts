@@ -17,6 +17,7 @@ export * from "./clients.ts";
 export * from "./collect.ts";
 export * from "./ebs-collector.ts";
 export * from "./ec2-collector.ts";
+export * from "./ended-session-store-dynamodb.ts";
 export * from "./errors.ts";
 export * from "./events.ts";
 export * from "./network-collector.ts";

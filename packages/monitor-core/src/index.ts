@@ -6,6 +6,7 @@ export * from "./concurrency-limiter.ts";
 export * from "./cost/index.ts";
 export * from "./coverage.ts";
 export * from "./dependency.ts";
+export * from "./ended-session-store-memory.ts";
 export * from "./error-text.ts";
 export * from "./failures.ts";
 export * from "./freshness.ts";

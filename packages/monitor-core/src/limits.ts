@@ -9,7 +9,8 @@ import {
   SILENCE_MAX_ACTIVE,
   SILENCE_MAX_DURATION_MS,
   SILENCE_REASON_MAX,
-  SILENCE_REGEX_MAX_UNBOUNDED,
+  SILENCE_REGEX_MAX_PATHS,
+  SILENCE_REGEX_SUBJECT_CHARS,
   SILENCE_SUBJECT_MAX,
 } from "./alerts/silences.ts";
 
@@ -138,7 +139,7 @@ export const MONITOR_LIMITS: LimitRow[] = [
     limit: AUTH_FAILURES_PER_ADDRESS,
     unit: "per minute",
     status: 429,
-    note: "failed authentications per client address (bearer token of /api/system/* and the /system login together); Retry-After says when to try again",
+    note: "failed authentications per client address (bearer token of /api/system/* and the /system login together, and in npm start one budget with the search, customer and admin APIs); Retry-After says when to try again",
   },
   {
     area: "monitor",
@@ -146,7 +147,7 @@ export const MONITOR_LIMITS: LimitRow[] = [
     limit: AUTH_FAILURES_PER_PREFIX,
     unit: "per minute",
     status: 429,
-    note: "failed authentications per credential prefix (its first 8 characters), from any address",
+    note: "failed authentications per credential prefix (its first 8 characters), from any address; refuses further wrong tokens under it, never the correct one",
   },
   {
     area: "monitor",
@@ -175,10 +176,10 @@ export const MONITOR_LIMITS: LimitRow[] = [
   {
     area: "monitor",
     field: "silence subject regex",
-    limit: SILENCE_REGEX_MAX_UNBOUNDED,
+    limit: SILENCE_REGEX_MAX_PATHS,
     unit: "items",
     status: 422,
-    note: "unbounded quantifiers (*, +, {n,}); no groups or backreferences, so matching stays linear enough for JavaScript's backtracking engine",
+    note: `backtracking paths on a ${SILENCE_REGEX_SUBJECT_CHARS}-character subject: the product of what each quantifier may take (*, +, {n,}: ${SILENCE_REGEX_SUBJECT_CHARS} + 1; ?: 2; {n,m}: m - n + 1, capped the same), summed over alternatives; two unbounded quantifiers fit, three (or seven {1,9999}) do not; no groups or backreferences`,
   },
   {
     area: "monitor",

@@ -242,6 +242,23 @@ export interface AlertStateStore {
   save(state: AlertState): Promise<void>;
 }
 
+// ---- Ended `/system` page sessions ----
+
+/**
+ * The page sessions ended by a logout, kept where every instance reads them (SQLite in DATA_DIR for
+ * the embedded stack, an item per session in the alerts' DynamoDB table on AWS), so a copy of the
+ * cookie taken before the logout is refused everywhere and after a restart. A session is kept until
+ * the time its cookie expires anyway; no more than that is ever needed.
+ */
+export interface EndedSessionStore {
+  /** Records that session `id` ended; kept at least until `expiresAt` (epoch ms). Idempotent. */
+  end(id: string, expiresAt: number): Promise<void>;
+  /** Whether session `id` was ended (a record past its `expiresAt` may be forgotten). */
+  ended(id: string): Promise<boolean>;
+  /** Forgets sessions whose cookie expired before `before`; returns how many (0 where the store expires them itself). */
+  prune(before: number): Promise<number>;
+}
+
 // ---- Silences (issue 18; `alerts/silences.ts`) ----
 
 /**

@@ -62,6 +62,24 @@ for (const { name, open } of STORES) {
       return { clock, sent, state, silences, engine, firing };
     }
 
+    it("a subject regex silence mutes the alerts whose whole subject it matches, tick after tick", async () => {
+      const w = world();
+      await w.silences.create(
+        silence({ matchers: { rule: null, subject: { op: "regex", value: "ingest-[a-z]+" } } }),
+      );
+      await w.silences.create(
+        silence({ id: "sil-2", matchers: { rule: null, subject: { op: "regex", value: "ingest" } } }),
+      );
+      for (let i = 0; i < 2; i++) {
+        w.clock.now = T0 + i * MIN;
+        await w.engine.tick();
+        expect(w.sent).toEqual([]);
+        const a = Object.values((await w.state.load()).alerts)[0];
+        expect(a?.muted).toBe(true);
+        expect(a?.mutedBy).toMatchObject({ kind: "silence", id: "sil-1" });
+      }
+    });
+
     it("mutes while the silence holds, then sends the still-firing alert once at its end", async () => {
       const w = world();
       await w.silences.create(silence());

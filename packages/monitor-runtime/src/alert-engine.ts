@@ -50,6 +50,7 @@ import {
   overallStatus,
 } from "@svcmon/notify";
 import { alertInput, type FiringAlertJson, firingAlerts, readSnapshot } from "./evaluate.ts";
+import { SilenceMatchMemo } from "./silence-matches.ts";
 
 export const DEFAULT_ALERT_EVAL_INTERVAL_MS = 60_000;
 /** Ticks are never closer than this, even when a retry is due sooner. */
@@ -266,6 +267,8 @@ export function mutedAttempt(notice: MutedNotice, at: number) {
 export class AlertEngine {
   readonly #d: AlertEngineDeps;
   #silences: readonly Silence[] = [];
+  /** Which silence regexes match which subjects, kept from one tick to the next. */
+  readonly #silenceMatches = new SilenceMatchMemo();
   readonly #intervalMs: number;
   #running: Promise<TickResult> | null = null;
   #timer: ReturnType<typeof setTimeout> | null = null;
@@ -337,14 +340,24 @@ export class AlertEngine {
     // With no channel nothing is emitted (nor claimed, nor backed off): what is owed stays owed, and
     // the first tick with a channel sends it.
     const canDeliver = channels.length > 0;
+    // Subject regexes are tested ahead of the step, in slices that give the event loop back, against
+    // the conditions of the state read first (after a conflict, a new subject is tested in the step).
+    const memo = this.#silenceMatches;
+    if (silences.some((s) => s.matchers.subject?.op === "regex")) {
+      const first = await stateRead.catch(() => null);
+      if (first !== null) await memo.warm(silences, evaluateConditions(input, now, first.state), now);
+    }
     // Saved before delivering: the leases and startEmitted survive a crash mid-delivery.
     const saved = await this.#stepAndSave(
       (previous) =>
-        step(previous, applySilences(evaluateConditions(input, now, previous), silences, now), now, {
-          deliver: canDeliver,
-        }),
+        step(
+          previous,
+          applySilences(evaluateConditions(input, now, previous), silences, now, memo.matches),
+          now,
+          { deliver: canDeliver },
+        ),
       stateRead,
-    );
+    ).finally(() => memo.endTick());
     if (saved === null) return { flips: [], delivered: [], failed: [], claimedElsewhere: [], held: [] };
     const result = saved.result;
     const held = canDeliver

@@ -15,6 +15,21 @@ describe("urlTargetProblem: only http(s), never link-local or metadata addresses
     "http://[::ffff:169.254.169.254]/",
     "http://[::ffff:a9fe:a9fe]/",
     "http://[64:ff9b::169.254.169.254]/",
+    // every IPv6 form that carries an IPv4 address a translator or tunnel would reach
+    "http://[::ffff:0:a9fe:a9fe]/", // IPv4-translated (SIIT)
+    "http://[::ffff:0:169.254.169.254]/",
+    "http://[::a9fe:a9fe]/", // IPv4-compatible
+    "http://[::100.100.100.200]/",
+    "http://[64:ff9b::a9fe:a9fe]/", // NAT64, well-known prefix
+    "http://[64:ff9b:1::a9fe:a9fe]/", // local-use NAT64 (/96 layout)
+    "http://[64:ff9b:1:a9fe:a9:fe00::]/", // local-use NAT64, /48 layout around byte 8
+    "http://[64:ff9b:1:0:a9:fea9:fe00:0]/", // /64 layout
+    "http://[2002:a9fe:a9fe::1]/", // 6to4
+    "http://[2002:a83f:8110::1]/", // 6to4 of 168.63.129.16 (Azure platform)
+    "http://[2001:0:a9fe:a9fe::1]/", // Teredo server
+    "http://[2001:0:4136:e378:8000:63bf:5601:5601]/", // Teredo client (XOR-ed 169.254.169.254)
+    "http://[fd12::5efe:a9fe:a9fe]/", // ISATAP
+    "http://[fd12::200:5efe:169.254.170.2]/",
     "http://metadata.google.internal/computeMetadata/v1/",
     "http://METADATA.GOOGLE.INTERNAL./computeMetadata/v1/",
     "http://metadata/computeMetadata/v1/",
@@ -38,6 +53,11 @@ describe("urlTargetProblem: only http(s), never link-local or metadata addresses
     "http://[::1]:9000/hook",
     "http://[fc00::1]/hook",
     "http://[fec0::1]/hook",
+    "http://[::ffff:10.1.2.3]/hook", // embedded private addresses are judged as the address itself
+    "http://[2002:c0a8:10a::1]/hook",
+    "http://[64:ff9b::a00:1]/hook",
+    "http://[2001:db8::a9fe:a9fe]/hook", // documentation prefix: nothing embedded
+    "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook", // Teredo client 192.0.2.45
     "http://169.253.255.255/",
     "http://169.255.0.1/",
     "http://metadata.example.com/",

@@ -71,16 +71,57 @@ function v4Problem(octets: number[]): string | undefined {
   return undefined;
 }
 
+/** The four bytes at positions `at` of an IPv6 address's 16, as IPv4 octets. */
+function v4At(bytes: readonly number[], at: readonly number[]): number[] {
+  return at.map((i) => bytes[i] as number);
+}
+
+/**
+ * The IPv4 addresses an IPv6 address may carry, each with the form that carries it: IPv4-mapped
+ * (`::ffff:a.b.c.d`), IPv4-translated (`::ffff:0:a.b.c.d`), IPv4-compatible (`::a.b.c.d`), NAT64
+ * (`64:ff9b::/96`, and the local-use `64:ff9b:1::/48` at every RFC 6052 prefix length, where the
+ * address may sit around the reserved byte 8), 6to4 (`2002:AABB:CCDD::/48`), Teredo (`2001:0::/32`:
+ * the server in bytes 4-7, the client XOR-ed in the last four) and ISATAP (`…:0:5efe:a.b.c.d`). A
+ * translator or tunnel on the way turns any of them into a packet to that IPv4 address.
+ */
+function embeddedV4(g: readonly number[]): Array<{ form: string; octets: number[] }> {
+  const bytes = g.flatMap((x) => [x >> 8, x & 0xff]);
+  const [a = 0, b = 0, c = 0, d = 0, e = 0, f = 0] = g;
+  const last = v4At(bytes, [12, 13, 14, 15]);
+  const out: Array<{ form: string; octets: number[] }> = [];
+  if (a === 0 && b === 0 && c === 0 && d === 0) {
+    if (e === 0 && (f === 0xffff || f === 0))
+      out.push({ form: "an IPv4-mapped or -compatible", octets: last });
+    if (e === 0xffff && f === 0) out.push({ form: "an IPv4-translated", octets: last });
+  }
+  if (a === 0x64 && b === 0xff9b && c === 0 && d === 0 && e === 0 && f === 0)
+    out.push({ form: "a NAT64", octets: last });
+  if (a === 0x64 && b === 0xff9b && c === 1) {
+    // RFC 6052 layouts for prefixes of 48, 56, 64 and 96 bits inside 64:ff9b:1::/48.
+    for (const at of [
+      [6, 7, 9, 10],
+      [7, 9, 10, 11],
+      [9, 10, 11, 12],
+      [12, 13, 14, 15],
+    ])
+      out.push({ form: "a local-use NAT64", octets: v4At(bytes, at) });
+  }
+  if (a === 0x2002) out.push({ form: "a 6to4", octets: v4At(bytes, [2, 3, 4, 5]) });
+  if (a === 0x2001 && b === 0) {
+    out.push({ form: "a Teredo server", octets: v4At(bytes, [4, 5, 6, 7]) });
+    out.push({ form: "a Teredo client", octets: last.map((o) => o ^ 0xff) });
+  }
+  if ((e === 0 || e === 0x200) && f === 0x5efe) out.push({ form: "an ISATAP", octets: last });
+  return out;
+}
+
 function v6Problem(g: number[]): string | undefined {
-  const [a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, h6 = 0, h7 = 0] = g;
+  const [a = 0, b = 0] = g;
   if ((a & 0xffc0) === 0xfe80) return "a link-local IPv6 address (fe80::/10)";
   if (a === 0xfd00 && b === 0x0ec2) return "the AWS instance-services IPv6 range (fd00:ec2::/32)";
-  const embedded = [h6 >> 8, h6 & 0xff, h7 >> 8, h7 & 0xff];
-  const mapped = a === 0 && b === 0 && c === 0 && d === 0 && e === 0 && (f === 0xffff || f === 0);
-  const nat64 = a === 0x64 && b === 0xff9b && c === 0 && d === 0 && e === 0 && f === 0;
-  if (mapped || nat64) {
-    const p = v4Problem(embedded);
-    if (p !== undefined) return `an IPv6 form of ${p}`;
+  for (const { form, octets } of embeddedV4(g)) {
+    const p = v4Problem(octets);
+    if (p !== undefined) return `${form} IPv6 form of ${p}`;
   }
   return undefined;
 }

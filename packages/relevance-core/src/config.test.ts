@@ -106,4 +106,33 @@ describe("parseModelId", () => {
     expect(parseModelId("a:b:c:v1")).toBeNull();
     expect(parseModelId("a:b:vx")).toBeNull();
   });
+  it("with the index's account, refuses a model id of another account (and only that)", () => {
+    const other = validateRelevanceTriggerConfig(
+      { modelId: "acct_b:products:v1", titleField: null, tagsField: null },
+      "relevanceTriggerConfig",
+      "acct_a",
+    );
+    expect(other.ok).toBe(false);
+    expect(!other.ok && other.errors).toEqual([
+      {
+        path: "relevanceTriggerConfig.modelId",
+        message:
+          "names a model of account acct_b; an index of account acct_a may only use its own models (acct_a:<index_name>:v<n>)",
+      },
+    ]);
+    const stored = validateStoredRelevanceTriggerConfig(
+      { model_id: "acct_b:products:v1", title_field: null, tags_field: null },
+      undefined,
+      "acct_a",
+    );
+    expect(!stored.ok && stored.errors.map((e) => e.path)).toEqual(["relevance_trigger_config.model_id"]);
+    for (const modelId of ["acct_a:products:v1", "products-latest", "acct_a:catalog:v3"]) {
+      const own = validateRelevanceTriggerConfig(
+        { modelId, titleField: null, tagsField: null },
+        "c",
+        "acct_a",
+      );
+      expect(own.ok, modelId).toBe(true);
+    }
+  });
 });

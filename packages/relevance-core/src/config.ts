@@ -38,7 +38,23 @@ type Keys = { modelId: string; titleField: string; tagsField: string };
 const CAMEL: Keys = { modelId: "modelId", titleField: "titleField", tagsField: "tagsField" };
 const SNAKE: Keys = { modelId: "model_id", titleField: "title_field", tagsField: "tags_field" };
 
-function validateWith(input: unknown, path: string, keys: Keys): Result<RelevanceTriggerConfig | null> {
+/**
+ * Why an index of `account` may not name `modelId`: it follows the `<system_account_id>:<index_name>:v<n>`
+ * convention with another account in it. A model id off the convention is only a warning (the admin
+ * API's), so it is not judged here.
+ */
+export function otherAccountModelProblem(modelId: string, account: string): string | null {
+  const parts = parseModelId(modelId);
+  if (parts === null || parts.account === account) return null;
+  return `names a model of account ${parts.account}; an index of account ${account} may only use its own models (${account}:<index_name>:v<n>)`;
+}
+
+function validateWith(
+  input: unknown,
+  path: string,
+  keys: Keys,
+  account: string | undefined,
+): Result<RelevanceTriggerConfig | null> {
   if (input === null) return ok(null);
   if (!isPlainObject(input))
     return fail([issue(path, `must be an object or null, got ${describeType(input)}`)]);
@@ -50,6 +66,10 @@ function validateWith(input: unknown, path: string, keys: Keys): Result<Relevanc
   checkName(input[keys.modelId], at(path, keys.modelId), false, errors);
   checkName(input[keys.titleField], at(path, keys.titleField), true, errors);
   checkName(input[keys.tagsField], at(path, keys.tagsField), true, errors);
+  if (errors.length === 0 && account !== undefined) {
+    const other = otherAccountModelProblem(input[keys.modelId] as string, account);
+    if (other !== null) errors.push(issue(at(path, keys.modelId), other));
+  }
   if (errors.length > 0) return fail(errors);
   return ok({
     modelId: input[keys.modelId] as string,
@@ -58,23 +78,29 @@ function validateWith(input: unknown, path: string, keys: Keys): Result<Relevanc
   });
 }
 
-/** Validates `relevanceTriggerConfig` as the admin API receives it; null disables scoring. */
+/**
+ * Validates `relevanceTriggerConfig` as the admin API receives it; null disables scoring. With
+ * `account` (the index's system account), a model id of another account is an error too.
+ */
 export function validateRelevanceTriggerConfig(
   input: unknown,
   path = "relevanceTriggerConfig",
+  account?: string,
 ): Result<RelevanceTriggerConfig | null> {
-  return validateWith(input, path, CAMEL);
+  return validateWith(input, path, CAMEL, account);
 }
 
 /**
  * Validates `relevance_trigger_config` as stored (it may have come from a direct table edit), and
- * returns it in the camelCase form the rest of the code uses.
+ * returns it in the camelCase form the rest of the code uses. With `account` (the record's system
+ * account), a model id of another account makes it invalid: the search proxy does not score with it.
  */
 export function validateStoredRelevanceTriggerConfig(
   input: unknown,
   path = "relevance_trigger_config",
+  account?: string,
 ): Result<RelevanceTriggerConfig | null> {
-  return validateWith(input, path, SNAKE);
+  return validateWith(input, path, SNAKE, account);
 }
 
 export function toStoredConfig(config: RelevanceTriggerConfig): StoredRelevanceTriggerConfig {

@@ -232,7 +232,7 @@ export const SEARCH_LIMITS: LimitRow[] = [
     limit: AUTH_FAILURES_PER_ADDRESS,
     unit: "per minute",
     status: 429,
-    note: "failed authentications per client address; then 429 with Retry-After until the minute ends, except for a key that already worked from that address",
+    note: "failed authentications per client address, one budget with the customer, admin and monitor APIs in npm start (and the customer API on Lambda); then 429 with Retry-After until the minute ends, except for a key that already worked from that address",
   },
   {
     area: "search",
@@ -240,7 +240,7 @@ export const SEARCH_LIMITS: LimitRow[] = [
     limit: AUTH_FAILURES_PER_PREFIX,
     unit: "per minute",
     status: 429,
-    note: "failed authentications per key prefix (first 8 characters), from any address",
+    note: "failed authentications per key prefix (first 8 characters), from any address; refuses further wrong keys under it, never a correct key",
   },
   {
     area: "search",

@@ -88,6 +88,26 @@ describe("RelevanceScorer", () => {
     expect(log.lines[1]?.fields.repeats).toBe(4);
   });
 
+  it("does not score with another account's model (a direct table edit), and never reads it", async () => {
+    const { scorer, log, kv } = await setup();
+    // acct_b's index naming acct_a's model: the artifact exists, but it is not acct_b's.
+    expect(await scorer.score({ ...INPUT, account: "acct_b" })).toBeNull();
+    expect(kv.reads).toEqual([]);
+    expect(log.lines).toEqual([
+      {
+        level: "error",
+        message: "relevance trigger config is malformed",
+        fields: {
+          account: "acct_b",
+          index: "products",
+          problem: expect.stringContaining(
+            "relevance_trigger_config.model_id: names a model of account acct_a",
+          ),
+        },
+      },
+    ]);
+  });
+
   it("warns once per account, index and modelId per minute when the artifact is missing", async () => {
     const { scorer, log, kv, clock } = await setup();
     const missing = { ...INPUT, config: { ...CONFIG, model_id: "acct_a:products:v2" } };

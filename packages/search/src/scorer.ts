@@ -66,7 +66,7 @@ export class RelevanceScorer implements Scorer {
     let modelId: string | undefined;
     try {
       if (input.config === undefined || input.config === null) return null; // scoring not configured
-      const config = validateStoredRelevanceTriggerConfig(input.config);
+      const config = validateStoredRelevanceTriggerConfig(input.config, undefined, account);
       if (!config.ok) {
         this.emit("error", "relevance trigger config is malformed", "config", {
           account,

@@ -47,9 +47,10 @@ export async function exportChange(change: Change, deps: ExporterDeps): Promise<
   if (change.newItem !== null) {
     const config = change.newItem.attributes.relevance_trigger_config;
     if (config !== undefined) {
-      const valid = validateStoredRelevanceTriggerConfig(config);
+      const valid = validateStoredRelevanceTriggerConfig(config, undefined, change.newItem.pk);
       if (!valid.ok) {
-        // A direct table edit can store anything; the copy stays faithful and the proxy will not score.
+        // A direct table edit can store anything (another account's model too); the copy stays
+        // faithful and the proxy will not score.
         log.error("settings record has a malformed relevance_trigger_config; exported as is", {
           ...fields,
           problem: formatIssues(valid.errors),

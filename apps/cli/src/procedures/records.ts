@@ -30,9 +30,13 @@ export function namedModel(item: TableItem): string | null {
   return typeof id === "string" && id !== "" ? id : null;
 }
 
-/** The record's config when it is well-formed, else null. */
+/** The record's config when it is well-formed and names a model of its own account, else null. */
 export function storedConfig(item: TableItem): RelevanceTriggerConfig | null {
-  const valid = validateStoredRelevanceTriggerConfig(item.attributes.relevance_trigger_config);
+  const valid = validateStoredRelevanceTriggerConfig(
+    item.attributes.relevance_trigger_config,
+    undefined,
+    item.pk,
+  );
   return valid.ok ? valid.value : null;
 }
 

@@ -96,7 +96,7 @@ export async function confirmServing(
       `no settings record ${indexSk(index)} for account ${account}: check --account and --index`,
     );
   const stored = record.attributes.relevance_trigger_config;
-  const config = validateStoredRelevanceTriggerConfig(stored);
+  const config = validateStoredRelevanceTriggerConfig(stored, undefined, account);
   if (!config.ok)
     throw new UserError(
       `${index}: relevance_trigger_config is malformed: ${formatIssues(config.errors)}; set a valid one with relevance config set`,

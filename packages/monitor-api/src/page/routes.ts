@@ -225,7 +225,9 @@ export function registerSystemPage(app: Hono, deps: SystemPageDeps): void {
   });
 
   app.post("/system/logout", async (c) => {
-    // Stateless: the cookie is cleared; a copy taken earlier stays valid until it expires.
+    // Recorded as ended where every instance looks (a copy of the cookie is refused from now on),
+    // then the browser's cookie is cleared.
+    await sessions.end(c);
     sessions.clear(c, { secure: arrivedOverHttps(c, deps.trustProxy) });
     return c.redirect("/system/login", 303);
   });

@@ -2,6 +2,7 @@
  * The page's session is a signed cookie, not server memory: two app instances given the same keys
  * (two Lambda instances behind one function URL) each accept a session the other issued.
  */
+import { InMemoryEndedSessionStore } from "@svcmon/core";
 import type { ClickHouseRunStore } from "@svcmon/monitor-clickhouse";
 import type { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -94,6 +95,38 @@ describe("a page session on two instances", () => {
     expect(browser.cookie).toBeUndefined();
     expect(await pagePoll(browser, one, two)).toEqual([401, 401]);
     expect((await browser.send(one, "/system")).status).toBe(303);
+  });
+
+  it("after logout on one instance, a copy of the cookie taken before is refused on every instance sharing the ended-session store", async () => {
+    const ended = new InMemoryEndedSessionStore();
+    const one = makeApp({ store, sessionKeys: [KEY_A], endedSessions: ended });
+    const two = makeApp({ store, sessionKeys: [KEY_A], endedSessions: ended });
+    const browser = new Browser();
+    await browser.login(one);
+    const copy = new Browser();
+    copy.cookie = browser.cookie;
+    // Another session of the same user, in another browser, is not touched by this logout.
+    const other = new Browser();
+    await other.login(two);
+    expect(await pagePoll(copy, one, two)).toEqual([200, 200]);
+    expect((await browser.send(two, "/system/logout", { method: "POST" })).status).toBe(303);
+    expect(await pagePoll(copy, one, two)).toEqual([401, 401]);
+    const page = await copy.send(one, "/system");
+    expect(page.status).toBe(303);
+    expect(page.headers.get("location")).toBe("/system/login");
+    expect(await pagePoll(other, one, two)).toEqual([200, 200]);
+  });
+
+  it("a new monitor token refuses every cookie issued under the old one (page and status), with the same keys", async () => {
+    const before = makeApp({ store, sessionKeys: [KEY_A], token: TOKEN });
+    const rotated = makeApp({ store, sessionKeys: [KEY_A], token: `${TOKEN}-rotated` });
+    const browser = new Browser();
+    await browser.login(before);
+    expect(await pagePoll(browser, before, before)).toEqual([200, 200]);
+    expect(await pagePoll(browser, rotated, rotated)).toEqual([401, 401]);
+    const page = await browser.send(rotated, "/system");
+    expect(page.status).toBe(303);
+    expect(page.headers.get("location")).toBe("/system/login");
   });
 
   it("expires 12 hours after login on every instance (the expiry is in the signed payload)", async () => {

@@ -9,11 +9,18 @@
  * is rotated by putting the new one first, and dropped after a session lifetime (12 h) without
  * logging anyone out.
  *
- * Logout clears the cookie; there is no server-side list of ended sessions. The trade-off: a copy of
- * the cookie taken before logout stays valid until it expires. Removing every key signing it (a
- * rotation that drops the old key) ends all sessions at once. See docs/monitor-page.md.
+ * Sessions end for good, not only in the browser:
+ * - at logout, the session id goes to an `EndedSessionStore` every instance reads (SQLite in
+ *   DATA_DIR, a DynamoDB item on AWS), so a copy of the cookie taken before is refused everywhere,
+ *   after a restart too;
+ * - when the monitor token changes: the cookie is signed with keys derived from each listed key and
+ *   the token (HMAC-SHA256 of the token under the key), so a new token makes every earlier cookie
+ *   (and CSRF token) invalid, with nothing stored;
+ * - when every key that signed it is dropped from the list.
+ * See docs/monitor-page.md.
  */
 
+import type { EndedSessionStore } from "@svcmon/core";
 import type { Context } from "hono";
 import { getSignedCookie, setCookie, setSignedCookie } from "hono/cookie";
 import { timingSafeEqual } from "hono/utils/buffer";
@@ -95,13 +102,36 @@ export interface CookieAttributes {
   secure: boolean;
 }
 
+export interface SessionBinding {
+  /**
+   * The monitor token: the signing keys are derived from it, so a cookie issued under another token
+   * is refused. Absent: the listed keys sign as they are.
+   */
+  token?: string;
+  /** Where logouts are recorded and checked. Absent: a logout only clears the browser's cookie. */
+  ended?: EndedSessionStore;
+}
+
+/** A signing key bound to the monitor token: HMAC-SHA256(token) under the listed key, base64url. */
+function boundKey(key: string, token: string): Promise<string> {
+  return hmac(key, `svcmon-session-key.${token}`);
+}
+
 export class SignedPageSessions {
-  readonly #keys: readonly string[];
+  readonly #listed: readonly string[];
   readonly #now: () => number;
   readonly #ttlMs: number;
+  readonly #token: string | undefined;
+  readonly #ended: EndedSessionStore | undefined;
+  #bound: Promise<readonly string[]> | undefined;
 
   /** `keys`: the first signs, all verify. */
-  constructor(keys: readonly string[], now: () => number = Date.now, ttlMs: number = SESSION_TTL_MS) {
+  constructor(
+    keys: readonly string[],
+    now: () => number = Date.now,
+    ttlMs: number = SESSION_TTL_MS,
+    binding: SessionBinding = {},
+  ) {
     if (keys.length === 0) throw new Error("SignedPageSessions: no session key");
     for (const k of keys) {
       if (k.length < MIN_SESSION_KEY_CHARS)
@@ -109,16 +139,29 @@ export class SignedPageSessions {
           `SignedPageSessions: a session key must be at least ${MIN_SESSION_KEY_CHARS} characters`,
         );
     }
-    this.#keys = [...keys];
+    this.#listed = [...keys];
     this.#now = now;
     this.#ttlMs = ttlMs;
+    this.#token = binding.token;
+    this.#ended = binding.ended;
+  }
+
+  /** The keys that sign and verify: the listed ones, bound to the token when there is one. */
+  #keys(): Promise<readonly string[]> {
+    const token = this.#token;
+    this.#bound ??=
+      token === undefined
+        ? Promise.resolve(this.#listed)
+        : Promise.all(this.#listed.map((k) => boundKey(k, token)));
+    return this.#bound;
   }
 
   /** Starts a session: sets the signed cookie on the response; returns what it carries. */
   async issue(c: Context, attrs: CookieAttributes): Promise<SessionClaims> {
     const id = hex(crypto.getRandomValues(new Uint8Array(16)));
     const expiresAt = this.#now() + this.#ttlMs;
-    await setSignedCookie(c, SESSION_COOKIE, `v1.${id}.${expiresAt}`, this.#keys[0] as string, {
+    const [signing] = await this.#keys();
+    await setSignedCookie(c, SESSION_COOKIE, `v1.${id}.${expiresAt}`, signing as string, {
       path: "/",
       httpOnly: true,
       sameSite: "Strict",
@@ -128,18 +171,37 @@ export class SignedPageSessions {
     return { id, expiresAt };
   }
 
-  /** The request's session when its cookie is signed by a listed key and has not expired. */
+  /**
+   * The request's session when its cookie is signed by a listed key (bound to the current token),
+   * has not expired and was not ended by a logout.
+   */
   async read(c: Context): Promise<SessionClaims | undefined> {
     if (!(c.req.header("cookie") ?? "").includes(SESSION_COOKIE)) return undefined;
-    for (const key of this.#keys) {
+    for (const key of await this.#keys()) {
       const value = await getSignedCookie(c, key, SESSION_COOKIE);
       if (typeof value !== "string") continue;
       const m = PAYLOAD.exec(value);
       if (m === null) return undefined;
       const expiresAt = Number(m[2]);
-      return expiresAt > this.#now() ? { id: m[1] as string, expiresAt } : undefined;
+      if (expiresAt <= this.#now()) return undefined;
+      const id = m[1] as string;
+      if (this.#ended !== undefined && (await this.#ended.ended(id))) return undefined;
+      return { id, expiresAt };
     }
     return undefined;
+  }
+
+  /**
+   * Ends the request's session for good: recorded in the ended-session store (every instance then
+   * refuses the cookie, copies included), expired records pruned. The browser's cookie is cleared by
+   * `clear`.
+   */
+  async end(c: Context): Promise<void> {
+    if (this.#ended === undefined) return;
+    const claims = await this.read(c);
+    if (claims === undefined) return;
+    await this.#ended.end(claims.id, claims.expiresAt);
+    await this.#ended.prune(this.#now());
   }
 
   /**
@@ -147,7 +209,8 @@ export class SignedPageSessions {
    * embeds it and sends it back in the `X-CSRF-Token` header (or a form field) of every write.
    */
   async csrfToken(claims: SessionClaims): Promise<string> {
-    return hmac(this.#keys[0] as string, `csrf.${claims.id}`);
+    const [signing] = await this.#keys();
+    return hmac(signing as string, `csrf.${claims.id}`);
   }
 
   /** Whether `given` is the CSRF token of the request's live session (under any listed key). */
@@ -156,7 +219,7 @@ export class SignedPageSessions {
     const claims = await this.read(c);
     if (claims === undefined) return false;
     let ok = false;
-    for (const key of this.#keys) {
+    for (const key of await this.#keys()) {
       if (await timingSafeEqual(await hmac(key, `csrf.${claims.id}`), given)) ok = true;
     }
     return ok;

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   applySilences,
   parseSilenceInput,
+  regexPaths,
   SILENCE_MAX_ACTIVE,
   type Silence,
   silencedBy,
@@ -129,6 +130,46 @@ describe("parseSilenceInput", () => {
     for (const value of ["config_ec2/.*/us-east-1", "config_[a-z]+/1111.*", "acc-\\d{12}"]) {
       expect(regex(value).ok, value).toBe(true);
     }
+  });
+
+  it("refuses a regex by its backtracking cost, bounded quantifiers included (seven {1,9999}: 422 on the field)", () => {
+    const regex = (value: string) =>
+      parseSilenceInput({ ...ok, matchers: { subject: { op: "regex", value } } }, NOW);
+    const seven = "[a-z0-9_/]{1,9999}".repeat(7);
+    expect(seven.length).toBe(126);
+    const r = regex(seven);
+    expect(!r.ok && r.errors).toEqual([
+      { path: "matchers.subject.value", message: expect.stringContaining("costs too much to match") },
+    ]);
+    for (const value of [
+      "[a-z]{1,9999}[a-z]{1,9999}[a-z]{1,9999}", // three quantifiers spanning the subject
+      "a?".repeat(17), // 2^17 paths
+      ".*a.*|.*b.*", // two alternatives of 90,601 each
+      "x{0,100}y{0,100}z{0,10}", // 101 × 101 × 11
+    ]) {
+      expect(regex(value).ok, value).toBe(false);
+    }
+    for (const value of [
+      "[a-z0-9_/]{1,9999}[a-z0-9_/]{1,9999}", // two: 300 × 300
+      ".*-prod-.*",
+      "a?".repeat(16), // 65,536
+      "config_ec2/[0-9]{12}/eu-[a-z]+-[0-9]", // {12} is one count
+      "a{2,}?b*?", // lazy quantifiers cost as much as greedy ones
+      "[{*+?]*x{3,5}", // quantifier characters inside a class are characters
+    ]) {
+      expect(regex(value).ok, value).toBe(true);
+    }
+  });
+
+  it("counts backtracking paths: quantifier ranges up to the subject's length, multiplied, summed over alternatives", () => {
+    expect(regexPaths("abc", 300)).toBe(1);
+    expect(regexPaths("a*", 300)).toBe(301);
+    expect(regexPaths("a+b?", 300)).toBe(301 * 2);
+    expect(regexPaths("a{1,9999}", 300)).toBe(301);
+    expect(regexPaths("a{2,5}b{3}", 300)).toBe(4);
+    expect(regexPaths("a*|b*", 300)).toBe(602);
+    expect(regexPaths("\\*\\{1,9\\}[*]{", 300)).toBe(1); // escaped and literal braces
+    expect(regexPaths("[]]*", 300)).toBe(301); // an empty class, then a quantified ]
   });
 
   it("names every bad field", () => {

@@ -58,7 +58,8 @@ export function silenceLive(s: Silence, now: EpochMs): boolean {
   return now < s.endsAt;
 }
 
-function subjectMatches(m: SubjectMatcher, subject: string): boolean {
+/** Whether `subject` satisfies one subject matcher (a regex matches the whole subject). */
+export function subjectMatches(m: SubjectMatcher, subject: string): boolean {
   switch (m.op) {
     case "eq":
       return subject === m.value;
@@ -72,6 +73,9 @@ function subjectMatches(m: SubjectMatcher, subject: string): boolean {
       }
   }
 }
+
+/** Whether a silence matches an alert (`silenceMatches`, or a caller's memo of it). */
+export type SilenceMatchFn = (s: Silence, alert: { rule: AlertRule; subject: string }) => boolean;
 
 export function silenceMatches(s: Silence, alert: { rule: AlertRule; subject: string }): boolean {
   if (s.matchers.rule !== null && s.matchers.rule !== alert.rule) return false;
@@ -87,10 +91,11 @@ export function silencedBy(
   alert: { rule: AlertRule; subject: string },
   silences: readonly Silence[],
   now: EpochMs,
+  matches: SilenceMatchFn = silenceMatches,
 ): Silence | null {
   let best: Silence | null = null;
   for (const s of silences) {
-    if (!silenceActive(s, now) || !silenceMatches(s, alert)) continue;
+    if (!silenceActive(s, now) || !matches(s, alert)) continue;
     if (best === null || s.endsAt > best.endsAt || (s.endsAt === best.endsAt && s.id < best.id)) best = s;
   }
   return best;
@@ -99,17 +104,19 @@ export function silencedBy(
 /**
  * Conditions with the active silences applied: an unmuted condition that a silence matches becomes
  * muted by it. A condition muted by another alert stays so (that cause is shown; the silence would
- * add nothing). Returns new objects; `conditions` is not modified.
+ * add nothing). Returns new objects; `conditions` is not modified. `matches`: a memo of
+ * `silenceMatches` (the alert engine's, filled in slices so a tick never holds the event loop long).
  */
 export function applySilences(
   conditions: readonly Condition[],
   silences: readonly Silence[],
   now: EpochMs,
+  matches: SilenceMatchFn = silenceMatches,
 ): Condition[] {
   if (silences.length === 0) return [...conditions];
   return conditions.map((c) => {
     if (c.muted) return c;
-    const s = silencedBy(c, silences, now);
+    const s = silencedBy(c, silences, now, matches);
     if (s === null) return c;
     const mutedBy: MutedBySilence = {
       kind: "silence",
@@ -235,18 +242,80 @@ export function parseSilenceInput(raw: unknown, now: EpochMs, live = 0): Result<
   };
 }
 
-/** Unbounded quantifiers (`*`, `+`, `{n,}`) a subject regex may hold: the engine tests it on every subject each tick. */
-export const SILENCE_REGEX_MAX_UNBOUNDED = 2;
+/**
+ * The longest subject a subject regex is costed for: a `collector_failure` subject is at most
+ * 64 + 1 + 128 + 1 + 64 = 258 characters (collector/account/region), every other subject shorter.
+ */
+export const SILENCE_REGEX_SUBJECT_CHARS = SILENCE_SUBJECT_MAX;
+/**
+ * The most backtracking paths a subject regex may have on a subject of `SILENCE_REGEX_SUBJECT_CHARS`
+ * characters: two unbounded quantifiers (301 × 301 = 90,601 paths; under a quarter of a millisecond
+ * per subject at worst) fit, three do not, nor do seven `{1,9999}`.
+ */
+export const SILENCE_REGEX_MAX_PATHS = 100_000;
+
+const QUANTIFIER = /^\{(\d+)(,(\d*))?\}/;
 
 /**
- * Why a subject regex is refused, or null. JavaScript's regex engine backtracks, so a pattern with
- * nested or many unbounded quantifiers can take exponential time on a short subject; a silence is
- * matched against every alert on every tick. Only a linear-enough subset is taken: no groups (so no
- * nesting, alternation of groups or lookaround), no backreferences, at most two unbounded
- * quantifiers outside character classes.
+ * The backtracking paths of a group-free regex on a subject of `chars` characters, at most: the
+ * product, over the quantifiers of one alternative, of the counts each may take (`*`, `+`, `{n,}`:
+ * up to the subject's length; `?`: 2; `{n,m}`: m - n + 1, capped the same way), summed over the
+ * top-level alternatives. JavaScript's engine may try each such split of the subject once before it
+ * gives up, so this bounds the work of one test; a bounded quantifier costs as much as an unbounded
+ * one when its range exceeds the subject.
+ */
+export function regexPaths(pattern: string, chars: number = SILENCE_REGEX_SUBJECT_CHARS): number {
+  const cap = Number.MAX_SAFE_INTEGER;
+  let total = 0;
+  let branch = 1;
+  let i = 0;
+  while (i < pattern.length) {
+    const ch = pattern[i] as string;
+    if (ch === "\\") {
+      i += 2;
+      continue;
+    }
+    if (ch === "[") {
+      // A class is one character whatever it lists; `]` right after `[` or `[^` ends it (JavaScript).
+      i++;
+      while (i < pattern.length && pattern[i] !== "]") i += pattern[i] === "\\" ? 2 : 1;
+      i++;
+      continue;
+    }
+    if (ch === "|") {
+      total = Math.min(cap, total + branch);
+      branch = 1;
+      i++;
+      continue;
+    }
+    let span: number | null = null;
+    let length = 1;
+    if (ch === "*" || ch === "+") span = chars;
+    else if (ch === "?") span = 1;
+    else if (ch === "{") {
+      const m = QUANTIFIER.exec(pattern.slice(i, i + 40));
+      if (m !== null) {
+        length = m[0].length;
+        const min = Number(m[1]);
+        const max = m[2] === undefined ? min : m[3] === "" ? Number.POSITIVE_INFINITY : Number(m[3]);
+        span = Math.min(Math.max(0, max - min), chars);
+      }
+    }
+    i += length;
+    if (span === null) continue;
+    if (pattern[i] === "?") i++; // lazy: the same splits, tried in another order
+    branch = Math.min(cap, branch * (span + 1));
+  }
+  return Math.min(cap, total + branch);
+}
+
+/**
+ * Why a subject regex is refused, or null. JavaScript's regex engine backtracks, and a silence is
+ * tested against every alert on every tick, so only a subset whose work is bounded is taken: no
+ * groups (so no nesting, alternation of groups or lookaround), no backreferences, and at most
+ * `SILENCE_REGEX_MAX_PATHS` backtracking paths on the longest subject (`regexPaths`).
  */
 export function unsafeRegex(pattern: string): string | null {
-  let unbounded = 0;
   let inClass = false;
   for (let i = 0; i < pattern.length; i++) {
     const ch = pattern[i];
@@ -263,10 +332,9 @@ export function unsafeRegex(pattern: string): string | null {
     if (ch === "[") inClass = true;
     else if (ch === "(" || ch === ")")
       return "groups are not accepted in a silence regex (use prefix, or several silences)";
-    else if (ch === "*" || ch === "+") unbounded++;
-    else if (ch === "{" && /^\{\d+,\}/.test(pattern.slice(i))) unbounded++;
   }
-  return unbounded > SILENCE_REGEX_MAX_UNBOUNDED
-    ? `at most ${SILENCE_REGEX_MAX_UNBOUNDED} unbounded quantifiers (*, +, {n,}) are accepted in a silence regex`
+  const paths = regexPaths(pattern);
+  return paths > SILENCE_REGEX_MAX_PATHS
+    ? `costs too much to match: its quantifiers allow ${paths > 1e15 ? "over 10^15" : paths.toLocaleString("en-US")} backtracking paths on a ${SILENCE_REGEX_SUBJECT_CHARS}-character subject, at most ${SILENCE_REGEX_MAX_PATHS.toLocaleString("en-US")} are accepted (two unbounded quantifiers such as .* fit, three do not; a bounded one counts its range)`
     : null;
 }
