@@ -305,15 +305,23 @@ function compile(expression: FilterExpression): DocumentPredicate {
       return (doc) => parts.some((p) => p(doc));
     }
     case "in": {
+      // The list normalised once into sets: each document value is normalised once and looked up,
+      // so a list of hundreds of values costs what one value does (`equals` for each would be
+      // values x documents normalisations).
       const { attribute } = expression;
-      const wanted = expression.values.map((v) => ({
-        normalized: normalize(v),
-        number: NUMBER.test(v.trim()) ? Number(v) : null,
-      }));
-      return (doc) =>
-        elements(fieldValue(doc, attribute)).some((e) =>
-          wanted.some((w) => equals(e, w.normalized, w.number)),
-        );
+      const strings = new Set<string>();
+      const numbers = new Set<number>();
+      for (const v of expression.values) {
+        strings.add(normalize(v));
+        if (NUMBER.test(v.trim())) numbers.add(Number(v));
+      }
+      const matches = (e: unknown): boolean => {
+        if (typeof e === "string") return strings.has(normalize(e));
+        if (typeof e === "number") return numbers.has(e);
+        if (typeof e === "boolean") return strings.has(String(e));
+        return false;
+      };
+      return (doc) => elements(fieldValue(doc, attribute)).some(matches);
     }
     case "compare": {
       const { attribute, operator, value } = expression;
