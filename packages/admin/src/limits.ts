@@ -1,7 +1,7 @@
 // The bounds of the admin and customer APIs (docs/limits.md, `x-limits` in the OpenAPI document).
 // Each constant is the number the code enforces; the rows below are built from the same constants,
 // so the documented value and the enforced one cannot drift apart.
-import { DEFAULT_JSON_BODY_BYTES, type LimitRow } from "@relevance/http";
+import { DEFAULT_JSON_BODY_BYTES, type LimitRow, MAX_ERROR_DETAILS } from "@relevance/http";
 
 /** The body limits a deployment may change (`ApiDeps.limits`, `MAX_JSON_BODY_BYTES`, `MAX_DOCUMENTS_BODY_BYTES`). */
 export interface BodyLimits {
@@ -98,8 +98,8 @@ export const MAX_DOCUMENT_FIELDS = 1000;
 export const MAX_DOCUMENT_DEPTH = 20;
 /** Rejected documents listed in one upload's answer; `received - accepted` is the total. */
 export const MAX_REJECTED_LISTED = 100;
-/** Problems listed in one 422's `details` (the message gives the total). */
-export const MAX_DETAILS = 100;
+/** Problems listed in one 422's `details` (the message gives the total): every route's one bound. */
+export const MAX_DETAILS = MAX_ERROR_DETAILS;
 
 // --- request-wide ---
 
