@@ -7,16 +7,18 @@ export interface DocumentStats {
 }
 
 /**
- * Reads every document of the index, `pageSize` at a time, counting them and their top-level
- * fields: the stats Meilisearch answers, for the embedded stores (the admin API and the embedded
- * IndexManager).
+ * The stats Meilisearch answers (document count, documents having each top-level field), for the
+ * embedded stores (the admin API and the embedded IndexManager): the store's own when it keeps them
+ * (SqliteDocumentStore does, in its write transactions); otherwise every document is read,
+ * `pageSize` at a time.
  */
 export async function documentStats(
-  documents: Pick<DocumentStore, "list">,
+  documents: Pick<DocumentStore, "list" | "stats">,
   accountId: string,
   index: string,
   pageSize: number,
 ): Promise<DocumentStats> {
+  if (documents.stats !== undefined) return documents.stats(accountId, index);
   const fieldDistribution: Record<string, number> = {};
   let numberOfDocuments = 0;
   for (let offset = 0; ; offset += pageSize) {
