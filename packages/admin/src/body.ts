@@ -11,8 +11,21 @@ import { MAX_DETAILS, MAX_JSON_DEPTH } from "./limits.ts";
  * `constructor` or `prototype` anywhere and nesting beyond 32 levels answer 422 here, before any
  * validator or copy could drop such a key silently or reach `Object.prototype` through it.
  */
-export async function readJson(c: Context, status: 400 | 422, { shape = true } = {}): Promise<unknown> {
+export async function readJson(
+  c: Context,
+  status: 400 | 422,
+  {
+    shape = true,
+    beforeParse,
+  }: {
+    shape?: boolean;
+    /** A bound checked in the text before it is parsed (a 422 for the problem it answers). */
+    beforeParse?: (text: string) => Issue | null;
+  } = {},
+): Promise<unknown> {
   const text = await c.req.text();
+  const early = beforeParse?.(text) ?? null;
+  if (early !== null) throw invalid("the request body is over a limit", [early]);
   let value: unknown;
   try {
     value = JSON.parse(text) as unknown;

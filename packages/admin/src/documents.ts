@@ -9,6 +9,7 @@ import {
   MAX_DOCUMENT_FIELDS,
   MAX_DOCUMENT_ID_CHARS,
   MAX_DOCUMENT_STRING_BYTES,
+  MAX_DOCUMENTS_PER_BATCH,
   MAX_REJECTED_LISTED,
 } from "./limits.ts";
 import type { Document } from "./ports.ts";
@@ -185,4 +186,42 @@ export function inspectDocument(
     }
   }
   return { forbidden, problem };
+}
+
+/**
+ * The batch-size problem of a documents upload, found in its text before it is parsed: the items of
+ * its top-level array are counted by one scan that stops at the first one over the bound, so a
+ * 20 MiB batch of 1.47 million tiny documents is refused after reading its first few hundred
+ * kilobytes, and never becomes a million objects. Null when within the bound, or when the text is
+ * not an array (the parser and validateDocuments name that).
+ */
+export function batchSizeProblem(text: string, max = MAX_DOCUMENTS_PER_BATCH): Issue | null {
+  let i = 0;
+  while (i < text.length && /\s/.test(text.charAt(i))) i++;
+  if (text.charCodeAt(i) !== 0x5b /* [ */) return null;
+  let depth = 0;
+  let items = 0;
+  let inString = false;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+      continue;
+    }
+    // The first item starts at the first character inside the array; each comma starts another.
+    if (depth === 1 && items === 0 && c > 0x20 && c !== 0x5d /* ] */) items = 1;
+    if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b /* { */) depth++;
+    else if (c === 0x5d || c === 0x7d /* ] } */) depth--;
+    else if (c === 0x2c /* , */ && depth === 1) items++;
+    if (items > max) {
+      return issue(
+        "",
+        `has more than the limit of ${max} documents in one batch; send them in batches of at most ${max}`,
+      );
+    }
+    if (depth === 0) break;
+  }
+  return null;
 }

@@ -2,6 +2,7 @@
 // Each constant is the number the code enforces; the rows below are built from the same constants,
 // so the documented value and the enforced one cannot drift apart.
 import { DEFAULT_JSON_BODY_BYTES, type LimitRow, MAX_ERROR_DETAILS } from "@relevance/http";
+import { MAX_DOCUMENTS_PER_INDEX } from "@relevance/settings";
 
 /** The body limits a deployment may change (`ApiDeps.limits`, `MAX_JSON_BODY_BYTES`, `MAX_DOCUMENTS_BODY_BYTES`). */
 export interface BodyLimits {
@@ -96,6 +97,11 @@ export const MAX_DOCUMENT_STRING_BYTES = 64 * 1024;
 export const MAX_DOCUMENT_FIELDS = 1000;
 /** Levels of objects and arrays in one document; the document itself is level 1. */
 export const MAX_DOCUMENT_DEPTH = 20;
+/**
+ * Documents in one upload (`POST …/documents`): ten of the 1,000-document batches Meilisearch's
+ * clients send (`addDocumentsInBatches`), so a 100,000-product catalogue is ten requests.
+ */
+export const MAX_DOCUMENTS_PER_BATCH = 10_000;
 /** Rejected documents listed in one upload's answer; `received - accepted` is the total. */
 export const MAX_REJECTED_LISTED = 100;
 /** Problems listed in one 422's `details` (the message gives the total): every route's one bound. */
@@ -332,6 +338,22 @@ export function adminLimitRows(body: BodyLimits = DEFAULT_BODY_LIMITS): LimitRow
       status: 413,
       note: "POST /api/v1/indexes/{name}/documents",
       env: BODY_LIMIT_ENV.documentsBodyBytes,
+    },
+    {
+      area: "documents",
+      field: "body",
+      limit: MAX_DOCUMENTS_PER_BATCH,
+      unit: "items",
+      status: 422,
+      note: "documents in one POST /api/v1/indexes/{name}/documents, counted in the body's text before it is parsed; nothing of a larger batch is stored (Meilisearch's clients send 1,000 at a time)",
+    },
+    {
+      area: "documents",
+      field: "index",
+      limit: MAX_DOCUMENTS_PER_INDEX,
+      unit: "items",
+      status: 422,
+      note: "documents one index holds where npm start keeps them (SQLite and the embedded engine): a batch that would take the index past it is refused whole, nothing stored (a task that would, fails with index_documents_limit_exceeded); with Meilisearch behind the API, Meilisearch's own",
     },
     {
       area: "documents",

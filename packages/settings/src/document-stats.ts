@@ -1,5 +1,12 @@
 import type { DocumentStore } from "./ports.ts";
 
+/**
+ * Documents one index may hold where this project keeps them (npm start's SQLite store and its
+ * embedded engine, which holds every index it searches in memory): twice a 100,000-product
+ * catalogue. A batch that would take an index past it is refused whole.
+ */
+export const MAX_DOCUMENTS_PER_INDEX = 200_000;
+
 /** An index's document count and field distribution (documents having each top-level field). */
 export interface DocumentStats {
   numberOfDocuments: number;

@@ -120,6 +120,8 @@ export interface DocumentStore {
    * without it has them counted by reading every document (`documentStats`).
    */
   stats?(accountId: string, index: string): Promise<DocumentStats>;
+  /** How many of `ids` (primary-key values as strings) the index holds, when the store can say cheaply. */
+  countIds?(accountId: string, index: string, ids: readonly string[]): Promise<number>;
 }
 
 /**

@@ -57,6 +57,7 @@ export class SqliteDocumentStore implements EditableDocumentStore {
   private readonly getStmt: StatementSync;
   private readonly deleteOneStmt: StatementSync;
   private readonly fieldsStmt: StatementSync;
+  private readonly countIdsStmt: StatementSync;
   private readonly dropStatsStmts: StatementSync[];
   private readonly insertNewStmt: StatementSync;
   private readonly replaceStmt: StatementSync;
@@ -83,6 +84,9 @@ export class SqliteDocumentStore implements EditableDocumentStore {
     );
     this.fieldsStmt = db.prepare(
       "SELECT field, documents FROM document_fields WHERE account = ? AND index_name = ? AND documents > 0 ORDER BY field",
+    );
+    this.countIdsStmt = db.prepare(
+      "SELECT COUNT(*) AS n FROM documents WHERE account = ? AND index_name = ? AND doc_id IN (SELECT DISTINCT value FROM json_each(?))",
     );
     this.insertNewStmt = db.prepare(
       "INSERT INTO documents (account, index_name, doc_id, body) VALUES (?, ?, ?, ?) ON CONFLICT (account, index_name, doc_id) DO NOTHING",
@@ -158,6 +162,12 @@ export class SqliteDocumentStore implements EditableDocumentStore {
 
   async count(account: string, index: string): Promise<number> {
     return (this.countStmt.get(account, index) as { n: number } | undefined)?.n ?? 0;
+  }
+
+  /** How many of `ids` the index holds (each id counted once), by the primary key alone. */
+  async countIds(account: string, index: string, ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    return (this.countIdsStmt.get(account, index, JSON.stringify(ids)) as { n: number }).n;
   }
 
   /** The index's count and field distribution, as kept by the write transactions (no document is read). */
