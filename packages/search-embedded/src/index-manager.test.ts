@@ -32,7 +32,10 @@ describe("EmbeddedIndexManager", () => {
     // Replaced documents take no room, by addition or by update; a third new one fits.
     for (const write of [
       manager.addDocuments(uid, [{ id: 1, t: "a" }, { id: 2, t: "b" }, { id: 3 }]),
-      manager.updateDocuments(uid, [{ id: 1, u: 1 }, { id: 3, u: 3 }]),
+      manager.updateDocuments(uid, [
+        { id: 1, u: 1 },
+        { id: 3, u: 3 },
+      ]),
     ]) {
       expect((await manager.waitForTask((await write).taskUid)).status).toBe("succeeded");
     }
