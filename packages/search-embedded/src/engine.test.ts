@@ -467,6 +467,20 @@ describe("long index work in slices of the event loop", () => {
       description: `A sturdy piece number ${i}, ${"fine words ".repeat(5)}`,
     }));
 
+  it("gives each search its own turn of the event loop (a multi-search's queries are not answered in one)", async () => {
+    const db = openDatabase(":memory:");
+    const documents = new SqliteDocumentStore(db);
+    await documents.upsert("acct", "products", "id", products(10));
+    const engine = new EmbeddedRetrieval({ documents });
+    await engine.search(target(), query("chair"));
+    const ten = await turnsDuring(() =>
+      Promise.all(Array.from({ length: 10 }, () => engine.search(target(), query("chair")))),
+    );
+    expect(ten.value.every((r) => r.estimatedTotalHits === 10)).toBe(true);
+    expect(ten.turns).toBeGreaterThanOrEqual(1);
+    db.close();
+  });
+
   it("builds a large index, writes its snapshot in parts and loads it, giving the event loop back throughout", async () => {
     const db = openDatabase(":memory:");
     const documents = new SqliteDocumentStore(db);

@@ -386,6 +386,10 @@ export class EmbeddedRetrieval implements Retrieval {
   }
 
   async search(target: SearchTarget, query: SearchQuery): Promise<RetrievalResult> {
+    // Each search in its own turn of the event loop: the queries of a multi-search (and searches
+    // arriving together) are answered one turn each, with other requests between them, rather
+    // than all in one.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     // Validate the settings and everything the client chose before any (possibly expensive) index work.
     const unsupported = unsupportedSetting(target);
     if (unsupported !== null) {
@@ -527,11 +531,11 @@ export class EmbeddedRetrieval implements Retrieval {
         });
       }
     }
-    const fields = indexFields(target) ?? stringFields(docDocs(docs));
-    const search = new MiniSearch<Document>(miniSearchOptions(fields, primaryKey));
     // Built a few milliseconds at a time (a 100,000-product index takes seconds): searches of other
     // indexes, and every other request, are answered meanwhile; searches of this one wait for it.
     const slicer = new Slicer();
+    const fields = indexFields(target) ?? (await stringFields(docDocs(docs), () => slicer.pause()));
+    const search = new MiniSearch<Document>(miniSearchOptions(fields, primaryKey));
     for (const doc of docDocs(docs)) {
       search.add(doc);
       await slicer.pause();

@@ -279,8 +279,10 @@ function isFilterable(attribute: string, filterable: readonly string[]): boolean
 
 /** Strings compare after NFKC and lower-casing, as Meilisearch compares facet strings case-insensitively. */
 function normalize(text: string): string {
-  return nfkc(text).toLowerCase();
+  // NFKC leaves ASCII as it is: most values skip it (a filter normalises every document's value).
+  return ASCII.test(text) ? text.toLowerCase() : nfkc(text).toLowerCase();
 }
+const ASCII = /^[\x00-\x7f]*$/;
 
 /** A document value as the filter sees it: arrays are their elements, anything else one element. */
 function elements(value: unknown): unknown[] {
