@@ -12,7 +12,7 @@ import { stream } from "hono/streaming";
 import { z } from "zod";
 import { authGuard, type CustomerEnv, customerAuth } from "./auth.ts";
 import { parseWith, readJson } from "./body.ts";
-import { batchSizeProblem, validateDocuments } from "./documents.ts";
+import { validateDocuments } from "./documents.ts";
 import {
   backendIndexDocuments,
   backendReadFailed,
@@ -22,7 +22,7 @@ import {
   storeDocuments,
   taskFields,
 } from "./index-documents.ts";
-import { MAX_PAGE_LIMIT, resolveBodyLimits } from "./limits.ts";
+import { MAX_DOCUMENTS_PER_BATCH, MAX_PAGE_LIMIT, resolveBodyLimits } from "./limits.ts";
 import type { CustomerDeps, DocumentStore, IndexBackend, TaskSummary } from "./ports.ts";
 import { type Attempt, etag, findRecord, isAlias, recordName, retryOnConflict } from "./records.ts";
 import {
@@ -249,7 +249,7 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
     const primaryKey = String(index.attributes.primary_key ?? DEFAULT_PRIMARY_KEY);
     // The shape (forbidden keys, nesting) is checked per document by validateDocuments: nesting is
     // a per-document limit there, which rejects one document rather than the batch.
-    const input = await readJson(c, 400, { shape: false, beforeParse: (text) => batchSizeProblem(text) });
+    const input = await readJson(c, 400, { shape: false, maxItems: MAX_DOCUMENTS_PER_BATCH });
     const result = validateDocuments(input, primaryKey);
     if (!result.ok) {
       const more = result.total > result.errors.length ? ` (showing ${result.errors.length})` : "";

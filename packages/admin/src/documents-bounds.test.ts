@@ -45,6 +45,42 @@ describe("documents per batch", () => {
     expect(at.status).toBe(202);
     expect(at.body.accepted).toBe(MAX_DOCUMENTS_PER_BATCH);
   });
+  it("stops reading a batch once it is over the limit: the rest of the body is never read", async () => {
+    const h = makeHarness();
+    const { apiKey } = await h.account();
+    await h.index(apiKey, "products");
+    // 1.4 million tiny documents (about 20 MB), made as they are read, 64 KiB at a time.
+    const total = 1_400_000;
+    let made = 0;
+    let chunks = 0;
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        chunks++;
+        const parts: string[] = [];
+        while (made < total && parts.length < 5000) parts.push(`${made === 0 ? "[" : ","}{"id":${made++}}`);
+        controller.enqueue(encoder.encode(parts.join("") + (made === total ? "]" : "")));
+        if (made === total) controller.close();
+      },
+    });
+    const res = await h.app.request("/api/v1/indexes/products/documents", {
+      method: "POST",
+      headers: {
+        "x-api-key": apiKey,
+        "content-type": "application/json",
+        "content-length": String(20_000_000),
+      },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(res.status).toBe(422);
+    const answer = (await res.json()) as { error: { details: { path: string; message: string }[] } };
+    expect(answer.error.details[0]?.message).toMatch(/more than the limit of 1000 documents/);
+    expect(chunks).toBeLessThan(5);
+    expect((await h.customer(apiKey, "GET", "/api/v1/indexes/products/stats")).body.numberOfDocuments).toBe(
+      0,
+    );
+  });
 });
 
 describe("documents per index", () => {

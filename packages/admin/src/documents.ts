@@ -189,39 +189,62 @@ export function inspectDocument(
 }
 
 /**
- * The batch-size problem of a documents upload, found in its text before it is parsed: the items of
- * its top-level array are counted by one scan that stops at the first one over the bound, so a
- * 20 MiB batch of 1.47 million tiny documents is refused after reading its first few hundred
- * kilobytes, and never becomes a million objects. Null when within the bound, or when the text is
- * not an array (the parser and validateDocuments name that).
+ * Counts the items of a JSON text's top-level array as the text arrives, chunk by chunk (one pass,
+ * strings and escapes skipped): a 20 MiB batch of 1.47 million tiny documents is refused once its
+ * first few hundred kilobytes have arrived, and never becomes a million objects. A text that is not
+ * an array counts nothing (the parser and validateDocuments name what is wrong with it).
  */
-export function batchSizeProblem(text: string, max = MAX_DOCUMENTS_PER_BATCH): Issue | null {
-  let i = 0;
-  while (i < text.length && /\s/.test(text.charAt(i))) i++;
-  if (text.charCodeAt(i) !== 0x5b /* [ */) return null;
-  let depth = 0;
-  let items = 0;
-  let inString = false;
-  for (; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c /* \ */) i++;
-      else if (c === 0x22 /* " */) inString = false;
-      continue;
+export class BatchCounter {
+  /** Items of the top-level array seen so far. */
+  items = 0;
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  /** Whether the first non-blank character was seen, and it opened an array. */
+  private started = false;
+  private array = false;
+  private ended = false;
+
+  /** Reads the next piece of the text; true once more than `max` items were seen. */
+  feed(text: string, max: number): boolean {
+    for (let i = 0; i < text.length && !this.ended; i++) {
+      const c = text.charCodeAt(i);
+      if (!this.started) {
+        if (c <= 0x20) continue;
+        this.started = true;
+        this.array = c === 0x5b; /* [ */
+        if (!this.array) this.ended = true;
+        else this.depth = 1;
+        continue;
+      }
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (c === 0x5c /* \ */) this.escaped = true;
+        else if (c === 0x22 /* " */) this.inString = false;
+        continue;
+      }
+      // The first item starts at the first character inside the array; each comma starts another.
+      if (this.depth === 1 && this.items === 0 && c > 0x20 && c !== 0x5d /* ] */) this.items = 1;
+      if (c === 0x22) this.inString = true;
+      else if (c === 0x5b || c === 0x7b /* { */) this.depth++;
+      else if (c === 0x5d || c === 0x7d /* ] } */) {
+        if (--this.depth === 0) this.ended = true;
+      } else if (c === 0x2c /* , */ && this.depth === 1) this.items++;
+      if (this.items > max) return true;
     }
-    // The first item starts at the first character inside the array; each comma starts another.
-    if (depth === 1 && items === 0 && c > 0x20 && c !== 0x5d /* ] */) items = 1;
-    if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b /* { */) depth++;
-    else if (c === 0x5d || c === 0x7d /* ] } */) depth--;
-    else if (c === 0x2c /* , */ && depth === 1) items++;
-    if (items > max) {
-      return issue(
-        "",
-        `has more than the limit of ${max} documents in one batch; send them in batches of at most ${max}`,
-      );
-    }
-    if (depth === 0) break;
+    return false;
   }
-  return null;
+}
+
+/** The 422 problem of a batch of more than `max` documents. */
+export function batchSizeIssue(max = MAX_DOCUMENTS_PER_BATCH): Issue {
+  return issue(
+    "",
+    `has more than the limit of ${max} documents in one batch; send them in batches of at most ${max}`,
+  );
+}
+
+/** The batch-size problem of a whole documents text, or null when within the bound (or not an array). */
+export function batchSizeProblem(text: string, max = MAX_DOCUMENTS_PER_BATCH): Issue | null {
+  return new BatchCounter().feed(text, max) ? batchSizeIssue(max) : null;
 }
