@@ -41,7 +41,7 @@ import {
   withoutStopWords,
 } from "./settings.ts";
 import { Slicer } from "./slices.ts";
-import { snapshotHeader, snapshotObject, snapshotParts } from "./snapshot-parts.ts";
+import { loadSnapshot, snapshotHeader, snapshotParts } from "./snapshot-parts.ts";
 import type { IndexSnapshotStore } from "./snapshots.ts";
 import {
   compareSortKeys,
@@ -508,12 +508,8 @@ export class EmbeddedRetrieval implements Retrieval {
     const docs = await this.readDocuments(account, index, primaryKey);
     if (snapshot !== null) {
       try {
-        // Parsed a part at a time and loaded by MiniSearch in chunks: the event loop is given back
-        // between them.
-        const search = await MiniSearch.loadJSAsync(
-          await snapshotObject(snapshot.parts),
-          miniSearchOptions(snapshot.fields, primaryKey),
-        );
+        // Parsed and loaded a part at a time: the event loop is given back between them.
+        const search = await loadSnapshot(snapshot.parts, miniSearchOptions(snapshot.fields, primaryKey));
         this.counters.snapshotLoads++;
         return {
           config,
@@ -549,8 +545,8 @@ export class EmbeddedRetrieval implements Retrieval {
   /**
    * Serializing and storing takes about as long as building (docs/search.md), so it happens after
    * the search that built the index, and only for the latest build of the index within the delay,
-   * in parts of about a megabyte, each made in its own slice of the event loop (a 100,000-product
-   * index is 29 MB of JSON: in one piece it held every request for a second). The index is not
+   * in parts of about 60 KB, each made in its own slice of the event loop (a 100,000-product index
+   * was 29 MB of JSON: in one piece it held every request for a second). The index is not
    * changed once built, so its parts are consistent however long the writing takes.
    */
   private scheduleSnapshot(key: string, account: string, index: string, loaded: LoadedIndex): void {

@@ -1,15 +1,16 @@
-// An index snapshot as parts of about a megabyte each, so that writing and reading one is done in
-// slices (slices.ts): a 100,000-product index is about 29 MB of JSON, which serialized or parsed in
-// one piece held the event loop for a second. The first part is a header (what the index was built
-// for, MiniSearch's counters); then its document ids, field lengths and terms with their postings,
-// each part a JSON array `[kind, items]`. Read back, the parts make the object MiniSearch's own
-// `toJSON` makes, loaded by its `loadJSAsync` (which also yields as it goes).
+// An index snapshot as parts of a few hundred kilobytes each, so that writing and reading one is
+// done in slices (slices.ts): a 100,000-product index is about 25 MB of JSON, which serialized or
+// parsed in one piece held the event loop for a second. The first part is a header (what the index
+// was built for, MiniSearch's counters); then its document ids, field lengths and terms with their
+// postings, each part a JSON array `[kind, items]`, postings as flat arrays of document and
+// frequency (objects with numeric keys, MiniSearch's own `toJSON` form, cost ten times more to make
+// and to read). Read back, the parts fill a MiniSearch index's maps directly.
 
 import type { Document } from "@relevance/settings";
-import type MiniSearch from "minisearch";
+import MiniSearch, { type Options } from "minisearch";
 import { Slicer } from "./slices.ts";
 
-/** MiniSearch's internals a snapshot reads (minisearch 7, serialization version 2). */
+/** MiniSearch's internals a snapshot reads and fills (minisearch 7). */
 interface Internals {
   _documentCount: number;
   _nextId: number;
@@ -17,8 +18,11 @@ interface Internals {
   _avgFieldLength: number[];
   _dirtCount: number;
   _documentIds: Map<number, string>;
+  _idToShortId: Map<string, number>;
   _fieldLength: Map<number, number[]>;
-  _index: Iterable<[string, Map<number, Map<number, number>>]>;
+  _index: Iterable<[string, Map<number, Map<number, number>>]> & {
+    set(term: string, data: Map<number, Map<number, number>>): unknown;
+  };
 }
 
 export interface SnapshotHeader {
@@ -28,8 +32,8 @@ export interface SnapshotHeader {
   fields: string[];
 }
 
-/** Postings (or ids) per part: about a megabyte of JSON. */
-const ITEMS_PER_PART = 40_000;
+/** Values (ids, lengths, postings) per part: a few hundred kilobytes of JSON, a few milliseconds. */
+const VALUES_PER_PART = 5000;
 
 /** The parts of `search`'s snapshot, each made when asked for (a slice of work each). */
 export function* snapshotParts(search: MiniSearch<Document>, header: SnapshotHeader): Generator<string> {
@@ -44,75 +48,95 @@ export function* snapshotParts(search: MiniSearch<Document>, header: SnapshotHea
   });
   let items: unknown[] = [];
   let size = 0;
-  function* flush(kind: string, force: boolean): Generator<string> {
-    if (items.length === 0 || (!force && size < ITEMS_PER_PART)) return;
-    yield JSON.stringify([kind, items]);
+  const full = () => size >= VALUES_PER_PART;
+  const take = (kind: string) => {
+    const part = JSON.stringify([kind, items]);
     items = [];
     size = 0;
-  }
+    return part;
+  };
   for (const pair of s._documentIds) {
     items.push(pair);
     size++;
-    yield* flush("ids", false);
+    if (full()) yield take("ids");
   }
-  yield* flush("ids", true);
+  if (items.length > 0) yield take("ids");
   for (const pair of s._fieldLength) {
     items.push(pair);
     size += pair[1].length;
-    yield* flush("lengths", false);
+    if (full()) yield take("lengths");
   }
-  yield* flush("lengths", true);
+  if (items.length > 0) yield take("lengths");
   for (const [term, fieldIndex] of s._index) {
-    const data: Record<number, Record<number, number>> = {};
+    // [term, fieldId, [doc, freq, doc, freq, ...], fieldId, [...], ...]
+    const item: unknown[] = [term];
     for (const [fieldId, freqs] of fieldIndex) {
-      data[fieldId] = Object.fromEntries(freqs);
+      const flat: number[] = [];
+      for (const [doc, freq] of freqs) flat.push(doc, freq);
+      item.push(fieldId, flat);
       size += freqs.size;
     }
-    items.push([term, data]);
+    items.push(item);
     size++;
-    yield* flush("terms", false);
+    if (full()) yield take("terms");
   }
-  yield* flush("terms", true);
+  if (items.length > 0) yield take("terms");
 }
 
 /** The header of a snapshot (its first part), or null when it is not one of this format. */
-export function snapshotHeader(first: string | undefined, format: number): (SnapshotHeader & object) | null {
+export function snapshotHeader(first: string | undefined, format: number): SnapshotHeader | null {
   if (first === undefined) return null;
   const header = JSON.parse(first) as SnapshotHeader;
   return header.format === format ? header : null;
 }
 
-/**
- * The object MiniSearch's `loadJSAsync` takes, made from the parts in slices. Throws on parts that
- * are not a snapshot's.
- */
-export async function snapshotObject(
+/** The index the parts describe, filled a part at a time in slices. Throws on parts that are not a snapshot's. */
+export async function loadSnapshot(
   parts: readonly string[],
-): Promise<Parameters<typeof MiniSearch.loadJS>[0]> {
+  options: Options<Document>,
+): Promise<MiniSearch<Document>> {
   const header = JSON.parse(parts[0] as string) as Record<string, unknown>;
-  const documentIds: Record<number, string> = {};
-  const fieldLength: Record<number, number[]> = {};
-  const index: [string, Record<string, Record<string, number>>][] = [];
+  const search = MiniSearch.loadJS<Document>(
+    {
+      documentCount: header.documentCount as number,
+      nextId: header.nextId as number,
+      fieldIds: header.fieldIds as Record<string, number>,
+      averageFieldLength: header.averageFieldLength as number[],
+      dirtCount: header.dirtCount as number,
+      documentIds: {},
+      fieldLength: {},
+      storedFields: {},
+      index: [],
+      serializationVersion: 2,
+    },
+    options,
+  );
+  const s = search as unknown as Internals;
   const slicer = new Slicer();
   for (const part of parts.slice(1)) {
     const [kind, items] = JSON.parse(part) as [string, unknown[]];
-    if (kind === "ids") for (const [shortId, id] of items as [number, string][]) documentIds[shortId] = id;
-    else if (kind === "lengths")
-      for (const [shortId, lengths] of items as [number, number[]][]) fieldLength[shortId] = lengths;
-    else if (kind === "terms") for (const entry of items as (typeof index)[number][]) index.push(entry);
-    else throw new Error(`not an index snapshot part: ${String(kind).slice(0, 40)}`);
+    if (kind === "ids") {
+      for (const [shortId, id] of items as [number, string][]) {
+        s._documentIds.set(shortId, id);
+        s._idToShortId.set(id, shortId);
+      }
+    } else if (kind === "lengths") {
+      for (const [shortId, lengths] of items as [number, number[]][]) s._fieldLength.set(shortId, lengths);
+    } else if (kind === "terms") {
+      for (const item of items as unknown[][]) {
+        const data = new Map<number, Map<number, number>>();
+        for (let i = 1; i < item.length; i += 2) {
+          const flat = item[i + 1] as number[];
+          const freqs = new Map<number, number>();
+          for (let j = 0; j < flat.length; j += 2) freqs.set(flat[j] as number, flat[j + 1] as number);
+          data.set(item[i] as number, freqs);
+        }
+        s._index.set(item[0] as string, data);
+      }
+    } else {
+      throw new Error(`not an index snapshot part: ${String(kind).slice(0, 40)}`);
+    }
     await slicer.pause();
   }
-  return {
-    documentCount: header.documentCount as number,
-    nextId: header.nextId as number,
-    fieldIds: header.fieldIds as Record<string, number>,
-    averageFieldLength: header.averageFieldLength as number[],
-    dirtCount: header.dirtCount as number,
-    documentIds,
-    fieldLength,
-    storedFields: {},
-    index,
-    serializationVersion: 2,
-  };
+  return search;
 }

@@ -1,5 +1,5 @@
 /**
- * A serialized index and the document revision it was built from, as parts of about a megabyte
+ * A serialized index and the document revision it was built from, as parts of about 60 KB
  * (snapshot-parts.ts): written and read a part at a time, so neither holds the event loop long.
  */
 export interface IndexSnapshot {
