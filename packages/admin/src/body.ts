@@ -56,11 +56,18 @@ async function readBatchText(c: Context, max: number): Promise<string> {
   const decoder = new TextDecoder();
   const counter = new BatchCounter();
   const parts: string[] = [];
+  let sinceTurn = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     const text = decoder.decode(value, { stream: true });
     parts.push(text);
+    // Chunks that arrived together are otherwise all read in one turn of the event loop.
+    sinceTurn += value.length;
+    if (sinceTurn >= 1024 * 1024) {
+      sinceTurn = 0;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     if (counter.feed(text, max)) {
       await reader.cancel().catch(() => undefined);
       throw invalid("the request body is over a limit", [batchSizeIssue(max)]);
