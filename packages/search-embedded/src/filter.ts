@@ -307,23 +307,28 @@ function compile(expression: FilterExpression): DocumentPredicate {
       return (doc) => parts.some((p) => p(doc));
     }
     case "in": {
-      // The list normalised once into sets: each document value is normalised once and looked up,
-      // so a list of hundreds of values costs what one value does (`equals` for each would be
-      // values x documents normalisations).
-      const { attribute } = expression;
-      const strings = new Set<string>();
-      const numbers = new Set<number>();
-      for (const v of expression.values) {
-        strings.add(normalize(v));
-        if (NUMBER.test(v.trim())) numbers.add(Number(v));
-      }
+      // The list normalised once into sets (made for the first document asked about, so compiling
+      // stays parsing alone): each document value is normalised once and looked up, so a list of
+      // hundreds of values costs what one value does (`equals` for each would be values x
+      // documents normalisations).
+      const { attribute, values } = expression;
+      let strings = new Set<string>();
+      let numbers = new Set<number>();
+      let made = false;
       const matches = (e: unknown): boolean => {
         if (typeof e === "string") return strings.has(normalize(e));
         if (typeof e === "number") return numbers.has(e);
         if (typeof e === "boolean") return strings.has(String(e));
         return false;
       };
-      return (doc) => elements(fieldValue(doc, attribute)).some(matches);
+      return (doc) => {
+        if (!made) {
+          strings = new Set(values.map(normalize));
+          numbers = new Set(values.filter((v) => NUMBER.test(v.trim())).map(Number));
+          made = true;
+        }
+        return elements(fieldValue(doc, attribute)).some(matches);
+      };
     }
     case "compare": {
       const { attribute, operator, value } = expression;
