@@ -7,17 +7,22 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-/** Starts apps/local/src/main.ts on a free port with DEMO=0; resolves once it is listening. */
+/**
+ * Starts apps/local/src/main.ts on a free port with DEMO=0; resolves once it is listening. With
+ * `probe`, the process carries loop-probe.ts and answers `loopProbe`'s questions over IPC.
+ */
 export async function startLocalStack(
   dataDir: string,
   env: Record<string, string>,
+  options: { probe?: boolean } = {},
 ): Promise<{ child: ChildProcess; url: string }> {
+  const probe = options.probe === true ? ["--import", join(ROOT, "scripts/bench/loop-probe.ts")] : [];
   const child = spawn(
     process.execPath,
-    ["--disable-warning=ExperimentalWarning", join(ROOT, "apps/local/src/main.ts")],
+    ["--disable-warning=ExperimentalWarning", ...probe, join(ROOT, "apps/local/src/main.ts")],
     {
       env: { ...process.env, PORT: "0", DATA_DIR: dataDir, DEMO: "0", ...env },
-      stdio: ["ignore", "pipe", "inherit"],
+      stdio: options.probe === true ? ["ignore", "pipe", "inherit", "ipc"] : ["ignore", "pipe", "inherit"],
     },
   );
   const url = await new Promise<string>((resolve, reject) => {
@@ -37,4 +42,32 @@ export async function startLocalStack(
 export function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) / 1024;
+}
+
+/** The event-loop probe of a stack started with `probe`: reset before a request, read after it. */
+export interface LoopProbe {
+  reset(): Promise<void>;
+  /** The longest the stack's event loop was held since the last reset, in milliseconds. */
+  read(): Promise<number>;
+}
+
+export function loopProbe(child: ChildProcess): LoopProbe {
+  let next = 0;
+  const ask = (probe: "reset" | "read") =>
+    new Promise<{ maxMs?: number }>((resolve, reject) => {
+      const id = next++;
+      const onMessage = (message: { probe?: string; id?: number; maxMs?: number }) => {
+        if (message?.id !== id) return;
+        child.off("message", onMessage);
+        resolve(message);
+      };
+      child.on("message", onMessage);
+      if (!child.send({ probe, id })) reject(new Error("the stack's probe channel is closed"));
+    });
+  return {
+    reset: async () => {
+      await ask("reset");
+    },
+    read: async () => (await ask("read")).maxMs ?? Number.NaN,
+  };
 }

@@ -47,9 +47,31 @@ beforeAll(async () => {
   expect(
     (await call(stack.url, "POST", `/api/v1/indexes/${ctx.index}/documents`, PRODUCTS, key)).status,
   ).toBe(202);
-  // The index's settings reach search through the exporter: wait for the first normal answer.
+  expect(
+    (
+      await call(
+        stack.url,
+        "PATCH",
+        `/api/v1/indexes/${ctx.index}/settings`,
+        { filterableAttributes: ["category", "price"] },
+        key,
+      )
+    ).status,
+  ).toBe(200);
+  // The index's settings reach search through the exporter: wait for the first normal answer and
+  // for category to be filterable there.
+  const filterable = async () =>
+    (
+      await call(
+        stack.url,
+        "POST",
+        `/api/v1/indexes/${ctx.index}/search`,
+        { q: "", filter: "category = x" },
+        key,
+      )
+    ).status === 200;
   const deadline = Date.now() + 10_000;
-  while ((await normalSearch()).hits !== 2 && Date.now() < deadline)
+  while (((await normalSearch()).hits !== 2 || !(await filterable())) && Date.now() < deadline)
     await new Promise((r) => setTimeout(r, 20));
 }, 60_000);
 

@@ -15,6 +15,7 @@ import {
   INDEX_PREFIX,
   type IndexSettingsAttributes,
   indexSk,
+  MAX_DOCUMENTS_PER_INDEX,
   type TableItem,
 } from "@relevance/settings";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
@@ -32,7 +33,7 @@ import {
   storeDocuments,
   taskFields,
 } from "./index-documents.ts";
-import { MAX_PAGE_LIMIT, resolveBodyLimits } from "./limits.ts";
+import { MAX_DOCUMENTS_PER_BATCH, MAX_PAGE_LIMIT, resolveBodyLimits } from "./limits.ts";
 import type { CustomerDeps, DocumentStore, IndexBackend, TaskSummary } from "./ports.ts";
 import { type Attempt, etag, findRecord, isAlias, recordName, retryOnConflict } from "./records.ts";
 import {
@@ -278,7 +279,7 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
     const primaryKey = String(index.attributes.primary_key ?? DEFAULT_PRIMARY_KEY);
     // The shape (forbidden keys, nesting) is checked per document by validateDocuments: nesting is
     // a per-document limit there, which rejects one document rather than the batch.
-    const input = await readJson(c, 400, { shape: false });
+    const input = await readJson(c, 400, { shape: false, maxItems: MAX_DOCUMENTS_PER_BATCH });
     const result = validateDocuments(input, primaryKey);
     if (!result.ok) {
       const more = result.total > result.errors.length ? ` (showing ${result.errors.length})` : "";
@@ -287,6 +288,8 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
     let task: TaskSummary | undefined;
     if (result.docs.length > 0) {
       const docs = result.docs;
+      const store = deps.documents ?? (target.kind === "store" ? target.documents : undefined);
+      if (store !== undefined) await checkIndexRoom(store, account(c), recordName(index), primaryKey, docs);
       if (target.kind === "store") {
         await target.documents.upsert(account(c), recordName(index), primaryKey, docs);
       } else {
@@ -458,6 +461,31 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
   });
 
   return app;
+}
+
+/**
+ * Refuses (422) a batch that would take an index this project stores past MAX_DOCUMENTS_PER_INDEX;
+ * documents it replaces take no room. The count is kept by the store, so this reads no document.
+ */
+async function checkIndexRoom(
+  store: DocumentStore,
+  accountId: string,
+  index: string,
+  primaryKey: string,
+  docs: readonly Record<string, unknown>[],
+): Promise<void> {
+  const held = await store.count(accountId, index);
+  if (held + docs.length <= MAX_DOCUMENTS_PER_INDEX) return;
+  const ids = [...new Set(docs.map((doc) => String(doc[primaryKey])))];
+  const replaced = store.countIds === undefined ? 0 : await store.countIds(accountId, index, ids);
+  const after = held + ids.length - replaced;
+  if (after <= MAX_DOCUMENTS_PER_INDEX) return;
+  throw invalid(`the index would hold more than the limit of ${MAX_DOCUMENTS_PER_INDEX} documents`, [
+    {
+      path: "",
+      message: `would take the index from ${held} to ${after} documents, more than the limit of ${MAX_DOCUMENTS_PER_INDEX} per index; nothing was stored`,
+    },
+  ]);
 }
 
 /** `{uid, ...}` (what Meilisearch's clients send to create an index) read as `{name, ...}`. */

@@ -1,7 +1,8 @@
 // The bounds of the admin and customer APIs (docs/limits.md, `x-limits` in the OpenAPI document).
 // Each constant is the number the code enforces; the rows below are built from the same constants,
 // so the documented value and the enforced one cannot drift apart.
-import { DEFAULT_JSON_BODY_BYTES, type LimitRow } from "@relevance/http";
+import { DEFAULT_JSON_BODY_BYTES, type LimitRow, MAX_ERROR_DETAILS } from "@relevance/http";
+import { MAX_DOCUMENTS_PER_INDEX } from "@relevance/settings";
 
 /** The body limits a deployment may change (`ApiDeps.limits`, `MAX_JSON_BODY_BYTES`, `MAX_DOCUMENTS_BODY_BYTES`). */
 export interface BodyLimits {
@@ -96,10 +97,17 @@ export const MAX_DOCUMENT_STRING_BYTES = 64 * 1024;
 export const MAX_DOCUMENT_FIELDS = 1000;
 /** Levels of objects and arrays in one document; the document itself is level 1. */
 export const MAX_DOCUMENT_DEPTH = 20;
+/**
+ * Documents in one upload (`POST …/documents`): the batch Meilisearch's clients send
+ * (`addDocumentsInBatches`' default), so a 100,000-product catalogue is a hundred requests. Storing
+ * a batch is one transaction on the shared event loop: about 20 ms for a thousand products, ten
+ * times that for ten thousand.
+ */
+export const MAX_DOCUMENTS_PER_BATCH = 1000;
 /** Rejected documents listed in one upload's answer; `received - accepted` is the total. */
 export const MAX_REJECTED_LISTED = 100;
-/** Problems listed in one 422's `details` (the message gives the total). */
-export const MAX_DETAILS = 100;
+/** Problems listed in one 422's `details` (the message gives the total): every route's one bound. */
+export const MAX_DETAILS = MAX_ERROR_DETAILS;
 
 // --- request-wide ---
 
@@ -333,6 +341,22 @@ export function adminLimitRows(body: BodyLimits = DEFAULT_BODY_LIMITS): LimitRow
       status: 413,
       note: "POST /api/v1/indexes/{name}/documents",
       env: BODY_LIMIT_ENV.documentsBodyBytes,
+    },
+    {
+      area: "documents",
+      field: "body",
+      limit: MAX_DOCUMENTS_PER_BATCH,
+      unit: "items",
+      status: 422,
+      note: "documents in one POST /api/v1/indexes/{name}/documents, counted in the body's text before it is parsed; nothing of a larger batch is stored (as Meilisearch's clients batch them)",
+    },
+    {
+      area: "documents",
+      field: "index",
+      limit: MAX_DOCUMENTS_PER_INDEX,
+      unit: "items",
+      status: 422,
+      note: "documents one index holds where npm start keeps them (SQLite and the embedded engine): a batch that would take the index past it is refused whole, nothing stored (a task that would, fails with index_documents_limit_exceeded); with Meilisearch behind the API, Meilisearch's own",
     },
     {
       area: "documents",

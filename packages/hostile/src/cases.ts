@@ -693,6 +693,216 @@ const API_CASES: HostileCase[] = [
   },
 ];
 
+const indexesPath = "/api/v1/indexes";
+const searchOf = (index: string) => `/api/v1/indexes/${index}/search`;
+const documentsOf = (index: string) => `/api/v1/indexes/${index}/documents`;
+/** `category IN [c0, …, c799]`: 3.9 KB, within the filter's 4,096 characters. */
+const IN_800 = `category IN [${Array.from({ length: 800 }, (_, i) => `c${i}`).join(",")}]`;
+const WORDS = ["oak", "chair", "table", "lamp", "steel", "marble", "rustic", "modern", "sofa", "desk"];
+/** `count` small products with a few common words and one of their own. */
+const products = (count: number, prefix: string) =>
+  Array.from({ length: count }, (_, i) => ({
+    id: `${prefix}${i}`,
+    title: `${WORDS[i % 10]} ${WORDS[(i * 7 + 3) % 10]} item${i}`,
+    category: `c${i % 1000}`,
+    price: i % 500,
+  }));
+/** One batch of tiny documents (`{"id":N}`) filling `bytes`: 1.47 million of them in 20 MiB. */
+function tinyDocuments(bytes: number): string {
+  const parts: string[] = [];
+  let size = 2;
+  for (let i = 0; ; i++) {
+    const doc = `{"id":${i}}`;
+    if (size + doc.length + 1 > bytes) break;
+    parts.push(doc);
+    size += doc.length + 1;
+  }
+  return `[${parts.join(",")}]`;
+}
+/** A subject regex of seven bounded quantifiers: JavaScript's engine backtracks through every split. */
+const SEVEN_QUANTIFIERS = `^${"[a-z0-9_/]{1,9999}".repeat(7)}x$`;
+const REGEX_COLLECTOR = "hostile_regex_subject_abcdefghijklmn";
+
+/**
+ * One request's cost on the shared event loop: the requests that once held it for seconds, as
+ * measured (one tenant's filter, batch, settings or silence freezing every other tenant and the
+ * monitor). Each must answer within its bounds; `npm run bench -- hostile` measures how long each
+ * holds the event loop.
+ */
+const CPU_CASES: HostileCase[] = [
+  {
+    id: "search-filter-in-800-values",
+    proves:
+      "finding: category IN [c0,…,c799] took 377–417 ms (every document value normalised per list value)",
+    surfaces: node,
+    requests: search({ q: "", filter: IN_800 }),
+    expect: { status: 200 },
+  },
+  {
+    id: "multi-search-10-filters-in-800-values",
+    proves: "finding: a multi-search of ten IN [800 values] filters blocked 3.8 s",
+    surfaces: node,
+    requests: (ctx) => [
+      {
+        method: "POST",
+        path: "/api/v1/multi-search",
+        headers: searchHeaders(ctx),
+        body: JSON.stringify({
+          queries: Array.from({ length: 10 }, () => ({ indexUid: ctx.index, q: "", filter: IN_800 })),
+        }),
+      },
+    ],
+    expect: { status: 200 },
+  },
+  {
+    id: "search-90000-unknown-keys",
+    proves:
+      "finding: a 422 for 90,000 unknown search keys was a 4.6 MB body (now refused before parsing by the keys bound; every error list is at most 100 items)",
+    surfaces: both,
+    requests: searchRaw(`{"q":"chair",${Array.from({ length: 90_000 }, (_, i) => `"k${i}":0`).join(",")}}`),
+    expect: invalid(""),
+    check: (answer) => {
+      const error = (answer.body as { error?: { details?: unknown[]; message?: string } }).error;
+      const size = JSON.stringify(answer.body).length;
+      const details = error?.details?.[0] as { message?: string } | undefined;
+      if (
+        !new RegExp(`90001 fields, more than the limit of ${S("body", "items")}`).test(details?.message ?? "")
+      ) {
+        return `the answer does not name the count and the limit: ${details?.message}`;
+      }
+      return size <= 64 * 1024 ? null : `the error body is ${size} bytes`;
+    },
+  },
+  {
+    id: "search-body-keys-over-limit",
+    proves: "limit: keys of one object of a search body",
+    surfaces: both,
+    requests: search({
+      q: "chair",
+      ...Object.fromEntries(Array.from({ length: S("body", "items") }, (_, i) => [`k${i}`, 0])),
+    }),
+    expect: invalid(""),
+  },
+  {
+    id: "documents-1470000-tiny",
+    proves:
+      "finding: one 20 MiB batch of 1.47 million tiny documents blocked 4.5 s (documents per batch are bounded)",
+    surfaces: node,
+    requests: (ctx) => [
+      {
+        method: "POST",
+        path: documentsPath(ctx),
+        headers: searchHeaders(ctx),
+        body: tinyDocuments(A("documents", "body", "bytes") - 1),
+      },
+    ],
+    expect: invalid(""),
+  },
+  {
+    id: "index-stats",
+    proves: "finding: GET …/stats read every document (69 s at 1.47 M documents, 1.2 s at 150k)",
+    surfaces: node,
+    requests: (ctx) => [
+      { method: "GET", path: `/api/v1/indexes/${ctx.index}/stats`, headers: searchHeaders(ctx) },
+    ],
+    expect: { status: 200 },
+    check: (answer) =>
+      typeof (answer.body as { numberOfDocuments?: unknown }).numberOfDocuments === "number"
+        ? null
+        : `no numberOfDocuments: ${JSON.stringify(answer.body).slice(0, 200)}`,
+  },
+  {
+    id: "first-search-after-ingest",
+    proves:
+      "finding: the first search after a large ingest blocked 16.8 s (the index was rebuilt on the event loop in one piece)",
+    surfaces: node,
+    requests: (ctx) => [
+      { method: "POST", path: indexesPath, headers: searchHeaders(ctx), body: '{"name":"hostile_ingest"}' },
+      {
+        method: "POST",
+        path: documentsOf("hostile_ingest"),
+        headers: searchHeaders(ctx),
+        body: JSON.stringify(products(1000, "i")),
+      },
+      {
+        method: "POST",
+        path: searchOf("hostile_ingest"),
+        headers: searchHeaders(ctx),
+        body: '{"q":"oak chair"}',
+      },
+    ],
+    expect: { status: 200 },
+  },
+  {
+    id: "search-heavy-settings",
+    proves: "finding: 1,000 searchable attributes and 100 synonyms per word made each search cost 235–730 ms",
+    surfaces: node,
+    requests: (ctx) => {
+      const headers = searchHeaders(ctx);
+      const synonyms = Object.fromEntries(
+        WORDS.map((word) => [word, Array.from({ length: 100 }, (_, i) => `${word}syn${i}`)]),
+      );
+      const searchable = ["title", ...Array.from({ length: 999 }, (_, i) => `f${i}`)];
+      const q = JSON.stringify({ q: WORDS.join(" ") });
+      return [
+        { method: "POST", path: indexesPath, headers, body: '{"name":"hostile_settings"}' },
+        {
+          method: "PATCH",
+          path: "/api/v1/indexes/hostile_settings/settings",
+          headers,
+          body: JSON.stringify({ searchableAttributes: searchable, synonyms }),
+        },
+        {
+          method: "POST",
+          path: documentsOf("hostile_settings"),
+          headers,
+          body: JSON.stringify(products(1000, "s")),
+        },
+        { method: "POST", path: searchOf("hostile_settings"), headers, body: q },
+        { method: "POST", path: searchOf("hostile_settings"), headers, body: q },
+        { method: "POST", path: searchOf("hostile_settings"), headers, body: q },
+      ];
+    },
+    expect: { status: 200 },
+  },
+  {
+    id: "silence-subject-regex-7-quantifiers",
+    proves: "finding: a silence subject regex of seven [a-z0-9_/]{1,9999} cost 1.9 s per alert tick",
+    surfaces: node,
+    requests: (ctx) => [
+      // Three failures make a firing alert whose subject the regex is tried on at every tick.
+      ...[3, 2, 1].map((minutesAgo) => ({
+        method: "POST",
+        path: "/api/system/runs",
+        headers: monitorHeaders(ctx),
+        body: JSON.stringify([
+          run({
+            collector: REGEX_COLLECTOR,
+            status: "failed",
+            error: "hostile",
+            started_at: new Date(Date.now() - minutesAgo * 60_000).toISOString(),
+            completed_at: new Date(Date.now() - minutesAgo * 60_000 + 1000).toISOString(),
+          }),
+        ]),
+      })),
+      {
+        method: "POST",
+        path: "/api/system/silences",
+        headers: monitorHeaders(ctx),
+        body: JSON.stringify({
+          matchers: { subject: { op: "regex", value: SEVEN_QUANTIFIERS } },
+          author: "hostile",
+          reason: "a regex that backtracks",
+          ends_at: new Date(Date.now() + 3_600_000).toISOString(),
+        }),
+      },
+    ],
+    // Accepted only if matching it is cheap (a linear-time engine); otherwise refused by its cost.
+    expect: { status: [201, 422] },
+    settleMs: 2500,
+  },
+];
+
 /** Guessing credentials: last, since they leave this client's address blocked for a minute. */
 const THROTTLE_CASES: HostileCase[] = [
   {
@@ -753,5 +963,6 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
   ...ROUTE_CASES,
   ...MONITOR_CASES,
   ...API_CASES,
+  ...CPU_CASES,
   ...THROTTLE_CASES,
 ];

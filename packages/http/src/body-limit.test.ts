@@ -56,3 +56,32 @@ describe("limitBody", () => {
     expect(formatBytes(300)).toBe("300 bytes");
   });
 });
+
+describe("limitBody on the event loop", () => {
+  it("gives the event loop a turn every megabyte of a chunked body, however fast it arrives", async () => {
+    // 8 MiB already there when reading starts: without turns it is all read in one.
+    const chunk = new Uint8Array(64 * 1024).fill(0x61);
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < 128; i++) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    let turns = 0;
+    let done = false;
+    const tick = () => {
+      if (done) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const res = await app(16 * 1024 * 1024).request("/", {
+      method: "POST",
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+    done = true;
+    expect(await res.json()).toEqual({ length: 8 * 1024 * 1024 });
+    expect(turns).toBeGreaterThanOrEqual(7);
+  });
+});

@@ -1,5 +1,4 @@
 import type { MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { ApiError } from "./errors.ts";
 
 /** 1 MiB: the default for every JSON body (docs/limits.md). */
@@ -22,16 +21,58 @@ export function payloadTooLarge(maxBytes: number, field = "body"): ApiError {
   );
 }
 
+/** Bytes read between two turns given back to the event loop while a chunked body is read. */
+const BYTES_PER_TURN = 1024 * 1024;
+
+/** The next turn of the event loop (setImmediate on Node, a zero timer elsewhere). */
+const nextTurn = (): Promise<void> =>
+  new Promise((resolve) =>
+    typeof setImmediate === "function" ? setImmediate(resolve) : setTimeout(resolve, 0),
+  );
+
 /**
- * Hono's body limit, answered with the JSON 413. It refuses a too-large `Content-Length` before
- * reading anything, and counts a chunked body while reading it, so no more than `maxBytes` is ever
- * held in memory.
+ * The body limit, answered with the JSON 413. A too-large `Content-Length` is refused before
+ * anything is read (the body is then read by the route as it needs it). A chunked body is read here
+ * and counted, so no more than `maxBytes` is ever held in memory, as Hono's own body limit does; but
+ * the turn is given back to the event loop after every megabyte (chunks that arrived together are
+ * otherwise read in one turn: 20 MiB held every other request 140 ms), and the chunks are joined
+ * once at the end rather than copied into a buffer grown by doubling.
  */
 export function limitBody(maxBytes: number, field = "body"): MiddlewareHandler {
-  return bodyLimit({
-    maxSize: maxBytes,
-    onError: () => {
-      throw payloadTooLarge(maxBytes, field);
-    },
-  });
+  return async (c, next) => {
+    const raw = c.req.raw;
+    if (raw.body === null) return next();
+    const length = raw.headers.get("content-length");
+    if (length !== null && !raw.headers.has("transfer-encoding")) {
+      if (Number.parseInt(length, 10) > maxBytes) throw payloadTooLarge(maxBytes, field);
+      return next();
+    }
+    const reader = raw.body.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    let sinceTurn = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.length;
+      if (size > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        throw payloadTooLarge(maxBytes, field);
+      }
+      chunks.push(value);
+      sinceTurn += value.length;
+      if (sinceTurn >= BYTES_PER_TURN) {
+        sinceTurn = 0;
+        await nextTurn();
+      }
+    }
+    const body = new Uint8Array(size);
+    let at = 0;
+    for (const chunk of chunks) {
+      body.set(chunk, at);
+      at += chunk.length;
+    }
+    c.req.raw = new Request(raw, { body });
+    return next();
+  };
 }

@@ -3,6 +3,7 @@ import type { Logger } from "@relevance/settings";
 import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { MAX_ERROR_DETAILS } from "./limits.ts";
 import { STORAGE_FULL_CODE, storageFullCause } from "./storage.ts";
 
 /** The one error body of every route (spec §2, docs/api.md): `{"error": {"code", "message", "details"?}}`. */
@@ -10,7 +11,11 @@ export interface ErrorBody {
   error: { code: string; message: string; details?: Issue[] };
 }
 
-/** An expected failure with its answer; thrown by handlers and helpers, turned into JSON by `onError`. */
+/**
+ * An expected failure with its answer; thrown by handlers and helpers, turned into JSON by `onError`.
+ * Its details are the first 100 problems (MAX_ERROR_DETAILS) and the message says how many there
+ * were: a body of 90,000 bad keys answers a few kilobytes, not megabytes.
+ */
 export class ApiError extends Error {
   readonly status: ContentfulStatusCode;
   readonly code: string;
@@ -25,11 +30,14 @@ export class ApiError extends Error {
     details?: Issue[],
     headers?: Record<string, string>,
   ) {
-    super(message);
+    const over = details !== undefined && details.length > MAX_ERROR_DETAILS;
+    super(
+      over ? `${message} (${details.length} problems; the first ${MAX_ERROR_DETAILS} are listed)` : message,
+    );
     this.name = "ApiError";
     this.status = status;
     this.code = code;
-    this.details = details;
+    this.details = over ? details.slice(0, MAX_ERROR_DETAILS) : details;
     this.headers = headers;
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkJsonShape } from "./json-guards.ts";
+import { checkJsonShape, maxJsonObjectKeys } from "./json-guards.ts";
 
 describe("checkJsonShape", () => {
   it("names every forbidden key with its path, wherever it is", () => {
@@ -35,5 +35,16 @@ describe("checkJsonShape", () => {
     expect(checkJsonShape([{ "0": { __proto__: null, prototype: 1 } }])).toEqual([
       { path: "[0].0.prototype", message: 'the key "prototype" is not allowed' },
     ]);
+  });
+});
+
+describe("maxJsonObjectKeys", () => {
+  it("counts the keys of the largest object in the text, at any depth, skipping strings and arrays", () => {
+    expect(maxJsonObjectKeys("[]")).toBe(0);
+    expect(maxJsonObjectKeys('{"a":1,"b":{"c":2,"d":3,"e":[{"f":1}]}}')).toBe(3);
+    expect(maxJsonObjectKeys('{"a":"x:y:z","b\\":":"{\\"c\\":1}","d":[1,2,3,4]}')).toBe(3);
+    expect(maxJsonObjectKeys('[{"a":1},{"b":2},{"c":3}]')).toBe(1);
+    const many = `{"q":"x",${Array.from({ length: 90_000 }, (_, i) => `"k${i}":0`).join(",")}}`;
+    expect(maxJsonObjectKeys(many)).toBe(90_001);
   });
 });

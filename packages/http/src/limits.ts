@@ -19,6 +19,9 @@ export interface LimitRow {
   env?: string;
 }
 
+/** Problems an error answer lists in `details`; its message then gives how many there were. */
+export const MAX_ERROR_DETAILS = 100;
+
 /** Bounds every HTTP surface shares (each area's own rows give its body size, nesting and throttle). */
 export const HTTP_LIMITS: readonly LimitRow[] = [
   {
@@ -44,5 +47,13 @@ export const HTTP_LIMITS: readonly LimitRow[] = [
     unit: "items",
     status: 0,
     note: "client addresses and credential prefixes remembered per service instance, oldest forgotten first",
+  },
+  {
+    area: "every route",
+    field: "details",
+    limit: MAX_ERROR_DETAILS,
+    unit: "items",
+    status: 0,
+    note: "problems listed in one error answer (the first found); its message says how many there were",
   },
 ];

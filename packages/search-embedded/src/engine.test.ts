@@ -355,7 +355,7 @@ describe("EmbeddedRetrieval snapshots", () => {
 
     // A new process: the snapshot is loaded, not rebuilt, and answers the same.
     const second = start(file);
-    const list = vi.spyOn(second.documents, "list");
+    const list = vi.spyOn(second.documents, "listJson");
     expect(await second.engine.search(t, query("runnimg"))).toEqual(before);
     expect(await second.engine.search(t, query("r", { filter: "color = blue" }))).toMatchObject({
       hits: [{ id: "2" }],
@@ -405,7 +405,7 @@ describe("EmbeddedRetrieval snapshots", () => {
     const documents = new SqliteDocumentStore(db);
     const store = new SqliteIndexSnapshotStore(db);
     await documents.upsert("acct", "products", "id", [{ id: "1", title: "Teapot" }]);
-    await store.put("acct", "products", { revision: 1, json: "{not json" });
+    await store.put("acct", "products", { revision: 1, parts: ["{not json"] });
     const warnings: string[] = [];
     const logger = { info() {}, error() {}, warn: (message: string) => void warnings.push(message) };
     const engine = new EmbeddedRetrieval({ documents, store, logger });
@@ -413,9 +413,9 @@ describe("EmbeddedRetrieval snapshots", () => {
     expect(engine.stats).toMatchObject({ builds: 1, snapshotLoads: 0 });
     expect(warnings).toHaveLength(1);
 
-    await store.put("acct", "products", { revision: 5, json: "newer" });
-    await store.put("acct", "products", { revision: 4, json: "older" });
-    expect(await store.get("acct", "products")).toEqual({ revision: 5, json: "newer" });
+    await store.put("acct", "products", { revision: 5, parts: ["newer", "parts"] });
+    await store.put("acct", "products", { revision: 4, parts: ["older"] });
+    expect(await store.get("acct", "products")).toEqual({ revision: 5, parts: ["newer", "parts"] });
     expect(await store.get("acct", "missing")).toBeNull();
   });
 
@@ -441,5 +441,70 @@ describe("EmbeddedRetrieval snapshots", () => {
       "embedded search: could not read an index snapshot",
       "embedded search: could not store an index snapshot",
     ]);
+  });
+});
+
+describe("long index work in slices of the event loop", () => {
+  /** Runs `work`, counting the event-loop turns (setImmediate callbacks) other requests got meanwhile. */
+  async function turnsDuring<T>(work: () => Promise<T>): Promise<{ value: T; turns: number }> {
+    let turns = 0;
+    let done = false;
+    const tick = () => {
+      if (done) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const value = await work();
+    done = true;
+    return { value, turns };
+  }
+
+  const products = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      id: `p${String(i).padStart(6, "0")}`,
+      title: `Rustic chair ${i} oak table w${i % 977} lamp${i % 31}`,
+      description: `A sturdy piece number ${i}, ${"fine words ".repeat(5)}`,
+    }));
+
+  it("gives each search its own turn of the event loop (a multi-search's queries are not answered in one)", async () => {
+    const db = openDatabase(":memory:");
+    const documents = new SqliteDocumentStore(db);
+    await documents.upsert("acct", "products", "id", products(10));
+    const engine = new EmbeddedRetrieval({ documents });
+    await engine.search(target(), query("chair"));
+    const ten = await turnsDuring(() =>
+      Promise.all(Array.from({ length: 10 }, () => engine.search(target(), query("chair")))),
+    );
+    expect(ten.value.every((r) => r.estimatedTotalHits === 10)).toBe(true);
+    expect(ten.turns).toBeGreaterThanOrEqual(1);
+    db.close();
+  });
+
+  it("builds a large index, writes its snapshot in parts and loads it, giving the event loop back throughout", async () => {
+    const db = openDatabase(":memory:");
+    const documents = new SqliteDocumentStore(db);
+    const store = new SqliteIndexSnapshotStore(db);
+    await documents.upsert("acct", "products", "id", products(5000));
+    const engine = new EmbeddedRetrieval({ documents, store, snapshotDelayMs: 60_000 });
+    const built = await turnsDuring(() => engine.search(target(), query("rustic chair", { limit: 5 })));
+    expect(built.value.estimatedTotalHits).toBe(5000);
+    // The build (read, parse, index) let other callbacks run many times: it never held the loop whole.
+    expect(built.turns).toBeGreaterThan(5);
+
+    const written = await turnsDuring(() => engine.flush());
+    const stored = await store.get("acct", "products");
+    expect(stored?.revision).toBe(1);
+    const parts = stored?.parts ?? [];
+    expect(parts.length).toBeGreaterThan(3);
+    for (const part of parts) expect(part.length).toBeLessThan(2 * 1024 * 1024);
+    expect(written.turns).toBeGreaterThanOrEqual(parts.length);
+
+    const again = new EmbeddedRetrieval({ documents, store });
+    const loaded = await turnsDuring(() => again.search(target(), query("rustic chair", { limit: 5 })));
+    expect(again.stats).toMatchObject({ builds: 0, snapshotLoads: 1 });
+    expect(loaded.value).toEqual(built.value);
+    expect(loaded.turns).toBeGreaterThan(5);
+    db.close();
   });
 });

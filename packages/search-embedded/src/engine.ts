@@ -40,6 +40,8 @@ import {
   unsupportedSetting,
   withoutStopWords,
 } from "./settings.ts";
+import { Slicer } from "./slices.ts";
+import { loadSnapshot, snapshotHeader, snapshotParts } from "./snapshot-parts.ts";
 import type { IndexSnapshotStore } from "./snapshots.ts";
 import {
   compareSortKeys,
@@ -80,10 +82,9 @@ export interface EmbeddedRetrievalStats {
 }
 
 /** Bumped whenever the way an index is built changes, so old snapshots are rebuilt, not misread. */
-const SNAPSHOT_FORMAT = 2;
+const SNAPSHOT_FORMAT = 3;
 /** MiniSearch's id field: a name no document field can have. */
 const ID_FIELD = "\u0000id";
-const PAGE_SIZE = 5000;
 
 /**
  * Typo tolerance by default: the Levenshtein distance allowed for a query term, Meilisearch's
@@ -334,10 +335,8 @@ interface LoadedIndex {
 }
 
 interface Snapshot {
-  format: number;
-  config: string;
   fields: string[];
-  index: Parameters<typeof MiniSearch.loadJS>[0];
+  parts: readonly string[];
 }
 
 function configOf(target: SearchTarget): string {
@@ -387,6 +386,10 @@ export class EmbeddedRetrieval implements Retrieval {
   }
 
   async search(target: SearchTarget, query: SearchQuery): Promise<RetrievalResult> {
+    // Each search in its own turn of the event loop: the queries of a multi-search (and searches
+    // arriving together) are answered one turn each, with other requests between them, rather
+    // than all in one.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     // Validate the settings and everything the client chose before any (possibly expensive) index work.
     const unsupported = unsupportedSetting(target);
     if (unsupported !== null) {
@@ -505,7 +508,8 @@ export class EmbeddedRetrieval implements Retrieval {
     const docs = await this.readDocuments(account, index, primaryKey);
     if (snapshot !== null) {
       try {
-        const search = MiniSearch.loadJS(snapshot.index, miniSearchOptions(snapshot.fields, primaryKey));
+        // Parsed and loaded a part at a time: the event loop is given back between them.
+        const search = await loadSnapshot(snapshot.parts, miniSearchOptions(snapshot.fields, primaryKey));
         this.counters.snapshotLoads++;
         return {
           config,
@@ -523,9 +527,15 @@ export class EmbeddedRetrieval implements Retrieval {
         });
       }
     }
-    const fields = indexFields(target) ?? stringFields(docDocs(docs));
+    // Built a few milliseconds at a time (a 100,000-product index takes seconds): searches of other
+    // indexes, and every other request, are answered meanwhile; searches of this one wait for it.
+    const slicer = new Slicer();
+    const fields = indexFields(target) ?? (await stringFields(docDocs(docs), () => slicer.pause()));
     const search = new MiniSearch<Document>(miniSearchOptions(fields, primaryKey));
-    search.addAll([...docDocs(docs)]);
+    for (const doc of docDocs(docs)) {
+      search.add(doc);
+      await slicer.pause();
+    }
     this.counters.builds++;
     const loaded = { config, revision, search, docs, entries: entriesByShortId(search, docs), fields };
     this.scheduleSnapshot(key, account, index, loaded);
@@ -534,7 +544,10 @@ export class EmbeddedRetrieval implements Retrieval {
 
   /**
    * Serializing and storing takes about as long as building (docs/search.md), so it happens after
-   * the search that built the index, and only for the latest build of the index within the delay.
+   * the search that built the index, and only for the latest build of the index within the delay,
+   * in parts of about 60 KB, each made in its own slice of the event loop (a 100,000-product index
+   * was 29 MB of JSON: in one piece it held every request for a second). The index is not
+   * changed once built, so its parts are consistent however long the writing takes.
    */
   private scheduleSnapshot(key: string, account: string, index: string, loaded: LoadedIndex): void {
     const store = this.store;
@@ -547,14 +560,15 @@ export class EmbeddedRetrieval implements Retrieval {
     const write = (): Promise<void> => {
       this.scheduled.delete(key);
       const done = Promise.resolve()
-        .then(() => {
-          const body: Snapshot = {
-            format: SNAPSHOT_FORMAT,
-            config: loaded.config,
-            fields: loaded.fields,
-            index: loaded.search.toJSON(),
-          };
-          return store.put(account, index, { revision: loaded.revision, json: JSON.stringify(body) });
+        .then(async () => {
+          const parts: string[] = [];
+          const slicer = new Slicer();
+          const header = { format: SNAPSHOT_FORMAT, config: loaded.config, fields: loaded.fields };
+          for (const part of snapshotParts(loaded.search, header)) {
+            parts.push(part);
+            await slicer.pause();
+          }
+          await store.put(account, index, { revision: loaded.revision, parts });
         })
         .then(
           () => {
@@ -588,8 +602,10 @@ export class EmbeddedRetrieval implements Retrieval {
     try {
       const stored = await this.store.get(account, index);
       if (stored === null || stored.revision !== revision) return null;
-      const snapshot = JSON.parse(stored.json) as Snapshot;
-      return snapshot.format === SNAPSHOT_FORMAT && snapshot.config === config ? snapshot : null;
+      const header = snapshotHeader(stored.parts[0], SNAPSHOT_FORMAT);
+      return header !== null && header.config === config
+        ? { fields: header.fields, parts: stored.parts }
+        : null;
     } catch (error) {
       this.logger?.warn("embedded search: could not read an index snapshot", {
         account,
@@ -606,15 +622,18 @@ export class EmbeddedRetrieval implements Retrieval {
     index: string,
     primaryKey: string,
   ): Promise<Map<string, DocEntry>> {
+    // Read a few at a time in primary-key order (by key, not offset), parsed in slices of the event
+    // loop: a write between two slices makes a newer revision, which the next search builds again.
     const docs = new Map<string, DocEntry>();
-    for (let offset = 0; ; offset += PAGE_SIZE) {
-      const page = await this.documents.list(account, index, offset, PAGE_SIZE);
-      for (const doc of page) {
-        const id = String(doc[primaryKey]);
-        docs.set(id, { id, doc, position: docs.size });
-      }
-      if (page.length < PAGE_SIZE) return docs;
+    const slicer = new Slicer();
+    for await (const json of this.documents.listJson(account, index, 0, Number.MAX_SAFE_INTEGER)) {
+      const doc = JSON.parse(json) as Document;
+      const id = String(doc[primaryKey]);
+      const known = docs.get(id);
+      docs.set(id, { id, doc, position: known?.position ?? docs.size });
+      await slicer.pause();
     }
+    return docs;
   }
 }
 

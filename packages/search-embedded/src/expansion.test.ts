@@ -220,3 +220,39 @@ describe("EmbeddedRetrieval with adversarial queries", () => {
     expect(growth(work, small, large, 5)).toBeLessThan(5);
   });
 });
+
+describe("the work a tenant's settings add to one search", () => {
+  /** 1,000 documents with a title, indexed over `fields` searchable attributes (the title first). */
+  function indexOver(fields: number): MiniSearch<Document> {
+    const search = new MiniSearch<Document>({
+      fields: ["title", ...Array.from({ length: fields - 1 }, (_, i) => `f${i}`)],
+      storeFields: [],
+      tokenize: (text) => text.split(" ").filter((t) => t !== ""),
+      processTerm: (term) => term,
+    });
+    const words = ["oak", "chair", "table", "lamp", "steel", "marble", "rustic", "modern", "sofa", "desk"];
+    search.addAll(
+      Array.from({ length: 1000 }, (_, i) => ({
+        id: String(i),
+        title: `${words[i % 10]} ${words[(i * 7 + 3) % 10]} item${i}`,
+      })),
+    );
+    return search;
+  }
+
+  it("does not grow with the searchable attributes a term is not in, nor with synonyms no document holds", () => {
+    const indexes = new Map([10, 500].map((n) => [n, indexOver(n)]));
+    const words = ["oak", "chair", "table", "lamp", "steel", "marble", "rustic", "modern", "sofa", "desk"];
+    const synonyms = new Map(words.map((w) => [w, Array.from({ length: 100 }, (_, i) => `${w}syn${i}`)]));
+    const boost = Object.fromEntries(
+      ["title", ...Array.from({ length: 499 }, (_, i) => `f${i}`)].map((f, i) => [f, 500 - i]),
+    );
+    const work = (fields: number) =>
+      matchWords(indexes.get(fields) as MiniSearch<Document>, words, 0, undefined, { synonyms, boost })
+        .shortIds.length;
+    expect(work(10)).toBe(1000);
+    expect(work(500)).toBe(1000);
+    // Fifty times the searchable attributes: about the same work (was fifty times more).
+    expect(growth(work, 10, 500, 3)).toBeLessThan(5);
+  });
+});

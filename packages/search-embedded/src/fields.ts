@@ -54,9 +54,14 @@ export function searchableText(value: unknown): string | undefined {
  * The fields to index when the settings name no searchable attributes: every top-level field that
  * holds a string or an array with a string in some document, in the order first seen.
  */
-export function stringFields(docs: Iterable<Record<string, unknown>>): string[] {
+export async function stringFields(
+  docs: Iterable<Record<string, unknown>>,
+  /** Called between documents: gives the event loop back during a long scan (slices.ts). */
+  pause: () => Promise<void> = async () => {},
+): Promise<string[]> {
   const seen = new Set<string>();
   for (const doc of docs) {
+    await pause();
     for (const [key, value] of Object.entries(doc)) {
       if (seen.has(key) || key === "__proto__") continue;
       if (typeof value === "string" || (Array.isArray(value) && value.some((e) => typeof e === "string"))) {

@@ -279,8 +279,10 @@ function isFilterable(attribute: string, filterable: readonly string[]): boolean
 
 /** Strings compare after NFKC and lower-casing, as Meilisearch compares facet strings case-insensitively. */
 function normalize(text: string): string {
-  return nfkc(text).toLowerCase();
+  // NFKC leaves ASCII as it is: most values skip it (a filter normalises every document's value).
+  return ASCII.test(text) ? text.toLowerCase() : nfkc(text).toLowerCase();
 }
+const ASCII = /^[\x00-\x7f]*$/;
 
 /** A document value as the filter sees it: arrays are their elements, anything else one element. */
 function elements(value: unknown): unknown[] {
@@ -305,15 +307,28 @@ function compile(expression: FilterExpression): DocumentPredicate {
       return (doc) => parts.some((p) => p(doc));
     }
     case "in": {
-      const { attribute } = expression;
-      const wanted = expression.values.map((v) => ({
-        normalized: normalize(v),
-        number: NUMBER.test(v.trim()) ? Number(v) : null,
-      }));
-      return (doc) =>
-        elements(fieldValue(doc, attribute)).some((e) =>
-          wanted.some((w) => equals(e, w.normalized, w.number)),
-        );
+      // The list normalised once into sets (made for the first document asked about, so compiling
+      // stays parsing alone): each document value is normalised once and looked up, so a list of
+      // hundreds of values costs what one value does (`equals` for each would be values x
+      // documents normalisations).
+      const { attribute, values } = expression;
+      let strings = new Set<string>();
+      let numbers = new Set<number>();
+      let made = false;
+      const matches = (e: unknown): boolean => {
+        if (typeof e === "string") return strings.has(normalize(e));
+        if (typeof e === "number") return numbers.has(e);
+        if (typeof e === "boolean") return strings.has(String(e));
+        return false;
+      };
+      return (doc) => {
+        if (!made) {
+          strings = new Set(values.map(normalize));
+          numbers = new Set(values.filter((v) => NUMBER.test(v.trim())).map(Number));
+          made = true;
+        }
+        return elements(fieldValue(doc, attribute)).some(matches);
+      };
     }
     case "compare": {
       const { attribute, operator, value } = expression;

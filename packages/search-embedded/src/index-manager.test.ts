@@ -19,6 +19,32 @@ describe("EmbeddedIndexManager", () => {
   const dir = mkdtempSync(join(tmpdir(), "index-manager-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+  it("fails a task whose documents would take the index past its bound, storing none of them", async () => {
+    const db = openDatabase(":memory:");
+    const documents = new SqliteDocumentStore(db);
+    const manager = new EmbeddedIndexManager({ db, documents, maxDocumentsPerIndex: 3 });
+    const uid = "acct_1-products";
+    const first = await manager.addDocuments(uid, [{ id: 1 }, { id: 2 }], { primaryKey: "id" });
+    expect((await manager.waitForTask(first.taskUid)).status).toBe("succeeded");
+    const over = await manager.addDocuments(uid, [{ id: 3 }, { id: 4 }]);
+    const failed = await manager.waitForTask(over.taskUid);
+    expect(failed.status).toBe("failed");
+    expect(failed.error?.code).toBe("index_documents_limit_exceeded");
+    expect(failed.error?.message).toMatch(/4 documents, more than the limit of 3/);
+    expect(await documents.count("acct_1", "products")).toBe(2);
+    // Replaced documents take no room, by addition or by update; a third new one fits.
+    for (const write of [
+      manager.addDocuments(uid, [{ id: 1, t: "a" }, { id: 2, t: "b" }, { id: 3 }]),
+      manager.updateDocuments(uid, [
+        { id: 1, u: 1 },
+        { id: 3, u: 3 },
+      ]),
+    ]) {
+      expect((await manager.waitForTask((await write).taskUid)).status).toBe("succeeded");
+    }
+    expect(await documents.count("acct_1", "products")).toBe(3);
+  });
+
   it("keeps enqueued tasks across a restart and processes them when the next worker starts", async () => {
     const path = join(dir, "restart.sqlite");
     const first = openDatabase(path);

@@ -33,7 +33,13 @@ import {
   taskError,
   type WaitOptions,
 } from "@relevance/search";
-import { type Document, documentStats, type EditableDocumentStore, type Logger } from "@relevance/settings";
+import {
+  type Document,
+  documentStats,
+  type EditableDocumentStore,
+  type Logger,
+  MAX_DOCUMENTS_PER_INDEX,
+} from "@relevance/settings";
 import { transaction } from "@relevance/settings/sqlite";
 
 export interface EmbeddedIndexManagerOptions {
@@ -52,6 +58,8 @@ export interface EmbeddedIndexManagerOptions {
   keepFinishedTasks?: number;
   /** Start processing tasks (those left from a previous run included) at once. Default true. */
   start?: boolean;
+  /** Documents one index may hold; a task that would take it past fails, nothing written. Default MAX_DOCUMENTS_PER_INDEX. */
+  maxDocumentsPerIndex?: number;
 }
 
 interface TaskRow {
@@ -140,6 +148,7 @@ export class EmbeddedIndexManager implements IndexManager {
   private readonly now: () => Date;
   private readonly logger: Logger | undefined;
   private readonly keepFinishedTasks: number;
+  private readonly maxDocumentsPerIndex: number;
   private readonly stmts: Record<
     | "insertTask"
     | "nextNumber"
@@ -177,6 +186,7 @@ export class EmbeddedIndexManager implements IndexManager {
     this.now = options.now ?? (() => new Date());
     this.logger = options.logger;
     this.keepFinishedTasks = options.keepFinishedTasks ?? 100_000;
+    this.maxDocumentsPerIndex = options.maxDocumentsPerIndex ?? MAX_DOCUMENTS_PER_INDEX;
     if (!Number.isInteger(this.keepFinishedTasks) || this.keepFinishedTasks < 1) {
       throw new RangeError("keepFinishedTasks must be an integer >= 1");
     }
@@ -707,10 +717,39 @@ export class EmbeddedIndexManager implements IndexManager {
       byId.set(id, base === undefined ? { ...doc } : { ...base, ...doc });
     });
     if (byId.size > 0 && primaryKey !== null) {
+      await this.checkRoom(accountId, index, byId, stored, payload.mode);
       await this.documents.upsert(accountId, index, primaryKey, [...byId.values()]);
     }
     const indexed = payload.mode === "absent" ? byId.size : docs.length;
     return { details: { indexedDocuments: indexed }, apply: () => this.touch(uid, at), stored: true };
+  }
+
+  /**
+   * Fails the task (nothing written) when its documents would take the index past its bound;
+   * documents it replaces take no room. Counts are kept by the store: no document is read.
+   */
+  private async checkRoom(
+    accountId: string,
+    index: string,
+    byId: Map<string, Document>,
+    stored: Map<string, Document>,
+    mode: string,
+  ): Promise<void> {
+    const held = await this.documents.count(accountId, index);
+    if (held + byId.size <= this.maxDocumentsPerIndex) return;
+    const ids = [...byId.keys()];
+    const replaced =
+      mode === "update"
+        ? ids.filter((id) => stored.has(id)).length
+        : ((await this.documents.countIds?.(accountId, index, ids)) ?? 0);
+    const after = held + ids.length - replaced;
+    if (after <= this.maxDocumentsPerIndex) return;
+    throw new TaskFailure(
+      taskError(
+        "index_documents_limit_exceeded",
+        `The index would hold ${after} documents, more than the limit of ${this.maxDocumentsPerIndex} per index; no document of this task was stored.`,
+      ),
+    );
   }
 
   private createImplicitly(uid: string, primaryKey: string | null, at: string): IndexRow {

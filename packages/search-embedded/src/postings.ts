@@ -107,10 +107,12 @@ interface Probe {
   term: string;
   weight: number;
   typos: number;
-  /** Per field (in MiniSearch's field order): the term's postings in it, or undefined. */
-  fields: (Map<number, number> | undefined)[];
-  /** Per field: the number of documents having the term in it (BM25's document frequency). */
-  matching: number[];
+  /**
+   * The fields holding the term, in MiniSearch's field order: the field's position `f`, the term's
+   * postings in it and their number (BM25's document frequency). Only those: with a thousand
+   * searchable attributes a term is in a few, and a document is scored against those alone.
+   */
+  hits: { f: number; postings: Map<number, number>; matching: number }[];
 }
 
 /**
@@ -141,16 +143,16 @@ export function scoreWords(index: PostingsIndex, words: readonly WordTerms[], op
     for (const [term, weight] of word.weights) {
       if (term === "") continue;
       const data = ix._index.get(term);
-      const fields = fieldIds.map((id) => data?.get(id));
-      const probe: Probe = {
-        word: w,
-        term,
-        weight,
-        typos: word.typos?.get(term) ?? 0,
-        fields,
-        matching: fields.map((f) => f?.size ?? 0),
-      };
-      for (const f of fields) sizes[w] = (sizes[w] as number) + (f?.size ?? 0);
+      // A term no document holds (a synonym absent from the index, say) can match nothing.
+      if (data === undefined) continue;
+      const hits: Probe["hits"] = [];
+      for (let f = 0; f < fieldIds.length; f++) {
+        const postings = data.get(fieldIds[f] as number);
+        if (postings !== undefined && postings.size > 0) hits.push({ f, postings, matching: postings.size });
+      }
+      if (hits.length === 0) continue;
+      const probe: Probe = { word: w, term, weight, typos: word.typos?.get(term) ?? 0, hits };
+      for (const hit of hits) sizes[w] = (sizes[w] as number) + hit.matching;
       probes.push(probe);
       (perWord[w] as Probe[]).push(probe);
     }
@@ -177,8 +179,7 @@ export function scoreWords(index: PostingsIndex, words: readonly WordTerms[], op
   const candidates: number[] = [];
   for (const w of sources) {
     for (const probe of perWord[w] as Probe[]) {
-      for (const postings of probe.fields) {
-        if (postings === undefined) continue;
+      for (const { postings } of probe.hits) {
         for (const shortId of postings.keys()) {
           if (marks[shortId] === generation) continue;
           marks[shortId] = generation;
@@ -208,15 +209,12 @@ export function scoreWords(index: PostingsIndex, words: readonly WordTerms[], op
     for (const probe of probes) {
       let termScore = 0;
       let matched = false;
-      for (let f = 0; f < fieldIds.length; f++) {
-        const postings = probe.fields[f];
-        if (postings === undefined) continue;
+      for (const { f, postings, matching: matchingCount } of probe.hits) {
         const termFreq = postings.get(shortId);
         if (termFreq === undefined) continue;
         const fieldId = fieldIds[f] as number;
         const fieldLength = lengths[fieldId] as number;
         const avgFieldLength = avg[fieldId] as number;
-        const matchingCount = probe.matching[f] as number;
         // calcBM25Score and termResults' weighting, as MiniSearch writes them.
         const invDocFreq = Math.log(1 + (N - matchingCount + 0.5) / (matchingCount + 0.5));
         const rawScore =

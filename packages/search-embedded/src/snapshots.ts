@@ -1,7 +1,10 @@
-/** A serialized index and the document revision it was built from. */
+/**
+ * A serialized index and the document revision it was built from, as parts of about 60 KB
+ * (snapshot-parts.ts): written and read a part at a time, so neither holds the event loop long.
+ */
 export interface IndexSnapshot {
   revision: number;
-  json: string;
+  parts: readonly string[];
 }
 
 /**

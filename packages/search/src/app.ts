@@ -7,13 +7,14 @@ import {
   headerClientAddress,
   INTERNAL_ERROR,
   limitBody,
+  maxJsonObjectKeys,
   onError,
   presentedApiKey,
   routeFallback,
 } from "@relevance/http";
 import { apiKeyCopyKey, apiKeyHash, INDEX_NAME, type Kv, type Logger } from "@relevance/settings";
 import { type Context, Hono } from "hono";
-import { MAX_BODY_BYTES, MAX_BODY_DEPTH, MAX_MULTI_SEARCH_QUERIES } from "./limits.ts";
+import { MAX_BODY_BYTES, MAX_BODY_DEPTH, MAX_BODY_KEYS, MAX_MULTI_SEARCH_QUERIES } from "./limits.ts";
 import { AUTH_CODE_HEADER, withMeilisearchFields } from "./meili-errors.ts";
 import type { Retrieval, RetrievalResult, SearchTarget } from "./ports.ts";
 import { RetrievalError } from "./ports.ts";
@@ -326,9 +327,19 @@ function insideQuery(error: ApiError, i: number): ApiError {
 }
 
 async function readJson(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  const keys = maxJsonObjectKeys(text);
+  if (keys > MAX_BODY_KEYS) {
+    throw new ApiError(422, "validation_failed", "the search request is invalid: too many fields", [
+      {
+        path: "",
+        message: `an object of the body has ${keys} fields, more than the limit of ${MAX_BODY_KEYS} (a search has 18)`,
+      },
+    ]);
+  }
   let body: unknown;
   try {
-    body = JSON.parse(await c.req.text());
+    body = JSON.parse(text);
   } catch (error) {
     if (error instanceof SyntaxError) {
       throw new ApiError(400, "invalid_json", "the request body is not valid JSON");

@@ -10,6 +10,12 @@ export const MAX_BODY_BYTES = DEFAULT_JSON_BODY_BYTES;
 export const MAX_BODY_DEPTH = DEFAULT_MAX_JSON_DEPTH;
 
 /**
+ * Keys of any one object in a search or multi-search body. A search has 18 fields; the bound
+ * refuses a body of thousands of keys before it is parsed.
+ */
+export const MAX_BODY_KEYS = 100;
+
+/**
  * Longest `q`, in UTF-16 code units (JavaScript string length). Human queries are under 100; 1,000
  * still takes a pasted product title or description sentence. It bounds every per-query cost at
  * once: tokenizing (NFKC can expand text at most 18-fold, so at most 18,000 units), the relevance
@@ -109,6 +115,14 @@ export const SEARCH_LIMITS: LimitRow[] = [
     unit: "levels",
     status: 422,
     note: "JSON nesting depth; keys named __proto__, constructor or prototype are refused too",
+  },
+  {
+    area: "search",
+    field: "body",
+    limit: MAX_BODY_KEYS,
+    unit: "items",
+    status: 422,
+    note: "keys of any one object of the body (a search has 18 fields), counted in the text before it is parsed",
   },
   {
     area: "search",

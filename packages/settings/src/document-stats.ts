@@ -1,5 +1,12 @@
 import type { DocumentStore } from "./ports.ts";
 
+/**
+ * Documents one index may hold where this project keeps them (npm start's SQLite store and its
+ * embedded engine, which holds every index it searches in memory): twice a 100,000-product
+ * catalogue. A batch that would take an index past it is refused whole.
+ */
+export const MAX_DOCUMENTS_PER_INDEX = 200_000;
+
 /** An index's document count and field distribution (documents having each top-level field). */
 export interface DocumentStats {
   numberOfDocuments: number;
@@ -7,16 +14,18 @@ export interface DocumentStats {
 }
 
 /**
- * Reads every document of the index, `pageSize` at a time, counting them and their top-level
- * fields: the stats Meilisearch answers, for the embedded stores (the admin API and the embedded
- * IndexManager).
+ * The stats Meilisearch answers (document count, documents having each top-level field), for the
+ * embedded stores (the admin API and the embedded IndexManager): the store's own when it keeps them
+ * (SqliteDocumentStore does, in its write transactions); otherwise every document is read,
+ * `pageSize` at a time.
  */
 export async function documentStats(
-  documents: Pick<DocumentStore, "list">,
+  documents: Pick<DocumentStore, "list" | "stats">,
   accountId: string,
   index: string,
   pageSize: number,
 ): Promise<DocumentStats> {
+  if (documents.stats !== undefined) return documents.stats(accountId, index);
   const fieldDistribution: Record<string, number> = {};
   let numberOfDocuments = 0;
   for (let offset = 0; ; offset += pageSize) {

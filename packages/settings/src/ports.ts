@@ -1,6 +1,8 @@
 // Ports owned by the settings domain. Adapters (sqlite/, dynamodb/, kv/) only translate; every
 // adapter of a port runs the same contract suite (contract/).
 
+import type { DocumentStats } from "./document-stats.ts";
+
 /**
  * One item of the settings table (`{env}-EcomIndexSettingsTable`). Index and alias settings records
  * have `pk` = system account id and `sk` = `INDEX#<index_name>`; accounts and API keys live in the
@@ -113,6 +115,13 @@ export interface DocumentStore {
   deleteIndex(accountId: string, index: string): Promise<void>;
   /** Increases with every change to the index's documents (in the same transaction); 0 when never written. */
   revision(accountId: string, index: string): Promise<number>;
+  /**
+   * The index's count and field distribution when the store keeps them as it writes; a store
+   * without it has them counted by reading every document (`documentStats`).
+   */
+  stats?(accountId: string, index: string): Promise<DocumentStats>;
+  /** How many of `ids` (primary-key values as strings) the index holds, when the store can say cheaply. */
+  countIds?(accountId: string, index: string, ids: readonly string[]): Promise<number>;
 }
 
 /**

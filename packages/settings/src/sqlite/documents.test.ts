@@ -1,11 +1,73 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { documentStats } from "../document-stats.ts";
 import { openDatabase } from "./database.ts";
 import { SqliteDocumentStore } from "./documents.ts";
 
 describe("SqliteDocumentStore", () => {
+  it("keeps each index's count and field distribution as it writes, so stats read no document", async () => {
+    const store = new SqliteDocumentStore(openDatabase(":memory:"));
+    await store.upsert("a", "p", "id", [
+      { id: "1", title: "one", price: 1 },
+      { id: "2", title: "two" },
+      { id: "3", tags: ["x"] },
+    ]);
+    // A replacement with other fields, a deletion by id, another index and another account.
+    await store.upsert("a", "p", "id", [{ id: "2", price: 2, tags: [] }]);
+    await store.deleteMany("a", "p", ["3", "9"]);
+    await store.upsert("a", "q", "id", [{ id: "1", title: "elsewhere" }]);
+    await store.upsert("b", "p", "id", [{ id: "1", colour: "red" }]);
+    const list = vi.spyOn(store, "list");
+    expect(await documentStats(store, "a", "p", 1000)).toEqual({
+      numberOfDocuments: 2,
+      fieldDistribution: { id: 2, price: 2, tags: 1, title: 1 },
+    });
+    expect(list).not.toHaveBeenCalled();
+    list.mockRestore();
+    // The same as counting every document.
+    const scanned = await documentStats({ list: store.list.bind(store) }, "a", "p", 1);
+    expect(await store.stats("a", "p")).toEqual(scanned);
+    expect(await store.count("a", "p")).toBe(2);
+    await store.deleteIndex("a", "p");
+    expect(await store.stats("a", "p")).toEqual({ numberOfDocuments: 0, fieldDistribution: {} });
+    expect(await store.stats("a", "q")).toEqual({
+      numberOfDocuments: 1,
+      fieldDistribution: { id: 1, title: 1 },
+    });
+    expect(await store.stats("b", "p")).toEqual({
+      numberOfDocuments: 1,
+      fieldDistribution: { id: 1, colour: 1 },
+    });
+    // Written again after the deletion: counted from zero.
+    await store.upsert("a", "p", "id", [{ id: "1", title: "again" }]);
+    expect(await store.stats("a", "p")).toEqual({
+      numberOfDocuments: 1,
+      fieldDistribution: { id: 1, title: 1 },
+    });
+  });
+
+  it("counts the stats of a database written before it kept them, once, when it opens it", async () => {
+    const db = openDatabase(":memory:");
+    await new SqliteDocumentStore(db).upsert("a", "p", "id", [{ id: "1", title: "one" }, { id: "2" }]);
+    // What an older version left: documents without the stats tables and their triggers.
+    db.exec("DROP TABLE document_counts; DROP TABLE document_fields;");
+    db.exec(
+      "INSERT INTO documents (account, index_name, doc_id, body) VALUES ('a', 'p', '3', '{\"id\":\"3\",\"x\":1}')",
+    );
+    const reopened = new SqliteDocumentStore(db);
+    expect(await reopened.stats("a", "p")).toEqual({
+      numberOfDocuments: 3,
+      fieldDistribution: { id: 3, title: 1, x: 1 },
+    });
+    await reopened.upsert("a", "p", "id", [{ id: "4", title: "four" }]);
+    expect(await reopened.stats("a", "p")).toEqual({
+      numberOfDocuments: 4,
+      fieldDistribution: { id: 4, title: 2, x: 1 },
+    });
+  });
+
   it("upserts by primary key, counts, lists in id order and deletes one index only", async () => {
     const store = new SqliteDocumentStore(openDatabase(":memory:"));
     await store.upsert("a", "products", "id", [

@@ -1,6 +1,39 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { DocumentStats } from "../document-stats.ts";
 import type { Document, EditableDocumentStore } from "../ports.ts";
 import { transaction } from "./database.ts";
+
+/**
+ * An index's document count and the documents having each top-level field, kept in the transaction
+ * of every write, so stats and counts are read, never computed by reading every document (that took
+ * 69 s at 1.47 million documents). A write adds its changes up per field and applies them with one
+ * statement per field it touched. A database written before these tables existed has them counted
+ * once, when it is opened.
+ */
+const STATS_SCHEMA = `
+CREATE TABLE document_counts (
+  account TEXT NOT NULL, index_name TEXT NOT NULL, documents INTEGER NOT NULL,
+  PRIMARY KEY (account, index_name)
+) WITHOUT ROWID;
+CREATE TABLE document_fields (
+  account TEXT NOT NULL, index_name TEXT NOT NULL, field TEXT NOT NULL, documents INTEGER NOT NULL,
+  PRIMARY KEY (account, index_name, field)
+) WITHOUT ROWID;
+INSERT INTO document_counts (account, index_name, documents)
+  SELECT account, index_name, COUNT(*) FROM documents GROUP BY account, index_name;
+INSERT INTO document_fields (account, index_name, field, documents)
+  SELECT d.account, d.index_name, j.key, COUNT(*) FROM documents d, json_each(d.body) j
+  GROUP BY d.account, d.index_name, j.key;
+`;
+
+/** What one write changes in an index's stats: documents added (or removed) and per-field counts. */
+class StatsDelta {
+  documents = 0;
+  readonly fields = new Map<string, number>();
+  add(fields: Iterable<string>, by: 1 | -1): void {
+    for (const field of fields) this.fields.set(field, (this.fields.get(field) ?? 0) + by);
+  }
+}
 
 /**
  * The embedded document store (the `DocumentStore` port; Meilisearch holds the
@@ -14,7 +47,6 @@ import { transaction } from "./database.ts";
  */
 export class SqliteDocumentStore implements EditableDocumentStore {
   private readonly db: DatabaseSync;
-  private readonly upsertStmt: StatementSync;
   private readonly countStmt: StatementSync;
   private readonly listStmt: StatementSync;
   private readonly listFirstStmt: StatementSync;
@@ -24,6 +56,14 @@ export class SqliteDocumentStore implements EditableDocumentStore {
   private readonly revisionStmt: StatementSync;
   private readonly getStmt: StatementSync;
   private readonly deleteOneStmt: StatementSync;
+  private readonly fieldsStmt: StatementSync;
+  private readonly countIdsStmt: StatementSync;
+  private readonly dropStatsStmts: StatementSync[];
+  private readonly insertNewStmt: StatementSync;
+  private readonly replaceStmt: StatementSync;
+  private readonly storedFieldsStmt: StatementSync;
+  private readonly addCountStmt: StatementSync;
+  private readonly addFieldStmt: StatementSync;
 
   constructor(db: DatabaseSync) {
     this.db = db;
@@ -35,10 +75,39 @@ export class SqliteDocumentStore implements EditableDocumentStore {
       account TEXT NOT NULL, index_name TEXT NOT NULL, revision INTEGER NOT NULL,
       PRIMARY KEY (account, index_name)
     ) WITHOUT ROWID`);
-    this.upsertStmt = db.prepare(
-      "INSERT INTO documents (account, index_name, doc_id, body) VALUES (?, ?, ?, ?) ON CONFLICT(account, index_name, doc_id) DO UPDATE SET body = excluded.body",
+    const hasStats = db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'document_counts'")
+      .get();
+    if (hasStats === undefined) transaction(db, () => db.exec(STATS_SCHEMA));
+    this.countStmt = db.prepare(
+      "SELECT documents AS n FROM document_counts WHERE account = ? AND index_name = ?",
     );
-    this.countStmt = db.prepare("SELECT COUNT(*) AS n FROM documents WHERE account = ? AND index_name = ?");
+    this.fieldsStmt = db.prepare(
+      "SELECT field, documents FROM document_fields WHERE account = ? AND index_name = ? AND documents > 0 ORDER BY field",
+    );
+    this.countIdsStmt = db.prepare(
+      "SELECT COUNT(*) AS n FROM documents WHERE account = ? AND index_name = ? AND doc_id IN (SELECT DISTINCT value FROM json_each(?))",
+    );
+    this.insertNewStmt = db.prepare(
+      "INSERT INTO documents (account, index_name, doc_id, body) VALUES (?, ?, ?, ?) ON CONFLICT (account, index_name, doc_id) DO NOTHING",
+    );
+    this.replaceStmt = db.prepare(
+      "UPDATE documents SET body = ? WHERE account = ? AND index_name = ? AND doc_id = ?",
+    );
+    // The stored document's top-level fields, read by SQLite without parsing it here.
+    this.storedFieldsStmt = db.prepare(
+      "SELECT j.key AS field FROM documents d, json_each(d.body) j WHERE d.account = ? AND d.index_name = ? AND d.doc_id = ?",
+    );
+    this.addCountStmt = db.prepare(
+      "INSERT INTO document_counts (account, index_name, documents) VALUES (?, ?, ?) ON CONFLICT (account, index_name) DO UPDATE SET documents = documents + excluded.documents",
+    );
+    this.addFieldStmt = db.prepare(
+      "INSERT INTO document_fields (account, index_name, field, documents) VALUES (?, ?, ?, ?) ON CONFLICT (account, index_name, field) DO UPDATE SET documents = documents + excluded.documents",
+    );
+    this.dropStatsStmts = [
+      db.prepare("DELETE FROM document_counts WHERE account = ? AND index_name = ?"),
+      db.prepare("DELETE FROM document_fields WHERE account = ? AND index_name = ?"),
+    ];
     this.listStmt = db.prepare(
       "SELECT body FROM documents WHERE account = ? AND index_name = ? ORDER BY doc_id LIMIT ? OFFSET ?",
     );
@@ -71,19 +140,43 @@ export class SqliteDocumentStore implements EditableDocumentStore {
   async upsert(account: string, index: string, primaryKey: string, docs: readonly Document[]): Promise<void> {
     if (docs.length === 0) return;
     transaction(this.db, () => {
+      const delta = new StatsDelta();
       for (const doc of docs) {
         const id = doc[primaryKey];
         if (typeof id !== "string" && typeof id !== "number") {
           throw new TypeError(`a document has no usable primary key ${primaryKey}`);
         }
-        this.upsertStmt.run(account, index, String(id), JSON.stringify(doc));
+        const body = JSON.stringify(doc);
+        if (Number(this.insertNewStmt.run(account, index, String(id), body).changes) === 1) {
+          delta.documents++;
+        } else {
+          delta.add(this.storedFields(account, index, String(id)), -1);
+          this.replaceStmt.run(body, account, index, String(id));
+        }
+        delta.add(Object.keys(doc), 1);
       }
+      this.applyStats(account, index, delta);
       this.bumpStmt.run(account, index);
     });
   }
 
   async count(account: string, index: string): Promise<number> {
-    return (this.countStmt.get(account, index) as { n: number }).n;
+    return (this.countStmt.get(account, index) as { n: number } | undefined)?.n ?? 0;
+  }
+
+  /** How many of `ids` the index holds (each id counted once), by the primary key alone. */
+  async countIds(account: string, index: string, ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    return (this.countIdsStmt.get(account, index, JSON.stringify(ids)) as { n: number }).n;
+  }
+
+  /** The index's count and field distribution, as kept by the write transactions (no document is read). */
+  async stats(account: string, index: string): Promise<DocumentStats> {
+    const fieldDistribution: Record<string, number> = {};
+    for (const row of this.fieldsStmt.all(account, index) as { field: string; documents: number }[]) {
+      fieldDistribution[row.field] = row.documents;
+    }
+    return { numberOfDocuments: await this.count(account, index), fieldDistribution };
   }
 
   async list(account: string, index: string, offset: number, limit: number): Promise<Document[]> {
@@ -109,9 +202,22 @@ export class SqliteDocumentStore implements EditableDocumentStore {
     }
   }
 
+  private storedFields(account: string, index: string, id: string): string[] {
+    return (this.storedFieldsStmt.all(account, index, id) as { field: string }[]).map((row) => row.field);
+  }
+
+  /** Applies one write's stats changes (inside its transaction). */
+  private applyStats(account: string, index: string, delta: StatsDelta): void {
+    if (delta.documents !== 0) this.addCountStmt.run(account, index, delta.documents);
+    for (const [field, by] of delta.fields) {
+      if (by !== 0) this.addFieldStmt.run(account, index, field, by);
+    }
+  }
+
   /** Deletes the index's documents; when there were any, increments its revision in the same transaction. */
   async deleteIndex(account: string, index: string): Promise<void> {
     transaction(this.db, () => {
+      for (const drop of this.dropStatsStmts) drop.run(account, index);
       if (Number(this.deleteStmt.run(account, index).changes) > 0) this.bumpStmt.run(account, index);
     });
   }
@@ -135,10 +241,18 @@ export class SqliteDocumentStore implements EditableDocumentStore {
   async deleteMany(account: string, index: string, ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
     return transaction(this.db, () => {
-      let deleted = 0;
-      for (const id of new Set(ids)) deleted += Number(this.deleteOneStmt.run(account, index, id).changes);
-      if (deleted > 0) this.bumpStmt.run(account, index);
-      return deleted;
+      const delta = new StatsDelta();
+      for (const id of new Set(ids)) {
+        const fields = this.storedFields(account, index, id);
+        if (Number(this.deleteOneStmt.run(account, index, id).changes) === 0) continue;
+        delta.documents--;
+        delta.add(fields, -1);
+      }
+      if (delta.documents < 0) {
+        this.applyStats(account, index, delta);
+        this.bumpStmt.run(account, index);
+      }
+      return delta.documents === 0 ? 0 : -delta.documents;
     });
   }
 }
