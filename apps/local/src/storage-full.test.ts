@@ -50,8 +50,9 @@ function fill(leave: number): void {
   truncateSync(path, Math.max(0, statSync(path).size - leave));
 }
 
+// The most documents one batch may hold (docs/limits.md).
 const batch = (n: number) =>
-  Array.from({ length: 2000 }, (_, i) => ({
+  Array.from({ length: 1000 }, (_, i) => ({
     id: `b${n}-${i}`,
     title: `Product ${n} ${i} ${"lorem ipsum ".repeat(20)}`,
   }));
@@ -89,7 +90,7 @@ describe.skipIf(!mounted)(
       const taskUids: number[] = [];
       let accepted = 0;
       let refusedInARow = 0;
-      for (let n = 0; n < 30 && refusedInARow < 3; n++) {
+      for (let n = 0; n < 60 && refusedInARow < 3; n++) {
         const res = await call(first.url, "POST", "/api/v1/indexes/products/documents", batch(n), key);
         if (res.status === 202) {
           // Answered once its task ended: stored, never "enqueued" after a wait that gave up.

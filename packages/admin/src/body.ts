@@ -2,7 +2,7 @@ import { at, type Issue } from "@relevance/core";
 import { ApiError, checkJsonShape, invalid } from "@relevance/http";
 import type { Context } from "hono";
 import type { z } from "zod";
-import { BatchCounter, batchSizeIssue } from "./documents.ts";
+import { BatchCounter, batchSizeIssue } from "./document-batch.ts";
 import { MAX_DETAILS, MAX_JSON_DEPTH } from "./limits.ts";
 
 /**

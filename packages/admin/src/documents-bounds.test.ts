@@ -1,7 +1,7 @@
 import { MAX_DOCUMENTS_PER_INDEX } from "@relevance/settings";
 import { openDatabase, SqliteDocumentStore } from "@relevance/settings/sqlite";
 import { describe, expect, it } from "vitest";
-import { batchSizeProblem } from "./documents.ts";
+import { batchSizeProblem } from "./document-batch.ts";
 import { MAX_DOCUMENTS_PER_BATCH } from "./limits.ts";
 import type { DocumentStore } from "./ports.ts";
 import { makeHarness } from "./test-support/harness.ts";

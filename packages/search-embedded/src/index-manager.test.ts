@@ -25,9 +25,9 @@ describe("EmbeddedIndexManager", () => {
     const manager = new EmbeddedIndexManager({ db, documents, maxDocumentsPerIndex: 3 });
     const uid = "acct_1-products";
     const first = await manager.addDocuments(uid, [{ id: 1 }, { id: 2 }], { primaryKey: "id" });
-    expect((await manager.waitForTask(first.taskUid)).status).toBe("succeeded");
+    expect((await manager.waitForTask(first.taskUid, ACCT)).status).toBe("succeeded");
     const over = await manager.addDocuments(uid, [{ id: 3 }, { id: 4 }]);
-    const failed = await manager.waitForTask(over.taskUid);
+    const failed = await manager.waitForTask(over.taskUid, ACCT);
     expect(failed.status).toBe("failed");
     expect(failed.error?.code).toBe("index_documents_limit_exceeded");
     expect(failed.error?.message).toMatch(/4 documents, more than the limit of 3/);
@@ -40,7 +40,7 @@ describe("EmbeddedIndexManager", () => {
         { id: 3, u: 3 },
       ]),
     ]) {
-      expect((await manager.waitForTask((await write).taskUid)).status).toBe("succeeded");
+      expect((await manager.waitForTask((await write).taskUid, ACCT)).status).toBe("succeeded");
     }
     expect(await documents.count("acct_1", "products")).toBe(3);
   });

@@ -1,4 +1,6 @@
-import type { DocumentStore } from "./ports.ts";
+import type { DocumentStats, DocumentStore } from "./ports.ts";
+
+export type { DocumentStats } from "./ports.ts";
 
 /**
  * Documents one index may hold where this project keeps them (npm start's SQLite store and its
@@ -8,10 +10,6 @@ import type { DocumentStore } from "./ports.ts";
 export const MAX_DOCUMENTS_PER_INDEX = 200_000;
 
 /** An index's document count and field distribution (documents having each top-level field). */
-export interface DocumentStats {
-  numberOfDocuments: number;
-  fieldDistribution: Record<string, number>;
-}
 
 /**
  * The stats Meilisearch answers (document count, documents having each top-level field), for the

@@ -1,8 +1,6 @@
 // Ports owned by the settings domain. Adapters (sqlite/, dynamodb/, kv/) only translate; every
 // adapter of a port runs the same contract suite (contract/).
 
-import type { DocumentStats } from "./document-stats.ts";
-
 /**
  * One item of the settings table (`{env}-EcomIndexSettingsTable`). Index and alias settings records
  * have `pk` = system account id and `sk` = `INDEX#<index_name>`; accounts and API keys live in the
@@ -96,6 +94,12 @@ export interface Logger {
 
 /** A document as the customer sent it (a JSON object). */
 export type Document = Record<string, unknown>;
+
+/** An index's stats as Meilisearch answers them: its document count and documents per top-level field. */
+export interface DocumentStats {
+  numberOfDocuments: number;
+  fieldDistribution: Record<string, number>;
+}
 
 /**
  * Where an index's documents live. The embedded default is SQLite (`SqliteDocumentStore`); in
