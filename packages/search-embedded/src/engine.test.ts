@@ -7,6 +7,7 @@ import type { Document } from "@relevance/settings";
 import { openDatabase, SqliteDocumentStore } from "@relevance/settings/sqlite";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { EmbeddedRetrieval, fuzziness } from "./engine.ts";
+import { SLICE_MS } from "./slices.ts";
 import { SqliteIndexSnapshotStore } from "./sqlite-snapshots.ts";
 
 function target(overrides: Partial<SearchTarget> = {}): SearchTarget {
@@ -478,6 +479,38 @@ describe("long index work in slices of the event loop", () => {
     );
     expect(ten.value.every((r) => r.estimatedTotalHits === 10)).toBe(true);
     expect(ten.turns).toBeGreaterThanOrEqual(1);
+    db.close();
+  });
+
+  it("scores a search of many matches in slices, ranking exactly as in one piece", async () => {
+    const db = openDatabase(":memory:");
+    const documents = new SqliteDocumentStore(db);
+    await documents.upsert("acct", "products", "id", products(3000));
+    // A clock on which every slice is already used up: each chance to give the loop back is taken.
+    let now = 0;
+    const sliced = new EmbeddedRetrieval({ documents, sliceClock: () => (now += SLICE_MS) });
+    const whole = new EmbeddedRetrieval({ documents, sliceClock: () => 0 });
+    const queries = ["c", "rustic", "oak lamp1", "chair w9"].map((q) =>
+      query(q, { limit: 30, showRankingScore: true }),
+    );
+    await sliced.search(target(), query("warm"));
+    await whole.search(target(), query("warm"));
+    const expected = [];
+    for (const q of queries) {
+      const one = await turnsDuring(() => whole.search(target(), q));
+      // With no slice used up, the search takes only its own first turn.
+      expect(one.turns).toBeLessThanOrEqual(1);
+      expected.push(one.value);
+    }
+    for (const [i, q] of queries.entries()) {
+      const one = await turnsDuring(() => sliced.search(target(), q));
+      expect(one.value).toEqual(expected[i]);
+      // 3,000 candidates (every document has "chair"), scored a few hundred per slice.
+      if (i === 0) expect(one.turns).toBeGreaterThan(5);
+    }
+    expect(expected[0]?.estimatedTotalHits).toBe(3000);
+    // Searches interleaved slice by slice (sharing the index's scratch marks) rank as one at a time.
+    expect(await Promise.all(queries.map((q) => sliced.search(target(), q)))).toEqual(expected);
     db.close();
   });
 

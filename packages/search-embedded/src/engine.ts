@@ -28,7 +28,9 @@ import {
   type PostingsIndex,
   postingsIndex,
   type Scored,
+  type ScoreOptions,
   scoreWords,
+  scoreWordsSliced,
   type WordTerms,
 } from "./postings.ts";
 import {
@@ -65,6 +67,12 @@ export interface EmbeddedRetrievalOptions {
   snapshotDelayMs?: number;
   /** Where a failed snapshot read or write is reported (it never fails a search). */
   logger?: Logger;
+  /**
+   * The clock that measures slices of the event loop (slices.ts), in milliseconds: builds,
+   * snapshots and the scoring of a search give the loop back when a slice is used up. Default
+   * `performance.now`; tests inject one.
+   */
+  sliceClock?: () => number;
 }
 
 /** Counters for operators and tests. */
@@ -274,17 +282,54 @@ export function matchWords(
   options: SearchWordsOptions = {},
   tiers = false,
 ): WordMatches {
+  const query = matchQuery(search, allWords, leading, keep, options, tiers);
+  return matched(query, scoreWords(postingsOf(search), query.expansions, query.score));
+}
+
+/** `matchWords` giving the event loop back while it scores (`scoreWordsSliced`): what searches use. */
+async function matchWordsSliced(
+  search: MiniSearch<Document>,
+  allWords: readonly string[],
+  leading: number,
+  keep: ((shortId: number) => boolean) | undefined,
+  options: SearchWordsOptions,
+  tiers: boolean,
+  pause: () => Promise<void>,
+): Promise<WordMatches> {
+  const query = matchQuery(search, allWords, leading, keep, options, tiers);
+  return matched(query, await scoreWordsSliced(postingsOf(search), query.expansions, query.score, pause));
+}
+
+interface MatchQuery {
+  words: string[];
+  expansions: WordTerms[];
+  canonical: number[];
+  score: ScoreOptions;
+}
+
+function matchQuery(
+  search: MiniSearch<Document>,
+  allWords: readonly string[],
+  leading: number,
+  keep: ((shortId: number) => boolean) | undefined,
+  options: SearchWordsOptions,
+  tiers: boolean,
+): MatchQuery {
   const words = allWords.slice(0, MAX_QUERY_WORDS);
   const expansions = expandQueryWords(termIndexOf(search), words, options);
   // A word repeated in the query counts once.
   const canonical = words.map((word) => words.indexOf(word));
-  const scored = scoreWords(postingsOf(search), expansions, {
+  const score: ScoreOptions = {
     leading,
     ...(options.boost === undefined ? {} : { boost: options.boost }),
     ...(keep === undefined ? {} : { keep }),
     bits: canonical.map((c) => 1 << c),
     tiers,
-  });
+  };
+  return { words, expansions, canonical, score };
+}
+
+function matched({ words, expansions, canonical }: MatchQuery, scored: Scored): WordMatches {
   const terms = new Set<string>();
   for (const expanded of expansions) for (const term of expanded.weights.keys()) terms.add(term);
   return { ...scored, words, canonical, terms, expansions };
@@ -310,13 +355,20 @@ interface DocEntry {
   position: number;
 }
 
-/** The entries of `docs` by the short ids MiniSearch gave them. */
-function entriesByShortId(
+/**
+ * The entries of `docs` by the short ids MiniSearch gave them, in slices (`pause` between entries):
+ * at 100,000 documents the whole loop held the event loop some 40 ms.
+ */
+async function entriesByShortId(
   search: MiniSearch<Document>,
   docs: Map<string, DocEntry>,
-): (DocEntry | undefined)[] {
+  pause: () => Promise<void>,
+): Promise<(DocEntry | undefined)[]> {
   const entries: (DocEntry | undefined)[] = [];
-  for (const [shortId, id] of postingsOf(search).internals._documentIds) entries[shortId] = docs.get(id);
+  for (const [shortId, id] of postingsOf(search).internals._documentIds) {
+    entries[shortId] = docs.get(id);
+    await pause();
+  }
   return entries;
 }
 
@@ -349,6 +401,7 @@ export class EmbeddedRetrieval implements Retrieval {
   private readonly maxIndexes: number;
   private readonly snapshotDelayMs: number;
   private readonly logger: Logger | undefined;
+  private readonly sliceClock: (() => number) | undefined;
   /** Loaded indexes by (account, index); Map order is recency, least recently used first. */
   private readonly cache = new Map<string, LoadedIndex>();
   /** Loads under way by (account, index, config, revision), so concurrent searches share one. */
@@ -370,6 +423,7 @@ export class EmbeddedRetrieval implements Retrieval {
     this.maxIndexes = maxIndexes;
     this.snapshotDelayMs = options.snapshotDelayMs ?? 1000;
     this.logger = options.logger;
+    this.sliceClock = options.sliceClock;
   }
 
   get stats(): EmbeddedRetrievalStats {
@@ -416,6 +470,8 @@ export class EmbeddedRetrieval implements Retrieval {
       boost: attributeBoost(indexFields(target)),
     };
     const index = await this.index(target);
+    // Scoring a short, common prefix at 100,000 documents is tens of milliseconds: in slices.
+    const slicer = new Slicer(this.sliceClock);
     const words = withoutStopWords(tokenize(query.q), settings.stopWords);
     const docOf = (id: string) => index.docs.get(id)?.doc;
     // A sort is a ranking rule: the rules before it in the index's rankingRules decide first.
@@ -424,7 +480,8 @@ export class EmbeddedRetrieval implements Retrieval {
     const ranked =
       words.length === 0
         ? placeholder(index, predicate, order)
-        : ranking(
+        : await ranking(
+            () => slicer.pause(),
             index,
             words,
             predicate,
@@ -510,13 +567,15 @@ export class EmbeddedRetrieval implements Retrieval {
       try {
         // Parsed and loaded a part at a time: the event loop is given back between them.
         const search = await loadSnapshot(snapshot.parts, miniSearchOptions(snapshot.fields, primaryKey));
+        const slicer = new Slicer(this.sliceClock);
+        const entries = await entriesByShortId(search, docs, () => slicer.pause());
         this.counters.snapshotLoads++;
         return {
           config,
           revision,
           search,
           docs,
-          entries: entriesByShortId(search, docs),
+          entries,
           fields: snapshot.fields,
         };
       } catch (error) {
@@ -529,7 +588,7 @@ export class EmbeddedRetrieval implements Retrieval {
     }
     // Built a few milliseconds at a time (a 100,000-product index takes seconds): searches of other
     // indexes, and every other request, are answered meanwhile; searches of this one wait for it.
-    const slicer = new Slicer();
+    const slicer = new Slicer(this.sliceClock);
     const fields = indexFields(target) ?? (await stringFields(docDocs(docs), () => slicer.pause()));
     const search = new MiniSearch<Document>(miniSearchOptions(fields, primaryKey));
     for (const doc of docDocs(docs)) {
@@ -537,7 +596,8 @@ export class EmbeddedRetrieval implements Retrieval {
       await slicer.pause();
     }
     this.counters.builds++;
-    const loaded = { config, revision, search, docs, entries: entriesByShortId(search, docs), fields };
+    const entries = await entriesByShortId(search, docs, () => slicer.pause());
+    const loaded = { config, revision, search, docs, entries, fields };
     this.scheduleSnapshot(key, account, index, loaded);
     return loaded;
   }
@@ -562,7 +622,7 @@ export class EmbeddedRetrieval implements Retrieval {
       const done = Promise.resolve()
         .then(async () => {
           const parts: string[] = [];
-          const slicer = new Slicer();
+          const slicer = new Slicer(this.sliceClock);
           const header = { format: SNAPSHOT_FORMAT, config: loaded.config, fields: loaded.fields };
           for (const part of snapshotParts(loaded.search, header)) {
             parts.push(part);
@@ -625,7 +685,7 @@ export class EmbeddedRetrieval implements Retrieval {
     // Read a few at a time in primary-key order (by key, not offset), parsed in slices of the event
     // loop: a write between two slices makes a newer revision, which the next search builds again.
     const docs = new Map<string, DocEntry>();
-    const slicer = new Slicer();
+    const slicer = new Slicer(this.sliceClock);
     for await (const json of this.documents.listJson(account, index, 0, Number.MAX_SAFE_INTEGER)) {
       const doc = JSON.parse(json) as Document;
       const id = String(doc[primaryKey]);
@@ -695,7 +755,9 @@ function placeholder(index: LoadedIndex, predicate: DocumentPredicate | null, or
  * / (words + 1): 1 for the best document matching every word, and in the same order as the ranking
  * when there is no sort.
  */
-function ranking(
+async function ranking(
+  /** Awaited between parts of the work: gives the event loop back once a slice is used up. */
+  pause: () => Promise<void>,
   index: LoadedIndex,
   words: string[],
   predicate: DocumentPredicate | null,
@@ -706,7 +768,7 @@ function ranking(
   order?: SortOrder,
   /** Every match's ranking score may be asked (it is relative to the best of its tier). */
   scoresAll = false,
-): Ranked {
+): Promise<Ranked> {
   const entries = index.entries;
   const keep =
     predicate === null
@@ -738,7 +800,7 @@ function ranking(
     // from all of them down, until they fill the page. Only they are scored and ordered; the
     // lower tiers are only counted (the documents matching the first word, from its postings).
     for (let k = used.length; k >= 2; k--) {
-      const found = matchWords(index.search, used, k, keep, options, tiers);
+      const found = await matchWordsSliced(index.search, used, k, keep, options, tiers, pause);
       if (found.shortIds.length < need) continue;
       const ranked = rankRows(index, found, used.length, keptOf(found, inQueryOrder), need, order);
       const first = countMatching(
@@ -776,20 +838,29 @@ function ranking(
     }
     const page = new Set<number>();
     for (let i = 0; i < end; i++) page.add((keyed[i] as (typeof keyed)[number]).shortId);
-    const found = matchWords(index.search, used, 1, (shortId) => page.has(shortId), options, tiers);
+    const found = await matchWordsSliced(
+      index.search,
+      used,
+      1,
+      (shortId) => page.has(shortId),
+      options,
+      tiers,
+      pause,
+    );
     const ranked = rankRows(index, found, used.length, keptOf(found, inQueryOrder), undefined, order);
     ranked.total = first.length;
     ranked.matches = () => first.map((shortId) => (entries[shortId] as DocEntry).doc);
     return ranked;
   }
   // `last` keeps only documents matching the first word: the others need not be scored.
-  const found = matchWords(
+  const found = await matchWordsSliced(
     index.search,
     used,
     all ? used.length : strategy === "last" ? 1 : 0,
     keep,
     options,
     tiers,
+    pause,
   );
   // The order in which words are kept: query order, or the rarest first.
   let wordOrder = inQueryOrder;
@@ -843,6 +914,8 @@ function rankRows(
       if (sum >= need) break;
     }
   }
+  if (order === undefined && need !== undefined)
+    return pageRows(index, found, words, kept, lowest, need, total);
   const rows: Row[] = [];
   for (let r = 0; r < found.shortIds.length; r++) {
     const k = kept[r] as number;
@@ -901,4 +974,73 @@ function rankRows(
     return docs;
   };
   return { ids: rows.map((row) => row.id), total, matches, score, terms: found.terms };
+}
+
+/**
+ * `rankRows` without a sort, when only the first `need` ids are used: the same order (words kept,
+ * score, primary-key order: a total order, so the same ids whatever the method), but only those
+ * `need` are kept, in one pass, instead of making and sorting a row per match (a short prefix at
+ * 100,000 documents is tens of thousands of matches: that sort alone was 20 ms). Ranking scores
+ * are relative to the best score of the same tier among all the matches ordered, as there.
+ */
+function pageRows(
+  index: LoadedIndex,
+  found: WordMatches,
+  words: number,
+  kept: number[],
+  lowest: number,
+  need: number,
+  total: number,
+): Ranked {
+  const entries = index.entries;
+  const { shortIds, scores: rowScores } = found;
+  const positionOf = (r: number) => (entries[shortIds[r] as number] as DocEntry).position;
+  // Whether match r ranks before match s.
+  const before = (r: number, s: number): boolean => {
+    const kr = kept[r] as number;
+    const ks = kept[s] as number;
+    if (kr !== ks) return kr > ks;
+    const sr = rowScores[r] as number;
+    const ss = rowScores[s] as number;
+    if (sr !== ss) return sr > ss;
+    return positionOf(r) < positionOf(s);
+  };
+  const best = new Array<number>(words + 1).fill(Number.NEGATIVE_INFINITY);
+  // The first `need` matches in ranking order, by row.
+  const top: number[] = [];
+  for (let r = 0; r < shortIds.length; r++) {
+    const k = kept[r] as number;
+    if (k < lowest || entries[shortIds[r] as number] === undefined) continue;
+    if ((rowScores[r] as number) > (best[k] as number)) best[k] = rowScores[r] as number;
+    if (need <= 0 || (top.length === need && !before(r, top[need - 1] as number))) continue;
+    let lo = 0;
+    let hi = top.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (before(top[mid] as number, r)) lo = mid + 1;
+      else hi = mid;
+    }
+    top.splice(lo, 0, r);
+    if (top.length > need) top.pop();
+  }
+  const scores = new Map<string, number>();
+  const ids: string[] = [];
+  for (const r of top) {
+    const id = (entries[shortIds[r] as number] as DocEntry).id;
+    const k = kept[r] as number;
+    const score = rowScores[r] as number;
+    const tierBest = best[k] as number;
+    ids.push(id);
+    scores.set(id, (k + (tierBest > 0 ? score / tierBest : 1)) / (words + 1));
+  }
+  const matches = () => {
+    const docs: Document[] = [];
+    for (let r = 0; r < shortIds.length; r++) {
+      if ((kept[r] as number) < 1) continue;
+      const entry = entries[shortIds[r] as number];
+      if (entry !== undefined) docs.push(entry.doc);
+    }
+    return docs;
+  };
+  return { ids, total, matches, score: (id) => scores.get(id) ?? 0, terms: found.terms };
 }

@@ -122,6 +122,45 @@ interface Probe {
  * multiplies by it) and multiplied by the number of words matched.
  */
 export function scoreWords(index: PostingsIndex, words: readonly WordTerms[], options: ScoreOptions): Scored {
+  const steps = scoring(index, words, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/**
+ * `scoreWords` in slices of the event loop: `pause` is awaited every SCORE_STEP candidates (a
+ * `Slicer`'s, which gives the loop back once its slice is used up). A short common prefix at
+ * 100,000 documents is tens of thousands of candidates, each probed for fifty terms: too long to
+ * hold every other request for. The same code as `scoreWords`, so the same numbers in the same order.
+ */
+export async function scoreWordsSliced(
+  index: PostingsIndex,
+  words: readonly WordTerms[],
+  options: ScoreOptions,
+  pause: () => Promise<void>,
+): Promise<Scored> {
+  const steps = scoring(index, words, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+    await pause();
+  }
+}
+
+/** Candidates scored between two chances to give the event loop back. */
+const SCORE_STEP = 256;
+
+/**
+ * The scoring itself, yielding every SCORE_STEP candidates. The candidates are gathered (with the
+ * shared scratch marks) before the first yield: a search scoring meanwhile cannot disturb them.
+ */
+function* scoring(
+  index: PostingsIndex,
+  words: readonly WordTerms[],
+  options: ScoreOptions,
+): Generator<void, Scored, void> {
   const ix = index.internals;
   // The fields in the order MiniSearch visits them: the keys of an object built from its field list
   // (integer-like names first, as for any object).
@@ -196,8 +235,10 @@ export function scoreWords(index: PostingsIndex, words: readonly WordTerms[], op
   const wordTypos = new Int32Array(words.length);
   const wordAttribute = new Int32Array(words.length);
   const seenTerms = new Set<string>();
-  candidates.sort((a, b) => a - b);
-  for (const shortId of candidates) {
+  const ordered = Uint32Array.from(candidates).sort();
+  for (let c = 0; c < ordered.length; c++) {
+    if (c % SCORE_STEP === SCORE_STEP - 1) yield;
+    const shortId = ordered[c] as number;
     if (!ix._documentIds.has(shortId)) continue;
     if (options.keep !== undefined && !options.keep(shortId)) continue;
     const lengths = ix._fieldLength.get(shortId) as number[];

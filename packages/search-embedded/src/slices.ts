@@ -8,11 +8,18 @@ export const SLICE_MS = 8;
 
 /** Call `pause()` between units of work: it gives the event loop back once a slice is used up. */
 export class Slicer {
-  private start = performance.now();
+  private readonly now: () => number;
+  private start: number;
+
+  /** `now`: the clock slices are measured by, in milliseconds (tests inject one). */
+  constructor(now: () => number = () => performance.now()) {
+    this.now = now;
+    this.start = now();
+  }
 
   async pause(): Promise<void> {
-    if (performance.now() - this.start < SLICE_MS) return;
+    if (this.now() - this.start < SLICE_MS) return;
     await new Promise<void>((resolve) => setImmediate(resolve));
-    this.start = performance.now();
+    this.start = this.now();
   }
 }
