@@ -13,35 +13,45 @@ function clockMs(): number {
   return (user + system) / 1000;
 }
 
-/** The fastest of `runs` measurements of `fn`, in milliseconds: robust against a GC pause or a busy CPU. */
-export function fastest(fn: () => void, runs = 5): number {
+/**
+ * The CPU milliseconds one call of `fn` costs: calls are repeated until `minMs` have passed, so a
+ * call far shorter than the clock's resolution is still measured; the lowest of `runs` such
+ * measurements is kept, robust against a GC pause or a busy CPU.
+ */
+export function perCall(fn: () => void, runs = 3, minMs = 4): number {
   let best = Number.POSITIVE_INFINITY;
   for (let i = 0; i < runs; i++) {
+    let calls = 0;
     const start = clockMs();
-    fn();
-    best = Math.min(best, clockMs() - start);
+    let end = start;
+    do {
+      fn();
+      calls++;
+      end = clockMs();
+    } while (end - start < minMs);
+    best = Math.min(best, (end - start) / calls);
   }
   return best;
 }
 
 /**
  * How many times longer `work(large)` takes than `work(small)`. Linear work on 10x the input gives
- * about 10; quadratic about 100. Callers compare with a generous bound (30), and pass a tighter
+ * about 10 where both inputs fit the CPU's caches, and more where only the small one does (a 100x
+ * larger text measured 18-800x here, each character costing more once the text leaves the caches);
+ * quadratic work gives the square. Callers compare with a bound far from both, and pass a tighter
  * one as `bound` so a noisy measurement above it is taken again.
  */
 export function growth<T>(work: (input: T) => unknown, small: T, large: T, bound = 15): number {
   // Warm up the JIT on both sizes (a first pass over the large input also pays for growing the heap).
   work(small);
   work(large);
-  // The lowest of up to five measurements: a busy machine (other test files share the CPU) can slow
-  // a pass of the large input, never make quadratic work look linear.
   let ratio = Number.POSITIVE_INFINITY;
-  // Measured again (up to five times) while at or over the caller's bound: noise only ever inflates it.
+  // Measured again (up to five times) while at or over the caller's bound: a busy machine (other
+  // test files share the CPU) can slow a pass of the large input, never make quadratic work look linear.
   for (let attempt = 0; attempt < 5 && ratio >= bound; attempt++) {
-    const a = fastest(() => work(small));
-    const b = fastest(() => work(large), 3);
-    // A floor of 0.05 ms keeps a sub-timer-resolution small run from inflating the ratio.
-    ratio = Math.min(ratio, b / Math.max(a, 0.05));
+    const a = perCall(() => work(small));
+    const b = perCall(() => work(large));
+    ratio = Math.min(ratio, b / a);
   }
   return ratio;
 }
