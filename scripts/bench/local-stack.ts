@@ -49,14 +49,22 @@ export interface LoopProbe {
   reset(): Promise<void>;
   /** The longest the stack's event loop was held since the last reset, in milliseconds. */
   read(): Promise<number>;
+  /** The same, with the milliseconds of garbage collection inside that hold and their kinds. */
+  readHold(): Promise<LoopHold>;
+}
+
+export interface LoopHold {
+  maxMs: number;
+  gcMs: number;
+  gcKinds: string[];
 }
 
 export function loopProbe(child: ChildProcess): LoopProbe {
   let next = 0;
   const ask = (probe: "reset" | "read") =>
-    new Promise<{ maxMs?: number }>((resolve, reject) => {
+    new Promise<Partial<LoopHold>>((resolve, reject) => {
       const id = next++;
-      const onMessage = (message: { probe?: string; id?: number; maxMs?: number }) => {
+      const onMessage = (message: { probe?: string; id?: number } & Partial<LoopHold>) => {
         if (message?.id !== id) return;
         child.off("message", onMessage);
         resolve(message);
@@ -69,5 +77,9 @@ export function loopProbe(child: ChildProcess): LoopProbe {
       await ask("reset");
     },
     read: async () => (await ask("read")).maxMs ?? Number.NaN,
+    readHold: async () => {
+      const hold = await ask("read");
+      return { maxMs: hold.maxMs ?? Number.NaN, gcMs: hold.gcMs ?? 0, gcKinds: hold.gcKinds ?? [] };
+    },
   };
 }
