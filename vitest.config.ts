@@ -3,7 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: [
-      "packages/*/src/**/*.test.ts",
+      "packages/*/*/src/**/*.test.ts",
       "apps/*/src/**/*.test.ts",
       "infra/src/**/*.test.ts",
       "scripts/**/*.test.ts",

@@ -10,7 +10,7 @@ import { COLLECTOR_EXECUTION_ROLE_PREFIX, COLLECTOR_ROLE_NAME } from "./monitor-
 import { tagMonitoringService } from "./tagging.ts";
 
 /**
- * What the AWS collectors call in a monitored account (packages/monitor-aws: config_ec2,
+ * What the AWS collectors call in a monitored account (packages/monitor/aws: config_ec2,
  * config_ebs, config_network, and the region source). EC2 Describe* calls have no resource-level
  * permissions, so the resource is "*"; the actions are the whole grant.
  */

@@ -2,8 +2,10 @@
  * The search environments as the stacks need them, read from relevance.environments.json (the same
  * file the `relevance` CLI uses, docs/operations.md), so a namespace or account id is filled in once.
  */
+
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import type { Issue, Result } from "@shared/kernel";
 
 export const SEARCH_ENVIRONMENTS = ["dev", "staging", "preprod", "prod"] as const;
 export type SearchEnvironmentName = (typeof SEARCH_ENVIRONMENTS)[number];
@@ -20,11 +22,7 @@ export interface SearchEnvironment {
   storeAccountId: string;
 }
 
-export interface Issue {
-  path: string;
-  message: string;
-}
-export type Result<T> = { ok: true; value: T } | { ok: false; errors: Issue[] };
+export type { Issue, Result };
 
 export const ENVIRONMENTS_FILE = fileURLToPath(new URL("../../relevance.environments.json", import.meta.url));
 

@@ -5,7 +5,7 @@
  * file and each field, before anything is deployed.
  */
 import { readFileSync } from "node:fs";
-import { type HierarchyRules, parseHierarchyRules } from "@svcmon/core";
+import { type HierarchyRules, parseHierarchyRules } from "@monitor/core";
 import type { App } from "aws-cdk-lib";
 
 export function hierarchyRulesFromContext(app: App, key: string): HierarchyRules | undefined {

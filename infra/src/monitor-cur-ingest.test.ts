@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MANIFEST_SUFFIX } from "@apps/monitor-lambda/cur-manifest";
-import { DEFAULT_COLLECTORS } from "@svcmon/core";
+import { DEFAULT_COLLECTORS } from "@monitor/core";
 import { Match } from "aws-cdk-lib/assertions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MONITOR_STACK } from "./build-app.ts";

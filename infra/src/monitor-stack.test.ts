@@ -1,5 +1,5 @@
-import { DEFAULT_COLLECTORS } from "@svcmon/core";
-import { createTransitionTableInput, TRANSITIONS_TABLE } from "@svcmon/monitor-aws";
+import { createTransitionTableInput, TRANSITIONS_TABLE } from "@monitor/aws";
+import { DEFAULT_COLLECTORS } from "@monitor/core";
 import { Match } from "aws-cdk-lib/assertions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COLLECTOR_ROLE_STACK, MONITOR_STACK } from "./build-app.ts";

@@ -8,7 +8,7 @@
  * runs elsewhere (reached over HTTPS at ClickHouseUrl). Every resource is tagged
  * `svc:purpose=svc-infrastructure` (tagging.ts, tags.test.ts).
  */
-import { type CollectorSpec, DEFAULT_COLLECTORS, type HierarchyRules } from "@svcmon/core";
+import { type CollectorSpec, DEFAULT_COLLECTORS, type HierarchyRules } from "@monitor/core";
 import {
   Aws,
   CfnCondition,
@@ -49,7 +49,7 @@ export const INGEST_TIMEOUT_SECONDS = 60;
 export const ALERTS_FUNCTION_NAME = "svcmon-alerts";
 /**
  * The alert engine's status changes and claimed notifications, and its state under optimistic
- * concurrency (docs/monitor-alerts.md "Transitions"; `DynamoDbTransitionStore` of @svcmon/monitor-aws).
+ * concurrency (docs/monitor-alerts.md "Transitions"; `DynamoDbTransitionStore` of @monitor/aws).
  */
 export const ALERT_TRANSITIONS_TABLE_NAME = "svcmon-alert-transitions";
 /** What svcmon-alerts may do with that table: conditional reads and writes, and the index's queries. */
@@ -100,11 +100,11 @@ export function collectorTimeouts(spec: CollectorSpec): { functionS: number; run
 }
 
 export interface MonitorStackProps extends StackProps {
-  /** Collectors and their schedules. Default: the registry defaults of @svcmon/core. */
+  /** Collectors and their schedules. Default: the registry defaults of @monitor/core. */
   collectors?: readonly CollectorSpec[];
   /**
    * IAM roles that read the cost reports from the bucket: the identity the ClickHouse server uses for
-   * `s3()` (packages/monitor-cost, "environment" credentials). None by default.
+   * `s3()` (packages/monitor/cost, "environment" credentials). None by default.
    */
   curReaderArns?: readonly string[];
   /**
@@ -273,7 +273,7 @@ export class MonitorStack extends Stack {
     // cookie), which a browser cannot do with SigV4: the URL is public, the app is not.
     const statusUrl = this.status.function.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
 
-    // Keys and index as `createTransitionTableInput` (@svcmon/monitor-aws); rows expire by their TTL.
+    // Keys and index as `createTransitionTableInput` (@monitor/aws); rows expire by their TTL.
     this.alertTransitions = new dynamodb.Table(this, "AlertTransitions", {
       tableName: ALERT_TRANSITIONS_TABLE_NAME,
       partitionKey: { name: "id", type: dynamodb.AttributeType.STRING },

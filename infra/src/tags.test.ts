@@ -4,7 +4,7 @@
  * L1 resource whose type has a tags property has a TagManager. A resource type without one must be in
  * the reviewed list below, with the reason it cannot carry a tag; an unknown untaggable type fails.
  */
-import { DEFAULT_COLLECTORS } from "@svcmon/core";
+import { DEFAULT_COLLECTORS } from "@monitor/core";
 import { TagManager } from "aws-cdk-lib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COLLECTOR_ROLE_STACK, MONITOR_STACK } from "./build-app.ts";

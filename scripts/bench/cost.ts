@@ -8,9 +8,9 @@ import os from "node:os";
 import { join } from "node:path";
 import { resourceUsage } from "node:process";
 import { fileURLToPath } from "node:url";
-import { addDays, DEFAULT_HIERARCHY_RULES, monthStart, utcDay } from "@svcmon/core";
-import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
-import { ClickHouseCostStore, fileSource, type Partition } from "@svcmon/monitor-cost";
+import { openChdbRunStore } from "@monitor/clickhouse/chdb";
+import { addDays, DEFAULT_HIERARCHY_RULES, monthStart, utcDay } from "@monitor/core";
+import { ClickHouseCostStore, fileSource, type Partition } from "@monitor/cost";
 import { missedTargets, percentile, printMissed, printTargetTable } from "./report.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

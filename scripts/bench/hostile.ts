@@ -1,4 +1,4 @@
-// `npm run bench -- hostile`: replays the hostile-request catalogue (packages/hostile) against
+// `npm run bench -- hostile`: replays the hostile-request catalogue (packages/testing/hostile) against
 // `npm start`'s stack in a child process with the 10,000-product demo catalogue, and reports per
 // case the longest the server's event loop was held by any of its requests (and the work they
 // started: tasks, snapshot writes, alert ticks), the CPU the server spent (all its threads, from
@@ -17,7 +17,7 @@ import {
   type HostileContext,
   judge,
   sendHttp,
-} from "../../packages/hostile/src/index.ts";
+} from "../../packages/testing/hostile/src/index.ts";
 import { type LoopHold, type LoopProbe, loopProbe, rssMiB, startLocalStack } from "./local-stack.ts";
 import { percentile, printMissed, printTargetTable, type TargetRow } from "./report.ts";
 

@@ -3,10 +3,10 @@
 // svc.collector_runs with its views, into a copy of the table without views, and into the copy with
 // each view alone; the duplicate check; and the Node side of a 1,000-record request. Median / p95.
 import { Readable } from "node:stream";
-import { InMemoryCollectorRegistry, validateRun, validateRunBatch } from "@svcmon/core";
-import { createMonitorApp } from "@svcmon/monitor-api";
-import { RUN_COLUMNS, runRowValues } from "@svcmon/monitor-clickhouse";
-import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
+import { createMonitorApp } from "@monitor/api";
+import { RUN_COLUMNS, runRowValues } from "@monitor/clickhouse";
+import { openChdbRunStore } from "@monitor/clickhouse/chdb";
+import { InMemoryCollectorRegistry, validateRun, validateRunBatch } from "@monitor/core";
 import { COLLECTORS } from "./monitor-dataset.ts";
 import { percentile } from "./report.ts";
 

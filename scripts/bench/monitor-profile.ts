@@ -5,11 +5,11 @@
 import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
-import { InMemoryCollectorRegistry } from "@svcmon/core";
-import { createMonitorApp } from "@svcmon/monitor-api";
-import { ClickHouseAlertStateStore } from "@svcmon/monitor-clickhouse";
-import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
-import { AlertEngine, memoryDeliveryLog, readSnapshot } from "@svcmon/monitor-runtime";
+import { createMonitorApp } from "@monitor/api";
+import { ClickHouseAlertStateStore } from "@monitor/clickhouse";
+import { openChdbRunStore } from "@monitor/clickhouse/chdb";
+import { InMemoryCollectorRegistry } from "@monitor/core";
+import { AlertEngine, memoryDeliveryLog, readSnapshot } from "@monitor/runtime";
 import { ACCOUNTS, COLLECTORS, loadSql, REGIONS, SERIES, slotsIn } from "./monitor-dataset.ts";
 import { percentile } from "./report.ts";
 

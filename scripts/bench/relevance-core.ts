@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
-import type { CompiledModel, FeatureInput } from "../../packages/relevance-core/src/index.ts";
+import type { CompiledModel, FeatureInput } from "../../packages/relevance/core/src/index.ts";
 import {
   buildArtifact,
   computeFeaturesV1,
@@ -13,12 +13,12 @@ import {
   importXgboost,
   loadArtifact,
   withinTolerance,
-} from "../../packages/relevance-core/src/index.ts";
-import { mulberry32 } from "../../packages/relevance-core/src/test-support/prng.ts";
+} from "../../packages/relevance/core/src/index.ts";
+import { mulberry32 } from "../../packages/relevance/core/src/test-support/prng.ts";
 import { percentile } from "./report.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const FIXTURES = `${ROOT}packages/relevance-core/fixtures/xgboost/`;
+const FIXTURES = `${ROOT}packages/relevance/core/fixtures/xgboost/`;
 const RESULTS_DIR = `${ROOT}bench-results/`;
 const PYTHON = "/usr/bin/python3";
 

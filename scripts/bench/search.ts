@@ -6,10 +6,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import os from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildArtifact, importXgboost, modelKey } from "../../packages/relevance-core/src/index.ts";
-import { mulberry32 } from "../../packages/relevance-core/src/test-support/prng.ts";
-import { RelevanceScorer } from "../../packages/search/src/index.ts";
-import { openDatabase, SqliteKv } from "../../packages/settings/src/sqlite/index.ts";
+import { buildArtifact, importXgboost, modelKey } from "../../packages/relevance/core/src/index.ts";
+import { mulberry32 } from "../../packages/relevance/core/src/test-support/prng.ts";
+import { RelevanceScorer } from "../../packages/relevance/search/src/index.ts";
+import { openDatabase, SqliteKv } from "../../packages/relevance/settings/src/sqlite/index.ts";
 import { rssMiB, startLocalStack } from "./local-stack.ts";
 import { percentile, printTargetTable } from "./report.ts";
 
@@ -100,7 +100,7 @@ async function main(): Promise<void> {
   // Models: the 120-tree depth-3 XGBoost fixture, uploaded under 101 model ids (as `model upload` would).
   const draft = importXgboost(
     JSON.parse(
-      readFileSync(join(ROOT, "packages/relevance-core/fixtures/xgboost/bench_120x3.model.json"), "utf8"),
+      readFileSync(join(ROOT, "packages/relevance/core/fixtures/xgboost/bench_120x3.model.json"), "utf8"),
     ),
   );
   if (!draft.ok) throw new Error("fixture");

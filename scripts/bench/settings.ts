@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { configFrom } from "../../apps/local/src/env.ts";
 import { startStack } from "../../apps/local/src/stack.ts";
-import type { Logger } from "../../packages/settings/src/index.ts";
+import type { Logger } from "../../packages/relevance/settings/src/index.ts";
 import { percentile, printTargetTable } from "./report.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

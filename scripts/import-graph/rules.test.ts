@@ -33,20 +33,20 @@ describe("findViolations", () => {
     expect(
       summary([
         edge(
-          "packages/admin/src/a.ts",
+          "packages/relevance/admin/src/a.ts",
           "../../settings/src/sqlite/documents.ts",
-          "packages/settings/src/sqlite/documents.ts",
+          "packages/relevance/settings/src/sqlite/documents.ts",
         ),
         edge(
-          "packages/admin/src/b.ts",
+          "packages/relevance/admin/src/b.ts",
           "@relevance/settings/sqlite",
-          "packages/settings/src/sqlite/index.ts",
+          "packages/relevance/settings/src/sqlite/index.ts",
         ),
         edge("infra/src/lambda/x.ts", "../../../apps/cli/src/main.ts", "apps/cli/src/main.ts"),
         edge("infra/src/lambda/y.ts", "@apps/cli", "apps/cli/src/main.ts"),
       ]),
     ).toEqual([
-      "relative-across packages/admin/src/a.ts ../../settings/src/sqlite/documents.ts",
+      "relative-across packages/relevance/admin/src/a.ts ../../settings/src/sqlite/documents.ts",
       "relative-across infra/src/lambda/x.ts ../../../apps/cli/src/main.ts",
     ]);
   });
@@ -55,14 +55,14 @@ describe("findViolations", () => {
     expect(
       summary([
         edge("packages/core/src/a.ts", "@apps/cli", "apps/cli/src/main.ts"),
-        edge("packages/core/src/b.ts", "@svc/infra", "infra/src/app.ts"),
-        edge("apps/cli/src/c.ts", "@svc/infra", "infra/src/app.ts"),
+        edge("packages/core/src/b.ts", "infra", "infra/src/app.ts"),
+        edge("apps/cli/src/c.ts", "infra", "infra/src/app.ts"),
         edge("apps/cli/src/d.ts", "@apps/local", "apps/local/src/main.ts"),
       ]),
     ).toEqual([
       "upward packages/core/src/a.ts @apps/cli",
-      "upward packages/core/src/b.ts @svc/infra",
-      "upward apps/cli/src/c.ts @svc/infra",
+      "upward packages/core/src/b.ts infra",
+      "upward apps/cli/src/c.ts infra",
       "upward apps/cli/src/d.ts @apps/local",
     ]);
   });
@@ -78,12 +78,39 @@ describe("findViolations", () => {
     expect(
       summary([
         edge("infra/src/lambda/x.ts", "@apps/admin-lambda", "apps/admin-lambda/src/handler.ts"),
-        edge("apps/admin-lambda/src/handler.ts", "@relevance/admin", "packages/admin/src/index.ts"),
-        edge("packages/admin/src/app.ts", "@relevance/core", "packages/relevance-core/src/index.ts"),
+        edge("apps/admin-lambda/src/handler.ts", "@relevance/admin", "packages/relevance/admin/src/index.ts"),
+        edge(
+          "packages/relevance/admin/src/app.ts",
+          "@relevance/core",
+          "packages/relevance/core/src/index.ts",
+        ),
         edge("apps/cli/src/e2e.test.ts", "@apps/local/test-support", "apps/local/src/test-support.ts"),
         edge("scripts/bench/x.ts", "../../apps/local/src/stack.ts", "apps/local/src/stack.ts"),
       ]),
     ).toEqual([]);
+  });
+
+  it("keeps the two systems apart and the kernel below both", () => {
+    expect(
+      summary([
+        edge("packages/monitor/core/src/a.ts", "@relevance/core", "packages/relevance/core/src/index.ts"),
+        edge("packages/relevance/search/src/b.ts", "@monitor/core", "packages/monitor/core/src/index.ts"),
+        edge("packages/shared/http/src/c.ts", "@relevance/core", "packages/relevance/core/src/index.ts"),
+        edge("packages/shared/http/src/d.ts", "@shared/kernel", "packages/shared/kernel/src/index.ts"),
+        edge("packages/monitor/api/src/e.ts", "@shared/http", "packages/shared/http/src/index.ts"),
+        edge("packages/relevance/search/src/f.ts", "@shared/kernel", "packages/shared/kernel/src/index.ts"),
+        edge("packages/testing/hostile/src/g.ts", "@monitor/core", "packages/monitor/core/src/index.ts"),
+        edge(
+          "packages/testing/hostile/src/h.ts",
+          "@relevance/admin",
+          "packages/relevance/admin/src/index.ts",
+        ),
+      ]),
+    ).toEqual([
+      "system packages/monitor/core/src/a.ts @relevance/core",
+      "system packages/relevance/search/src/b.ts @monitor/core",
+      "system packages/shared/http/src/c.ts @relevance/core",
+    ]);
   });
 
   it("does not let an app's source (only its tests) start another app through test-support", () => {

@@ -8,11 +8,15 @@
  *   - upward: packages import neither apps nor infra, apps do not import infra, and no app imports
  *     another app, except that an app's test may start another app through that app's
  *     `test-support` export (the CLI's end-to-end tests drive the local stack's process).
+ *   - system: the packages form two systems and a kernel (packages/<system>/<name>): a package of
+ *     `shared` imports only `shared`; one of `relevance` or `monitor` imports its own system and
+ *     `shared`, never the other system; `testing` (test data that exercises both) may import any
+ *     package, and only tests and benchmarks import it.
  * Root tooling (scripts/, training/) is no workspace: it sits above infra and only the cycle rule
  * applies to it.
  */
 
-export type Rule = "cycle" | "relative-across" | "upward";
+export type Rule = "cycle" | "relative-across" | "upward" | "system";
 
 export interface Edge {
   /** The importing file, e.g. "infra/src/lambda/search-admin.ts". */
@@ -36,13 +40,26 @@ export type UnitKind = "package" | "app" | "infra" | "tooling";
 
 export interface Unit {
   kind: UnitKind;
-  /** "packages/admin", "apps/cli", "infra", or "tooling". */
+  /** "packages/relevance/admin", "apps/cli", "infra", or "tooling". */
   dir: string;
+  /** A package's system: "relevance", "monitor", "shared" or "testing". */
+  system?: string;
 }
 
+/** The systems each system's packages may import. */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  shared: ["shared"],
+  relevance: ["relevance", "shared"],
+  monitor: ["monitor", "shared"],
+  testing: ["testing", "relevance", "monitor", "shared"],
+};
+
 export function unitOf(file: string): Unit {
-  const [top, name] = file.split("/");
-  if (top === "packages" && name) return { kind: "package", dir: `packages/${name}` };
+  const [top, second, third] = file.split("/");
+  if (top === "packages" && second && third) {
+    return { kind: "package", dir: `packages/${second}/${third}`, system: second };
+  }
+  const name = second;
   if (top === "apps" && name) return { kind: "app", dir: `apps/${name}` };
   if (top === "infra") return { kind: "infra", dir: "infra" };
   return { kind: "tooling", dir: "tooling" };
@@ -70,6 +87,16 @@ function layerViolations(edge: Edge): Violation[] {
   const at = { file: edge.from, import: edge.specifier, line: edge.line };
   if (isRelative(edge.specifier)) {
     found.push({ rule: "relative-across", ...at, detail: `${from.dir} reaches into ${to.dir} by path` });
+  }
+  if (from.system !== undefined && to.system !== undefined) {
+    const allowed = MAY_IMPORT[from.system] ?? [];
+    if (!allowed.includes(to.system)) {
+      found.push({
+        rule: "system",
+        ...at,
+        detail: `${from.dir} (${from.system}) imports ${to.dir} (${to.system})`,
+      });
+    }
   }
   if (LAYER[to.kind] > LAYER[from.kind]) {
     found.push({ rule: "upward", ...at, detail: `${from.kind} ${from.dir} imports ${to.kind} ${to.dir}` });

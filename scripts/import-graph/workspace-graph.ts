@@ -10,23 +10,25 @@ import type { Edge } from "./rules.ts";
 import { scanImports } from "./scan-imports.ts";
 
 /** The folders tsconfig.json includes (its globs are all under these). */
-const SOURCE_ROOTS = ["packages/*/src", "apps/*/src", "infra/src", "scripts", "training"];
-const WORKSPACES = ["packages/*", "apps/*", "infra"];
+const SOURCE_ROOTS = ["packages/*/*/src", "apps/*/src", "infra/src", "scripts", "training"];
+const WORKSPACES = ["packages/*/*", "apps/*", "infra"];
 
 interface WorkspacePackage {
   dir: string;
   exports: Record<string, string>;
 }
 
+// The folders a pattern names, each star one folder level.
 function expand(root: string, pattern: string): string[] {
-  const [parent, star, ...rest] = pattern.split("/");
-  if (star !== "*") return existsSync(join(root, pattern)) ? [pattern] : [];
-  const base = join(root, parent as string);
+  const parts = pattern.split("/");
+  const star = parts.indexOf("*");
+  if (star < 0) return existsSync(join(root, pattern)) ? [pattern] : [];
+  const parent = parts.slice(0, star).join("/");
+  const base = join(root, parent);
   if (!existsSync(base)) return [];
   return readdirSync(base, { withFileTypes: true })
-    .filter((d) => d.isDirectory())
-    .map((d) => [parent, d.name, ...rest].join("/"))
-    .filter((dir) => existsSync(join(root, dir)));
+    .filter((d) => d.isDirectory() && d.name !== "node_modules")
+    .flatMap((d) => expand(root, [...parts.slice(0, star), d.name, ...parts.slice(star + 1)].join("/")));
 }
 
 function walk(root: string, dir: string, out: string[]): void {

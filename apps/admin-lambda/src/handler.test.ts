@@ -1,7 +1,7 @@
 import type { AdminDeps } from "@relevance/admin";
-import { apiGatewayEvent } from "@relevance/http/test-support/api-gateway-event";
 import type { Logger } from "@relevance/settings";
 import { openDatabase, SqliteKv, SqliteSettingsTable } from "@relevance/settings/sqlite";
+import { apiGatewayEvent } from "@shared/http/test-support/api-gateway-event";
 import type { LambdaEvent } from "hono/aws-lambda";
 import { describe, expect, it } from "vitest";
 import { createHandler, depsFromEnv } from "./handler.ts";

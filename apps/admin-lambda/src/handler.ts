@@ -3,10 +3,10 @@
 // runs elsewhere; this function serves /api/v1/admin/* only (see ../README.md).
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type AdminDeps, bodyLimitsFromEnv, createAdminApp } from "@relevance/admin";
-import { lambdaClientAddress, lambdaStageProblem, missingEnv } from "@relevance/http";
 import { CloudflareRestKv } from "@relevance/settings/cloudflare-rest";
 import { DynamoSettingsTable } from "@relevance/settings/dynamodb";
 import { jsonLogger } from "@relevance/settings/json-logger";
+import { lambdaClientAddress, lambdaStageProblem, missingEnv } from "@shared/http";
 import { handle } from "hono/aws-lambda";
 
 const COMPONENT = "AdminInternalApi";

@@ -7,8 +7,8 @@ import { beforeEach, describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const BIN = join(ROOT, "node_modules/.bin/relevance");
-const XGB = join(ROOT, "packages/relevance-core/fixtures/xgboost");
-const LGB = join(ROOT, "packages/relevance-core/fixtures/lightgbm/leaves");
+const XGB = join(ROOT, "packages/relevance/core/fixtures/xgboost");
+const LGB = join(ROOT, "packages/relevance/core/fixtures/lightgbm/leaves");
 
 interface Run {
   code: number | null;
@@ -223,7 +223,7 @@ describe("relevance model export | predict | inspect (the real bin in a child pr
   });
 
   it("inspect says when a LightGBM model squares its output back (reg_sqrt)", () => {
-    const input = join(ROOT, "packages/relevance-core/fixtures/lightgbm/reg_sqrt.model.json");
+    const input = join(ROOT, "packages/relevance/core/fixtures/lightgbm/reg_sqrt.model.json");
     const args = [
       "model",
       "export",

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 export const BIN = join(ROOT, "node_modules/.bin/relevance");
-export const XGB = join(ROOT, "packages/relevance-core/fixtures/xgboost");
+export const XGB = join(ROOT, "packages/relevance/core/fixtures/xgboost");
 
 export interface Run {
   code: number | null;

@@ -2,7 +2,6 @@
 // table and Meilisearch (through the IndexManager port), and the search API beside them, in one Hono
 // app. Runtime-neutral; handler.ts adapts it to Lambda.
 import { buildOpenApiDocument, type CustomerDeps, createCustomerApp } from "@relevance/admin";
-import { AuthThrottle, onError, routeFallback } from "@relevance/http";
 import {
   createSearchApp,
   SEARCH_LIMITS,
@@ -10,6 +9,7 @@ import {
   SEARCH_OPENAPI_SCHEMAS,
   type SearchAppDeps,
 } from "@relevance/search";
+import { AuthThrottle, onError, routeFallback } from "@shared/http";
 import { Hono } from "hono";
 
 export interface CustomerApiDeps {

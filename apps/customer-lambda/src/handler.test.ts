@@ -8,8 +8,6 @@ import type { AddressInfo } from "node:net";
 import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import { serve } from "@hono/node-server";
 import { createAdminApp, LAMBDA_MAX_RESPONSE_BYTES } from "@relevance/admin";
-import { undocumentedRoutes } from "@relevance/http";
-import { apiGatewayEvent } from "@relevance/http/test-support/api-gateway-event";
 import { syncIndexSettings } from "@relevance/search";
 import { MeilisearchIndexManager } from "@relevance/search/meilisearch";
 import {
@@ -26,6 +24,8 @@ import {
   DOUBLE_TOKEN,
 } from "@relevance/settings/test-support/cloudflare-api-double";
 import { type DynaliteServer, startDynalite } from "@relevance/settings/test-support/dynalite";
+import { undocumentedRoutes } from "@shared/http";
+import { apiGatewayEvent } from "@shared/http/test-support/api-gateway-event";
 import type { LambdaEvent } from "hono/aws-lambda";
 import { Meilisearch } from "meilisearch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

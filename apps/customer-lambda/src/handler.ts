@@ -4,7 +4,6 @@
 // the KV copies the exporter writes, over Cloudflare's REST API. See ../README.md and docs/deploy.md.
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { bodyLimitsFromEnv, LAMBDA_DOCUMENTS_BODY_BYTES, LAMBDA_MAX_RESPONSE_BYTES } from "@relevance/admin";
-import { lambdaClientAddress, lambdaStageProblem, missingEnv } from "@relevance/http";
 import {
   artifactMaxBytes,
   DEFAULT_MODEL_CACHE_MB,
@@ -16,6 +15,7 @@ import type { Kv, Logger, SettingsTable } from "@relevance/settings";
 import { CloudflareRestKv } from "@relevance/settings/cloudflare-rest";
 import { DynamoSettingsTable } from "@relevance/settings/dynamodb";
 import { jsonLogger } from "@relevance/settings/json-logger";
+import { lambdaClientAddress, lambdaStageProblem, missingEnv } from "@shared/http";
 import { handle, type LambdaContext, type LambdaEvent } from "hono/aws-lambda";
 import { type CustomerApiDeps, createCustomerApi } from "./app.ts";
 

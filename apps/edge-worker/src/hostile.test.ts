@@ -2,13 +2,14 @@
 // (search and the unknown-route answers), sent to the bundle inside real workerd, each checked for
 // its status and JSON error and followed by a normal search that must still answer. Meilisearch is
 // the local double of @relevance/search/meilisearch/test-support.
-import { type Answer, HOSTILE_CASES, type HostileContext, judge, send } from "@relevance/hostile";
+
 import {
   MASTER_KEY,
   type MeilisearchDouble,
   startMeilisearchDouble,
 } from "@relevance/search/meilisearch/test-support";
 import { putApiKey, putSettings } from "@relevance/search/test-support";
+import { type Answer, HOSTILE_CASES, type HostileContext, judge, send } from "@testing/hostile";
 import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleWorker, startWorker } from "./test-support.ts";

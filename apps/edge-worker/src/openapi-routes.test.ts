@@ -1,7 +1,8 @@
 // Every route of the search app (what the Worker serves) is in the search proxy's OpenAPI paths,
 // and every path listed there is served.
-import { undocumentedRoutes } from "@relevance/http";
+
 import { createSearchApp, SEARCH_OPENAPI_PATHS } from "@relevance/search";
+import { undocumentedRoutes } from "@shared/http";
 import { describe, expect, it } from "vitest";
 
 describe("the Worker's OpenAPI paths", () => {

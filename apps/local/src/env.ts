@@ -1,19 +1,19 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { BEARER_TOKEN, BEARER_TOKEN_RULE, type BodyLimits, bodyLimitsFromEnv } from "@relevance/admin";
-import { formatIssues } from "@relevance/core";
-import { artifactMaxBytes, DEFAULT_MODEL_CACHE_MB } from "@relevance/search";
+import { parseSessionKeys, SESSION_KEYS_ENV } from "@monitor/api/session-keys";
 import {
   type AutoRegisterConfig,
   autoRegisterFromEnv,
   MONITOR_TOKEN_CHARS,
   MONITOR_TOKEN_RULE,
   maxClockSkewFromEnv,
-} from "@svcmon/core";
-import { parseSessionKeys, SESSION_KEYS_ENV } from "@svcmon/monitor-api/session-keys";
-import { alertIntervalFromEnv } from "@svcmon/monitor-runtime";
-import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@svcmon/notify";
+} from "@monitor/core";
+import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@monitor/notify";
+import { alertIntervalFromEnv } from "@monitor/runtime";
+import { BEARER_TOKEN, BEARER_TOKEN_RULE, type BodyLimits, bodyLimitsFromEnv } from "@relevance/admin";
+import { formatIssues } from "@relevance/core";
+import { artifactMaxBytes, DEFAULT_MODEL_CACHE_MB } from "@relevance/search";
 
 export interface LocalConfig {
   port: number;

@@ -5,7 +5,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Answer, HOSTILE_CASES, type HostileContext, judge, sendHttp } from "@relevance/hostile";
+import { type Answer, HOSTILE_CASES, type HostileContext, judge, sendHttp } from "@testing/hostile";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, call, MONITOR_TOKEN, type RunningStack, spawnStack } from "./test-support.ts";
 

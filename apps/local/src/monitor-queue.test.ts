@@ -3,7 +3,7 @@
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SqliteQueue } from "@svcmon/monitor-queues";
+import { SqliteQueue } from "@monitor/queues";
 import { afterAll, describe, expect, it } from "vitest";
 import { call, MONITOR_TOKEN, type RunningStack, spawnStack } from "./test-support.ts";
 

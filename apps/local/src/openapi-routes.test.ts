@@ -4,8 +4,8 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { undocumentedRoutes } from "@relevance/http";
 import type { Logger } from "@relevance/settings";
+import { undocumentedRoutes } from "@shared/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configFrom } from "./env.ts";
 import { type Stack, startStack } from "./stack.ts";

@@ -4,8 +4,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ClickHouseResourceEventSink } from "@svcmon/monitor-clickhouse";
-import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
+import { ClickHouseResourceEventSink } from "@monitor/clickhouse";
+import { openChdbRunStore } from "@monitor/clickhouse/chdb";
 import { afterAll, describe, expect, it } from "vitest";
 import { call, MONITOR_TOKEN, type RunningStack, spawnStack } from "./test-support.ts";
 

@@ -13,7 +13,7 @@ import { type Stack, startStack } from "./stack.ts";
 import { ADMIN_TOKEN } from "./test-support.ts";
 
 const FIXTURE = fileURLToPath(
-  new URL("../../../packages/relevance-core/fixtures/xgboost/binary_logistic.model.json", import.meta.url),
+  new URL("../../../packages/relevance/core/fixtures/xgboost/binary_logistic.model.json", import.meta.url),
 );
 const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
 const log: Logger = {

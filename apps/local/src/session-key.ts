@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { generateSessionKey, parseSessionKeys } from "@svcmon/monitor-api/session-keys";
+import { generateSessionKey, parseSessionKeys } from "@monitor/api/session-keys";
 
 /** Where npm start keeps its generated session key, inside DATA_DIR. */
 export const SESSION_KEY_FILE = "session-key";

@@ -2,14 +2,40 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type ServerType, serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
-import { createApiApp } from "@relevance/admin";
+import { createMonitorApp } from "@monitor/api";
 import {
-  AuthThrottle,
-  type ClientAddress,
-  forwardedClientAddress,
-  onError,
-  routeFallback,
-} from "@relevance/http";
+  CountingSink,
+  DEMO_ACCOUNTS,
+  DEMO_REGIONS,
+  SimulatedCloud,
+  simulatedCollectors,
+} from "@monitor/aws/simulation";
+import {
+  ClickHouseAlertStateStore,
+  ClickHouseCollectorRegistry,
+  ClickHouseDeliveryLog,
+  ClickHouseHierarchyStore,
+  ClickHouseResourceEventSink,
+  ClickHouseResourceSink,
+  type ClickHouseRunStore,
+} from "@monitor/clickhouse";
+import { openChdbRunStore } from "@monitor/clickhouse/chdb";
+import { DEFAULT_AUTO_REGISTER, registerFirstRuns } from "@monitor/core";
+import { ClickHouseCostStore } from "@monitor/cost";
+import { writeSimulatedCurReports } from "@monitor/cost/simulation";
+import { createChannels } from "@monitor/notify";
+import { IngestConsumer, queueHealthReader, SqliteQueue } from "@monitor/queues";
+import {
+  AlertEngine,
+  accountsFromStore,
+  hierarchyBuilder,
+  hierarchyRulesFromEnv,
+  Scheduler,
+  SqliteEndedSessionStore,
+  SqliteSilenceStore,
+  SqliteTransitionStore,
+} from "@monitor/runtime";
+import { createApiApp } from "@relevance/admin";
 import {
   createSearchApp,
   SEARCH_LIMITS,
@@ -29,39 +55,13 @@ import {
   SqliteKv,
   SqliteSettingsTable,
 } from "@relevance/settings/sqlite";
-import { DEFAULT_AUTO_REGISTER, registerFirstRuns } from "@svcmon/core";
-import { createMonitorApp } from "@svcmon/monitor-api";
 import {
-  CountingSink,
-  DEMO_ACCOUNTS,
-  DEMO_REGIONS,
-  SimulatedCloud,
-  simulatedCollectors,
-} from "@svcmon/monitor-aws/test-support/simulated-cloud";
-import {
-  ClickHouseAlertStateStore,
-  ClickHouseCollectorRegistry,
-  ClickHouseDeliveryLog,
-  ClickHouseHierarchyStore,
-  ClickHouseResourceEventSink,
-  ClickHouseResourceSink,
-  type ClickHouseRunStore,
-} from "@svcmon/monitor-clickhouse";
-import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
-import { ClickHouseCostStore } from "@svcmon/monitor-cost";
-import { writeSimulatedCurReports } from "@svcmon/monitor-cost/test-support/simulated-cur";
-import { IngestConsumer, queueHealthReader, SqliteQueue } from "@svcmon/monitor-queues";
-import {
-  AlertEngine,
-  accountsFromStore,
-  hierarchyBuilder,
-  hierarchyRulesFromEnv,
-  Scheduler,
-  SqliteEndedSessionStore,
-  SqliteSilenceStore,
-  SqliteTransitionStore,
-} from "@svcmon/monitor-runtime";
-import { createChannels } from "@svcmon/notify";
+  AuthThrottle,
+  type ClientAddress,
+  forwardedClientAddress,
+  onError,
+  routeFallback,
+} from "@shared/http";
 import { Hono } from "hono";
 import { answerClientError } from "./client-error.ts";
 import { secureDataDir } from "./data-dir.ts";

@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
+import { openChdbRunStore } from "@monitor/clickhouse/chdb";
 import { afterAll, describe, expect, it } from "vitest";
 import { secureDataDir } from "./data-dir.ts";
 import { type RunningStack, spawnStack } from "./test-support.ts";

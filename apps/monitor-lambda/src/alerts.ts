@@ -12,18 +12,18 @@
  */
 
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { Logger } from "@relevance/settings";
-import { jsonLogger } from "@relevance/settings/json-logger";
-import type { SilenceStore, TransitionStore } from "@svcmon/core";
-import { DynamoDbSilenceStore, DynamoDbTransitionStore } from "@svcmon/monitor-aws";
+import { DynamoDbSilenceStore, DynamoDbTransitionStore } from "@monitor/aws";
 import {
   ClickHouseAlertStateStore,
   ClickHouseCollectorRegistry,
   ClickHouseDeliveryLog,
   type ClickHouseRunStore,
-} from "@svcmon/monitor-clickhouse";
-import { AlertEngine } from "@svcmon/monitor-runtime";
-import { type Channel, createChannels } from "@svcmon/notify";
+} from "@monitor/clickhouse";
+import type { SilenceStore, TransitionStore } from "@monitor/core";
+import { type Channel, createChannels } from "@monitor/notify";
+import { AlertEngine } from "@monitor/runtime";
+import type { Logger } from "@relevance/settings";
+import { jsonLogger } from "@relevance/settings/json-logger";
 import { alertsFromEnv, clickHouseFromEnv, orThrow } from "./config.ts";
 import { type QueueHealthRead, queueHealthFromEnv } from "./queues.ts";
 import { once, openStore } from "./store.ts";

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Collector, RunStore } from "@svcmon/core";
-import { ClickHouseCollectorRegistry, type ClickHouseRunStore } from "@svcmon/monitor-clickhouse";
-import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
+import { ClickHouseCollectorRegistry, type ClickHouseRunStore } from "@monitor/clickhouse";
+import { openChdbRunStore } from "@monitor/clickhouse/chdb";
+import type { Collector, RunStore } from "@monitor/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCollectorHandler } from "./collector.ts";
 import { COLLECTORS_MODULE } from "./collectors.ts";

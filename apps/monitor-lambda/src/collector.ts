@@ -5,16 +5,11 @@
  * hierarchy_builder gate, exactly one run record per run) and ends when every record is written.
  */
 
+import { ClickHouseCollectorRegistry, type ClickHouseRunStore } from "@monitor/clickhouse";
+import type { Collector, RegionSource, RunStore } from "@monitor/core";
+import { accountsFromStore, type RunOutcome, Scheduler, type SchedulerOptions } from "@monitor/runtime";
 import type { Logger } from "@relevance/settings";
 import { jsonLogger } from "@relevance/settings/json-logger";
-import type { Collector, RegionSource, RunStore } from "@svcmon/core";
-import { ClickHouseCollectorRegistry, type ClickHouseRunStore } from "@svcmon/monitor-clickhouse";
-import {
-  accountsFromStore,
-  type RunOutcome,
-  Scheduler,
-  type SchedulerOptions,
-} from "@svcmon/monitor-runtime";
 import { awsClients, COLLECTORS_MODULE, lambdaCollectors } from "./collectors.ts";
 import {
   type CollectorSettings,

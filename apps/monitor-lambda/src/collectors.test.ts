@@ -9,21 +9,21 @@ import {
 } from "@aws-sdk/client-ec2";
 import { SendMessageBatchCommand, type SendMessageBatchCommandInput, SQSClient } from "@aws-sdk/client-sqs";
 import { AssumeRoleCommand, type AssumeRoleCommandInput, STSClient } from "@aws-sdk/client-sts";
-import { StandardRetryStrategy } from "@smithy/core/retry";
-import { DEFAULT_HIERARCHY_RULES } from "@svcmon/core";
 import {
   assumeRoleAccessDenied,
   assumeRoleOutput,
   instance,
   instancesPage,
-} from "@svcmon/monitor-aws/test-support/aws-responses";
+} from "@monitor/aws/test-support/aws-responses";
 import {
   ClickHouseCollectorRegistry,
   ClickHouseHierarchyStore,
   type ClickHouseRunStore,
   resourcesLatest,
-} from "@svcmon/monitor-clickhouse";
-import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
+} from "@monitor/clickhouse";
+import { openChdbRunStore } from "@monitor/clickhouse/chdb";
+import { DEFAULT_HIERARCHY_RULES } from "@monitor/core";
+import { StandardRetryStrategy } from "@smithy/core/retry";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCollectorHandler } from "./collector.ts";

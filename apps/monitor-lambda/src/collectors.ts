@@ -1,6 +1,6 @@
 /**
  * The collectors this Lambda build runs, and the regions they scan. config_ec2, config_ebs and
- * config_network are the real AWS collectors (@svcmon/monitor-aws): they assume the collector role in
+ * config_network are the real AWS collectors (@monitor/aws): they assume the collector role in
  * each monitored account (STS, with the external id), page through the EC2 Describe APIs, write
  * svc.resources and send one event per resource to the event queue; a refused role moves the account
  * to `no_access`. hierarchy_builder places the latest resources in the hierarchy (svc.resource_hierarchy)
@@ -9,7 +9,6 @@
  */
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { STSClient } from "@aws-sdk/client-sts";
-import type { Collector, HierarchyRules, RegionSource, RuntimeLogEvent } from "@svcmon/core";
 import {
   type AwsRetryOptions,
   awsCollectors,
@@ -19,14 +18,15 @@ import {
   markAccountNoAccess,
   RoleAssumer,
   SqsEventPublisher,
-} from "@svcmon/monitor-aws";
+} from "@monitor/aws";
 import {
   ClickHouseHierarchyStore,
   ClickHouseResourceSink,
   type ClickHouseRunStore,
-} from "@svcmon/monitor-clickhouse";
-import { ClickHouseCostStore } from "@svcmon/monitor-cost";
-import { hierarchyBuilder } from "@svcmon/monitor-runtime";
+} from "@monitor/clickhouse";
+import type { Collector, HierarchyRules, RegionSource, RuntimeLogEvent } from "@monitor/core";
+import { ClickHouseCostStore } from "@monitor/cost";
+import { hierarchyBuilder } from "@monitor/runtime";
 import type { CollectorWiring } from "./config.ts";
 
 export const COLLECTORS_MODULE = "apps/monitor-lambda/src/collectors.ts";

@@ -3,6 +3,8 @@
  * variables too, filled in from Secrets Manager before the first invocation). Parse, don't throw:
  * every problem is reported with the variable at fault.
  */
+
+import { parseSessionKeys, SESSION_KEYS_ENV } from "@monitor/api/session-keys";
 import {
   type AutoRegisterConfig,
   autoRegisterFromEnv,
@@ -11,9 +13,8 @@ import {
   MONITOR_TOKEN_RULE,
   maxClockSkewFromEnv,
   type Result,
-} from "@svcmon/core";
-import { parseSessionKeys, SESSION_KEYS_ENV } from "@svcmon/monitor-api/session-keys";
-import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@svcmon/notify";
+} from "@monitor/core";
+import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@monitor/notify";
 
 export interface ClickHouseSettings {
   url: string;

@@ -9,10 +9,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import { sdkStreamMixin } from "@smithy/core/serde";
-import { DEFAULT_HIERARCHY_RULES } from "@svcmon/core";
-import type { ClickHouseRunStore } from "@svcmon/monitor-clickhouse";
-import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
+import type { ClickHouseRunStore } from "@monitor/clickhouse";
+import { openChdbRunStore } from "@monitor/clickhouse/chdb";
+import { DEFAULT_HIERARCHY_RULES } from "@monitor/core";
 import {
   ClickHouseCostStore,
   CostReportRejected,
@@ -21,7 +20,8 @@ import {
   fileSource,
   tableFunction,
   writeCurFile,
-} from "@svcmon/monitor-cost";
+} from "@monitor/cost";
+import { sdkStreamMixin } from "@smithy/core/serde";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCurIngestHandler, curIngestFromEnv, curS3Source } from "./cur-ingest.ts";

@@ -11,16 +11,16 @@
  * failure destination (svcmon-cur-ingest-dlq). Reserved concurrency 1 keeps deliveries in sequence.
  */
 import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import type { Logger } from "@relevance/settings";
-import { jsonLogger } from "@relevance/settings/json-logger";
-import type { Issue, Result } from "@svcmon/core";
+import type { Issue, Result } from "@monitor/core";
 import {
   ClickHouseCostStore,
   CostReportRejected,
   type CurSource,
   type IngestResult,
   type S3Auth,
-} from "@svcmon/monitor-cost";
+} from "@monitor/cost";
+import type { Logger } from "@relevance/settings";
+import { jsonLogger } from "@relevance/settings/json-logger";
 import { clickHouseFromEnv, orThrow } from "./config.ts";
 import {
   type CurManifest,

@@ -10,8 +10,8 @@
  *   with `dataFiles` (`s3://bucket/key` URIs), `billingPeriod`, `columns`, `executionId`; AWS writes it
  *   only after every data file is in S3.
  */
-import { at, type Issue, isPlainObject, type Result } from "@svcmon/core";
-import { curFormatOf } from "@svcmon/monitor-cost";
+import { at, type Issue, isPlainObject, type Result } from "@monitor/core";
+import { curFormatOf } from "@monitor/cost";
 
 export interface S3Location {
   bucket: string;

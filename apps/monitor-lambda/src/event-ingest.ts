@@ -20,7 +20,7 @@ import {
   type ResourceEventStore,
   type RunStore,
   registerFirstRuns,
-} from "@svcmon/core";
+} from "@monitor/core";
 import type { IngestDeps, StoreOutcome } from "./ingest-deps.ts";
 
 export interface IngestClock {

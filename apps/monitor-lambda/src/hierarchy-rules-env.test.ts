@@ -1,4 +1,4 @@
-import { DEFAULT_HIERARCHY_RULES } from "@svcmon/core";
+import { DEFAULT_HIERARCHY_RULES } from "@monitor/core";
 import { describe, expect, it } from "vitest";
 import { orThrow } from "./config.ts";
 import { hierarchyRulesFromLambdaEnv } from "./hierarchy-rules-env.ts";

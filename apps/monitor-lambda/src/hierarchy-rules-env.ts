@@ -4,7 +4,12 @@
  * rules themselves in HIERARCHY_RULES_JSON (infra: `-c svcmon-Monitor:hierarchyRules=<file>`); unset
  * or blank means the built-in rules (docs/monitor-cost.md).
  */
-import { DEFAULT_HIERARCHY_RULES, type HierarchyRules, parseHierarchyRules, type Result } from "@svcmon/core";
+import {
+  DEFAULT_HIERARCHY_RULES,
+  type HierarchyRules,
+  parseHierarchyRules,
+  type Result,
+} from "@monitor/core";
 
 export const HIERARCHY_RULES_JSON = "HIERARCHY_RULES_JSON";
 

@@ -2,18 +2,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  parseResourceEvent,
-  RESOURCE_EVENT_KIND,
-  type ResourceEvent,
-  RunStoreUnavailable,
-} from "@svcmon/core";
-import {
   ClickHouseCollectorRegistry,
   ClickHouseResourceEventSink,
   type ClickHouseRunStore,
   openHttpRunStore,
-} from "@svcmon/monitor-clickhouse";
-import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
+} from "@monitor/clickhouse";
+import { openChdbRunStore } from "@monitor/clickhouse/chdb";
+import {
+  parseResourceEvent,
+  RESOURCE_EVENT_KIND,
+  type ResourceEvent,
+  RunStoreUnavailable,
+} from "@monitor/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventIngest, messageIngest } from "./event-ingest.ts";
 import { createIngestHandler } from "./ingest.ts";

@@ -7,9 +7,9 @@
  * takes. The store skips events it already holds, so a message delivered again is harmless.
  */
 
+import { ClickHouseCollectorRegistry, ClickHouseResourceEventSink } from "@monitor/clickhouse";
+import { RunStoreUnavailable } from "@monitor/core";
 import { jsonLogger } from "@relevance/settings/json-logger";
-import { RunStoreUnavailable } from "@svcmon/core";
-import { ClickHouseCollectorRegistry, ClickHouseResourceEventSink } from "@svcmon/monitor-clickhouse";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { clickHouseFromEnv, orThrow, runIntakeFromEnv } from "./config.ts";
 import { messageIngest } from "./event-ingest.ts";

@@ -7,8 +7,8 @@
  */
 
 import { SQSClient } from "@aws-sdk/client-sqs";
-import type { QueueHealth } from "@svcmon/core";
-import { queueHealthReader, SQS_SOURCE, SqsQueueHealth, sqsQueueListsFromEnv } from "@svcmon/monitor-queues";
+import type { QueueHealth } from "@monitor/core";
+import { queueHealthReader, SQS_SOURCE, SqsQueueHealth, sqsQueueListsFromEnv } from "@monitor/queues";
 import { orThrow } from "./config.ts";
 
 export type QueueHealthRead = () => Promise<QueueHealth[]>;

@@ -6,24 +6,24 @@
  */
 
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { type AuthThrottle, lambdaClientAddress } from "@relevance/http";
-import type { Logger } from "@relevance/settings";
-import { jsonLogger } from "@relevance/settings/json-logger";
+import { createMonitorApp, type MonitorAppDeps } from "@monitor/api";
+import { DynamoDbEndedSessionStore, DynamoDbSilenceStore } from "@monitor/aws";
+import {
+  ClickHouseAlertStateStore,
+  ClickHouseCollectorRegistry,
+  type ClickHouseRunStore,
+} from "@monitor/clickhouse";
 import {
   DEFAULT_HIERARCHY_RULES,
   type EndedSessionStore,
   type HierarchyRules,
   type SilenceStore,
-} from "@svcmon/core";
-import { createMonitorApp, type MonitorAppDeps } from "@svcmon/monitor-api";
-import { DynamoDbEndedSessionStore, DynamoDbSilenceStore } from "@svcmon/monitor-aws";
-import {
-  ClickHouseAlertStateStore,
-  ClickHouseCollectorRegistry,
-  type ClickHouseRunStore,
-} from "@svcmon/monitor-clickhouse";
-import { ClickHouseCostStore } from "@svcmon/monitor-cost";
-import { firingAlerts } from "@svcmon/monitor-runtime";
+} from "@monitor/core";
+import { ClickHouseCostStore } from "@monitor/cost";
+import { firingAlerts } from "@monitor/runtime";
+import type { Logger } from "@relevance/settings";
+import { jsonLogger } from "@relevance/settings/json-logger";
+import { type AuthThrottle, lambdaClientAddress } from "@shared/http";
 import type { Hono } from "hono";
 import { handle } from "hono/aws-lambda";
 import {

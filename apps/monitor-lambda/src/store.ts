@@ -1,5 +1,5 @@
 /** The run store of the functions: ClickHouse over HTTP, migrated once per execution environment. */
-import { type ClickHouseRunStore, openHttpRunStore } from "@svcmon/monitor-clickhouse";
+import { type ClickHouseRunStore, openHttpRunStore } from "@monitor/clickhouse";
 import type { ClickHouseSettings } from "./config.ts";
 
 export function openStore(s: ClickHouseSettings): ClickHouseRunStore {

@@ -3,10 +3,10 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
 import { createServer, type IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CollectorRunRow, MAX_RUN_ERROR_CHARS, validateRunRecord } from "@svcmon/core";
-import type { ClickHouseRunStore } from "@svcmon/monitor-clickhouse";
-import { ClickHouseCollectorRegistry } from "@svcmon/monitor-clickhouse";
-import { openChdbRunStore } from "@svcmon/monitor-clickhouse/chdb";
+import type { ClickHouseRunStore } from "@monitor/clickhouse";
+import { ClickHouseCollectorRegistry } from "@monitor/clickhouse";
+import { openChdbRunStore } from "@monitor/clickhouse/chdb";
+import { type CollectorRunRow, MAX_RUN_ERROR_CHARS, validateRunRecord } from "@monitor/core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { main, parseArgs, Tail, UsageError } from "./svcmon.ts";
 

@@ -21,7 +21,7 @@ import {
   maxClockSkewFromEnv,
   registerFirstRuns,
   validateRunRecord,
-} from "@svcmon/core";
+} from "@monitor/core";
 import { deliver, pidAlive, type RunRecordOut } from "./deliver.ts";
 import { silenceMain } from "./silence.ts";
 
@@ -282,8 +282,8 @@ function runChild(command: string, args: string[]): Promise<Child> {
 }
 
 async function storeRun(dir: string, record: RunRecordOut, autoRegister: AutoRegisterConfig): Promise<void> {
-  const { openChdbRunStore } = await import("@svcmon/monitor-clickhouse/chdb");
-  const { ClickHouseCollectorRegistry } = await import("@svcmon/monitor-clickhouse");
+  const { openChdbRunStore } = await import("@monitor/clickhouse/chdb");
+  const { ClickHouseCollectorRegistry } = await import("@monitor/clickhouse");
   // Everything chDB creates is owner-only, as in the stack's DATA_DIR (which warns about looser
   // paths at start). The command has finished by now, so the umask reaches nothing of it.
   const umask = process.umask(0o077);

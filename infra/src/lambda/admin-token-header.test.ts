@@ -1,8 +1,8 @@
 import { createHandler } from "@apps/admin-lambda";
 import { withAdminTokenHeader } from "@relevance/admin/admin-token-header";
-import { apiGatewayEvent } from "@relevance/http/test-support/api-gateway-event";
 import type { Logger } from "@relevance/settings";
 import { openDatabase, SqliteKv, SqliteSettingsTable } from "@relevance/settings/sqlite";
+import { apiGatewayEvent } from "@shared/http/test-support/api-gateway-event";
 import type { LambdaEvent } from "hono/aws-lambda";
 import { describe, expect, it } from "vitest";
 

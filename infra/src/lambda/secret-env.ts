@@ -22,11 +22,9 @@ export interface SecretRef {
 }
 export type SecretEnvMap = Record<string, SecretRef>;
 
-export interface Issue {
-  path: string;
-  message: string;
-}
-export type Result<T> = { ok: true; value: T } | { ok: false; errors: Issue[] };
+import type { Issue, Result } from "@shared/kernel";
+
+export type { Issue, Result };
 
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
 const isObject = (v: unknown): v is Record<string, unknown> =>

@@ -2,7 +2,7 @@
 // behind an IAM-authorized API Gateway route (infra/src/search-stack.ts): every request is SigV4-signed
 // (service `execute-api`, the environment's `awsRegion`) with credentials from the AWS default
 // provider chain, and the admin token travels in `X-Admin-Token`, which the function's entry hands to
-// the app as `Authorization: Bearer` (packages/admin/src/admin-token-header.ts). `local` is the app
+// the app as `Authorization: Bearer` (packages/relevance/admin/src/admin-token-header.ts). `local` is the app
 // itself: `Authorization: Bearer <ADMIN_TOKEN>`.
 import { defaultProvider } from "@aws-sdk/credential-provider-node";
 import { Sha256 } from "@smithy/core/checksum";
@@ -10,7 +10,7 @@ import { SignatureV4 } from "@smithy/signature-v4";
 import { UserError } from "../io.ts";
 
 export const EXECUTE_API = "execute-api";
-/** The header the function's entry reads the admin token from (packages/admin/src/admin-token-header.ts). */
+/** The header the function's entry reads the admin token from (packages/relevance/admin/src/admin-token-header.ts). */
 export const ADMIN_TOKEN_HEADER = "x-admin-token";
 
 export interface AdminRequest {

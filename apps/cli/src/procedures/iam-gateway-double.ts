@@ -4,7 +4,7 @@
 // region, the secret key of the one identity it knows) and comparing, plus the payload hash and the
 // clock skew; refusals are 403 with API Gateway's `{"message": …}` bodies. An accepted request goes to
 // `upstream` as the function's entry hands it to the admin app: `X-Admin-Token` as the bearer token,
-// the signature dropped (withAdminTokenHeader of packages/admin/src/admin-token-header.ts).
+// the signature dropped (withAdminTokenHeader of packages/relevance/admin/src/admin-token-header.ts).
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -20,7 +20,7 @@ const NOTE_AFTER_MS = 1_000;
 /** How often a wait for the search proxy's cached miss prints how long is left. */
 const PROGRESS_EVERY_MS = 10_000;
 /**
- * The search proxy remembers a missing artifact for up to this long (packages/search model-cache.ts,
+ * The search proxy remembers a missing artifact for up to this long (packages/relevance/search model-cache.ts,
  * `negativeTtlMs`: at most MAX_NEGATIVE_TTL_MS, and the Worker and npm start use that maximum).
  */
 export const NEGATIVE_CACHE_MS = MAX_NEGATIVE_TTL_MS;

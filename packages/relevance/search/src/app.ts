@@ -1,0 +1,407 @@
+import { describeType, formatIssues, type Issue, isPlainObject, issue } from "@relevance/core";
+import { apiKeyCopyKey, apiKeyHash, INDEX_NAME, type Kv, type Logger } from "@relevance/settings";
+import {
+  ApiError,
+  AuthThrottle,
+  assertJsonShape,
+  type ClientAddress,
+  headerClientAddress,
+  INTERNAL_ERROR,
+  limitBody,
+  maxJsonObjectKeys,
+  onError,
+  presentedApiKey,
+  routeFallback,
+} from "@shared/http";
+import { type Context, Hono } from "hono";
+import { MAX_BODY_BYTES, MAX_BODY_DEPTH, MAX_BODY_KEYS, MAX_MULTI_SEARCH_QUERIES } from "./limits.ts";
+import { AUTH_CODE_HEADER, withMeilisearchFields } from "./meili-errors.ts";
+import type { Retrieval, RetrievalResult, SearchTarget } from "./ports.ts";
+import { RetrievalError } from "./ports.ts";
+import { parseSearchRequest, type SearchRequest } from "./request.ts";
+import { createScorer, type Score, type Scorer } from "./scorer.ts";
+import { parseApiKeyCopy, parseSettingsCopy, type SettingsView } from "./settings-copy.ts";
+import { errorMessage, withTimeout } from "./timeout.ts";
+
+export interface SearchAppDeps {
+  kv: Kv;
+  retrieval: Retrieval;
+  log: Logger;
+  /** Milliseconds, for the scorer's caches and log rate limits. Default Date.now. */
+  now?: () => number;
+  /** Default: a RelevanceScorer over `kv` (model cache, negative cache, rate-limited logs). */
+  scorer?: Scorer;
+  /** How long the default scorer waits for a model artifact from KV. Default 50 ms. */
+  kvTimeoutMs?: number;
+  /** How long an API-key or settings read from KV may take before the search answers 503. Default 1000 ms. */
+  settingsTimeoutMs?: number;
+  /** Largest accepted request body. Default 1 MiB (docs/limits.md). */
+  maxBodyBytes?: number;
+  /**
+   * Bound on the estimated memory of the parsed models the default scorer keeps, in MB (2^20
+   * bytes): `MODEL_CACHE_MB`. Default 32, which leaves most of a Worker isolate's 128 MB free.
+   */
+  modelCacheMb?: number;
+  /**
+   * Largest model artifact the default scorer loads, in bytes (`MODEL_MAX_BYTES`); a larger one is
+   * refused before it is parsed. Default 8 MiB, at most 25 MiB.
+   */
+  modelMaxBytes?: number;
+  /** Counts failed authentications and answers 429 to a client over its budget. Default: a new one. */
+  authThrottle?: AuthThrottle;
+  /** How the throttle tells clients apart. Default `headerClientAddress` (CF-Connecting-IP, set by Cloudflare). */
+  clientAddress?: ClientAddress;
+}
+
+/** Longest x-api-key looked up at all (real keys are 46 characters). */
+const MAX_API_KEY_CHARS = 512;
+
+export const SEARCH_PATH = "/api/v1/indexes/:index/search";
+export const MULTI_SEARCH_PATH = "/api/v1/multi-search";
+/** Meilisearch's `GET /health`: no authentication. */
+export const HEALTH_PATH = "/api/v1/health";
+/** Meilisearch's `GET /version`: any valid key. */
+export const VERSION_PATH = "/api/v1/version";
+/** `pkgVersion` of `GET /api/v1/version`: the version of this search API (not of a Meilisearch). */
+export const SEARCH_API_VERSION = "0.1.0";
+/** The response header that names the model behind `relevanceScore`. */
+export const RELEVANCE_MODEL_HEADER = "x-relevance-model";
+const DEFAULT_SETTINGS_TIMEOUT_MS = 1000;
+
+interface Resolved {
+  target: SearchTarget;
+  /** From the record the request named (for an alias, the alias record: seed 2.4). */
+  relevanceConfig: unknown;
+}
+
+/** The search proxy: `POST /api/v1/indexes/{index}/search` (docs/search.md). Runtime-neutral. */
+export function createSearchApp(deps: SearchAppDeps): Hono {
+  const { kv, retrieval, log } = deps;
+  const settingsTimeoutMs = deps.settingsTimeoutMs ?? DEFAULT_SETTINGS_TIMEOUT_MS;
+  const scorer =
+    deps.scorer ??
+    createScorer({
+      kv,
+      log,
+      now: deps.now,
+      kvTimeoutMs: deps.kvTimeoutMs,
+      ...(deps.modelCacheMb === undefined ? {} : { maxBytes: modelCacheBytes(deps.modelCacheMb) }),
+      ...(deps.modelMaxBytes === undefined ? {} : { maxArtifactBytes: deps.modelMaxBytes }),
+    });
+  const throttle = deps.authThrottle ?? new AuthThrottle({ now: deps.now });
+  const clientAddress = deps.clientAddress ?? headerClientAddress;
+
+  /** A settings-side KV read; a failure or timeout cannot be worked around (no account, no target): 503. */
+  async function readKv(key: string, what: string, fields: Record<string, unknown>): Promise<string | null> {
+    try {
+      return await withTimeout(kv.get(key), settingsTimeoutMs, "the KV read");
+    } catch (error) {
+      log.error("search settings could not be read", { ...fields, what, problem: errorMessage(error) });
+      throw new ApiError(
+        503,
+        "settings_unavailable",
+        "the index settings could not be read right now; retry shortly",
+      );
+    }
+  }
+
+  /**
+   * A client over its failed-authentication budget is refused before the key is hashed or looked
+   * up, so guessing keys costs the proxy (and KV) nothing once the budget is spent.
+   */
+  async function authenticate(c: Context): Promise<string> {
+    const apiKey = presentedApiKey(c);
+    if (apiKey === undefined) {
+      // No key is no guess: answered 401 without counting.
+      throw new ApiError(
+        401,
+        "unauthorized",
+        "the x-api-key header (or Authorization: Bearer <key>) is required",
+        undefined,
+        { [AUTH_CODE_HEADER]: "missing_authorization_header" },
+      );
+    }
+    // Real keys are 46 characters; a longer header is a wrong key, not worth hashing.
+    const text =
+      apiKey.length > MAX_API_KEY_CHARS
+        ? null
+        : await readKv(apiKeyCopyKey(await apiKeyHash(apiKey)), "API key", {});
+    // After the lookup, so a key that already worked from this address keeps working while guesses
+    // from it are refused (AuthThrottle.verdict).
+    throttle.verdict(clientAddress(c), apiKey, text !== null);
+    if (text === null) {
+      throw new ApiError(401, "unauthorized", "the API key is not valid", undefined, {
+        [AUTH_CODE_HEADER]: "invalid_api_key",
+      });
+    }
+    const copy = parseApiKeyCopy(text);
+    if (!copy.ok) {
+      log.error("API key copy is malformed", { problem: formatIssues(copy.errors) });
+      throw new ApiError(500, INTERNAL_ERROR.error.code, INTERNAL_ERROR.error.message);
+    }
+    return copy.value.account;
+  }
+
+  async function readSettings(account: string, index: string): Promise<SettingsView | null> {
+    const key = `${account}-${index}`;
+    const text = await readKv(key, "settings", { account, index });
+    if (text === null) return null;
+    const view = parseSettingsCopy(text);
+    if (!view.ok) {
+      log.error("settings copy is malformed", { account, index, problem: formatIssues(view.errors) });
+      throw new ApiError(500, INTERNAL_ERROR.error.code, INTERNAL_ERROR.error.message);
+    }
+    return view.value;
+  }
+
+  /** The alias record first; retrieval from the index it points at; the config from the named record. */
+  async function resolve(account: string, name: string): Promise<Resolved> {
+    const notFound = new ApiError(404, "not_found", "index not found");
+    if (!INDEX_NAME.test(name)) throw notFound;
+    const named = await readSettings(account, name);
+    if (named === null) throw notFound;
+    let underlying = name;
+    let settings = named;
+    if (named.type === "alias") {
+      underlying = named.aliasOf as string;
+      const target = INDEX_NAME.test(underlying) ? await readSettings(account, underlying) : null;
+      if (target === null)
+        throw new ApiError(404, "not_found", "the alias points at an index that does not exist");
+      if (target.type === "alias") {
+        log.error("alias points at another alias", { account, index: name, aliasOf: underlying });
+        throw new ApiError(500, INTERNAL_ERROR.error.code, INTERNAL_ERROR.error.message);
+      }
+      settings = target;
+    }
+    return {
+      target: {
+        systemAccountId: account,
+        index: underlying,
+        primaryKey: settings.primaryKey,
+        searchableAttributes: settings.searchableAttributes,
+        filterableAttributes: settings.filterableAttributes,
+        displayedAttributes: settings.displayedAttributes,
+        sortableAttributes: settings.sortableAttributes,
+        synonyms: settings.synonyms,
+        stopWords: settings.stopWords,
+        typoTolerance: settings.typoTolerance,
+        rankingRules: settings.rankingRules,
+      },
+      relevanceConfig: named.relevanceTriggerConfig,
+    };
+  }
+
+  async function retrieve(
+    account: string,
+    index: string,
+    target: SearchTarget,
+    request: SearchRequest,
+  ): Promise<RetrievalResult> {
+    try {
+      const { relevanceScore: _, ...query } = request;
+      return await retrieval.search(target, query);
+    } catch (error) {
+      if (!(error instanceof RetrievalError)) throw error;
+      if (error.failure === "invalid_request") {
+        const path = error.field ?? "";
+        throw new ApiError(422, "validation_failed", `the search request is invalid: ${error.message}`, [
+          { path, message: error.message },
+        ]);
+      }
+      log.error("search backend failed", { account, index, failure: error.failure, problem: error.message });
+      if (error.failure === "timeout") {
+        throw new ApiError(
+          504,
+          "backend_timeout",
+          "the search backend did not answer in time; retry shortly",
+        );
+      }
+      throw new ApiError(502, "backend_unavailable", "the search backend is unavailable; retry shortly");
+    }
+  }
+
+  /** Scoring never fails a search, even with an injected scorer that throws. */
+  async function scoreSafely(input: Parameters<Scorer["score"]>[0]): Promise<Score | null> {
+    try {
+      return await scorer.score(input);
+    } catch (error) {
+      log.error("relevance scoring failed", {
+        account: input.account,
+        index: input.index,
+        problem: errorMessage(error),
+      });
+      return null;
+    }
+  }
+
+  /** One search: the index resolved, retrieval, the relevance score when asked; Meilisearch's response shape. */
+  async function runSearch(
+    account: string,
+    index: string,
+    request: SearchRequest,
+    started: number,
+  ): Promise<{ body: Record<string, unknown>; modelId: string | null }> {
+    const { target, relevanceConfig } = await resolve(account, index);
+    const result = await retrieve(account, index, target, request);
+    const scored = request.relevanceScore
+      ? await scoreSafely({
+          account,
+          index,
+          config: relevanceConfig,
+          query: request.q,
+          hits: result.hits,
+          estimatedTotalHits: result.estimatedTotalHits,
+        })
+      : null;
+    const pagination = request.pagination;
+    const body = {
+      hits: result.hits,
+      query: request.q,
+      ...(pagination === undefined
+        ? { limit: request.limit, offset: request.offset, estimatedTotalHits: result.estimatedTotalHits }
+        : {
+            hitsPerPage: pagination.hitsPerPage,
+            page: pagination.page,
+            totalPages:
+              pagination.hitsPerPage === 0
+                ? 0
+                : Math.ceil(result.estimatedTotalHits / pagination.hitsPerPage),
+            totalHits: result.estimatedTotalHits,
+          }),
+      processingTimeMs: Math.round(performance.now() - started),
+      ...(result.facetDistribution === undefined ? {} : { facetDistribution: result.facetDistribution }),
+      ...(result.facetStats === undefined || request.facets === undefined
+        ? {}
+        : { facetStats: result.facetStats }),
+      ...(scored === null ? {} : { relevanceScore: scored.score }),
+    };
+    return { body, modelId: scored?.modelId ?? null };
+  }
+
+  const app = new Hono();
+  // Our error body, with Meilisearch's fields next to it for the official clients.
+  app.onError(withMeilisearchFields(onError(log)));
+  // JSON 404 for unknown routes, JSON 405 with Allow for a wrong method on the search path.
+  app.notFound(routeFallback(app));
+  app.post(SEARCH_PATH, limitBody(deps.maxBodyBytes ?? MAX_BODY_BYTES), async (c: Context) => {
+    const started = performance.now();
+    const account = await authenticate(c);
+    const request = await readRequest(c);
+    const index = c.req.param("index") ?? "";
+    const { body, modelId } = await runSearch(account, index, request, started);
+    if (modelId !== null) c.header(RELEVANCE_MODEL_HEADER, modelId);
+    return c.json(body);
+  });
+  app.post(MULTI_SEARCH_PATH, limitBody(deps.maxBodyBytes ?? MAX_BODY_BYTES), async (c: Context) => {
+    const started = performance.now();
+    const account = await authenticate(c);
+    const queries = await readMultiSearch(c);
+    const results: Record<string, unknown>[] = [];
+    for (const [i, { indexUid, request }] of queries.entries()) {
+      try {
+        // Each result keeps its own relevanceScore; no x-relevance-model header (it would be ambiguous).
+        results.push({ indexUid, ...(await runSearch(account, indexUid, request, started)).body });
+      } catch (error) {
+        throw error instanceof ApiError ? insideQuery(error, i) : error;
+      }
+    }
+    return c.json({ results });
+  });
+  app.get(HEALTH_PATH, (c) => c.json({ status: "available" }));
+  app.get(VERSION_PATH, async (c) => {
+    await authenticate(c);
+    return c.json({ commitSha: "unknown", commitDate: "unknown", pkgVersion: SEARCH_API_VERSION });
+  });
+  return app;
+}
+
+/** An error of the i-th query of a multi-search, said as Meilisearch says it. */
+function insideQuery(error: ApiError, i: number): ApiError {
+  return new ApiError(
+    error.status,
+    error.code,
+    `Inside \`.queries[${i}]\`: ${error.message}`,
+    error.details?.map((d) => ({ ...d, path: d.path === "" ? `queries[${i}]` : `queries[${i}].${d.path}` })),
+    error.headers === undefined ? undefined : { ...error.headers },
+  );
+}
+
+async function readJson(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  const keys = maxJsonObjectKeys(text);
+  if (keys > MAX_BODY_KEYS) {
+    throw new ApiError(422, "validation_failed", "the search request is invalid: too many fields", [
+      {
+        path: "",
+        message: `an object of the body has ${keys} fields, more than the limit of ${MAX_BODY_KEYS} (a search has 18)`,
+      },
+    ]);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    if (error instanceof SyntaxError) {
+      throw new ApiError(400, "invalid_json", "the request body is not valid JSON");
+    }
+    throw error;
+  }
+  assertJsonShape(body, { maxDepth: MAX_BODY_DEPTH });
+  return body;
+}
+
+/** `{"queries": [{indexUid, ...search}]}`, every query checked before any is run. */
+async function readMultiSearch(c: Context): Promise<{ indexUid: string; request: SearchRequest }[]> {
+  const body = await readJson(c);
+  const errors: Issue[] = [];
+  if (!isPlainObject(body)) {
+    errors.push(issue("", `must be a JSON object, got ${describeType(body)}`));
+  } else {
+    for (const key of Object.keys(body))
+      if (key !== "queries") errors.push(issue(key, "is not a known field"));
+    if (!Array.isArray(body.queries)) {
+      errors.push(issue("queries", `must be an array, got ${describeType(body.queries)}`));
+    } else if (body.queries.length > MAX_MULTI_SEARCH_QUERIES) {
+      errors.push(
+        issue("queries", `must have at most ${MAX_MULTI_SEARCH_QUERIES} items, got ${body.queries.length}`),
+      );
+    }
+  }
+  if (errors.length > 0) throw invalidRequest(errors);
+  const queries: { indexUid: string; request: SearchRequest }[] = [];
+  for (const [i, query] of (body as { queries: unknown[] }).queries.entries()) {
+    const parsed = parseSearchRequest(query, ["indexUid"]);
+    const indexUid = isPlainObject(query) ? query.indexUid : undefined;
+    const problems = parsed.ok ? [] : [...parsed.errors];
+    if (isPlainObject(query) && typeof indexUid !== "string") {
+      problems.unshift(issue("indexUid", `is required, a string, got ${describeType(indexUid)}`));
+    }
+    for (const p of problems)
+      errors.push({ ...p, path: p.path === "" ? `queries[${i}]` : `queries[${i}].${p.path}` });
+    if (parsed.ok && typeof indexUid === "string") queries.push({ indexUid, request: parsed.value });
+  }
+  if (errors.length > 0) throw invalidRequest(errors);
+  return queries;
+}
+
+function invalidRequest(errors: Issue[]): ApiError {
+  return new ApiError(
+    422,
+    "validation_failed",
+    `the search request is invalid: ${formatIssues(errors)}`,
+    errors,
+  );
+}
+
+async function readRequest(c: Context): Promise<SearchRequest> {
+  const parsed = parseSearchRequest(await readJson(c));
+  if (!parsed.ok) throw invalidRequest(parsed.errors);
+  return parsed.value;
+}
+
+/** `MODEL_CACHE_MB` as bytes; refuses a value that is not a positive number (a configuration error). */
+export function modelCacheBytes(mb: number): number {
+  if (!(Number.isFinite(mb) && mb > 0))
+    throw new RangeError(`modelCacheMb must be a positive number, got ${mb}`);
+  return Math.floor(mb * 1024 * 1024);
+}

@@ -1,0 +1,53 @@
+// Public surface of the search proxy. Adapters of the Retrieval port live behind subpaths:
+// `@relevance/search/meilisearch` and the package `@relevance/search-embedded`.
+
+// The artifact limit's setting, for entry points that read MODEL_MAX_BYTES (the Worker, apps/local).
+export { ARTIFACT_MAX_BYTES_ENV, artifactMaxBytes, DEFAULT_ARTIFACT_MAX_BYTES } from "@relevance/core";
+export { ApiError, type ErrorBody } from "@shared/http";
+export {
+  createSearchApp,
+  modelCacheBytes,
+  RELEVANCE_MODEL_HEADER,
+  SEARCH_PATH,
+  type SearchAppDeps,
+} from "./app.ts";
+export * from "./index-manager.ts";
+export * from "./limits.ts";
+export {
+  type CachedModel,
+  DEFAULT_KV_TIMEOUT_MS,
+  DEFAULT_MAX_BYTES,
+  estimateModelBytes,
+  MAX_NEGATIVE_TTL_MS,
+  MODEL_OVERHEAD_BYTES,
+  ModelCache,
+  type ModelCacheOptions,
+  type ModelCacheStats,
+  type ModelLookup,
+} from "./model-cache.ts";
+export { SEARCH_OPENAPI_PATHS, SEARCH_OPENAPI_SCHEMAS } from "./openapi.ts";
+export * from "./ports.ts";
+export {
+  DEFAULT_LIMIT,
+  filterDepthExceeds,
+  filterText,
+  parseSearchRequest,
+  type SearchRequest,
+} from "./request.ts";
+export {
+  createScorer,
+  RelevanceScorer,
+  type RelevanceScorerOptions,
+  type Score,
+  type ScoreInput,
+  type Scorer,
+} from "./scorer.ts";
+export {
+  DEFAULT_RANKING_RULES,
+  DEFAULT_TYPO_TOLERANCE,
+  parseApiKeyCopy,
+  parseSettingsCopy,
+  type SettingsView,
+} from "./settings-copy.ts";
+export { engineSettingsOf, type SyncOutcome, syncIndexSettings } from "./settings-sync.ts";
+export { searchTuningProblems, type WorkerEnvProblem, workerEnvProblems } from "./worker-env.ts";

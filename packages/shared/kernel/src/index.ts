@@ -1,0 +1,15 @@
+export { type Settled, settleWithin, TimeoutError, withTimeout } from "./deadline.ts";
+export { errorMessage } from "./error-message.ts";
+export type { LimitRow } from "./limit-row.ts";
+export type { Logger } from "./logger.ts";
+export {
+  at,
+  describeType,
+  fail,
+  formatIssues,
+  type Issue,
+  isPlainObject,
+  issue,
+  ok,
+  type Result,
+} from "./result.ts";
