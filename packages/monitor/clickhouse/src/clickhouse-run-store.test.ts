@@ -680,7 +680,12 @@ describe("read cache (keyed by the write version of the tables read)", () => {
   it("the embedded store reads again what no write changed once its entry is older than readCacheMaxAgeMs", async () => {
     const version = chdbWriteVersion(dir);
     const { client: counting, reads: readCount } = countingClient();
-    const cached = new ClickHouseRunStore(counting, { writeVersion: version, readCacheMaxAgeMs: 50 });
+    let clock = 0;
+    const cached = new ClickHouseRunStore(counting, {
+      writeVersion: version,
+      readCacheMaxAgeMs: 50,
+      readCacheClock: () => clock,
+    });
     await cached.latestRunPerCollector();
     await cached.latestRunPerCollector();
     expect(readCount()).toBe(1);
@@ -698,7 +703,10 @@ describe("read cache (keyed by the write version of the tables read)", () => {
     expect(version()).not.toBe(before);
     await cached.latestRunPerCollector();
     expect(readCount()).toBe(2);
-    await new Promise((r) => setTimeout(r, 80));
+    clock += 50;
+    await cached.latestRunPerCollector();
+    expect(readCount()).toBe(2);
+    clock += 1;
     await cached.latestRunPerCollector();
     expect(readCount()).toBe(3);
   });

@@ -21,6 +21,7 @@ export * from "./resource-event.ts";
 export * from "./resource-event-store.ts";
 export * from "./resource-row.ts";
 export * from "./result.ts";
+export * from "./run-duplicates.ts";
 export * from "./run-store.ts";
 export * from "./settle-within.ts";
 export * from "./silence-store-memory.ts";
