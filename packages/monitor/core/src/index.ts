@@ -23,6 +23,7 @@ export * from "./resource-row.ts";
 export * from "./result.ts";
 export * from "./run-duplicates.ts";
 export * from "./run-store.ts";
+export * from "./run-store-memory.ts";
 export * from "./settle-within.ts";
 export * from "./silence-store-memory.ts";
 export * from "./transitions.ts";
