@@ -29,8 +29,17 @@ const MAX_RECENT_RUNS = 200;
 export const MEMORY_HEALTH_SOURCES = {
   disk: "memory",
   active_queries: "unavailable",
-  query_latency: "unavailable",
+  query_latency: "client-timings",
 } as const;
+
+/** Latency samples kept (the latest reads). */
+const LATENCY_SAMPLES = 1024;
+
+function percentile(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  const idx = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return sorted[Math.max(0, idx)] ?? null;
+}
 
 const RANK = { succeeded: 0, partial: 1, failed: 2 } as const;
 
@@ -59,6 +68,22 @@ export class InMemoryRunStore implements RunStore {
   readonly #runs = new Map<string, CollectorRunRow>();
   readonly #accounts: CloudAccountRow[] = [];
   #inserts: Promise<void> = Promise.resolve();
+  readonly #latency: number[] = [];
+  readonly #now: () => number;
+
+  /** `now`: the monotonic clock the reads are timed with, in ms (default performance.now). */
+  constructor(opts: { now?: () => number } = {}) {
+    this.#now = opts.now ?? (() => performance.now());
+  }
+
+  /** The answer of a read, its time kept as a latency sample (the client-side timings of dbHealth). */
+  #timed<T>(read: () => T): T {
+    const started = this.#now();
+    const out = read();
+    this.#latency.push(this.#now() - started);
+    if (this.#latency.length > LATENCY_SAMPLES) this.#latency.shift();
+    return out;
+  }
 
   async migrate(): Promise<number[]> {
     return [];
@@ -96,6 +121,10 @@ export class InMemoryRunStore implements RunStore {
   }
 
   async latestRunPerCollector(): Promise<LatestRunRow[]> {
+    return this.#timed(() => this.#latestRunPerCollector());
+  }
+
+  #latestRunPerCollector(): LatestRunRow[] {
     const latest = new Map<string, CollectorRunRow>();
     for (const r of this.#runs.values()) {
       const cur = latest.get(r.collector);
@@ -105,6 +134,10 @@ export class InMemoryRunStore implements RunStore {
   }
 
   async lastSuccessPerCollector(): Promise<LastSuccessRow[]> {
+    return this.#timed(() => this.#lastSuccessPerCollector());
+  }
+
+  #lastSuccessPerCollector(): LastSuccessRow[] {
     const best = new Map<string, CollectorRunRow>();
     for (const r of this.#runs.values()) {
       if (r.status !== "succeeded") continue;
@@ -126,6 +159,13 @@ export class InMemoryRunStore implements RunStore {
     sinceMs: number,
     opts: { failingOnly?: boolean } = {},
   ): Promise<FailureStreakRow[]> {
+    return this.#timed(() => this.#consecutiveFailuresPerCollectorAccountRegion(sinceMs, opts));
+  }
+
+  #consecutiveFailuresPerCollectorAccountRegion(
+    sinceMs: number,
+    opts: { failingOnly?: boolean } = {},
+  ): FailureStreakRow[] {
     const since = Math.max(0, Math.floor(sinceMs));
     const series = new Map<string, CollectorRunRow[]>();
     for (const r of this.#runs.values()) {
@@ -172,6 +212,10 @@ export class InMemoryRunStore implements RunStore {
   }
 
   async accountsLatest(): Promise<CloudAccountRow[]> {
+    return this.#timed(() => this.#accountsLatest());
+  }
+
+  #accountsLatest(): CloudAccountRow[] {
     const latest = new Map<string, CloudAccountRow>();
     const firstActive = new Map<string, number>();
     for (const a of this.#accounts) {
@@ -186,6 +230,10 @@ export class InMemoryRunStore implements RunStore {
   }
 
   async lastSucceededRunPerAccount(sinceMs: number): Promise<AccountLastSuccessRow[]> {
+    return this.#timed(() => this.#lastSucceededRunPerAccount(sinceMs));
+  }
+
+  #lastSucceededRunPerAccount(sinceMs: number): AccountLastSuccessRow[] {
     const since = Math.max(1, Math.floor(sinceMs));
     const last = new Map<string, number>();
     for (const r of this.#runs.values()) {
@@ -199,6 +247,10 @@ export class InMemoryRunStore implements RunStore {
   }
 
   async failuresPerCollectorPerDay(days = 7, nowMs = Date.now()): Promise<FailuresPerDayRow[]> {
+    return this.#timed(() => this.#failuresPerCollectorPerDay(days, nowMs));
+  }
+
+  #failuresPerCollectorPerDay(days = 7, nowMs = Date.now()): FailuresPerDayRow[] {
     const n = Math.max(1, Math.floor(days));
     const today = Math.floor(nowMs / DAY_MS) * DAY_MS;
     const from = today - (n - 1) * DAY_MS;
@@ -226,6 +278,13 @@ export class InMemoryRunStore implements RunStore {
     collector: string,
     opts: { limit?: number; cloud_account_id?: string; cloud_region?: string } = {},
   ): Promise<CollectorRunRow[]> {
+    return this.#timed(() => this.#recentRuns(collector, opts));
+  }
+
+  #recentRuns(
+    collector: string,
+    opts: { limit?: number; cloud_account_id?: string; cloud_region?: string } = {},
+  ): CollectorRunRow[] {
     const limit = Math.max(1, Math.min(MAX_RECENT_RUNS, Math.floor(opts.limit ?? 20)));
     const account = opts.cloud_account_id ?? "";
     const region = opts.cloud_region ?? "";
@@ -241,8 +300,12 @@ export class InMemoryRunStore implements RunStore {
       .map((r) => ({ ...r }));
   }
 
-  /** What the store holds, measured as the length of its rows in JSON; no disk and no query log. */
+  /**
+   * What the store holds, measured as the length of its rows in JSON (no disk), and the time its own
+   * reads took.
+   */
   async dbHealth(): Promise<StoreHealth> {
+    const sorted = [...this.#latency].sort((a, b) => a - b);
     const bytes = new TextEncoder().encode(
       JSON.stringify([...this.#runs.values(), ...this.#accounts]),
     ).length;
@@ -252,10 +315,10 @@ export class InMemoryRunStore implements RunStore {
       disk_total_bytes: null,
       disk_free_bytes: null,
       active_queries: null,
-      query_p50_ms: null,
-      query_p95_ms: null,
-      query_p99_ms: null,
-      query_samples: 0,
+      query_p50_ms: percentile(sorted, 50),
+      query_p95_ms: percentile(sorted, 95),
+      query_p99_ms: percentile(sorted, 99),
+      query_samples: sorted.length,
       sources: { ...MEMORY_HEALTH_SOURCES },
     };
   }
