@@ -1,4 +1,4 @@
-import type { ClickHouseRunStore } from "@monitor/clickhouse";
+import type { InMemoryRunStore } from "@monitor/core";
 import {
   InMemoryCollectorRegistry,
   MAX_ACCOUNT_ID_CHARS,
@@ -9,15 +9,15 @@ import {
   MAX_RUN_ERROR_CHARS,
 } from "@monitor/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, MIN, makeApp, openTempStore, runAt, TOKEN } from "./test-support.ts";
+import { call, MIN, makeApp, openMemoryStore, runAt, TOKEN } from "./test-support.ts";
 
 // Real chDB on a temp folder of this file: "nothing written" is read back from the store itself.
-let store: ClickHouseRunStore;
+let store: InMemoryRunStore;
 let cleanup: () => Promise<void>;
 const NOW = Math.floor(Date.now() / MIN) * MIN;
 
 beforeAll(async () => {
-  const t = await openTempStore("svcmon-api-limits-");
+  const t = await openMemoryStore("svcmon-api-limits-");
   store = t.store;
   cleanup = t.cleanup;
 });

@@ -4,7 +4,7 @@
  * computed from the same evaluation as the status body (they agree sample for sample). Real chDB.
  */
 import { spawnSync } from "node:child_process";
-import type { ClickHouseRunStore } from "@monitor/clickhouse";
+import type { InMemoryRunStore } from "@monitor/core";
 import { InMemoryCollectorRegistry } from "@monitor/core";
 import type { FiringAlertJson } from "@monitor/runtime";
 import parsePrometheusTextFormat, { type ParsedFamily } from "parse-prometheus-text-format";
@@ -14,14 +14,14 @@ import {
   hangingStore,
   MIN,
   makeApp,
-  openTempStore,
+  openMemoryStore,
   putAccounts,
   runAt,
   TOKEN,
   uuid,
 } from "./test-support.ts";
 
-let store: ClickHouseRunStore;
+let store: InMemoryRunStore;
 let cleanup: () => Promise<void>;
 
 /** Recent: the runs table keeps runs for a retention period counted from the real clock. */
@@ -97,7 +97,7 @@ const QUEUES = [
 ];
 
 beforeAll(async () => {
-  const t = await openTempStore("svcmon-metrics-");
+  const t = await openMemoryStore("svcmon-metrics-");
   store = t.store;
   cleanup = t.cleanup;
   for (const name of ["config_ec2", "config_ebs"]) {

@@ -15,10 +15,10 @@ import {
   type CollectorHealth,
   type CollectorSpec,
   type Coverage,
-  type DbHealth,
   HEALTH_STATES,
   type Health,
   RUN_STATUSES,
+  type StoreHealth,
 } from "@monitor/core";
 import type { FiringAlertJson, StoreSnapshot } from "@monitor/runtime";
 import type { Context, Hono, MiddlewareHandler } from "hono";
@@ -29,7 +29,7 @@ export interface StatusEvaluation {
   now: number;
   specs: readonly CollectorSpec[];
   snapshot: StoreSnapshot;
-  db: DbHealth;
+  db: StoreHealth;
   alerts: readonly FiringAlertJson[];
   health: readonly CollectorHealth[];
   coverage: Coverage;

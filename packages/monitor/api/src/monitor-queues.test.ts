@@ -6,23 +6,24 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { ClickHouseAlertStateStore, type ClickHouseRunStore } from "@monitor/clickhouse";
+import { InMemoryAlertStateStore } from "@monitor/clickhouse";
+import type { InMemoryRunStore } from "@monitor/core";
 import { alertKey, InMemoryCollectorRegistry } from "@monitor/core";
 import { InMemoryDeliveryLog } from "@monitor/notify";
 import { combineQueueHealth, queueHealthReader, SqliteQueue, SqsQueueHealth } from "@monitor/queues";
 import { DOUBLE_REGION, SqsDouble } from "@monitor/queues/test-support/sqs-double";
 import { AlertEngine } from "@monitor/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, hangingStore, makeApp, memoryLog, openTempStore } from "./test-support.ts";
+import { call, hangingStore, makeApp, memoryLog, openMemoryStore } from "./test-support.ts";
 
-let store: ClickHouseRunStore;
+let store: InMemoryRunStore;
 let cleanup: () => Promise<void>;
 let dir: string;
 let sqs: SqsDouble;
 let client: SQSClient;
 
 beforeAll(async () => {
-  const t = await openTempStore("svcmon-queues-");
+  const t = await openMemoryStore("svcmon-queues-");
   store = t.store;
   cleanup = t.cleanup;
   dir = mkdtempSync(join(tmpdir(), "svcmon-queues-files-"));
@@ -157,7 +158,7 @@ describe("alert engine: dead-letter queue non-empty", () => {
     const engine = new AlertEngine({
       store,
       registry: new InMemoryCollectorRegistry([]),
-      stateStore: new ClickHouseAlertStateStore(store.client, { key: "test-dead-letters" }),
+      stateStore: new InMemoryAlertStateStore(),
       channels: [],
       deliveryLog: new InMemoryDeliveryLog(),
       now: () => Date.now(),
@@ -202,7 +203,7 @@ describe("alert engine: dead-letter queue non-empty", () => {
     const engine = new AlertEngine({
       store,
       registry: new InMemoryCollectorRegistry([]),
-      stateStore: new ClickHouseAlertStateStore(store.client, { key: "test-dead-letters-throw" }),
+      stateStore: new InMemoryAlertStateStore(),
       channels: [],
       deliveryLog: new InMemoryDeliveryLog(),
       now: () => Date.now(),

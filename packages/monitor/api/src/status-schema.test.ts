@@ -1,19 +1,19 @@
+import type { InMemoryRunStore } from "@monitor/core";
 // The status body, as served, matches the Status schema of /api/system/openapi.json: the schema is
 // checked against real answers (a fresh monitor whose collectors are new, and one with runs).
 
-import type { ClickHouseRunStore } from "@monitor/clickhouse";
 import { emptyState, evaluateConditions, InMemoryCollectorRegistry, step } from "@monitor/core";
 import { firingAlerts } from "@monitor/runtime";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, MIN, makeApp, openTempStore, runAt } from "./test-support.ts";
+import { call, MIN, makeApp, openMemoryStore, runAt } from "./test-support.ts";
 
-let store: ClickHouseRunStore;
+let store: InMemoryRunStore;
 let cleanup: () => Promise<void>;
 const NOW = Math.floor(Date.now() / MIN) * MIN;
 
 beforeAll(async () => {
-  const t = await openTempStore("svcmon-status-schema-");
+  const t = await openMemoryStore("svcmon-status-schema-");
   store = t.store;
   cleanup = t.cleanup;
 });

@@ -1,13 +1,28 @@
 /**
- * Test helpers of the API tests. Nothing here stands in for the run store: tests run on real chDB.
+ * Test helpers of the API tests. The routes' tests run on the in-memory run store (openMemoryStore),
+ * which passes the same RunStore contract as the ClickHouse adapters (@monitor/core/contract/run-store);
+ * tests of what only ClickHouse does open a chDB store (openTempStore).
  */
 
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { type CollectorRunInput, InMemoryCollectorRegistry, type RunStore } from "@monitor/core";
+import {
+  type CollectorRunInput,
+  InMemoryCollectorRegistry,
+  InMemoryRunStore,
+  type RunStore,
+} from "@monitor/core";
 import { createMonitorApp, type MonitorApiLogger, type MonitorAppDeps } from "./app.ts";
 
 export { openTempStore } from "@monitor/clickhouse/test-support/temp-store";
+
+/** An empty in-memory run store, in the shape openTempStore hands out. */
+export async function openMemoryStore(
+  _prefix?: string,
+): Promise<{ store: InMemoryRunStore; cleanup(): Promise<void> }> {
+  const store = new InMemoryRunStore();
+  return { store, cleanup: () => store.close() };
+}
 
 /**
  * A fault-injecting wrapper of a real store: while `hang` is on, every call returns a promise that

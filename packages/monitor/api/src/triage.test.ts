@@ -1,20 +1,20 @@
+import type { InMemoryRunStore } from "@monitor/core";
 // The triage of unhealthy collectors (status body `triage`, the /system page's "Needs attention") and
 // its read route GET /api/system/runs, over a real chDB store with an injected clock.
 
-import type { ClickHouseRunStore } from "@monitor/clickhouse";
 import { DEFAULT_COLLECTORS, InMemoryCollectorRegistry } from "@monitor/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { monitorOpenApiDocument } from "./openapi.ts";
-import { call, MIN, makeApp, openTempStore, runAt, uuid } from "./test-support.ts";
+import { call, MIN, makeApp, openMemoryStore, runAt, uuid } from "./test-support.ts";
 
 const NOW = Date.UTC(2026, 10, 25, 12);
 const REGISTERED = NOW - 7 * 24 * 60 * MIN;
-let store: ClickHouseRunStore;
+let store: InMemoryRunStore;
 let cleanup: () => Promise<void>;
 let app: ReturnType<typeof makeApp>;
 
 beforeAll(async () => {
-  const t = await openTempStore("svcmon-triage-");
+  const t = await openMemoryStore("svcmon-triage-");
   store = t.store;
   cleanup = t.cleanup;
   app = makeApp({

@@ -2,19 +2,20 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ClickHouseRunStore, openHttpRunStore } from "@monitor/clickhouse";
+import { openHttpRunStore } from "@monitor/clickhouse";
+import type { InMemoryRunStore } from "@monitor/core";
 import { type RunStore, RunStoreQueryError, RunStoreValidationError } from "@monitor/core";
 import { queueHealthReader, SqliteQueue } from "@monitor/queues";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, hangingStore, MIN, makeApp, memoryLog, openTempStore, runAt } from "./test-support.ts";
+import { call, hangingStore, MIN, makeApp, memoryLog, openMemoryStore, runAt } from "./test-support.ts";
 
 // Real chDB on a temp folder of this file; faults are injected by wrapping that real store.
-let store: ClickHouseRunStore;
+let store: InMemoryRunStore;
 let cleanup: () => Promise<void>;
 const NOW = Math.floor(Date.now() / MIN) * MIN;
 
 beforeAll(async () => {
-  const t = await openTempStore("svcmon-api-unavail-");
+  const t = await openMemoryStore("svcmon-api-unavail-");
   store = t.store;
   cleanup = t.cleanup;
 });

@@ -8,12 +8,9 @@ import { lstat, readdir, statfs } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { type ClickHouseClient, type ClickHouseClientConfigOptions, createClient } from "@clickhouse/client";
 import { createChdbConnection } from "chdb/connection";
-import {
-  CACHED_READ_TABLES,
-  ClickHouseRunStore,
-  type ClickHouseRunStoreOptions,
-  type LocalDiskUsage,
-} from "./clickhouse-run-store.ts";
+import { ClickHouseRunStore, type ClickHouseRunStoreOptions } from "./clickhouse-run-store.ts";
+import { CACHED_READ_TABLES } from "./read-version.ts";
+import type { LocalDiskUsage } from "./store-health.ts";
 
 /**
  * A @clickhouse/client over the embedded chDB engine. chdb/connection implements the client's

@@ -11,7 +11,7 @@ import type { AlertState, Silence } from "./alerts/index.ts";
 import type { AccountStatus, CollectorSpec, RegisteredBy, RunStatus } from "./records.ts";
 import type { ResourceRow } from "./resource-row.ts";
 
-// ---- Run store (svc.collector_runs, svc.cloud_accounts) ----
+// ---- Run store: the collectors' runs and the monitored accounts ----
 
 /** A run record as handed to the store. `run_id` is generated (UUID v4) when absent; `error` defaults to "". */
 export interface CollectorRunInput {
@@ -28,10 +28,10 @@ export interface CollectorRunInput {
   duration_ms: number;
 }
 
-/** A stored run record (svc.collector_runs): every field present, `run_id` and `error` filled in. */
+/** A stored run record: every field present, `run_id` and `error` filled in. */
 export type CollectorRunRow = Required<CollectorRunInput>;
 
-/** A version of a monitored account (svc.cloud_accounts); the latest `updated_at` wins. */
+/** A version of a monitored account; the latest `updated_at` wins. */
 export interface CloudAccountRow {
   account_id: string;
   account_name: string;
@@ -90,37 +90,42 @@ export interface FailuresPerDayRow {
   failures: number;
 }
 
-export interface DbHealth {
-  /**
-   * Sum of bytes_on_disk of active parts of all databases (system.parts); for the embedded engine
-   * (`sources.disk` = "data-folder+statfs"), the size of its whole data folder.
-   */
+/**
+ * The health of the run store, as the status body's `analytics_db` and the disk rule read it. Each
+ * adapter measures what it can and says where each figure came from in `sources`.
+ */
+export interface StoreHealth {
+  /** Bytes the store's data takes on disk, of every database the store's engine holds. */
   disk_used_bytes: number;
-  /** The same, for the `svc` database only. */
+  /** The same, for the monitor's own data only. */
   svc_disk_used_bytes: number;
-  /**
-   * Sum over system.disks; for the embedded engine, the filesystem holding its data folder (statfs:
-   * total, and free = available to the process). Null when not readable.
-   */
+  /** The disk holding the data: its size and the bytes still free to the store. Null when not readable. */
   disk_total_bytes: number | null;
   disk_free_bytes: number | null;
-  /** Queries running now except this one (system.processes); null when not readable. */
+  /** Queries running now except the one asking; null when not readable. */
   active_queries: number | null;
   /**
-   * Query latency: on a server, of the queries finished in the last 15 minutes (system.query_log);
-   * otherwise (chDB has no system.query_log; or it is unreadable or empty) of this store's own
-   * queries, measured client-side. `sources.query_latency` says which.
+   * Query latency: of the queries the store's server finished in the last 15 minutes when it keeps
+   * such a log, otherwise of this store's own queries, measured client-side. `sources.query_latency`
+   * says which.
    */
   query_p50_ms: number | null;
   query_p95_ms: number | null;
   query_p99_ms: number | null;
   /** Queries the percentiles are taken over. */
   query_samples: number;
-  sources: {
-    disk: "system.parts+system.disks" | "data-folder+statfs";
-    active_queries: "system.processes" | "unavailable";
-    query_latency: "system.query_log" | "client-timings";
-  };
+  /**
+   * Where each figure came from, named by the adapter (the ClickHouse adapter's names are in
+   * @monitor/clickhouse, CLICKHOUSE_HEALTH_SOURCES); the status body and the /system page show them
+   * as they are (docs/monitor-api.md).
+   */
+  sources: StoreHealthSources;
+}
+
+export interface StoreHealthSources {
+  disk: string;
+  active_queries: string;
+  query_latency: string;
 }
 
 export interface RunStore {
@@ -144,7 +149,8 @@ export interface RunStore {
   lastSucceededRunPerAccount(sinceMs: number): Promise<AccountLastSuccessRow[]>;
   /** Dense: one row per known collector per UTC day (oldest first), zero-filled. */
   failuresPerCollectorPerDay(days?: number, nowMs?: number): Promise<FailuresPerDayRow[]>;
-  dbHealth(): Promise<DbHealth>;
+  /** The health of the store itself: disk, running queries, query latency. */
+  dbHealth(): Promise<StoreHealth>;
   /** The latest runs of one collector, newest first (at most `limit`, default 20, at most 200). */
   recentRuns(
     collector: string,

@@ -15,7 +15,6 @@ import {
   applySilences,
   type CollectorRegistry,
   confirmSent,
-  type DbHealth,
   DEFAULT_CLAIM_LEASE_MS,
   deliveryTransition,
   evaluateConditions,
@@ -36,6 +35,7 @@ import {
   type Silence,
   type SilenceStore,
   type StepResult,
+  type StoreHealth,
   step,
   type TransitionStore,
 } from "@monitor/core";
@@ -323,7 +323,7 @@ export class AlertEngine {
     stateRead.catch(() => {}); // awaited by #stepAndSave; a failure there fails the tick as before
     const [snapshot, db, queues, silences] = await Promise.all([
       readSnapshot(store, specs, now),
-      store.dbHealth().catch((err: unknown): DbHealth | null => {
+      store.dbHealth().catch((err: unknown): StoreHealth | null => {
         log.warn("alerts: disk usage unavailable", { error: String(err) });
         return null;
       }),

@@ -1,7 +1,7 @@
 // The disk rule (fires above 80 %, resolves below 75 %) is pure in the core; this proves it reads the
 // same figure whichever adapter measured the disk: a ClickHouse server (system.disks) or the embedded
 // chDB stack (its data folder on the filesystem statfs reports). Figures are injected.
-import type { DbHealth } from "@monitor/core";
+import type { StoreHealth } from "@monitor/core";
 import { emptyState, evaluateConditions, step } from "@monitor/core";
 import { describe, expect, it } from "vitest";
 import { alertInput, analyticsDb, diskUsedRatio, type StoreSnapshot } from "./evaluate.ts";
@@ -10,7 +10,7 @@ const NOW = Date.UTC(2026, 10, 25, 12);
 const GB = 1e9;
 const empty: StoreSnapshot = { latest: [], successes: [], streaks: [], accounts: [], scans: [] };
 
-function health(source: DbHealth["sources"]["disk"], usedFraction: number): DbHealth {
+function health(source: StoreHealth["sources"]["disk"], usedFraction: number): StoreHealth {
   const total = 100 * GB;
   return {
     disk_used_bytes: 3 * GB,

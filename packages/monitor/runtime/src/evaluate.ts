@@ -25,7 +25,6 @@ import {
   type Coverage,
   collectorsHealth,
   coverage,
-  type DbHealth,
   type FailureStreakRow,
   type FreshnessEntry,
   freshnessList,
@@ -36,6 +35,7 @@ import {
   type QueueHealth,
   type RunRecord,
   type RunStore,
+  type StoreHealth,
   UNSCANNED_WINDOW_HOURS,
 } from "@monitor/core";
 import { deadLetterDepths, deadLetterUnread } from "@monitor/queues";
@@ -184,7 +184,7 @@ const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 *
 const gb = (bytes: number | null) => (bytes === null ? null : round(bytes / GB, 6));
 
 /** `analytics_db` of the status body: the seed's two numbers first, then what the page also shows. */
-export function analyticsDb(h: DbHealth) {
+export function analyticsDb(h: StoreHealth) {
   return {
     disk_used_gb: gb(h.disk_used_bytes) as number,
     query_p95_ms: h.query_p95_ms ?? 0,
@@ -253,7 +253,7 @@ export async function readSnapshot(
 }
 
 /** Used / total of the analytics DB's disk (system.disks), 0..1; null when unknown. */
-export function diskUsedRatio(db: DbHealth): number | null {
+export function diskUsedRatio(db: StoreHealth): number | null {
   const total = db.disk_total_bytes;
   const free = db.disk_free_bytes;
   if (total === null || free === null || total <= 0) return null;
@@ -269,7 +269,7 @@ export function diskUsedRatio(db: DbHealth): number | null {
 export function alertInput(
   specs: readonly CollectorSpec[],
   s: StoreSnapshot,
-  db: DbHealth | null,
+  db: StoreHealth | null,
   now: number,
   queues: readonly QueueHealth[] | null = [],
 ): AlertInput {

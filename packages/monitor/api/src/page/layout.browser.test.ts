@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ClickHouseRunStore } from "@monitor/clickhouse";
+import type { InMemoryRunStore } from "@monitor/core";
 import {
   applySilences,
   type CollectorHealth,
@@ -35,7 +35,7 @@ import {
   call,
   MIN,
   makeApp,
-  openTempStore,
+  openMemoryStore,
   putAccounts,
   runAt,
   serveOnLoopback,
@@ -49,7 +49,7 @@ const DAY = 24 * 60 * MIN;
 const UPDATE = process.env.UPDATE_SCREENSHOTS === "1";
 const DOCS = fileURLToPath(new URL("../../../../../docs/", import.meta.url));
 
-let store: ClickHouseRunStore;
+let store: InMemoryRunStore;
 let cleanup: () => Promise<void>;
 let server: Awaited<ReturnType<typeof serveOnLoopback>> | undefined;
 let base: string;
@@ -118,7 +118,7 @@ function demoRuns() {
 
 beforeAll(async () => {
   browser = await launchChromium();
-  const t = await openTempStore("svcmon-layout-");
+  const t = await openMemoryStore("svcmon-layout-");
   store = t.store;
   cleanup = t.cleanup;
   queues = await openQueues();

@@ -1,14 +1,14 @@
-import type { ClickHouseRunStore } from "@monitor/clickhouse";
+import type { InMemoryRunStore } from "@monitor/core";
 import { AUTH_FAILURES_PER_ADDRESS } from "@monitor/core";
 import type { ClientAddress } from "@shared/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeApp, openTempStore, TOKEN } from "../test-support.ts";
+import { makeApp, openMemoryStore, TOKEN } from "../test-support.ts";
 
-let store: ClickHouseRunStore;
+let store: InMemoryRunStore;
 let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
-  const t = await openTempStore("svcmon-page-login-");
+  const t = await openMemoryStore("svcmon-page-login-");
   store = t.store;
   cleanup = t.cleanup;
 });

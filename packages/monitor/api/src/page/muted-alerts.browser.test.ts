@@ -1,21 +1,21 @@
+import type { InMemoryRunStore } from "@monitor/core";
 /**
  * `/system` in headless Chromium (as page.browser.test.ts): a muted alert is listed, marked "Muted"
  * and explained (what mutes it and why, its last error); a notification's link `/system#<anchor>`
  * finds its element (collector card, account, queue, analytics DB) and is scrolled to.
  */
 
-import type { ClickHouseRunStore } from "@monitor/clickhouse";
 import { alertAnchor, emptyState, evaluateConditions, InMemoryCollectorRegistry, step } from "@monitor/core";
 import { firingAlerts } from "@monitor/runtime";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../test-support/chromium.ts";
 import { signInToSystem } from "../test-support/system-sign-in.ts";
-import { call, MIN, makeApp, openTempStore, runAt, serveOnLoopback, TOKEN } from "../test-support.ts";
+import { call, MIN, makeApp, openMemoryStore, runAt, serveOnLoopback, TOKEN } from "../test-support.ts";
 
 const NOW = Date.now();
 const ACCOUNT = "111111111111";
-let store: ClickHouseRunStore;
+let store: InMemoryRunStore;
 let cleanup: () => Promise<void>;
 let server: Awaited<ReturnType<typeof serveOnLoopback>> | undefined;
 let base: string;
@@ -23,7 +23,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   browser = await launchChromium();
-  const t = await openTempStore("svcmon-page-muted-");
+  const t = await openMemoryStore("svcmon-page-muted-");
   store = t.store;
   cleanup = t.cleanup;
   // The state the alert engine stores when an account in no_access has a failing collector.

@@ -1,3 +1,4 @@
+import type { InMemoryRunStore } from "@monitor/core";
 /**
  * The routes of the server-rendered /system page over `app.request` (no browser): the page arrives
  * with its data and a strict nonce CSP, the client script route, and `POST /system/silences` (the
@@ -5,18 +6,17 @@
  * across instances sharing the session keys.
  */
 
-import type { ClickHouseRunStore } from "@monitor/clickhouse";
 import { InMemoryCollectorRegistry, InMemorySilenceStore } from "@monitor/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, makeApp, openTempStore, TOKEN } from "../test-support.ts";
+import { call, makeApp, openMemoryStore, TOKEN } from "../test-support.ts";
 import { CLIENT_JS } from "./client-bundle.gen.ts";
 import { CLIENT_SCRIPT_PATH } from "./routes.ts";
 
-let store: ClickHouseRunStore;
+let store: InMemoryRunStore;
 let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
-  const t = await openTempStore("svcmon-page-routes-");
+  const t = await openMemoryStore("svcmon-page-routes-");
   store = t.store;
   cleanup = t.cleanup;
 });

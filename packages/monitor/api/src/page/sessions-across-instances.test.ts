@@ -1,21 +1,21 @@
+import type { InMemoryRunStore } from "@monitor/core";
 /**
  * The page's session is a signed cookie, not server memory: two app instances given the same keys
  * (two Lambda instances behind one function URL) each accept a session the other issued.
  */
 
-import type { ClickHouseRunStore } from "@monitor/clickhouse";
 import { InMemoryEndedSessionStore } from "@monitor/core";
 import type { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeApp, openTempStore, TOKEN } from "../test-support.ts";
+import { makeApp, openMemoryStore, TOKEN } from "../test-support.ts";
 import { SESSION_TTL_MS } from "./sessions.ts";
 import { generateSessionKey, parseSessionKeys, SignedPageSessions } from "./signed-sessions.ts";
 
-let store: ClickHouseRunStore;
+let store: InMemoryRunStore;
 let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
-  const t = await openTempStore("svcmon-page-sessions-");
+  const t = await openMemoryStore("svcmon-page-sessions-");
   store = t.store;
   cleanup = t.cleanup;
 });

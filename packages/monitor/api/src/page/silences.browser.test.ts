@@ -1,9 +1,9 @@
+import type { InMemoryRunStore } from "@monitor/core";
 /**
  * `/system` in headless Chromium (as muted-alerts.browser.test.ts): a silence created through the API
  * is listed in the Silences section, and the alert it silences is marked Muted, naming the silence.
  */
 
-import type { ClickHouseRunStore } from "@monitor/clickhouse";
 import {
   applySilences,
   emptyState,
@@ -17,10 +17,10 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../test-support/chromium.ts";
 import { signInToSystem } from "../test-support/system-sign-in.ts";
-import { call, MIN, makeApp, openTempStore, serveOnLoopback, TOKEN } from "../test-support.ts";
+import { call, MIN, makeApp, openMemoryStore, serveOnLoopback, TOKEN } from "../test-support.ts";
 
 const NOW = Date.now();
-let store: ClickHouseRunStore;
+let store: InMemoryRunStore;
 let cleanup: () => Promise<void>;
 let server: Awaited<ReturnType<typeof serveOnLoopback>> | undefined;
 let base: string;
@@ -28,7 +28,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   browser = await launchChromium();
-  const t = await openTempStore("svcmon-page-silences-");
+  const t = await openMemoryStore("svcmon-page-silences-");
   store = t.store;
   cleanup = t.cleanup;
   const silences = new InMemorySilenceStore();
