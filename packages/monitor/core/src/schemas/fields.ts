@@ -83,10 +83,29 @@ export function timestamp() {
     });
 }
 
-/** A zod error as the monitor's issues: paths under `prefix` (`[3].completed_at`), zod's order. */
+/**
+ * A zod error as the monitor's issues: paths under `prefix` (`[3].completed_at`), zod's order. Of a
+ * union (a subject given as a string or as `{op, value}`), the problems of the one branch the
+ * value's type selects are listed; when no branch fits its type, the union's own message.
+ */
 export function issuesOf(error: ZodError, prefix = ""): Issue[] {
-  return error.issues.map((i) => ({
-    path: i.path.reduce<string>((p, k) => at(p, typeof k === "number" ? k : String(k)), prefix),
-    message: i.message,
-  }));
+  return flatten(error.issues, prefix);
+}
+
+function flatten(issues: readonly z.core.$ZodIssue[], prefix: string): Issue[] {
+  const out: Issue[] = [];
+  for (const i of issues) {
+    const path = i.path.reduce<string>((p, k) => at(p, typeof k === "number" ? k : String(k)), prefix);
+    if (i.code === "invalid_union") {
+      const fitting = i.errors.filter(
+        (branch) => !branch.some((b) => b.code === "invalid_type" && b.path.length === 0),
+      );
+      if (fitting.length === 1) {
+        out.push(...flatten(fitting[0] as z.core.$ZodIssue[], path));
+        continue;
+      }
+    }
+    out.push({ path, message: i.message });
+  }
+  return out;
 }
