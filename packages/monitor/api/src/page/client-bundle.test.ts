@@ -21,7 +21,7 @@ describe("the /system client bundle", () => {
 
   it("type-checks against the DOM library (tsconfig.client.json)", () => {
     const project = fileURLToPath(new URL("../../tsconfig.client.json", import.meta.url));
-    const tsc = fileURLToPath(new URL("../../../../node_modules/.bin/tsc", import.meta.url));
+    const tsc = fileURLToPath(new URL("../../../../../node_modules/.bin/tsc", import.meta.url));
     expect(() => execFileSync(tsc, ["--noEmit", "-p", project], { stdio: "pipe" })).not.toThrow();
   }, 60_000);
 });

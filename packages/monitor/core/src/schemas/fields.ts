@@ -40,7 +40,9 @@ export function requiredText(max: number) {
 
 /** A required identifier: non-blank text within `max` characters of the charset `re`. */
 export function identifier(max: number, re: RegExp, charset: string) {
-  return requiredText(max).regex(re, { error: `must be ${charset}`, when: unfailed });
+  return requiredText(max)
+    .refine((v) => re.test(v), { error: `must be ${charset}`, when: unfailed })
+    .meta({ pattern: re.source });
 }
 
 /** One of `values`, required. */
@@ -60,10 +62,10 @@ export function uint32() {
             : "must be a number",
     })
     .refine(Number.isInteger, { error: "must be an integer", when: unfailed })
-    .min(0, { error: "must not be negative", when: unfailed })
-    .max(UINT32_MAX, { error: `must be below 2^32 (at most ${UINT32_MAX})`, when: unfailed })
+    .refine((v) => v >= 0, { error: "must not be negative", when: unfailed })
+    .refine((v) => v <= UINT32_MAX, { error: `must be below 2^32 (at most ${UINT32_MAX})`, when: unfailed })
     .transform((v) => (v === 0 ? 0 : v))
-    .meta({ type: "integer" });
+    .meta({ type: "integer", minimum: 0, maximum: UINT32_MAX });
 }
 
 /**

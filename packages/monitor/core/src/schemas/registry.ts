@@ -67,11 +67,11 @@ const minutes = () =>
   z
     .number({ error: requiredOr(POSITIVE_MINUTES) })
     .refine((v) => Number.isSafeInteger(v) && v >= 1, { error: POSITIVE_MINUTES, when: unfailed })
-    .max(MAX_REGISTRY_MINUTES, {
+    .refine((v) => v <= MAX_REGISTRY_MINUTES, {
       error: `must be at most ${MAX_REGISTRY_MINUTES} minutes (one year)`,
       when: unfailed,
     })
-    .meta({ type: "integer", minimum: 1 });
+    .meta({ type: "integer", minimum: 1, maximum: MAX_REGISTRY_MINUTES });
 
 const specFields = {
   name: collectorNameSchema,

@@ -20,14 +20,14 @@ import {
 } from "../limits.ts";
 import { type NewRunRecord, RUN_STATUSES, UINT32_MAX } from "../records.ts";
 import { at, type Issue, type Result } from "../result.ts";
-import { identifier, issuesOf, maxChars, oneOf, timestamp, uint32, unfailed } from "./fields.ts";
+import { identifier, issuesOf, maxChars, oneOf, timestamp, uint32 } from "./fields.ts";
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const fields = {
   run_id: z
     .string({ error: "must be a UUID" })
-    .regex(UUID_RE, { error: "must be a UUID", when: unfailed })
+    .refine((v) => UUID_RE.test(v), { error: "must be a UUID" })
     .meta({ format: "uuid", description: "Absent: the store makes one. Sent twice: stored once." })
     .nullish(),
   collector: identifier(MAX_COLLECTOR_NAME_CHARS, COLLECTOR_NAME_RE, COLLECTOR_NAME_CHARSET),
