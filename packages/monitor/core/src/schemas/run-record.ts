@@ -19,7 +19,7 @@ import {
   REGION_RE,
 } from "../limits.ts";
 import { type NewRunRecord, RUN_STATUSES, UINT32_MAX } from "../records.ts";
-import { at, type Issue, type Result } from "../result.ts";
+import type { Issue, Result } from "../result.ts";
 import { identifier, issuesOf, maxChars, oneOf, timestamp, uint32 } from "./fields.ts";
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -93,18 +93,23 @@ export const RunBatchSchema = z.union([RunRecordSchema, z.array(RunRecordSchema)
 /** The run record's wire form (what a collector sends). */
 export type RunRecordInput = z.input<typeof RunRecordSchema>;
 
-const byField = (a: Issue, b: Issue) => fieldRank(a) - fieldRank(b);
+/** Problems listed by record, then by field in the record's order (the times' comparison under its field). */
+const byRecordThenField = (a: Issue, b: Issue) => recordOf(a) - recordOf(b) || fieldRank(a) - fieldRank(b);
+const recordOf = (i: Issue): number => Number(/^\[(\d+)\]/.exec(i.path)?.[1] ?? 0);
 function fieldRank(i: Issue): number {
   const key = /(?:^|\.)([a-z_]+)$/.exec(i.path)?.[1];
   return key === undefined ? -1 : FIELD_ORDER.indexOf(key);
 }
+
+/** A batch is checked in one pass: one error object for all its records, not one per record. */
+const RunArraySchema = z.array(RunRecordSchema);
 
 /** Validates one run record; field paths are prefixed with `path` (e.g. `[3]` → `[3].completed_at`). */
 export function validateRunRecord(input: unknown, path = ""): Result<NewRunRecord> {
   const r = RunRecordSchema.safeParse(input);
   if (r.success) return { ok: true, value: r.data };
   // The times' comparison is listed under its field, not after every other field.
-  return { ok: false, errors: issuesOf(r.error, path).sort(byField) };
+  return { ok: false, errors: issuesOf(r.error, path).sort(byRecordThenField) };
 }
 
 /**
@@ -124,12 +129,8 @@ export function validateRunBatch(input: unknown): Result<NewRunRecord[]> {
       errors: [{ path: "", message: `must hold at most ${MAX_RUN_BATCH} run records (got ${input.length})` }],
     };
   }
-  const values: NewRunRecord[] = [];
-  const errors: Issue[] = [];
-  input.forEach((item, i) => {
-    const r = validateRunRecord(item, at("", i));
-    if (r.ok) values.push(r.value);
-    else errors.push(...r.errors);
-  });
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: values };
+  const r = RunArraySchema.safeParse(input);
+  return r.success
+    ? { ok: true, value: r.data }
+    : { ok: false, errors: issuesOf(r.error).sort(byRecordThenField) };
 }
