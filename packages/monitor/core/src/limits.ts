@@ -1,6 +1,6 @@
 /**
  * The bounds of every input the monitor accepts (docs/limits.md, docs/monitor-api.md). The validators
- * (validate.ts) and the HTTP app enforce these constants, and `MONITOR_LIMITS` documents the same
+ * (schemas/) and the HTTP app enforce these constants, and `MONITOR_LIMITS` documents the same
  * numbers, so the table cannot drift from what is checked. Pure: no I/O.
  */
 import type { LimitRow } from "@shared/kernel";

@@ -11,7 +11,7 @@ import type { ResourceEvent } from "./ports.ts";
 import type { NewRunRecord } from "./records.ts";
 import { validateResourceEvent } from "./resource-event.ts";
 import { isPlainObject, type Result } from "./result.ts";
-import { validateRunRecord } from "./validate.ts";
+import { validateRunRecord } from "./schemas/run-record.ts";
 
 export const RUN_RECORD_KIND = "collector_run";
 

@@ -1,176 +1,87 @@
 /**
  * What the /system page renders: the JSON bodies of `GET /api/system/status`,
- * `GET /api/system/collectors/failures` and `GET /api/system/silences`, typed as loosely as the
- * page reads them (every field may be missing: a 503 body carries only part of the status). The
- * server renders the first response from these; the browser client re-renders from the same bodies.
+ * `GET /api/system/collectors/failures` and `GET /api/system/silences`, the types of their schemas
+ * (schemas/), with the fields the page renders without made optional (a 503 body carries only part
+ * of the status). The server renders the first response from these; the browser client re-renders
+ * from the same bodies.
  */
+import type { z } from "zod";
+import type { HealthSchema } from "../schemas/common.ts";
+import type { FailuresSchema, RunPointSchema, SilenceSchema, SilencesSchema } from "../schemas/resources.ts";
+import type {
+  AlertSchema,
+  AnalyticsDbSchema,
+  CollectorStatusSchema,
+  OwnCostSchema,
+  QueueStatusSchema,
+  StatusSchema,
+  StatusUnavailableSchema,
+  TriageSchema,
+  TriageSubjectSchema,
+  WarningSchema,
+} from "../schemas/status.ts";
 
-export type Health = "green" | "amber" | "red" | "new";
+/** Some fields of `T` may be missing: what the page renders without. */
+type Optional<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
 
-export interface CollectorJson {
-  name: string;
-  last_run: string | null;
-  status: string | null;
-  minutes_ago: number | null;
-  health: Health;
-  registered_at?: string | null;
-  new_until?: string | null;
-  registered_by?: string | null;
-}
+export type Health = z.infer<typeof HealthSchema>;
 
-export interface WarningJson {
-  kind: string;
-  subject: string;
-  message: string;
-}
+export type CollectorJson = Optional<
+  z.infer<typeof CollectorStatusSchema>,
+  "registered_at" | "new_until" | "registered_by"
+>;
 
-export interface TriageFaultJson {
-  cloud_account_id: string;
-  cloud_region: string;
-  consecutive_failures: number;
-  last_status: string;
-  last_run_at: string | null;
-  last_success_at: string | null;
-}
+export type WarningJson = z.infer<typeof WarningSchema>;
 
-export interface TriageJson {
-  collector: string;
-  health: Health;
-  reasons?: string[];
-  since?: string | null;
-  last_success_at?: string | null;
-  last_error?: string | null;
-  last_error_at?: string | null;
-  at_fault?: TriageFaultJson[];
-  runs?: { href?: string; command?: string };
-}
+export type TriageFaultJson = z.infer<typeof TriageSubjectSchema>;
 
-export interface QueueJson {
-  name: string;
-  status: string;
-  depth?: number | null;
-  in_flight?: number | null;
-  dead_letter_queue?: string | null;
-  dead_letter_depth?: number | null;
-  error?: string | null;
-}
+export type TriageJson = Optional<
+  z.infer<typeof TriageSchema>,
+  "reasons" | "since" | "last_success_at" | "last_error" | "last_error_at" | "at_fault" | "runs"
+>;
 
-export interface AlertJson {
-  rule?: string;
-  subject?: string;
-  severity?: string;
-  since?: string;
-  notified?: boolean;
-  fingerprint?: string;
-  summary?: string;
-  last_error?: string | null;
-  muted?: boolean;
-  muted_by?:
-    | { kind: "alert"; rule: string; subject: string; fingerprint?: string }
-    | { kind: "silence"; id: string; author: string; reason?: string; endsAt: number }
-    | null;
-  reason?: string | null;
-}
+export type QueueJson = Optional<
+  z.infer<typeof QueueStatusSchema>,
+  "depth" | "in_flight" | "dead_letter_queue" | "dead_letter_depth" | "error" | "source" | "read_at"
+>;
 
-export interface OwnCostJson {
-  currency?: string | null;
-  node?: string;
-  month_to_date?: number | null;
-  last_30_days_total?: number | null;
-  outside_any_node?: {
-    currency?: string | null;
-    last_30_days_total?: number | null;
-    by_reason?: { reason: string; last_30_days_total: number }[];
-  };
-  data_through?: string | null;
-  as_of?: string | null;
-  other_currencies?: { currency: string; month_to_date: number }[];
-  daily?: { day: string; cost: number }[];
-  untagged_service_resources?: {
-    resource_id: string;
-    cloud_account_id: string;
-    cloud_region?: string | null;
-    reason: string;
-    source?: string;
-  }[];
-}
+export type AlertJson = Partial<z.infer<typeof AlertSchema>>;
 
-export interface AnalyticsDbJson {
-  status?: string;
-  error?: string;
-  disk_used_gb?: number | null;
-  disk_total_gb?: number | null;
-  svc_disk_used_gb?: number | null;
-  disk_used_ratio?: number | null;
-  query_p50_ms?: number | null;
-  query_p95_ms?: number | null;
-  query_p99_ms?: number | null;
-  query_samples?: number | null;
-  active_queries?: number | null;
-  source?: Record<string, string>;
-}
+export type OwnCostJson = Partial<z.infer<typeof OwnCostSchema>>;
 
-export interface StatusJson {
+/** The database's figures, or (503) only that it is unreachable and why. */
+export type AnalyticsDbJson = Partial<z.infer<typeof AnalyticsDbSchema>> &
+  Partial<z.infer<typeof StatusUnavailableSchema>["analytics_db"]>;
+
+type Status = z.infer<typeof StatusSchema>;
+
+export type StatusJson = Partial<
+  Omit<Status, "collectors" | "alerts" | "triage" | "queues" | "analytics_db" | "own_cost" | "overall_health">
+> & {
   collectors?: CollectorJson[];
-  accounts?: Record<string, number>;
   analytics_db?: AnalyticsDbJson;
-  generated_at?: string;
   overall_health?: Health | null;
-  unscanned_accounts?: { account_id: string; account_name?: string | null; last_scanned_at: string | null }[];
-  new_accounts?: {
-    account_id: string;
-    account_name?: string | null;
-    first_active_at: string | null;
-    new_until: string | null;
-  }[];
-  warnings?: WarningJson[];
   alerts?: AlertJson[];
   triage?: TriageJson[];
   queues?: QueueJson[];
-  queues_error?: string;
   own_cost?: OwnCostJson | null;
-  own_cost_error?: string;
-}
+};
 
-export interface RunPointJson {
-  /** ISO time the run completed. */
-  completed_at: string;
-  status: string;
-  duration_ms: number | null;
-}
+type Failures = z.infer<typeof FailuresSchema>;
+type FailuresCollector = Failures["collectors"][number];
 
-export interface FailuresJson {
-  generated_at?: string;
-  days: string[];
-  collectors: {
-    name: string;
-    failures: number[];
-    total: number;
-    latest_run: {
-      status: string;
-      completed_at: string;
-      duration_ms: number | null;
-      events_produced: number;
-      error: string;
-    } | null;
-    /** The latest runs, oldest first (the card's run-history chart). */
-    recent_runs?: RunPointJson[];
-  }[];
-}
+/** A run in a card's run-history chart. */
+export type RunPointJson = z.infer<typeof RunPointSchema>;
 
-export interface SilenceJson {
-  id: string;
-  matchers?: { rule?: string; subject?: { op: string; value: string } };
-  author: string;
-  reason: string;
-  starts_at: string;
-  ends_at: string;
-  state: string;
-}
+export type FailuresJson = Optional<Omit<Failures, "collectors">, "generated_at"> & {
+  collectors: Optional<FailuresCollector, "recent_runs">[];
+};
 
-export interface SilencesJson {
+export type SilenceJson = Optional<z.infer<typeof SilenceSchema>, "matchers" | "created_at">;
+
+export type SilencesJson = Optional<Omit<z.infer<typeof SilencesSchema>, "silences">, "generated_at"> & {
   silences: SilenceJson[];
-}
+};
 
 /** Everything one render of the page needs. */
 export interface PageState {

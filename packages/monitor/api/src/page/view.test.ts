@@ -2,9 +2,9 @@
 // the verdict tells the same story as the counts beside it, and sizes are in units that fit.
 import { describe, expect, it } from "vitest";
 import { fmtBytes, LiveContent, verdictHealth } from "./view.ts";
-import type { AlertJson, PageState, StatusJson } from "./view-types.ts";
+import type { AlertJson, CollectorJson, PageState, StatusJson } from "./view-types.ts";
 
-const collector = (name: string, health: "green" | "amber" | "red" | "new") => ({
+const collector = (name: string, health: "green" | "amber" | "red" | "new"): CollectorJson => ({
   name,
   last_run: "2026-11-28T03:00:00.000Z",
   status: "succeeded",

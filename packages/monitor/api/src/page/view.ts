@@ -17,6 +17,7 @@ import type {
   OwnCostJson,
   PageState,
   RunPointJson,
+  SilenceJson,
   SilencesJson,
   StatusJson,
   TriageJson,
@@ -406,7 +407,7 @@ function TriageBlock(t: TriageJson): JSXNode {
 }
 
 function Accounts(st: StatusJson): JSXNode {
-  const counts = st.accounts ?? {};
+  const counts: Record<string, number> = st.accounts ?? {};
   const rows = Object.entries(counts).map(([status, n]) => {
     const bad = status in ATTENTION;
     return h(
@@ -736,7 +737,7 @@ function Silences(body: SilencesJson): JSXNode {
       "ul",
       null,
       ...list.map((x) => {
-        const m = x.matchers ?? {};
+        const m: Partial<NonNullable<SilenceJson["matchers"]>> = x.matchers ?? {};
         const subj = m.subject
           ? `${m.subject.op === "eq" ? "subject " : m.subject.op === "prefix" ? "subject starts with " : "subject matches "}${m.subject.value}`
           : null;
@@ -787,7 +788,7 @@ function OwnCost(st: StatusJson): JSXNode {
       h("p", { class: "err" }, `Own cost unavailable: ${st.own_cost_error || "unknown error"}`),
     );
   const cur = c.currency;
-  const out = c.outside_any_node ?? {};
+  const out: Partial<NonNullable<OwnCostJson["outside_any_node"]>> = c.outside_any_node ?? {};
   const byReason = out.by_reason ?? [];
   const daily = c.daily ?? [];
   const u = c.untagged_service_resources ?? [];

@@ -5,8 +5,10 @@
  * the alert still fires, the state machine notifies it (an unmuted firing alert owes its start).
  * Pure: validation returns every problem found, matching takes `now`.
  */
+import { z } from "zod";
 import type { EpochMs } from "../records.ts";
 import { type Issue, isPlainObject, type Result } from "../result.ts";
+import { issuesOf, unfailed } from "../schemas/fields.ts";
 import { ALERT_RULES, type AlertRule, type Condition, type MutedBySilence } from "./types.ts";
 
 /** How a silence matches an alert's subject: equal, starts with, or a whole-subject regex. */
@@ -134,110 +136,149 @@ export function applySilences(
   });
 }
 
-function parseTime(raw: unknown, path: string, errors: Issue[]): EpochMs | null {
-  if (typeof raw === "number" && Number.isFinite(raw)) return Math.trunc(raw);
-  if (typeof raw === "string" && raw.trim() !== "") {
-    const t = Date.parse(raw);
+const TIME_RULE = "must be an ISO 8601 time or epoch milliseconds";
+const NON_EMPTY = "must be a non-empty string";
+
+/** A time as ISO 8601 (anything `Date.parse` reads) or epoch milliseconds, read into epoch ms. */
+const silenceTime = z
+  .union([z.number(), z.string().meta({ format: "date-time" })], { error: TIME_RULE })
+  .transform((raw, ctx) => {
+    if (typeof raw === "number") return Math.trunc(raw);
+    const t = raw.trim() === "" ? Number.NaN : Date.parse(raw);
     if (Number.isFinite(t)) return t;
+    ctx.addIssue({ code: "custom", message: TIME_RULE, input: raw });
+    return z.NEVER;
+  });
+
+/** Non-blank text, trimmed, of at most `max` characters once trimmed. */
+const trimmedText = (max: number) =>
+  z
+    .string({ error: NON_EMPTY })
+    .refine((v) => v.trim() !== "", { error: NON_EMPTY })
+    .refine((v) => v.trim().length <= max, {
+      error: (issue) => `must be at most ${max} characters (got ${String(issue.input).trim().length})`,
+      when: unfailed,
+    })
+    .transform((v) => v.trim())
+    .meta({ maxLength: max });
+
+/** A subject regex must compile and be cheap to match (`unsafeRegex`). */
+function checkRegex(m: { op?: string | undefined; value: string }, ctx: z.RefinementCtx): void {
+  if (m.op !== "regex") return;
+  const unsafe = unsafeRegex(m.value);
+  if (unsafe !== null) {
+    ctx.addIssue({ code: "custom", path: ["value"], message: unsafe });
+    return;
   }
-  errors.push({ path, message: "must be an ISO 8601 time or epoch milliseconds" });
-  return null;
+  try {
+    new RegExp(m.value);
+  } catch (err) {
+    ctx.addIssue({ code: "custom", path: ["value"], message: `invalid regex: ${(err as Error).message}` });
+  }
 }
 
-function parseText(raw: unknown, path: string, max: number, errors: Issue[]): string | null {
-  if (typeof raw !== "string" || raw.trim() === "") {
-    errors.push({ path, message: "must be a non-empty string" });
-    return null;
-  }
-  const v = raw.trim();
-  if (v.length > max) {
-    errors.push({ path, message: `must be at most ${max} characters (got ${v.length})` });
-    return null;
-  }
-  return v;
-}
+const subjectMatcher = z
+  .union(
+    [
+      // A plain subject is an equality; its problems are named as the value's.
+      z
+        .string()
+        .superRefine((v, ctx) => {
+          const r = trimmedText(SILENCE_SUBJECT_MAX).safeParse(v);
+          if (!r.success) for (const i of r.error.issues) ctx.addIssue({ ...i, path: ["value"] } as never);
+        })
+        .transform((v): SubjectMatcher => ({ op: "eq", value: v.trim() })),
+      z
+        .object({
+          op: z
+            .enum(["eq", "prefix", "regex"], { error: "must be eq, prefix or regex" })
+            .optional()
+            .meta({ description: "Default eq. regex matches the whole subject." }),
+          value: trimmedText(SILENCE_SUBJECT_MAX),
+        })
+        .superRefine(checkRegex, { when: unfailed })
+        .transform((m): SubjectMatcher => ({ op: m.op ?? "eq", value: m.value })),
+    ],
+    { error: "must be a string or {op, value}" },
+  )
+  .meta({ description: "A string (equal to it) or {op, value}; null: any subject." });
 
 /**
- * Validates a request to create a silence (the API's body): `{matchers: {rule?, subject?: string |
- * {op, value}}, author, reason, starts_at?, ends_at}` (times as ISO 8601 or epoch ms; `starts_at`
- * defaults to `now`).
- * `live` is the number of silences not yet ended, for the `SILENCE_MAX_ACTIVE` bound.
+ * The body of a request to create a silence (`POST /api/system/silences`): matchers (a rule, a
+ * subject or both), author, reason, an optional start (default now) and an end. What depends on the
+ * clock and on the silences kept (`parseSilenceInput`) is checked after it.
+ */
+export const SilenceRequestSchema = z
+  .object(
+    {
+      matchers: z
+        .object(
+          {
+            rule: z
+              .enum(ALERT_RULES, { error: `must be one of ${ALERT_RULES.join(", ")}` })
+              .nullish()
+              .meta({ description: "An alert rule; null: any." }),
+            subject: subjectMatcher.nullish(),
+          },
+          { error: "must be an object with rule and/or subject" },
+        )
+        .superRefine(
+          (m, ctx) => {
+            if (typeof m !== "object" || m === null || Array.isArray(m)) return;
+            if (m.rule == null && m.subject == null)
+              ctx.addIssue({
+                code: "custom",
+                message: "needs a rule or a subject (a silence of everything is refused)",
+              });
+          },
+          { when: (p) => isPlainObject(p.value) },
+        ),
+      author: trimmedText(SILENCE_AUTHOR_MAX),
+      reason: trimmedText(SILENCE_REASON_MAX),
+      starts_at: silenceTime.nullish().meta({ description: "Default: now." }),
+      ends_at: silenceTime.meta({ description: "At most 30 days ahead." }),
+    },
+    { error: "must be an object" },
+  )
+  .meta({ id: "SilenceRequest" });
+
+/**
+ * Validates a request to create a silence (the API's body, `SilenceRequestSchema`), then its times
+ * against `now` (in the future, at most 30 days ahead, after its start) and the bound on silences
+ * not ended (`live` of them now, at most `SILENCE_MAX_ACTIVE`). Every problem is listed at once.
  */
 export function parseSilenceInput(raw: unknown, now: EpochMs, live = 0): Result<SilenceInput> {
-  const errors: Issue[] = [];
-  if (!isPlainObject(raw)) return { ok: false, errors: [{ path: "", message: "must be an object" }] };
-  let rule: AlertRule | null = null;
-  let subject: SubjectMatcher | null = null;
-  const m = raw.matchers;
-  if (!isPlainObject(m)) {
-    errors.push({ path: "matchers", message: "must be an object with rule and/or subject" });
-  } else {
-    if (m.rule !== undefined && m.rule !== null) {
-      if (typeof m.rule === "string" && (ALERT_RULES as readonly string[]).includes(m.rule))
-        rule = m.rule as AlertRule;
-      else errors.push({ path: "matchers.rule", message: `must be one of ${ALERT_RULES.join(", ")}` });
+  const parsed = SilenceRequestSchema.safeParse(raw);
+  const errors: Issue[] = parsed.success ? [] : issuesOf(parsed.error);
+  // The times are compared even when another field failed.
+  if (isPlainObject(raw)) {
+    const ends = silenceTime.safeParse(raw.ends_at);
+    const starts =
+      raw.starts_at == null ? { success: true as const, data: now } : silenceTime.safeParse(raw.starts_at);
+    if (ends.success) {
+      const endsAt = ends.data;
+      if (endsAt <= now) errors.push({ path: "ends_at", message: "must be in the future" });
+      else if (endsAt - now > SILENCE_MAX_DURATION_MS)
+        errors.push({ path: "ends_at", message: "must be at most 30 days from now" });
+      if (starts.success && endsAt <= starts.data)
+        errors.push({ path: "ends_at", message: "must be after starts_at" });
     }
-    const sm = m.subject;
-    if (sm !== undefined && sm !== null) {
-      const obj = typeof sm === "string" ? { op: "eq", value: sm } : sm;
-      if (!isPlainObject(obj)) {
-        errors.push({ path: "matchers.subject", message: "must be a string or {op, value}" });
-      } else {
-        const op = obj.op ?? "eq";
-        if (op !== "eq" && op !== "prefix" && op !== "regex")
-          errors.push({ path: "matchers.subject.op", message: "must be eq, prefix or regex" });
-        const value = parseText(obj.value, "matchers.subject.value", SILENCE_SUBJECT_MAX, errors);
-        if (value !== null && op === "regex") {
-          const unsafe = unsafeRegex(value);
-          if (unsafe !== null) errors.push({ path: "matchers.subject.value", message: unsafe });
-          else {
-            try {
-              new RegExp(value);
-            } catch (err) {
-              errors.push({
-                path: "matchers.subject.value",
-                message: `invalid regex: ${(err as Error).message}`,
-              });
-            }
-          }
-        }
-        if (value !== null && (op === "eq" || op === "prefix" || op === "regex")) subject = { op, value };
-      }
-    }
-    if (m.rule == null && m.subject == null)
-      errors.push({
-        path: "matchers",
-        message: "needs a rule or a subject (a silence of everything is refused)",
-      });
-  }
-  const author = parseText(raw.author, "author", SILENCE_AUTHOR_MAX, errors);
-  const reason = parseText(raw.reason, "reason", SILENCE_REASON_MAX, errors);
-  const startsAt =
-    raw.starts_at === undefined || raw.starts_at === null
-      ? now
-      : parseTime(raw.starts_at, "starts_at", errors);
-  const endsAt = parseTime(raw.ends_at, "ends_at", errors);
-  if (endsAt !== null) {
-    if (endsAt <= now) errors.push({ path: "ends_at", message: "must be in the future" });
-    else if (endsAt - now > SILENCE_MAX_DURATION_MS)
-      errors.push({ path: "ends_at", message: "must be at most 30 days from now" });
-    if (startsAt !== null && endsAt <= startsAt)
-      errors.push({ path: "ends_at", message: "must be after starts_at" });
   }
   if (live >= SILENCE_MAX_ACTIVE)
     errors.push({
       path: "",
       message: `at most ${SILENCE_MAX_ACTIVE} silences may be active or pending; expire one first`,
     });
-  if (errors.length > 0) return { ok: false, errors };
+  if (!parsed.success || errors.length > 0) return { ok: false, errors };
+  const v = parsed.data;
   return {
     ok: true,
     value: {
-      matchers: { rule, subject },
-      author: author as string,
-      reason: reason as string,
-      startsAt: startsAt as EpochMs,
-      endsAt: endsAt as EpochMs,
+      matchers: { rule: v.matchers.rule ?? null, subject: v.matchers.subject ?? null },
+      author: v.author,
+      reason: v.reason,
+      startsAt: v.starts_at ?? now,
+      endsAt: v.ends_at,
     },
   };
 }

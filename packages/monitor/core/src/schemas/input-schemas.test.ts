@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { charCount, keepLastChars } from "../chars.ts";
 import {
   MAX_ACCOUNT_ID_CHARS,
   MAX_ACCOUNT_NAME_CHARS,
@@ -9,17 +10,10 @@ import {
   MAX_RUN_BATCH,
   MAX_RUN_ERROR_CHARS,
   MONITOR_LIMITS,
-} from "./limits.ts";
-import {
-  charCount,
-  keepLastChars,
-  MAX_TIMESTAMP_MS,
-  parseTimestamp,
-  validateAccountUpdate,
-  validateCollectorSpec,
-  validateRunBatch,
-  validateRunRecord,
-} from "./validate.ts";
+} from "../limits.ts";
+import { MAX_TIMESTAMP_MS, parseTimestamp } from "../timestamp.ts";
+import { validateAccountUpdate, validateCollectorSpec } from "./registry.ts";
+import { validateRunBatch, validateRunRecord } from "./run-record.ts";
 
 const T0 = Date.UTC(2025, 5, 1, 12, 0, 0);
 const good = {
