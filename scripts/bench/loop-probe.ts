@@ -19,7 +19,7 @@ if (typeof process.send === "function") {
   const collections: Array<{ start: number; end: number; kind: string }> = [];
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
-      const kind = (entry.detail as { kind?: number } | undefined)?.kind ?? 0;
+      const kind = ((entry as { detail?: unknown }).detail as { kind?: number } | undefined)?.kind ?? 0;
       collections.push({
         start: entry.startTime,
         end: entry.startTime + entry.duration,
