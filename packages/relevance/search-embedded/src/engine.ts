@@ -25,6 +25,7 @@ import { compileFilter, type DocumentPredicate } from "./filter.ts";
 import { formatted, retrieve, wantsFormatted } from "./highlight.ts";
 import {
   countMatching,
+  growableInternals,
   type PostingsIndex,
   postingsIndex,
   type Scored,
@@ -42,7 +43,7 @@ import {
   unsupportedSetting,
   withoutStopWords,
 } from "./settings.ts";
-import { Slicer } from "./slices.ts";
+import { Slicer, StringKeyMap } from "./slices.ts";
 import { loadSnapshot, snapshotHeader, snapshotParts } from "./snapshot-parts.ts";
 import type { IndexSnapshotStore } from "./snapshots.ts";
 import {
@@ -591,6 +592,7 @@ export class EmbeddedRetrieval implements Retrieval {
     const slicer = new Slicer(this.sliceClock);
     const fields = indexFields(target) ?? (await stringFields(docDocs(docs), () => slicer.pause()));
     const search = new MiniSearch<Document>(miniSearchOptions(fields, primaryKey));
+    growableInternals(search as MiniSearch<unknown>);
     for (const doc of docDocs(docs)) {
       search.add(doc);
       await slicer.pause();
@@ -684,7 +686,8 @@ export class EmbeddedRetrieval implements Retrieval {
   ): Promise<Map<string, DocEntry>> {
     // Read a few at a time in primary-key order (by key, not offset), parsed in slices of the event
     // loop: a write between two slices makes a newer revision, which the next search builds again.
-    const docs = new Map<string, DocEntry>();
+    // A Map that grows without rehashing all its entries at once (slices.ts).
+    const docs: Map<string, DocEntry> = new StringKeyMap<DocEntry>();
     const slicer = new Slicer(this.sliceClock);
     for await (const json of this.documents.listJson(account, index, 0, Number.MAX_SAFE_INTEGER)) {
       const doc = JSON.parse(json) as Document;

@@ -7,6 +7,7 @@
 // (expansion.test.ts compares them with MiniSearch's typo and prefix search).
 
 import type MiniSearch from "minisearch";
+import { DenseMap, StringKeyMap } from "./slices.ts";
 
 /** MiniSearch's internals read here (minisearch 7). */
 interface Internals {
@@ -37,8 +38,8 @@ export function postingsIndex(search: MiniSearch<unknown>): PostingsIndex {
   const s = search as unknown as Partial<Internals>;
   if (
     typeof s._index?.get !== "function" ||
-    !(s._documentIds instanceof Map) ||
-    !(s._fieldLength instanceof Map) ||
+    typeof s._documentIds?.has !== "function" ||
+    typeof s._fieldLength?.get !== "function" ||
     typeof s._fieldIds !== "object" ||
     !Array.isArray(s._avgFieldLength) ||
     typeof s._documentCount !== "number" ||
@@ -49,6 +50,30 @@ export function postingsIndex(search: MiniSearch<unknown>): PostingsIndex {
   }
   const internals = s as Internals;
   return { internals, marks: new Uint32Array(internals._nextId + 1), generation: 0 };
+}
+
+/**
+ * Gives a MiniSearch index with no documents yet maps of short ids, ids and field lengths that grow without
+ * rehashing (slices.ts): MiniSearch's own Maps held the event loop 30-90 ms each time they doubled
+ * past 32,768 and 65,536 documents. They answer as Maps, so MiniSearch and this module read them
+ * as before.
+ */
+export function growableInternals(search: MiniSearch<unknown>): void {
+  const s = search as unknown as {
+    _documentIds?: unknown;
+    _idToShortId?: unknown;
+    _fieldLength?: unknown;
+  };
+  if (
+    !(s._documentIds instanceof Map && s._documentIds.size === 0) ||
+    !(s._idToShortId instanceof Map && s._idToShortId.size === 0) ||
+    !(s._fieldLength instanceof Map && s._fieldLength.size === 0)
+  ) {
+    throw new Error("not an empty MiniSearch index (minisearch upgraded?)");
+  }
+  s._documentIds = new DenseMap<string>();
+  s._idToShortId = new StringKeyMap<number>();
+  s._fieldLength = new DenseMap<number[]>();
 }
 
 /** A fresh mark value; the array is cleared when the generations wrap. */

@@ -19,7 +19,212 @@ export class Slicer {
 
   async pause(): Promise<void> {
     if (this.now() - this.start < SLICE_MS) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextSlice();
     this.start = this.now();
+  }
+}
+
+// Every Slicer of the process waits in one queue, and one slice is resumed per turn of the event
+// loop. Node runs every callback queued with setImmediate in the same turn, one after the other:
+// two works each resumed by its own setImmediate (a search scoring while a snapshot is written)
+// held the loop for two slices at once, n works for n slices.
+
+/** Slices waiting for their turn, first come first resumed. */
+const waiting: (() => void)[] = [];
+let pumping = false;
+
+function nextSlice(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    waiting.push(resolve);
+    if (!pumping) {
+      pumping = true;
+      setImmediate(resumeOne);
+    }
+  });
+}
+
+/** Resumes the first slice waiting; the next one waits for the next turn of the loop. */
+function resumeOne(): void {
+  const resume = waiting.shift();
+  if (waiting.length > 0) setImmediate(resumeOne);
+  else pumping = false;
+  resume?.();
+}
+
+// Maps that grow without holding the loop. A JavaScript Map rehashes every entry when it outgrows
+// its table: at 65,536 entries that one `set` held the event loop 30-90 ms, and an index build
+// grows four such maps (MiniSearch's short ids, ids and field lengths, and the documents by id)
+// past it. These keep their entries in arrays, which grow by copying pointers (well under a
+// millisecond at 100,000 entries), and look string keys up in many small maps, each rehashing
+// only its own share.
+
+/** A Map of non-negative integer keys (short ids) to values that are never `undefined`, in an array. In ascending key order. */
+export class DenseMap<V> implements Map<number, V> {
+  readonly [Symbol.toStringTag] = "Map";
+  private slots: (V | undefined)[] = [];
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  has(key: number): boolean {
+    return Number.isInteger(key) && key >= 0 && this.slots[key] !== undefined;
+  }
+
+  get(key: number): V | undefined {
+    return Number.isInteger(key) && key >= 0 ? this.slots[key] : undefined;
+  }
+
+  set(key: number, value: V): this {
+    if (!Number.isInteger(key) || key < 0 || key > 0xfffffffe) throw new RangeError(`not a short id: ${key}`);
+    if (value === undefined) throw new TypeError("a DenseMap holds no undefined values");
+    if (this.slots[key] === undefined) this.count++;
+    // Filled up to the key, so the array stays a plain list rather than turning into a dictionary.
+    while (this.slots.length < key) this.slots.push(undefined);
+    this.slots[key] = value;
+    return this;
+  }
+
+  delete(key: number): boolean {
+    if (!this.has(key)) return false;
+    this.slots[key] = undefined;
+    this.count--;
+    return true;
+  }
+
+  clear(): void {
+    this.slots = [];
+    this.count = 0;
+  }
+
+  *entries(): MapIterator<[number, V]> {
+    const slots = this.slots;
+    for (let key = 0; key < slots.length; key++) {
+      const value = slots[key];
+      if (value !== undefined) yield [key, value];
+    }
+  }
+
+  *keys(): MapIterator<number> {
+    for (const [key] of this.entries()) yield key;
+  }
+
+  *values(): MapIterator<V> {
+    for (const [, value] of this.entries()) yield value;
+  }
+
+  [Symbol.iterator](): MapIterator<[number, V]> {
+    return this.entries();
+  }
+
+  forEach(callback: (value: V, key: number, map: Map<number, V>) => void, thisArg?: unknown): void {
+    for (const [key, value] of this.entries()) callback.call(thisArg, value, key, this);
+  }
+}
+
+/** How many small maps a `StringKeyMap` spreads its keys over. */
+const SHARDS = 64;
+/** A multiplier chosen per process, so that no set of keys can be made to fall in one shard. */
+const SHARD_SEED = (Math.floor(Math.random() * 0x3fffffff) << 1) | 1;
+
+/** A Map of string keys, in insertion order as a Map (setting a present key keeps its place). */
+export class StringKeyMap<V> implements Map<string, V> {
+  readonly [Symbol.toStringTag] = "Map";
+  /** Key → slot, spread over SHARDS maps by a hash of the key. */
+  private shards: Map<string, number>[] = [];
+  /** By slot, in insertion order; a deleted key leaves a hole (`removed`). */
+  private slotKeys: (string | undefined)[] = [];
+  private slotValues: (V | undefined)[] = [];
+  private removed = 0;
+
+  constructor() {
+    this.clear();
+  }
+
+  get size(): number {
+    return this.slotKeys.length - this.removed;
+  }
+
+  private shard(key: string): Map<string, number> {
+    let h = 0;
+    for (let i = 0; i < key.length; i++) h = (Math.imul(h, SHARD_SEED) + key.charCodeAt(i)) | 0;
+    return this.shards[(Math.imul(h, SHARD_SEED) >>> 26) % SHARDS] as Map<string, number>;
+  }
+
+  has(key: string): boolean {
+    return this.shard(key).has(key);
+  }
+
+  get(key: string): V | undefined {
+    const slot = this.shard(key).get(key);
+    return slot === undefined ? undefined : this.slotValues[slot];
+  }
+
+  set(key: string, value: V): this {
+    const shard = this.shard(key);
+    const slot = shard.get(key);
+    if (slot !== undefined) {
+      this.slotValues[slot] = value;
+      return this;
+    }
+    shard.set(key, this.slotKeys.length);
+    this.slotKeys.push(key);
+    this.slotValues.push(value);
+    return this;
+  }
+
+  delete(key: string): boolean {
+    const shard = this.shard(key);
+    const slot = shard.get(key);
+    if (slot === undefined) return false;
+    shard.delete(key);
+    this.slotKeys[slot] = undefined;
+    this.slotValues[slot] = undefined;
+    this.removed++;
+    // Holes are dropped once they are half of the slots (renumbering what is left).
+    if (this.removed * 2 > this.slotKeys.length) this.compact();
+    return true;
+  }
+
+  private compact(): void {
+    const keys = this.slotKeys;
+    const values = this.slotValues;
+    this.clear();
+    for (let slot = 0; slot < keys.length; slot++) {
+      const key = keys[slot];
+      if (key !== undefined) this.set(key, values[slot] as V);
+    }
+  }
+
+  clear(): void {
+    this.shards = Array.from({ length: SHARDS }, () => new Map<string, number>());
+    this.slotKeys = [];
+    this.slotValues = [];
+    this.removed = 0;
+  }
+
+  *entries(): MapIterator<[string, V]> {
+    const keys = this.slotKeys;
+    for (let slot = 0; slot < keys.length; slot++) {
+      const key = keys[slot];
+      if (key !== undefined) yield [key, this.slotValues[slot] as V];
+    }
+  }
+
+  *keys(): MapIterator<string> {
+    for (const [key] of this.entries()) yield key;
+  }
+
+  *values(): MapIterator<V> {
+    for (const [, value] of this.entries()) yield value;
+  }
+
+  [Symbol.iterator](): MapIterator<[string, V]> {
+    return this.entries();
+  }
+
+  forEach(callback: (value: V, key: string, map: Map<string, V>) => void, thisArg?: unknown): void {
+    for (const [key, value] of this.entries()) callback.call(thisArg, value, key, this);
   }
 }

@@ -8,6 +8,7 @@
 
 import type { Document } from "@relevance/settings";
 import MiniSearch, { type Options } from "minisearch";
+import { growableInternals } from "./postings.ts";
 import { Slicer } from "./slices.ts";
 
 /** MiniSearch's internals a snapshot reads and fills (minisearch 7). */
@@ -33,7 +34,7 @@ export interface SnapshotHeader {
 }
 
 /** Values (ids, lengths, postings) per part: a few hundred kilobytes of JSON, a few milliseconds. */
-const VALUES_PER_PART = 5000;
+const VALUES_PER_PART = 2500;
 
 /** The parts of `search`'s snapshot, each made when asked for (a slice of work each). */
 export function* snapshotParts(search: MiniSearch<Document>, header: SnapshotHeader): Generator<string> {
@@ -111,6 +112,7 @@ export async function loadSnapshot(
     },
     options,
   );
+  growableInternals(search as MiniSearch<unknown>);
   const s = search as unknown as Internals;
   const slicer = new Slicer();
   for (const part of parts.slice(1)) {
