@@ -481,17 +481,17 @@ export class EmbeddedRetrieval implements Retrieval {
     const ranked =
       words.length === 0
         ? placeholder(index, predicate, order)
-        : await ranking(
-            () => slicer.pause(),
+        : await ranking({
+            pause: () => slicer.pause(),
             index,
             words,
             predicate,
-            query.matchingStrategy,
-            query.offset + query.limit,
+            strategy: query.matchingStrategy,
+            need: query.offset + query.limit,
             options,
             order,
-            query.showRankingScore === true,
-          );
+            scoresAll: query.showRankingScore === true,
+          });
     const ids = ranked.ids;
     const format = wantsFormatted(query);
     const hits: Document[] = [];
@@ -758,20 +758,28 @@ function placeholder(index: LoadedIndex, predicate: DocumentPredicate | null, or
  * / (words + 1): 1 for the best document matching every word, and in the same order as the ranking
  * when there is no sort.
  */
-async function ranking(
+/** What one ranking is asked: the index, the query's words and the shape of the page. */
+interface RankingRequest {
   /** Awaited between parts of the work: gives the event loop back once a slice is used up. */
-  pause: () => Promise<void>,
-  index: LoadedIndex,
-  words: string[],
-  predicate: DocumentPredicate | null,
-  strategy: MatchingStrategy = "last",
+  pause: () => Promise<void>;
+  index: LoadedIndex;
+  words: string[];
+  predicate: DocumentPredicate | null;
+  /** Default `last`, as Meilisearch's. */
+  strategy?: MatchingStrategy | undefined;
   /** Only the first `need` ids are used: lower tiers beyond them need not be ordered. */
-  need?: number,
-  options: SearchWordsOptions = {},
-  order?: SortOrder,
+  need?: number | undefined;
+  options?: SearchWordsOptions;
+  order?: SortOrder | undefined;
   /** Every match's ranking score may be asked (it is relative to the best of its tier). */
-  scoresAll = false,
-): Promise<Ranked> {
+  scoresAll?: boolean;
+}
+
+async function ranking(request: RankingRequest): Promise<Ranked> {
+  const { pause, index, words, predicate, need, order } = request;
+  const strategy = request.strategy ?? "last";
+  const options = request.options ?? {};
+  const scoresAll = request.scoresAll ?? false;
   const entries = index.entries;
   const keep =
     predicate === null
