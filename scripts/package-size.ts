@@ -1,5 +1,5 @@
 /**
- * Issue 16: no package or app over 5,000 source lines, so each stays small enough to read whole. A
+ * No package or app over 5,000 source lines, so each stays small enough to read whole. A
  * source line is a non-blank line of a non-test TypeScript file that is not only a comment; tests,
  * test support and contract suites are not counted (they are not what a reader of the package loads).
  */

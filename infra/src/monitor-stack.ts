@@ -1,5 +1,5 @@
 /**
- * The monitoring service of the cost-analytics platform on AWS (seed 001): one collector function
+ * The monitoring service of the cost-analytics platform on AWS: one collector function
  * per collector on an EventBridge schedule, the collectors' event queue with its dead-letter queue
  * and the ingest consumer, the alert engine on a one-minute schedule, the cost-and-usage report (CUR)
  * bucket and the ingest of its deliveries (svcmon-cur-ingest, on the manifests' "Object Created"
@@ -61,7 +61,7 @@ export const ALERT_TRANSITIONS_ACTIONS = [
 ] as const;
 /** What svcmon-status does on the transitions table: the silences item (read, conditional put) and the ended /system sessions (an item each). */
 export const SILENCES_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem"] as const;
-/** Every minute (seed §6); a tick ends before the next one starts. */
+/** Every minute; a tick ends before the next one starts. */
 export const ALERTS_INTERVAL_MINUTES = 1;
 export const ALERTS_TIMEOUT_SECONDS = 50;
 /** The alert channels config (`{"channels": [...]}`, docs/notifications.md), read by svcmon-alerts. */
@@ -328,7 +328,7 @@ export class MonitorStack extends Stack {
         resources: [this.alertTransitions.tableArn, `${this.alertTransitions.tableArn}/index/*`],
       }),
     );
-    // Silences (issue 18) are one item of the same table: svcmon-status creates, lists and expires
+    // Silences are one item of the same table: svcmon-status creates, lists and expires
     // them (GetItem, conditional PutItem), the alert engine reads them.
     this.status.function.addEnvironment("MONITOR_TRANSITIONS_TABLE", this.alertTransitions.tableName);
     this.status.function.addToRolePolicy(

@@ -1,5 +1,5 @@
 /**
- * One environment of the search relevance system on AWS (seed 2.3, 4.1; docs/settings.md): the
+ * One environment of the search relevance system on AWS (docs/settings.md): the
  * settings table with its stream, `{env}-ecom_settings_exporter` on that stream (copying settings to
  * Workers KV and index settings to Meilisearch), `{env}-AdminInternalApi` behind an IAM-authorized
  * HTTP API, `{env}-CustomerApi` (the shops' customer and search API) behind a public HTTP API with

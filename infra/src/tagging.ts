@@ -1,5 +1,5 @@
 /**
- * The monitoring service's own infrastructure carries `svc:purpose=svc-infrastructure` (seed 1), so
+ * The monitoring service's own infrastructure carries `svc:purpose=svc-infrastructure`, so
  * the resource hierarchy puts it under one node whose cost is what the service costs to run.
  */
 import { Tags } from "aws-cdk-lib";

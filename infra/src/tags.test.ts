@@ -1,5 +1,5 @@
 /**
- * Every resource of the monitoring service carries svc:purpose=svc-infrastructure (seed 1, issue 8).
+ * Every resource of the monitoring service carries svc:purpose=svc-infrastructure.
  * Taggability comes from the CloudFormation resource specification, as aws-cdk-lib generates it: an
  * L1 resource whose type has a tags property has a TagManager. A resource type without one must be in
  * the reviewed list below, with the reason it cannot carry a tag; an unknown untaggable type fails.

@@ -1,7 +1,7 @@
 /**
  * The Worker's deploy configuration (apps/edge-worker/wrangler.toml), read by wrangler itself: one
  * environment per search environment, each with its own KV namespace bound as `KV` and a pinned
- * Cloudflare account, prod's being its own (seed 2.1).
+ * Cloudflare account, prod's being its own.
  */
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";

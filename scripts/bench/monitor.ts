@@ -41,7 +41,7 @@ const TICKS = 10;
 const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_MONITOR_ROUNDS ?? 1)));
 const PAGE_WARMUPS = 3;
 const PAGE_RUNS = 20;
-// Targets of issue 18 (item 7).
+// The monitor's performance targets (docs/benchmarks.md).
 const STATUS_TARGET_MS = 50;
 const FRESHNESS_TARGET_MS = 200;
 const PAGE_TARGET_MS = 150;

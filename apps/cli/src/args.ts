@@ -45,5 +45,5 @@ export function flagHelp(spec: FlagSpec): string {
     .join("\n");
 }
 
-/** `null` on the command line means JSON null (seed 2.2: a field name or null). */
+/** `null` on the command line means JSON null (a field name or null). */
 export const nullable = (value: string): string | null => (value === "null" ? null : value);

@@ -13,7 +13,7 @@ export type EnvironmentName = (typeof ENVIRONMENT_NAMES)[number];
 export interface CloudEnvironmentConfig {
   kind: "cloud";
   kvNamespaceId: string;
-  /** The Cloudflare account that holds the KV namespace (prod has its own, seed 2.1). */
+  /** The Cloudflare account that holds the KV namespace (prod has its own). */
   storeAccountId: string;
   settingsTable: string;
   awsRegion: string;

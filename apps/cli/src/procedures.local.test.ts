@@ -1,4 +1,4 @@
-// The operating procedures (spec §6) against `local`: the real `npm start` stack in a child process and
+// The operating procedures against `local`: the real `npm start` stack in a child process and
 // the real `relevance` bin in another, sharing DATA_DIR, PORT and ADMIN_TOKEN as an operator would.
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -17,7 +17,7 @@ interface Command extends CommandHelp {
   run(argv: string[], io: Io): Promise<number>;
 }
 
-/** An operating procedure (spec §6) as a command: `--env`, `--json` and `--config` come with it. */
+/** An operating procedure as a command: `--env`, `--json` and `--config` come with it. */
 function procedure<P>(p: Procedure<P>): [string, Command] {
   return [
     p.name,

@@ -122,7 +122,7 @@ describe("search Worker bundle in real workerd (Miniflare), Meilisearch as a loc
     expect((await search("nope", { q: "x" })).status).toBe(404);
   });
 
-  describe("request bounds (issue 12): each answer is JSON, and a normal search right after still answers", () => {
+  describe("request bounds: each answer is JSON, and a normal search right after still answers", () => {
     async function raw(path: string, init: { method: string }) {
       const res = await mf.dispatchFetch(`http://worker${path}`, init);
       return { status: res.status, headers: res.headers, body: (await res.json()) as Json };

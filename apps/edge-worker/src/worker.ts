@@ -1,6 +1,6 @@
 // The search proxy as a Cloudflare Worker. The app (and with it the model cache) is built once per
 // isolate and reused by every request the isolate serves, so a loaded model stays in memory until the
-// isolate recycles (seed 3).
+// isolate recycles.
 import {
   ARTIFACT_MAX_BYTES_ENV,
   artifactMaxBytes,

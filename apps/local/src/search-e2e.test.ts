@@ -1,4 +1,4 @@
-// The seed's section 3 table end to end through HTTP on the embedded stack: admin API → settings
+// The configuration's observable outcomes end to end through HTTP on the embedded stack: admin API → settings
 // table → change log → exporter → SQLite KV → search proxy (embedded engine) → relevanceScore.
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";

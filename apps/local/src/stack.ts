@@ -180,7 +180,7 @@ export async function startStack(
   });
   await cost.dropStaleStaging();
   let costReports: Promise<void> = Promise.resolve();
-  // The collectors' event queue with its dead-letter queue (spec §1), durable in DATA_DIR; its health
+  // The collectors' event queue with its dead-letter queue, durable in DATA_DIR; its health
   // is the status body's `queues` and feeds the dead-letter alert.
   const eventQueue = SqliteQueue.open(join(config.dataDir, "monitor-events.sqlite"), {
     name: "monitor-events",
@@ -262,7 +262,7 @@ export async function startStack(
     );
   }
 
-  // Alerts (spec §6): evaluated and stored always; notified through the channels of ALERT_CONFIG and
+  // Alerts: evaluated and stored always; notified through the channels of ALERT_CONFIG and
   // ALERT_WEBHOOK_URL (validated by readConfig). Every delivery attempt is kept in the database, so a
   // restart does not send a notification again to a channel that already accepted it.
   const channels = createChannels(config.alertChannels);
@@ -270,7 +270,7 @@ export async function startStack(
   // Status changes and notifications as rows, claimed before sending; the state under optimistic
   // concurrency (docs/monitor-alerts.md "Transitions"). chDB has no conditional writes: SQLite does.
   const transitions = new SqliteTransitionStore(join(config.dataDir, "alerts.sqlite"));
-  // Silences (issue 18) in the same file: a table beside the transitions and the alert state.
+  // Silences in the same file: a table beside the transitions and the alert state.
   const silences = new SqliteSilenceStore(join(config.dataDir, "alerts.sqlite"));
   // The /system sessions ended by a logout, in the same file: refused after a restart too.
   const endedSessions = new SqliteEndedSessionStore(join(config.dataDir, "alerts.sqlite"));

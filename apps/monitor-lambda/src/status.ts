@@ -61,7 +61,7 @@ export interface StatusDeps {
    * session works whichever instance answers. Absent: a random key per instance.
    */
   sessionKeys?: readonly string[];
-  /** Silences (issue 18): the transitions table's item the alert engine reads. Absent: routes 404. */
+  /** Silences: the transitions table's item the alert engine reads. Absent: routes 404. */
   silences?: SilenceStore;
   /**
    * The `/system` sessions ended by a logout (an item per session in the transitions table), read by

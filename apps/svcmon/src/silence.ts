@@ -1,5 +1,5 @@
 /**
- * `svcmon silence add|list|expire` (issue 18): silences through the monitor API
+ * `svcmon silence add|list|expire`: silences through the monitor API
  * (`/api/system/silences`, docs/monitor-api.md), with the same --url / --token / MONITOR_TOKEN as
  * `svcmon run`.
  */

@@ -42,7 +42,7 @@ const DEFAULT_ENVIRONMENTS_FILE = fileURLToPath(
   new URL("../../../../relevance.environments.json", import.meta.url),
 );
 
-/** The search API's default page size (spec §2); the model sees what serving sees. */
+/** The search API's default page size; the model sees what serving sees. */
 export const DEFAULT_FEATURES_LIMIT = 20;
 const MAX_LIMIT = 1000;
 /** Searches in flight at once; rows are written in input order whatever the completion order. */
@@ -159,7 +159,7 @@ async function mapLimited<T, R>(
 }
 
 /**
- * `relevance features log`: the training-data export (spec §4). Each query goes through the
+ * `relevance features log`: the training-data export. Each query goes through the
  * environment's search API exactly as a customer sends it (without relevanceScore), and feature set
  * v1 is computed on the returned hits and estimatedTotalHits by computeFeaturesV1, the function
  * the search proxy scores with. One output line per query: {"q", "features", "label"?, ...other

@@ -1,4 +1,4 @@
-// The relevance trigger configuration: through the admin API (get, set, disable) or the seed's direct
+// The relevance trigger configuration: through the admin API (get, set, disable) or the direct
 // settings-table edit (edit-table, snake_case with NULLs).
 import { modelKey, parseArtifact, parseModelId, type RelevanceTriggerConfig } from "@relevance/core";
 import { indexSk, type Kv, settingsCopyKey, type TableItem } from "@relevance/settings";
@@ -52,7 +52,7 @@ function setInput(flags: Flags): SetInput {
   return { ...t, config };
 }
 
-/** The record must exist; a model of another index may only be named by an alias of that index (seed 2.4). */
+/** The record must exist; a model of another index may only be named by an alias of that index. */
 export async function recordFor(ctx: ProcedureContext, t: Target, modelId?: string): Promise<TableItem> {
   const item = await ctx.env.table.get(t.account, indexSk(t.index));
   if (item === null)

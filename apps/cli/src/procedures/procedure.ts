@@ -1,4 +1,4 @@
-// The frame every operating procedure runs in (spec §6): strict flags, then the procedure's own
+// The frame every operating procedure runs in: strict flags, then the procedure's own
 // checks (flag forms, files, artifacts) BEFORE any store is touched, then the environment, then the
 // steps. `--json` prints one object with the steps and the result, also when a step fails.
 import { existsSync } from "node:fs";

@@ -1,5 +1,5 @@
 // What the settings records of an account say about models: who names which model, and since when
-// a record no longer names one (the 24 h grace period of seed 3 and 8).
+// a record no longer names one (the 24 h grace period, docs/operations.md).
 import {
   isPlainObject,
   type ModelIdParts,

@@ -1,4 +1,4 @@
-// The seed's update procedure (4.5) and its way back: upload a new version, switch the index and
+// The update procedure (docs/operations.md) and its way back: upload a new version, switch the index and
 // every alias that names the old model through the admin API, confirm the new model serves; when the
 // confirmation fails, switch everything back and say how to retry.
 import { modelKey, parseArtifact, parseModelId, type RelevanceTriggerConfig } from "@relevance/core";

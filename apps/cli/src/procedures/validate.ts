@@ -61,7 +61,7 @@ export function apiKeyFlag(flags: Flags): string {
   return key;
 }
 
-/** --model-id, --title-field and --tags-field as the admin API's config (seed 2.2); `null` means null. */
+/** --model-id, --title-field and --tags-field as the admin API's config; `null` means null. */
 export function configFlags(flags: Flags): RelevanceTriggerConfig {
   const config = validateRelevanceTriggerConfig({
     modelId: flags["model-id"],
@@ -120,7 +120,7 @@ export async function readArtifactFile(io: Io, path: string, maxBytes: number): 
   return { text, loaded: loaded.value, bytes: Buffer.byteLength(text, "utf8") };
 }
 
-/** The artifact must carry `modelId` and be for the index in it (seed 2.1). */
+/** The artifact must carry `modelId` and be for the index in it. */
 export function checkArtifactId(
   path: string,
   artifact: CheckedArtifact,

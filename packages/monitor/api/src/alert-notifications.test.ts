@@ -1,4 +1,4 @@
-// Notifications a person can act on, and muting that is visible (issue 17, items 3 and 4): a real
+// Notifications a person can act on, and muting that is visible: a real
 // webhook receiver gets the firing, reminder and resolved messages of an alert with the same
 // fingerprint, its start time (kept across a restart of the engine), the collector's last error and a
 // link to /system; a muted alert says it is muted in the status body and in the delivery log.

@@ -1,4 +1,4 @@
-// Auto-registration and time sanity end to end (issue 17, items 1 and 2): the monitor API and the
+// Auto-registration and time sanity end to end: the monitor API and the
 // alert engine over one real chDB store and the ClickHouse collector registry, on one clock this test
 // moves. A job nobody registered reports once: it is registered (first_run, 24 h / 48 h defaults),
 // shown as such, and when it then falls silent it turns red and the stale alert reaches the webhook.

@@ -1,4 +1,4 @@
-// Issue 18 item 3: silences through the API (create, list, expire), token-protected, with errors
+// Silences through the API (create, list, expire), token-protected, with errors
 // naming the field. The store is in memory; the engine's side is alert-engine-silences.test.ts.
 import { InMemorySilenceStore, type RunStore } from "@monitor/core";
 import { describe, expect, it } from "vitest";

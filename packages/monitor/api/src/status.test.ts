@@ -132,7 +132,7 @@ describe("GET /api/system/status", () => {
     );
     expect(body.overall_health).toBe("red");
     for (const c of body.collectors) {
-      // The seed's five fields first, then the registration and the grace of a new collector.
+      // The status body's five original fields first, then the registration and the grace of a new collector.
       expect(Object.keys(c)).toEqual([
         "name",
         "last_run",

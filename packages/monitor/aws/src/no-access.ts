@@ -1,7 +1,7 @@
 import type { RunStore } from "@monitor/core";
 /**
  * The `onNoAccess` hook of the AWS collectors: a refused role assumption moves the account to
- * `no_access` (seed §6 "Account no access"), as a new version in svc.cloud_accounts. As with
+ * `no_access`, as a new version in svc.cloud_accounts. As with
  * PUT /api/system/accounts/{id}, the new version is at least 1 ms after the previous one, so it
  * wins even within the same millisecond.
  */

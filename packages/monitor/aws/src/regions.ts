@@ -1,5 +1,5 @@
 /**
- * The scheduler's region source for AWS (seed: "a loop over its regions"): the regions enabled in
+ * The scheduler's region source for AWS ("a loop over its regions"): the regions enabled in
  * each account (EC2 DescribeRegions under the account's role), cached per account, optionally
  * limited to an allow-list. When they cannot be read, the fallback list is used, so the runs still
  * happen and their records say why (a refused role, for example, then fails every run).

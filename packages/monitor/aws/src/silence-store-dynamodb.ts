@@ -1,5 +1,5 @@
 /**
- * The production `SilenceStore` (issue 18): one item of the alerts' transitions table (where the
+ * The production `SilenceStore`: one item of the alerts' transitions table (where the
  * alert state lives, `DynamoDbTransitionStore`), `id = silences|<key>`, holding every kept silence as
  * JSON with a `version`; each change is a read and a conditional put on that version, retried on a
  * conflict. At most 100 silences are live and ended ones are pruned after 5 days, so the item stays

@@ -1,5 +1,5 @@
 /**
- * Auto-registration (healthchecks' auto-provisioning; spec §3, issue 17): the first run of a collector
+ * Auto-registration (healthchecks' auto-provisioning): the first run of a collector
  * the registry does not know registers it with the deployment's defaults, marked
  * `registered_by: "first_run"`. From then on it is a collector like any other: `new` until its first
  * grace ends (its registration starts it), then stale, failing and alerted by the usual rules.

@@ -1,5 +1,5 @@
 /**
- * Time sanity (spec §3, issue 17): a reported time more than `maxSkewMs` ahead of the server's clock
+ * Time sanity: a reported time more than `maxSkewMs` ahead of the server's clock
  * is refused, naming the field and the skew. A record dated far in the future would otherwise make its
  * collector look fresh until the clock catches up. Pure: the caller reads `now` and passes it.
  */

@@ -1,5 +1,5 @@
 /**
- * Account coverage (seed 3.4, spec §4): counts by latest `svc_status`, warnings for
+ * Account coverage: counts by latest `svc_status`, warnings for
  * `pending_setup` and `no_access`, and active accounts not scanned in the last 24 hours. An active
  * account never scanned is `new` (waiting for its first scan) for 24 hours after it was first known
  * as active: an account added a minute ago has had no chance to be scanned, so it is not unscanned.

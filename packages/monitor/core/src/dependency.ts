@@ -1,5 +1,5 @@
 /**
- * `hierarchy_builder` dependency gate (seed 3.3): open when a `succeeded` run of an upstream
+ * `hierarchy_builder` dependency gate: open when a `succeeded` run of an upstream
  * collector (config_ec2, config_ebs, config_network) completed within the last `windowMinutes`,
  * i.e. `now − window ≤ completed_at ≤ now` (inclusive at exactly 20 minutes).
  */

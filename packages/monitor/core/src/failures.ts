@@ -1,5 +1,5 @@
 /**
- * Consecutive failures per (collector, account, region) since the last success (spec §4, §6).
+ * Consecutive failures per (collector, account, region) since the last success.
  * A streak is the number of `failed` runs at the end of the subject's history: `succeeded` resets
  * it to 0, and so does `partial` (a partial run is not a failure, so the failures around it are not
  * consecutive; it is not a success either, so `last_success_at` does not move).

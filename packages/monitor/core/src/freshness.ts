@@ -1,5 +1,5 @@
 /**
- * Freshness check (seed 3.2): collectors whose whole minutes since the latest `completed_at`
+ * Freshness check: collectors whose whole minutes since the latest `completed_at`
  * exceed their threshold, oldest first. A collector that never ran is listed before all others
  * with `minutes: null` (never-ran collectors ordered by name), once its registration is older than
  * its threshold: one registered a minute ago is waiting for its first run, not late (unknown

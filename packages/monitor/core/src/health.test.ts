@@ -160,7 +160,7 @@ const scenarios: Scenario[] = [
   },
 ];
 
-describe("collectorHealth (spec §4)", () => {
+describe("collectorHealth", () => {
   it.each(scenarios)("$name → $health", ({ runs, health, reason }) => {
     const h = collectorHealth(EC2, runs, NOW);
     expect(h.health).toBe(health);

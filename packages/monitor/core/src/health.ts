@@ -1,5 +1,5 @@
 /**
- * Collector health (spec §4), evaluated at `now` over the collector's runs across all its
+ * Collector health, evaluated at `now` over the collector's runs across all its
  * accounts and regions. See docs/monitor-rules.md for the boundaries.
  *
  * A collector that never ran is `new` (healthchecks' term) during its grace, 2 × its expected interval
@@ -25,7 +25,7 @@ import {
 export const HEALTH_STATES = ["new", "green", "amber", "red"] as const;
 export type Health = (typeof HEALTH_STATES)[number];
 
-/** Collectors whose runs wait for upstream collectors (seed 3.3: `hierarchy_builder`). */
+/** Collectors whose runs wait for upstream collectors (`hierarchy_builder`). */
 export const DEFAULT_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = {
   hierarchy_builder: UPSTREAM_COLLECTORS,
 };
@@ -152,7 +152,7 @@ export function collectorHealth(
  * Health of every collector of the registry, in registry order.
  *
  * Dependencies: a collector whose runs wait for upstream collectors (`hierarchy_builder` waits for a
- * success of a `config_*`, seed 3.3) records its gated runs as failed. While an upstream is itself
+ * success of a `config_*`) records its gated runs as failed. While an upstream is itself
  * `new` and none has ever succeeded, those failures say only "upstream has not run yet", so the
  * collector is `new` too (within its own grace) rather than red: it is waiting, not broken.
  */

@@ -163,7 +163,7 @@ export interface RunStore {
 // ---- Collector registry ----
 
 /**
- * The collector registry (spec §3): the configured collectors, overridable at run time through
+ * The collector registry: the configured collectors, overridable at run time through
  * `PUT /api/system/collectors/{name}`. Overrides are persisted, so a restart keeps them.
  *
  * Every collector carries its registration (`registered_at`, `registered_by`): when the registry
@@ -265,7 +265,7 @@ export interface EndedSessionStore {
   prune(before: number): Promise<number>;
 }
 
-// ---- Silences (issue 18; `alerts/silences.ts`) ----
+// ---- Silences ----
 
 /**
  * Where silences are kept: beside the alert state (SQLite in DATA_DIR for the embedded stack, in

@@ -1,6 +1,6 @@
 /**
  * What the ingest path (the embedded IngestConsumer, the svcmon-ingest Lambda) accepts from the event
- * queue, checked against the clock it is handed (time sanity, issue 17): a collector's
+ * queue, checked against the clock it is handed (time sanity): a collector's
  * `resource_observed` event, and a run record (`collector_run`: the fields of `POST
  * /api/system/runs`, for jobs that report through the queue). A time more than the allowed skew ahead
  * of `now` refuses the message, naming the field and the skew: it is not acknowledged and ends in the

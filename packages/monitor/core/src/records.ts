@@ -1,5 +1,5 @@
 /**
- * Record shapes and constants of the self-monitoring rules (seed 2.1, 2.2; spec §3).
+ * Record shapes and constants of the self-monitoring rules.
  * Every timestamp is epoch milliseconds (UTC), matching `DateTime64(3)`.
  */
 
@@ -40,12 +40,12 @@ export interface AccountRecord {
 /**
  * How a collector came into the registry: `config` (one of the configured collectors, registered the
  * first time the registry saw it configured), `api` (`PUT /api/system/collectors/{name}`), or
- * `first_run` (a run of an unknown collector registers it; spec §3).
+ * `first_run` (a run of an unknown collector registers it).
  */
 export const REGISTERED_BY = ["config", "api", "first_run"] as const;
 export type RegisteredBy = (typeof REGISTERED_BY)[number];
 
-/** Registry entry of a collector (spec §3). */
+/** Registry entry of a collector. */
 export interface CollectorSpec {
   name: string;
   expected_interval_minutes: number;
@@ -65,7 +65,7 @@ export const HOUR_MS = 60 * MINUTE_MS;
 export const UINT32_MAX = 4_294_967_295;
 
 export const DEFAULT_FRESHNESS_THRESHOLD_MINUTES = 60;
-/** Stale: no success within this many times the expected interval (seed 3.1, 8). */
+/** Stale: no success within this many times the expected interval (8). */
 export const STALE_INTERVAL_FACTOR = 2;
 /**
  * Grace of a collector that never ran (`new`, healthchecks' term): this many expected intervals after
@@ -75,7 +75,7 @@ export const NEW_GRACE_INTERVAL_FACTOR = STALE_INTERVAL_FACTOR;
 export const DEPENDENCY_WINDOW_MINUTES = 20;
 export const CONSECUTIVE_FAILURES_THRESHOLD = 3;
 export const UNSCANNED_WINDOW_HOURS = 24;
-/** Collectors whose success opens the `hierarchy_builder` gate (seed 3.3). */
+/** Collectors whose success opens the `hierarchy_builder` gate. */
 export const UPSTREAM_COLLECTORS: readonly string[] = ["config_ec2", "config_ebs", "config_network"];
 
 export const DEFAULT_COLLECTORS: readonly CollectorSpec[] = [

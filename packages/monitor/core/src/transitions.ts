@@ -1,5 +1,5 @@
 /**
- * Status changes as rows (issue 18 item 2, docs/monitor-alerts.md "Transitions"): the rows the alert
+ * Status changes as rows: the rows the alert
  * engine records for its flips and notification intents, and the in-memory `TransitionStore` (tests,
  * and the reference the contract suite holds the other adapters to).
  */

@@ -1,5 +1,5 @@
 /**
- * Ingestion of one cost report delivery (issue 8, item 4; docs/monitor-cost.md): every file of the
+ * Ingestion of one cost report delivery: every file of the
  * delivery (a CUR delivery can be split in parts) is read by ClickHouse into a staging table,
  * checked there, and only then swapped in for its partition (one billing period of one payer), with
  * the cost per node per day derived from it. A bad file changes nothing: the error names the file

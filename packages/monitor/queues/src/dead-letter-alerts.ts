@@ -1,6 +1,6 @@
 import type { QueueHealth } from "@monitor/core";
 /**
- * From queue health to the "Dead-letter queue non-empty" rule (seed §6, critical). Pure.
+ * From queue health to the "Dead-letter queue non-empty" rule (critical). Pure.
  *
  * The subject of the alert is the dead-letter queue's name. The rules of `@monitor/core` take the known
  * depths and the reason some are unknown; an unknown depth must neither raise nor resolve the alert, as for the analytics DB's

@@ -1,5 +1,5 @@
 /**
- * The queue-health port (seed §4.2 "message queue health", §6 "Dead-letter queue non-empty"): what the
+ * The queue-health port (§6 "Dead-letter queue non-empty"): what the
  * monitor reads about each message queue, the status in words derived from it, and helpers that make a
  * source safe to call from a request (bounded in time, never rejecting). Adapters: SQS (`sqs.ts`) and
  * the embedded SQLite queue (`sqlite-queue.ts`); both run `queue-health.contract.ts`.

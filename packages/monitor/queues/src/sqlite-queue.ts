@@ -1,5 +1,5 @@
 /**
- * The embedded durable queue of `npm start` (spec §1 "a durable local queue with a dead-letter queue"):
+ * The embedded durable queue of `npm start`:
  * SQLite through `node:sqlite`, with SQS semantics. Send in batches; receive hides a message for the
  * visibility timeout and counts the receive; ack deletes it. With a dead-letter queue configured, a
  * message already received `maxReceives` times is moved to the dead-letter table instead of being

@@ -1,5 +1,5 @@
 /**
- * Issue 18 item 2: status changes as rows, claimed before sending. Two engines tick at once over the
+ * Status changes as rows, claimed before sending. Two engines tick at once over the
  * same stores (same injected clock); a recording channel shows each notification sent exactly once.
  * A sender that dies between its claim and its send is replaced once its lease expires.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 18 item 3: silences. With an injected clock, a silence mutes a firing alert (shown muted by
+ * Silences. With an injected clock, a silence mutes a firing alert (shown muted by
  * it, not sent); at its end, or when expired early, the still-firing alert is sent, once.
  */
 import {

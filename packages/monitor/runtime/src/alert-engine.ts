@@ -1,5 +1,5 @@
 /**
- * The alert engine loop (spec §6, docs/monitor-alerts.md "The engine loop"): every tick it reads the
+ * The alert engine loop (docs/monitor-alerts.md "The engine loop"): every tick it reads the
  * same data as the status endpoint, runs the pure rules and state machine of `@monitor/core`, saves
  * the state, delivers the owed intents through `@monitor/notify` and saves the confirmations.
  */
@@ -96,7 +96,7 @@ export interface AlertEngineDeps {
    */
   transitions?: TransitionStore;
   /**
-   * Silences (issue 18): an alert a silence matches is muted by it (not sent) while the silence is in
+   * Silences: an alert a silence matches is muted by it (not sent) while the silence is in
    * effect; at its end (or expired early), if still firing and its start was not sent, it is notified
    * at the next tick. A store that cannot be read keeps the silences last read.
    */

@@ -183,7 +183,7 @@ const GB = 1e9;
 const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
 const gb = (bytes: number | null) => (bytes === null ? null : round(bytes / GB, 6));
 
-/** `analytics_db` of the status body: the seed's two numbers first, then what the page also shows. */
+/** `analytics_db` of the status body: its two original numbers first, then what the page also shows. */
 export function analyticsDb(h: StoreHealth) {
   return {
     disk_used_gb: gb(h.disk_used_bytes) as number,

@@ -1,8 +1,8 @@
 /**
- * The `hierarchy_builder` collector (issue 8, item 3): for one account and region it reads the
+ * The `hierarchy_builder` collector: for one account and region it reads the
  * latest resources (svc.resources), places each in the resource hierarchy by the rules (the
  * svc-infrastructure node first), marks the service's own resources that lack the tag, and writes
- * the build. The runtime runs it behind the dependency gate (seed 3.3): the Scheduler's
+ * the build. The runtime runs it behind the dependency gate: the Scheduler's
  * DEFAULT_GATES name this collector, so a run without a recent config_* success fails with
  * `dependency not met: ...` before this code is called.
  */

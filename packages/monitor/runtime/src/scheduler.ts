@@ -1,5 +1,5 @@
 /**
- * The collector runtime (spec §3): runs every collector for each active account × region every
+ * The collector runtime: runs every collector for each active account × region every
  * expected interval (read from the registry at each tick, so overrides apply), and writes exactly
  * one run record at the end of every run. See docs/monitor-runtime.md.
  */
@@ -26,7 +26,7 @@ import {
   UPSTREAM_COLLECTORS,
 } from "@monitor/core";
 
-/** A collector gated on recent successes of others (seed 3.3). */
+/** A collector gated on recent successes of others. */
 export interface DependencyGateConfig {
   upstream: readonly string[];
   windowMinutes: number;

@@ -33,7 +33,7 @@ const CreateAccount = z.strictObject({ name: NAME });
 
 /**
  * The record's `relevance_model_history`: for each model id the record stopped naming, when (ISO).
- * `relevance model delete` and `relevance prune` keep a model for 24 h after that (seed 3, 8).
+ * `relevance model delete` and `relevance prune` keep a model for 24 h after that (8).
  */
 export const MODEL_HISTORY_ATTRIBUTE = "relevance_model_history";
 

@@ -1,5 +1,5 @@
-// Property: the admin PUT answers 422 exactly when an oracle written from the seed's rules (2.2, 4.1,
-// 7) and spec §2 says the body is invalid, 200 otherwise; a 422 writes nothing.
+// Property: the admin PUT answers 422 exactly when an oracle written from the documented rules (docs/api.md)
+// says the body is invalid, 200 otherwise; a 422 writes nothing.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { makeHarness } from "./test-support/harness.ts";

@@ -7,7 +7,7 @@ import { MAX_DETAILS, MAX_JSON_DEPTH } from "./limits.ts";
 
 /**
  * Reads the request body as JSON whatever its Content-Type says. Customer routes answer a body that
- * is not JSON with 400; the admin PUT answers it with 422 (spec §2). The size was bounded by the
+ * is not JSON with 400; the admin PUT answers it with 422. The size was bounded by the
  * route's body limit before this reads it. Unless `shape` is false, keys named `__proto__`,
  * `constructor` or `prototype` anywhere and nesting beyond 32 levels answer 422 here, before any
  * validator or copy could drop such a key silently or reach `Object.prototype` through it.

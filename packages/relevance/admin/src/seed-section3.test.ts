@@ -1,4 +1,4 @@
-// The seed's section 3 rows that concern configuration, observed through the KV copy
+// The observable outcomes that concern configuration, observed through the KV copy
 // `<system_account_id>-<index_name>` that the settings exporter writes.
 import { modelKey } from "@relevance/core";
 import { beforeEach, describe, expect, it } from "vitest";

@@ -57,7 +57,7 @@ const ATTRIBUTE_LISTS = [
   "sortableAttributes",
 ] as const;
 
-/** Internal settings the customer API rejects in either spelling (seed 1, 4.3). */
+/** Internal settings the customer API rejects in either spelling (4.3). */
 export const INTERNAL_SETTINGS = ["relevanceTriggerConfig", "relevance_trigger_config"] as const;
 
 /** A PATCH body: any subset of the settings; null resets one to its default. */

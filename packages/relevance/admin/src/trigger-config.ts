@@ -16,7 +16,7 @@ import type { Kv } from "@relevance/settings";
 export const BODY_KEY = "relevanceTriggerConfig";
 
 /**
- * The admin PUT body (seed 4.1): an object whose only key is `relevanceTriggerConfig`, either null
+ * The admin PUT body: an object whose only key is `relevanceTriggerConfig`, either null
  * or `{modelId, titleField, tagsField}` as the core validates it. With `account` (the path's system
  * account), a `modelId` of another account (`<other>:<index>:v<n>`) is refused too. Every problem is
  * returned.
@@ -60,9 +60,9 @@ export function configView(stored: unknown, account?: string): ConfigView {
 const show = (name: string | null): string => (name === null ? "null" : JSON.stringify(name));
 
 /**
- * Warnings, never errors (the seed's upload and configure are independent): the artifact is not
+ * Warnings, never errors (upload and configure are independent procedures): the artifact is not
  * uploaded yet or does not load, the model id does not follow the convention, or the artifact was
- * trained on other title/tags field names than the configured ones (seed 2.2 rule 2).
+ * trained on other title/tags field names than the configured ones.
  */
 export async function configWarnings(kv: Kv, config: RelevanceTriggerConfig): Promise<string[]> {
   const warnings: string[] = [];

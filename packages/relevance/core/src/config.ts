@@ -1,13 +1,13 @@
 import { at, describeType, fail, type Issue, isPlainObject, issue, ok, type Result } from "./result.ts";
 
-/** Admin API form (seed 2.2, camelCase). */
+/** Admin API form (camelCase). */
 export interface RelevanceTriggerConfig {
   modelId: string;
   titleField: string | null;
   tagsField: string | null;
 }
 
-/** Stored form in the settings record and its KV copy (seed 2.2, snake_case, NULL allowed). */
+/** Stored form in the settings record and its KV copy (snake_case, NULL allowed). */
 export interface StoredRelevanceTriggerConfig {
   model_id: string;
   title_field: string | null;

@@ -12,7 +12,7 @@ const hits = [
 ];
 
 describe("computeFeaturesV1", () => {
-  it("computes every feature of spec §4 on a hand-checked example", () => {
+  it("computes every feature of feature set v1 on a hand-checked example", () => {
     const f = featureRecord(
       computeFeaturesV1({
         query: "red running SHOES",
@@ -131,7 +131,7 @@ describe("computeFeaturesV1", () => {
 });
 
 // computeFeaturesV1 avoids strings, Sets and sorting for speed. This is the definition written
-// plainly (spec §4), on tokenizeReference; the two must agree bit for bit on every feature.
+// plainly, on tokenizeReference; the two must agree bit for bit on every feature.
 function referenceFeatures(input: FeatureInput): number[] {
   const { hits, titleField, tagsField } = input;
   const k = hits.length;

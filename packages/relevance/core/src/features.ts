@@ -1,7 +1,7 @@
 import { TokenIds } from "./token-ids.ts";
 import { hasAnyToken, IN_PLACE_MAX_TOKENS, tokenize } from "./tokenize.ts";
 
-/** Feature set v1 in its canonical order (spec §4). Models may use any subset in any order. */
+/** Feature set v1 in its canonical order. Models may use any subset in any order. */
 export const FEATURE_SET_V1 = [
   "query_token_count",
   "hit_count",
@@ -32,9 +32,9 @@ export interface FeatureInput {
   query: string;
   hits: readonly unknown[];
   estimatedTotalHits: number;
-  /** Hit field holding titles; null skips the four title features (seed 2.2). */
+  /** Hit field holding titles; null skips the four title features. */
   titleField: string | null;
-  /** Hit field holding tags; null skips the two tag features (seed 2.2). */
+  /** Hit field holding tags; null skips the two tag features. */
   tagsField: string | null;
 }
 

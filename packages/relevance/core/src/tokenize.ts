@@ -1,4 +1,4 @@
-// Feature set v1 tokens (spec §4): NFKC, lower case, split on every character that is not a
+// Feature set v1 tokens: NFKC, lower case, split on every character that is not a
 // Unicode letter or decimal digit. Training-data export and serving both call this function.
 
 const SEPARATORS = /[^\p{L}\p{Nd}]+/u;

@@ -70,7 +70,7 @@ const DEFAULT_SETTINGS_TIMEOUT_MS = 1000;
 
 interface Resolved {
   target: SearchTarget;
-  /** From the record the request named (for an alias, the alias record: seed 2.4). */
+  /** From the record the request named (for an alias, the alias record). */
   relevanceConfig: unknown;
 }
 

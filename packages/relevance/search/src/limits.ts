@@ -1,6 +1,6 @@
 // The bounds of one search request, in one place: the constants the code enforces and the rows of
 // the limits table (docs/limits.md) are the same numbers. Every bound is checked before the work it
-// protects, so no single request can stall, bloat or trick the proxy (issue 12).
+// protects, so no single request can stall, bloat or trick the proxy.
 import { ARTIFACT_MAX_BYTES_ENV, DEFAULT_ARTIFACT_MAX_BYTES, MAX_ARTIFACT_BYTES } from "@relevance/core";
 import { DEFAULT_JSON_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH, type LimitRow } from "@shared/http";
 

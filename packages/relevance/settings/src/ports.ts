@@ -39,7 +39,7 @@ export interface SettingsTable {
   /** Items of one partition whose sort key starts with `skPrefix`, in sort-key order. */
   query(pk: string, skPrefix: string): Promise<TableItem[]>;
   /**
-   * The seed's direct settings edit (4.5): set one top-level attribute (or remove it with
+   * The direct settings edit (docs/operations.md): set one top-level attribute (or remove it with
    * `undefined`) on an existing item without any validation, as an operator in the console does.
    * Bumps the version so that stale conditional writers get a conflict. Null when the item is absent.
    */

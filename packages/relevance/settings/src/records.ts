@@ -16,7 +16,7 @@ export const INDEX_NAME = /^[A-Za-z0-9_-]{1,64}$/;
  */
 export interface IndexSettingsAttributes {
   type: "index" | "alias";
-  /** Alias records: the underlying index (seed 2.4). */
+  /** Alias records: the underlying index. */
   alias_of?: string;
   primary_key?: string;
   searchable_attributes?: string[];
@@ -33,7 +33,7 @@ export interface IndexSettingsAttributes {
     disableOnAttributes?: string[];
   };
   ranking_rules?: string[];
-  /** When present, the KV copy goes under this key instead of `<account>-<index>` (seed 2.3). */
+  /** When present, the KV copy goes under this key instead of `<account>-<index>`. */
   shop_id?: string;
   relevance_trigger_config?: unknown;
   created_at: string;

@@ -5,7 +5,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { MAX_ERROR_DETAILS } from "./limits.ts";
 import { STORAGE_FULL_CODE, storageFullCause } from "./storage.ts";
 
-/** The one error body of every route (spec §2, docs/api.md): `{"error": {"code", "message", "details"?}}`. */
+/** The one error body of every route (docs/api.md): `{"error": {"code", "message", "details"?}}`. */
 export interface ErrorBody {
   error: { code: string; message: string; details?: Issue[] };
 }

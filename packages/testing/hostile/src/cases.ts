@@ -181,7 +181,7 @@ const SEARCH_CASES: HostileCase[] = [
     requests: searchRaw('{"q": "chair"'),
     expect: { status: 400, code: "invalid_json" },
   },
-  // Meilisearch-compatible search parameters (issue 14).
+  // Meilisearch-compatible search parameters.
   {
     id: "search-page-over-range",
     proves: "limit: search page",

@@ -725,7 +725,7 @@ function Alerts(st: StatusJson, csrf: string | null): JSXNode {
   return h("div", { id: "alerts", class: "panel" }, h("ul", null, ...sorted.map(({ x }) => item(x))));
 }
 
-// Silences (issue 18): those not ended; created with the page's buttons, svcmon silence or the API.
+// Silences: those not ended; created with the page's buttons, svcmon silence or the API.
 function Silences(body: SilencesJson): JSXNode {
   const list = Array.isArray(body.silences) ? body.silences : [];
   if (list.length === 0)

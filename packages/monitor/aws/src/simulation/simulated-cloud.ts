@@ -105,7 +105,7 @@ export class SimulatedCloud {
     this.#eventBatchSize = Math.max(1, Math.trunc(opts.eventBatchSize ?? 10));
   }
 
-  /** The same (seed, account, region) always gives the same inventory. */
+  /** The same (account, region) always gives the same inventory. */
   inventory(accountId: string, region: string): RegionInventory {
     const key = `${accountId}/${region}`;
     const cached = this.#cache.get(key);

@@ -1,5 +1,5 @@
 /**
- * Alert rules (seed §6, spec §6): pure functions from what the status endpoint already computes to
+ * Alert rules: pure functions from what the status endpoint already computes to
  * the list of conditions that hold at `now`. No I/O, no clock reads.
  */
 

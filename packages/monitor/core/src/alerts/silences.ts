@@ -1,5 +1,5 @@
 /**
- * Silences (issue 18, Alertmanager's model): a person holds back the alerts matching a rule and/or a
+ * Silences: a person holds back the alerts matching a rule and/or a
  * subject until an end time, with an author and a reason. A silenced alert keeps its state and shows
  * as muted (`mutedBy.kind === "silence"`); when the silence ends (its end time, or expired early) and
  * the alert still fires, the state machine notifies it (an unmuted firing alert owes its start).

@@ -1,5 +1,5 @@
 /**
- * Alert state machine (spec §6), modelled on healthchecks.io's Flip + Notification: `step` turns the
+ * Alert state machine, modelled on healthchecks.io's Flip + Notification: `step` turns the
  * conditions of one evaluation into status changes (flips) and notification intents (an outbox);
  * the caller delivers the intents and confirms each with `markDelivered` or `markFailed`.
  * Pure: no I/O, `now` is a parameter, and the state is plain JSON (persist it after every call).

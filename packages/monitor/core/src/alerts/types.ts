@@ -1,5 +1,5 @@
 /**
- * Shapes shared by the alert rules and the alert state machine (spec §6). Everything here is plain
+ * Shapes shared by the alert rules and the alert state machine. Everything here is plain
  * JSON: the state is persisted as-is and loaded again after a restart.
  */
 import type { EpochMs } from "../records.ts";
@@ -82,7 +82,7 @@ export function alertLink(
 }
 
 /**
- * What holds an alert back (Alertmanager: an inhibition; issue 18 adds silences). `alert`: another
+ * What holds an alert back (Alertmanager: an inhibition; a silence too). `alert`: another
  * alert is the cause, e.g. an account in `no_access` mutes the collector failures in that account;
  * `silence`: a silence matches it (`silences.ts`).
  */

@@ -1,5 +1,5 @@
 /**
- * Cost attribution (issue 8, item 5): which hierarchy node a cost line belongs to, or why it is
+ * Cost attribution: which hierarchy node a cost line belongs to, or why it is
  * outside any node. This is the reference of the rule; the store computes the same in SQL
  * (`packages/monitor/cost/src/attribution-sql.ts`, checked against this file by a shared table of cases).
  *

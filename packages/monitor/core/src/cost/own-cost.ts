@@ -1,5 +1,5 @@
 /**
- * The service's own cost (seed §1, issue 8 item 5): what the `svc-infrastructure` node cost over the
+ * The service's own cost: what the `svc-infrastructure` node cost over the
  * last 30 complete UTC days (daily, oldest first) and month to date, as of `now`. Pure: the rows are
  * the node's cost per day and currency (svc.cost_node_daily); `now` is a parameter.
  *

@@ -1,5 +1,5 @@
 /**
- * "Belongs to the service but lacks the tag" (issue 8, item 5). A resource is taken as the service's
+ * "Belongs to the service but lacks the tag". A resource is taken as the service's
  * own when any of these holds (docs/monitor-cost.md):
  *
  * 1. its `aws:cloudformation:stack-name` tag matches one of `service.stack_names` (the monitor's

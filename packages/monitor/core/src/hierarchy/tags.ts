@@ -7,7 +7,7 @@
  * (`svc:purpose` and `svc-purpose` collide), so it is the one both sides can be compared in.
  */
 
-/** The tag of the service's own infrastructure (seed §1) and its value. */
+/** The tag of the service's own infrastructure and its value. */
 export const SVC_PURPOSE_TAG = "svc:purpose";
 export const SVC_INFRASTRUCTURE = "svc-infrastructure";
 /** The CloudFormation stack tag AWS puts on every resource of a stack. */

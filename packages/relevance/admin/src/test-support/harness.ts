@@ -115,7 +115,7 @@ export function makeHarness(overrides: Partial<ApiDeps> = {}) {
     putConfig: (account: string, index: string, config: unknown, headers: Record<string, string> = {}) =>
       admin("PUT", configPath(account, index), { relevanceTriggerConfig: config }, headers),
     getConfig: (account: string, index: string) => admin("GET", configPath(account, index)),
-    /** The seed's upload: the artifact under `relevance_model:<modelId>`. */
+    /** The upload procedure: the artifact under `relevance_model:<modelId>`. */
     async upload(modelId: string, titleField: string | null, tagsField: string | null): Promise<void> {
       const built = buildArtifact(smallDraft(), { modelId, titleField, tagsField, index: "products" });
       if (!built.ok) throw new Error("artifact build failed");

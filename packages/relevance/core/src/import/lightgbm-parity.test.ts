@@ -46,7 +46,7 @@ function draftOf(name: string): ModelDraft {
 const close = (actual: number, expected: number): boolean =>
   Math.abs(actual - expected) <= 1e-6 * Math.abs(expected) || actual === expected;
 
-/** The evaluator before issue 13: 1e-35 in double, values below it not read as 0, no reg_sqrt. */
+/** The evaluator before exact LightGBM parity: 1e-35 in double, values below it not read as 0, no reg_sqrt. */
 function oldMargin(draft: ModelDraft, row: Float64Array): number {
   let sum = 0;
   for (const tree of draft.trees) {

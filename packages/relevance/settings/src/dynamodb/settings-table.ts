@@ -78,7 +78,7 @@ const isConditionFailure = (error: unknown): error is ConditionalCheckFailedExce
 /**
  * The settings table on DynamoDB (`{env}-EcomIndexSettingsTable`, pk/sk strings). Each record is one
  * item: `pk`, `sk`, `version` (N) and every settings attribute at the top level in native DynamoDB
- * types (maps as M, JSON null as NULL), so an operator's console edit (seed 4.5) and this adapter see
+ * types (maps as M, JSON null as NULL), so an operator's console edit and this adapter see
  * the same shape. Every write is conditional on the version, and every read is strongly consistent.
  */
 export class DynamoSettingsTable implements SettingsTable {
