@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { UserError } from "@shared/kernel";
 
 /** What commands may do to the outside world; tests pass their own. */
 export interface Io {
@@ -21,14 +22,8 @@ export interface Io {
   stderrIsTerminal?: boolean;
 }
 
-/** A failure the user can fix; printed as one line, never with a stack trace. */
-export class UserError extends Error {
-  readonly exitCode: number;
-  constructor(message: string, exitCode = 1) {
-    super(message);
-    this.exitCode = exitCode;
-  }
-}
+// A failure the user can fix: the kernel's, shared by every command line of the repository.
+export { UserError };
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];

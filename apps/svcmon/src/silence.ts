@@ -3,7 +3,9 @@
  * (`/api/system/silences`, docs/monitor-api.md), with the same --url / --token / MONITOR_TOKEN as
  * `svcmon run`.
  */
+
 import { parseArgs as nodeParseArgs } from "node:util";
+import { UsageError } from "./usage-error.ts";
 
 export const SILENCE_USAGE = `usage: svcmon silence add (--rule RULE | --subject S | --subject-prefix P | --subject-regex RE)... --reason TEXT (--for DURATION | --until TIME) [--author NAME] [--url URL] [--token TOKEN]
        svcmon silence list [--all] [--json] [--url URL] [--token TOKEN]
@@ -25,10 +27,6 @@ examples:
   svcmon silence add --rule collector_failure --subject-prefix config_ec2/ --for 2h --reason "account migration"
   svcmon silence list
   svcmon silence expire 6f1c2e0a-…`;
-
-export class SilenceUsageError extends Error {
-  override name = "SilenceUsageError";
-}
 
 export type SilenceCommand =
   | { kind: "help" }
@@ -64,7 +62,7 @@ export function parseDuration(text: string): number | null {
   return end === text.length && end > 0 && ms > 0 ? ms : null;
 }
 
-/** Parses `silence ...` argv (after `silence`). Throws SilenceUsageError with one clear line. */
+/** Parses `silence ...` argv (after `silence`). Throws UsageError with one clear line. */
 export function parseSilenceArgs(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
@@ -93,7 +91,7 @@ export function parseSilenceArgs(
       strict: true,
     });
   } catch (err) {
-    throw new SilenceUsageError((err as Error).message.split("\n")[0] ?? "invalid arguments");
+    throw new UsageError((err as Error).message.split("\n")[0] ?? "invalid arguments");
   }
   const v = parsed.values as Record<string, string | boolean | undefined>;
   const [sub, ...pos] = parsed.positionals;
@@ -102,21 +100,20 @@ export function parseSilenceArgs(
     "",
   );
   if (v.help === true || sub === "help" || sub === undefined) {
-    if (sub === undefined && v.help !== true)
-      throw new SilenceUsageError("missing subcommand: add, list or expire");
+    if (sub === undefined && v.help !== true) throw new UsageError("missing subcommand: add, list or expire");
     return { command: { kind: "help" }, url, token: "" };
   }
   try {
     const p = new URL(url);
     if (p.protocol !== "http:" && p.protocol !== "https:") throw new Error();
   } catch {
-    throw new SilenceUsageError(`--url ${JSON.stringify(url)} is not an http(s) URL`);
+    throw new UsageError(`--url ${JSON.stringify(url)} is not an http(s) URL`);
   }
   const token = (typeof v.token === "string" ? v.token : undefined) ?? env.MONITOR_TOKEN;
-  if (!token) throw new SilenceUsageError("missing token: set MONITOR_TOKEN or pass --token");
+  if (!token) throw new UsageError("missing token: set MONITOR_TOKEN or pass --token");
   const only = (allowed: string[]) => {
     for (const k of Object.keys(v))
-      if (!allowed.includes(k)) throw new SilenceUsageError(`--${k} does not apply to silence ${sub}`);
+      if (!allowed.includes(k)) throw new UsageError(`--${k} does not apply to silence ${sub}`);
   };
   let command: SilenceCommand;
   switch (sub) {
@@ -133,7 +130,7 @@ export function parseSilenceArgs(
         "url",
         "token",
       ]);
-      if (pos.length > 0) throw new SilenceUsageError(`unexpected argument ${JSON.stringify(pos[0])}`);
+      if (pos.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(pos[0])}`);
       const subjects = (
         [
           ["subject", "eq"],
@@ -142,30 +139,29 @@ export function parseSilenceArgs(
         ] as const
       ).filter(([k]) => typeof v[k] === "string");
       if (subjects.length > 1)
-        throw new SilenceUsageError("give one of --subject, --subject-prefix, --subject-regex");
+        throw new UsageError("give one of --subject, --subject-prefix, --subject-regex");
       const rule = typeof v.rule === "string" ? v.rule : undefined;
       const subject = subjects[0];
       if (rule === undefined && subject === undefined)
-        throw new SilenceUsageError(
+        throw new UsageError(
           "missing matcher: --rule and/or --subject (or --subject-prefix, --subject-regex)",
         );
-      if (typeof v.reason !== "string" || v.reason.trim() === "")
-        throw new SilenceUsageError("missing --reason");
+      if (typeof v.reason !== "string" || v.reason.trim() === "") throw new UsageError("missing --reason");
       const author = typeof v.author === "string" ? v.author : (env.USER ?? env.USERNAME);
-      if (!author) throw new SilenceUsageError("missing --author (and $USER is not set)");
+      if (!author) throw new UsageError("missing --author (and $USER is not set)");
       let endsAt: number;
       if (typeof v.for === "string" && typeof v.until === "string")
-        throw new SilenceUsageError("give --for or --until, not both");
+        throw new UsageError("give --for or --until, not both");
       if (typeof v.for === "string") {
         const ms = parseDuration(v.for);
         if (ms === null)
-          throw new SilenceUsageError(`--for ${JSON.stringify(v.for)} is not a duration like 90m, 2h, 1d`);
+          throw new UsageError(`--for ${JSON.stringify(v.for)} is not a duration like 90m, 2h, 1d`);
         endsAt = now + ms;
       } else if (typeof v.until === "string") {
         endsAt = Date.parse(v.until);
         if (!Number.isFinite(endsAt))
-          throw new SilenceUsageError(`--until ${JSON.stringify(v.until)} is not an ISO 8601 time`);
-      } else throw new SilenceUsageError("missing --for DURATION or --until TIME");
+          throw new UsageError(`--until ${JSON.stringify(v.until)} is not an ISO 8601 time`);
+      } else throw new UsageError("missing --for DURATION or --until TIME");
       command = {
         kind: "add",
         body: {
@@ -182,19 +178,17 @@ export function parseSilenceArgs(
     }
     case "list":
       only(["all", "json", "url", "token"]);
-      if (pos.length > 0) throw new SilenceUsageError(`unexpected argument ${JSON.stringify(pos[0])}`);
+      if (pos.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(pos[0])}`);
       command = { kind: "list", all: v.all === true, json: v.json === true };
       break;
     case "expire":
       only(["url", "token"]);
       if (pos.length !== 1 || (pos[0] as string).trim() === "")
-        throw new SilenceUsageError("expire takes one silence id");
+        throw new UsageError("expire takes one silence id");
       command = { kind: "expire", id: pos[0] as string };
       break;
     default:
-      throw new SilenceUsageError(
-        `unknown silence subcommand ${JSON.stringify(sub)}: expected add, list or expire`,
-      );
+      throw new UsageError(`unknown silence subcommand ${JSON.stringify(sub)}: expected add, list or expire`);
   }
   return { command, url, token };
 }
@@ -238,7 +232,7 @@ export async function silenceMain(
   try {
     a = parseSilenceArgs(argv, env, io.now());
   } catch (err) {
-    if (!(err instanceof SilenceUsageError)) throw err;
+    if (!(err instanceof UsageError)) throw err;
     io.err(`svcmon silence: ${err.message} (svcmon silence --help)\n`);
     return 2;
   }

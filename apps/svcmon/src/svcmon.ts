@@ -5,6 +5,7 @@
  * code (0 succeeded, 3 partial, anything else failed), error = the tail of stderr (last 2 KB),
  * duration measured. Exits with the command's exit code. See docs/monitor-runtime.md.
  */
+
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { constants } from "node:os";
@@ -24,6 +25,7 @@ import {
 } from "@monitor/core";
 import { deliver, pidAlive, type RunRecordOut } from "./deliver.ts";
 import { silenceMain } from "./silence.ts";
+import { UsageError } from "./usage-error.ts";
 
 export const USAGE = `usage: svcmon run --collector NAME --account ID --region REGION [--url URL] [--token TOKEN | env MONITOR_TOKEN] [--data-dir DIR] -- COMMAND [ARGS...]
 
@@ -65,9 +67,7 @@ export interface RunArgs {
   target: { kind: "api"; url: string; token: string } | { kind: "data-dir"; dir: string };
 }
 
-export class UsageError extends Error {
-  override name = "UsageError";
-}
+export { UsageError };
 
 const VALUE_FLAGS = ["collector", "account", "region", "url", "token", "data-dir"] as const;
 

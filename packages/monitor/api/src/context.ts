@@ -3,6 +3,7 @@
  * the per-app memory the routes keep (collectors known to be registered, the account write chain).
  * Built once per app by createMonitorApp (app.ts). docs/monitor-api.md.
  */
+
 import {
   type AutoRegisterConfig,
   type CollectorRegistry,
@@ -16,6 +17,7 @@ import {
 import type { FiringAlertJson } from "@monitor/runtime";
 import { ApiError, type AuthThrottle, type ClientAddress } from "@shared/http";
 import type { Logger } from "@shared/kernel";
+import { withDeadline } from "@shared/kernel";
 import type { MiddlewareHandler } from "hono";
 
 /** The kernel's Logger port, under the name this app's callers know. */
@@ -100,21 +102,10 @@ export const DEFAULT_MAX_BODY_BYTES = DEFAULT_MONITOR_BODY_BYTES;
 const dbUnavailable = (message: string) => new ApiError(503, "analytics_db_unavailable", message);
 
 /** Races `work` against a deadline; a late answer is dropped (its rejection is swallowed). */
-export async function within<T>(ms: number, what: string, work: () => Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const p = work();
-  p.catch(() => {});
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(dbUnavailable(`the analytics database did not answer ${what} within ${ms} ms`)),
-      ms,
-    );
-  });
-  try {
-    return await Promise.race([p, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+export function within<T>(ms: number, what: string, work: () => Promise<T>): Promise<T> {
+  return withDeadline(ms, work, () =>
+    dbUnavailable(`the analytics database did not answer ${what} within ${ms} ms`),
+  );
 }
 
 /** A read or write of the analytics database under the app's deadline for it. */

@@ -6,6 +6,7 @@
 
 import { ClickHouseError } from "@clickhouse/client";
 import { RunStoreError, RunStoreQueryError, RunStoreUnavailable } from "@monitor/core";
+import { withDeadline } from "@shared/kernel";
 
 const NETWORK_CODES = new Set([
   "ECONNREFUSED",
@@ -48,24 +49,15 @@ export async function chCall<T>(
   timeoutMs: number,
   fn: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const ac = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      ac.abort();
-      reject(
-        new RunStoreUnavailable(`analytics database did not answer ${op} within ${timeoutMs} ms (timeout)`),
-      );
-    }, timeoutMs);
-  });
-  const work = fn(ac.signal);
-  work.catch(() => {}); // settled after the deadline: already reported
   try {
-    return await Promise.race([work, deadline]);
+    return await withDeadline(
+      timeoutMs,
+      fn,
+      () =>
+        new RunStoreUnavailable(`analytics database did not answer ${op} within ${timeoutMs} ms (timeout)`),
+    );
   } catch (err) {
     throw toRunStoreError(op, err);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

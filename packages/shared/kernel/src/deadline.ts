@@ -10,15 +10,41 @@ export class TimeoutError extends Error {
 }
 
 /**
- * Settles like `promise`, or rejects with TimeoutError after `ms` milliseconds. The timer is cleared
- * as soon as `promise` settles, so a fast answer leaves nothing pending.
+ * The one race against a deadline: settles like `work`, or after `ms` milliseconds aborts the
+ * signal `work` was given and rejects with `late()`. The timer is cleared as soon as `work`
+ * settles, so a fast answer leaves nothing pending; a rejection after the deadline is swallowed
+ * (the caller has its answer already).
  */
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+export async function withDeadline<T>(
+  ms: number,
+  work: (signal: AbortSignal) => Promise<T>,
+  late: () => Error,
+): Promise<T> {
+  const ac = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TimeoutError(`${what} timed out after ${ms} ms`)), ms);
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = late();
+      ac.abort(error);
+      reject(error);
+    }, ms);
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  const p = work(ac.signal);
+  p.catch(() => {});
+  try {
+    return await Promise.race([p, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Settles like `promise`, or rejects with TimeoutError after `ms` milliseconds. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return withDeadline(
+    ms,
+    () => promise,
+    () => new TimeoutError(`${what} timed out after ${ms} ms`),
+  );
 }
 
 /** How a read that is never waited on past its deadline ended. */
@@ -35,21 +61,10 @@ export async function settleWithin<T>(
   timeoutMs: number,
   work: (signal: AbortSignal) => Promise<T>,
 ): Promise<Settled<T>> {
-  const ac = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<{ status: "timeout" }>((resolve) => {
-    timer = setTimeout(() => {
-      ac.abort(new Error(`no answer within ${timeoutMs} ms`));
-      resolve({ status: "timeout" });
-    }, timeoutMs);
-  });
+  const late = new Error(`no answer within ${timeoutMs} ms`);
   try {
-    const p = work(ac.signal);
-    p.catch(() => {}); // settled after the deadline: already reported
-    return await Promise.race([p.then((value) => ({ status: "ok" as const, value })), deadline]);
+    return { status: "ok", value: await withDeadline(timeoutMs, work, () => late) };
   } catch (error) {
-    return { status: "error", error };
-  } finally {
-    clearTimeout(timer);
+    return error === late ? { status: "timeout" } : { status: "error", error };
   }
 }

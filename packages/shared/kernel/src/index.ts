@@ -1,4 +1,4 @@
-export { type Settled, settleWithin, TimeoutError, withTimeout } from "./deadline.ts";
+export { type Settled, settleWithin, TimeoutError, withDeadline, withTimeout } from "./deadline.ts";
 export { errorMessage } from "./error-message.ts";
 export type { LimitRow } from "./limit-row.ts";
 export type { Logger } from "./logger.ts";
@@ -13,3 +13,4 @@ export {
   ok,
   type Result,
 } from "./result.ts";
+export { USAGE_EXIT, UserError } from "./user-error.ts";
