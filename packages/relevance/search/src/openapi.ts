@@ -1,231 +1,238 @@
-// The search proxy's part of the OpenAPI document: its paths and schemas, with the bounds of
-// limits.ts. The admin package's document includes them where the search proxy is served beside
-// the APIs (npm start); the Worker serves exactly these paths.
+/**
+ * The search proxy's routes as OpenAPI operations, declared with @hono/zod-openapi from the body
+ * schemas (search-request-schema.ts): the app registers them (app.ts), and the document is
+ * generated from them. The Worker serves exactly these paths; the customer API's document includes
+ * them where the search proxy is served beside the APIs (npm start, the customer Lambda).
+ */
+import { createRoute, OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+import { describeType } from "@relevance/core";
+import { INDEX_NAME, INDEX_NAME_RULE } from "@relevance/settings";
+import { z } from "zod";
+import { MAX_BODY_BYTES, MAX_MULTI_SEARCH_QUERIES } from "./limits.ts";
+import { SearchRequestSchema } from "./search-request-schema.ts";
 
-import {
-  MAX_ATTRIBUTE_CHARS,
-  MAX_ATTRIBUTE_LIST,
-  MAX_BODY_BYTES,
-  MAX_CROP_LENGTH,
-  MAX_FACETS,
-  MAX_FILTER_CHARS,
-  MAX_FILTER_DEPTH,
-  MAX_FILTER_ITEMS,
-  MAX_HITS_PER_PAGE,
-  MAX_LIMIT,
-  MAX_MULTI_SEARCH_QUERIES,
-  MAX_OFFSET,
-  MAX_PAGE,
-  MAX_QUERY_CHARS,
-  MAX_QUERY_WORDS,
-  MAX_SORT,
-  MAX_TAG_CHARS,
-} from "./limits.ts";
-import { DEFAULT_LIMIT } from "./request.ts";
+/** Our error body (Meilisearch's message, code, type and link beside it on the search routes). */
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().meta({ examples: ["validation_failed"] }),
+      message: z.string(),
+      details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    }),
+  })
+  .meta({ id: "Error" });
 
-const json = (schema: object) => ({ "application/json": { schema } });
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const error = (description: string) => ({ description, content: json(ref("Error")) });
-
-const searchErrors = {
-  "400": error("The body is not JSON."),
-  "401": error(
-    "Missing or wrong API key (x-api-key, or Authorization: Bearer <key> as Meilisearch clients send it).",
-  ),
-  "404": error("No such index or alias in this account."),
-  "405": { $ref: "#/components/responses/MethodNotAllowed" },
-  "413": error(`Body larger than ${MAX_BODY_BYTES} bytes.`),
-  "422": error(
-    "A field is invalid or over its limit; details name it (Meilisearch's code, type and link too).",
-  ),
-  "429": { $ref: "#/components/responses/TooManyRequests" },
-  "502": error("The search backend failed."),
-  "503": error("The index settings could not be read right now."),
-  "504": error("The search backend did not answer in time."),
+/** The field rules of the multi-search body, shared by its schema and the check of its envelope. */
+const queriesOf = <T extends z.ZodType>(query: T) =>
+  z
+    .array(query, { error: (issue) => `must be an array, got ${describeType(issue.input)}` })
+    .refine((v) => v.length <= MAX_MULTI_SEARCH_QUERIES, {
+      error: (issue) =>
+        `must have at most ${MAX_MULTI_SEARCH_QUERIES} items, got ${(issue.input as unknown[]).length}`,
+      when: (payload) => Array.isArray(payload.value),
+    })
+    .meta({ maxItems: MAX_MULTI_SEARCH_QUERIES });
+/** One query of a multi-search: a search body with the index (or alias) it runs on. */
+export const MultiSearchQuerySchema = SearchRequestSchema.extend({
+  indexUid: z
+    .string({ error: (issue) => `is required, a string, got ${describeType(issue.input)}` })
+    .meta({ description: "The index or alias of this query." }),
+});
+const bodyObject = {
+  error: (issue: { code?: string; input?: unknown }) =>
+    issue.code === "unrecognized_keys"
+      ? "is not a known field"
+      : `must be a JSON object, got ${describeType(issue.input)}`,
 };
-const keyed = { tags: ["search"], security: [{ apiKey: [] }, { bearerApiKey: [] }] };
+export const MultiSearchRequestSchema = z.strictObject(
+  { queries: queriesOf(MultiSearchQuerySchema) },
+  bodyObject,
+);
+/** The multi-search body with its queries not yet looked at (each is checked as a search, by number). */
+export const MultiSearchEnvelopeSchema = z.strictObject({ queries: queriesOf(z.unknown()) }, bodyObject);
 
-/** Paths of the search proxy, as OpenAPI path items. */
-export const SEARCH_OPENAPI_PATHS = {
-  "/api/v1/multi-search": {
-    post: {
-      ...keyed,
-      summary: `Several searches in one request (at most ${MAX_MULTI_SEARCH_QUERIES}); each result keeps its own relevanceScore when asked.`,
-      requestBody: {
-        required: true,
-        content: json({
-          type: "object",
-          required: ["queries"],
-          properties: {
-            queries: {
-              type: "array",
-              maxItems: MAX_MULTI_SEARCH_QUERIES,
-              items: {
-                allOf: [ref("SearchRequest")],
-                properties: {
-                  indexUid: { type: "string", description: "The index or alias of this query." },
-                },
-                required: ["indexUid"],
-              },
-            },
-          },
-        }),
-      },
-      responses: {
-        "200": {
-          description: "One result per query, in order, each with its indexUid.",
-          content: json({
-            type: "object",
-            properties: { results: { type: "array", items: ref("SearchResponse") } },
-          }),
-        },
-        ...searchErrors,
-      },
-    },
-  },
-  "/api/v1/health": {
-    get: {
-      tags: ["search"],
-      security: [],
-      summary: "Liveness, as Meilisearch answers it (no authentication).",
-      responses: { "200": { description: '{"status": "available"}', content: json({ type: "object" }) } },
-    },
-  },
-  "/api/v1/version": {
-    get: {
-      ...keyed,
-      summary: "The API's version, shaped like Meilisearch's answer (any valid key).",
-      responses: {
-        "200": { description: "{commitSha, commitDate, pkgVersion}", content: json({ type: "object" }) },
-        "401": error("Missing or wrong API key."),
-        "429": { $ref: "#/components/responses/TooManyRequests" },
-      },
-    },
-  },
-  "/api/v1/indexes/{index}/search": {
-    post: {
-      summary: "Search an index (or an alias), optionally with the result set's relevanceScore.",
-      ...keyed,
-      parameters: [
-        {
-          name: "index",
-          in: "path",
-          required: true,
-          description: "Index or alias name: 1 to 64 characters of A-Z, a-z, 0-9, _ and -.",
-          schema: { type: "string" },
-        },
-      ],
-      requestBody: { required: true, content: json(ref("SearchRequest")) },
-      responses: {
-        "200": {
-          description:
-            "Hits; relevanceScore only when asked for and the index has a model that loads. The header x-relevance-model names the model.",
-          headers: {
-            "x-relevance-model": {
-              description: "The modelId that produced relevanceScore.",
-              schema: { type: "string" },
-            },
-          },
-          content: json(ref("SearchResponse")),
-        },
-        ...searchErrors,
-      },
-    },
-  },
-} as const;
-
-/** Schemas the search paths refer to. */
-export const SEARCH_OPENAPI_SCHEMAS = {
-  SearchRequest: {
-    type: "object",
-    additionalProperties: false,
-    description:
-      "Meilisearch's search parameters (docs/search.md lists what each backend does with each), plus relevanceScore.",
-    properties: {
-      q: {
-        type: "string",
-        maxLength: MAX_QUERY_CHARS,
-        description: `The query (absent: every document); retrieval uses its first ${MAX_QUERY_WORDS} words (as Meilisearch), the relevance features all of it.`,
-      },
-      limit: { type: "integer", minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
-      offset: { type: "integer", minimum: 0, maximum: MAX_OFFSET, default: 0 },
-      page: {
-        type: "integer",
-        minimum: 1,
-        maximum: MAX_PAGE,
-        description: "Exhaustive pagination: answers totalHits and totalPages.",
-      },
-      hitsPerPage: { type: "integer", minimum: 0, maximum: MAX_HITS_PER_PAGE },
-      filter: {
-        oneOf: [
-          { type: "string", maxLength: MAX_FILTER_CHARS },
-          {
-            type: "array",
-            maxItems: MAX_FILTER_ITEMS,
-            items: { oneOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] },
-          },
-        ],
-        description: `Meilisearch filter syntax; an array is ANDed, an inner array ORed; at most ${MAX_FILTER_CHARS} characters and ${MAX_FILTER_DEPTH} levels of parentheses and NOT in all.`,
-      },
-      sort: { type: "array", maxItems: MAX_SORT, items: { type: "string", pattern: "^.+:(asc|desc)$" } },
-      facets: {
-        type: "array",
-        maxItems: MAX_FACETS,
-        items: { type: "string", maxLength: MAX_ATTRIBUTE_CHARS },
-      },
-      attributesToRetrieve: {
-        type: "array",
-        maxItems: MAX_ATTRIBUTE_LIST,
-        items: { type: "string", maxLength: MAX_ATTRIBUTE_CHARS },
-      },
-      attributesToHighlight: {
-        type: "array",
-        maxItems: MAX_ATTRIBUTE_LIST,
-        items: { type: "string", maxLength: MAX_ATTRIBUTE_CHARS },
-      },
-      highlightPreTag: { type: "string", maxLength: MAX_TAG_CHARS },
-      highlightPostTag: { type: "string", maxLength: MAX_TAG_CHARS },
-      attributesToCrop: {
-        type: "array",
-        maxItems: MAX_ATTRIBUTE_LIST,
-        items: { type: "string", maxLength: MAX_ATTRIBUTE_CHARS },
-      },
-      cropLength: { type: "integer", minimum: 1, maximum: MAX_CROP_LENGTH },
-      cropMarker: { type: "string", maxLength: MAX_TAG_CHARS },
-      showRankingScore: { type: "boolean" },
-      matchingStrategy: { enum: ["last", "all", "frequency"], default: "last" },
-      relevanceScore: {
-        type: "boolean",
-        default: false,
-        description: "true opts in to scoring (our extension).",
-      },
-    },
-  },
-  SearchResponse: {
-    type: "object",
-    required: ["hits", "query", "processingTimeMs"],
+export const SearchResponseSchema = z
+  .object({
+    hits: z.array(z.record(z.string(), z.unknown())),
+    query: z.string(),
+    limit: z.number().int().optional(),
+    offset: z.number().int().optional(),
+    estimatedTotalHits: z.number().int().optional(),
+    page: z.number().int().optional(),
+    hitsPerPage: z.number().int().optional(),
+    totalHits: z.number().int().optional(),
+    totalPages: z.number().int().optional(),
+    facetDistribution: z.record(z.string(), z.unknown()).optional(),
+    facetStats: z.record(z.string(), z.unknown()).optional(),
+    processingTimeMs: z.number().int(),
+    relevanceScore: z.number().min(0).max(10).optional().meta({
+      description:
+        "How useful the result set is predicted to be; present only when asked for and a model serves.",
+    }),
+  })
+  .meta({
+    id: "SearchResponse",
     description:
       "With offset/limit: limit, offset, estimatedTotalHits; with page/hitsPerPage: page, hitsPerPage, totalHits, totalPages.",
-    properties: {
-      hits: { type: "array", items: { type: "object" } },
-      query: { type: "string" },
-      limit: { type: "integer" },
-      offset: { type: "integer" },
-      estimatedTotalHits: { type: "integer" },
-      page: { type: "integer" },
-      hitsPerPage: { type: "integer" },
-      totalHits: { type: "integer" },
-      totalPages: { type: "integer" },
-      facetDistribution: { type: "object" },
-      facetStats: { type: "object" },
-      processingTimeMs: { type: "integer" },
-      relevanceScore: {
-        type: "number",
-        minimum: 0,
-        maximum: 10,
-        description:
-          "How useful the result set is predicted to be; present only when asked for and a model serves.",
-      },
+  });
+
+const json = <S>(schema: S) => ({ "application/json": { schema } });
+const errorAnswer = (description: string) => ({ description, content: json(ErrorSchema) });
+const tooManyRequests = {
+  description:
+    "Too many failed authentications from this client address (or with this credential prefix); Retry-After says when to retry.",
+  headers: z.object({
+    "Retry-After": z.string().meta({ description: "Seconds until the client may try again." }),
+  }),
+  content: json(ErrorSchema),
+};
+const SEARCH_ERRORS = {
+  400: errorAnswer("The body is not JSON."),
+  401: errorAnswer(
+    "Missing or wrong API key (x-api-key, or Authorization: Bearer <key> as Meilisearch clients send it).",
+  ),
+  404: errorAnswer("No such index or alias in this account."),
+  405: {
+    description: "The path exists, but not for this method.",
+    headers: z.object({ Allow: z.string().meta({ description: "The methods the path serves." }) }),
+    content: json(ErrorSchema),
+  },
+  413: errorAnswer(`Body larger than ${MAX_BODY_BYTES} bytes.`),
+  422: errorAnswer(
+    "A field is invalid or over its limit; details name it (Meilisearch's code, type and link too).",
+  ),
+  429: tooManyRequests,
+  502: errorAnswer("The search backend failed."),
+  503: errorAnswer("The index settings could not be read right now."),
+  504: errorAnswer("The search backend did not answer in time."),
+};
+/** An account's API key, as x-api-key or as Authorization: Bearer (what Meilisearch clients send). */
+const KEYED: { tags: string[]; security: Record<string, string[]>[] } = {
+  tags: ["search"],
+  security: [{ apiKey: [] }, { bearerApiKey: [] }],
+};
+
+export const searchRoute = createRoute({
+  method: "post",
+  path: "/api/v1/indexes/{index}/search",
+  ...KEYED,
+  summary: "Search an index (or an alias), optionally with the result set's relevanceScore.",
+  request: {
+    params: z.object({
+      index: z.string().meta({
+        description: `Index or alias name: ${INDEX_NAME_RULE}.`,
+        pattern: INDEX_NAME.source,
+      }),
+    }),
+    body: { required: true, content: json(SearchRequestSchema) },
+  },
+  responses: {
+    200: {
+      description:
+        "Hits; relevanceScore only when asked for and the index has a model that loads. The header x-relevance-model names the model.",
+      headers: z.object({
+        "x-relevance-model": z
+          .string()
+          .optional()
+          .meta({ description: "The modelId that produced relevanceScore." }),
+      }),
+      content: json(SearchResponseSchema),
+    },
+    ...SEARCH_ERRORS,
+  },
+});
+
+export const multiSearchRoute = createRoute({
+  method: "post",
+  path: "/api/v1/multi-search",
+  ...KEYED,
+  summary: `Several searches in one request (at most ${MAX_MULTI_SEARCH_QUERIES}); each result keeps its own relevanceScore when asked.`,
+  request: { body: { required: true, content: json(MultiSearchRequestSchema) } },
+  responses: {
+    200: {
+      description: "One result per query, in order, each with its indexUid.",
+      content: json(z.object({ results: z.array(SearchResponseSchema.extend({ indexUid: z.string() })) })),
+    },
+    ...SEARCH_ERRORS,
+  },
+});
+
+export const healthRoute = createRoute({
+  method: "get",
+  path: "/api/v1/health",
+  tags: ["search"],
+  security: [],
+  summary: "Liveness, as Meilisearch answers it (no authentication).",
+  responses: {
+    200: {
+      description: '{"status": "available"}',
+      content: json(z.object({ status: z.literal("available") })),
     },
   },
-} as const;
+});
+
+export const versionRoute = createRoute({
+  method: "get",
+  path: "/api/v1/version",
+  ...KEYED,
+  summary: "The API's version, shaped like Meilisearch's answer (any valid key).",
+  responses: {
+    200: {
+      description: "{commitSha, commitDate, pkgVersion}",
+      content: json(z.object({ commitSha: z.string(), commitDate: z.string(), pkgVersion: z.string() })),
+    },
+    401: errorAnswer("Missing or wrong API key."),
+    429: tooManyRequests,
+  },
+});
+
+/** Every route of the search proxy. */
+export const SEARCH_ROUTES: readonly RouteConfig[] = [
+  multiSearchRoute,
+  healthRoute,
+  versionRoute,
+  searchRoute,
+];
+
+/** Declares how the search routes authenticate (their `security` names these). */
+export function registerSearchSecuritySchemes(app: OpenAPIHono): void {
+  app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
+    type: "apiKey",
+    in: "header",
+    name: "x-api-key",
+    description: "An account's API key.",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerApiKey", {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "An account's API key as Authorization: Bearer <key> (what Meilisearch clients send; search routes only).",
+  });
+}
+
+/** The search proxy's OpenAPI 3.1 document, generated from its routes. */
+export function searchOpenApiDocument() {
+  const registry = new OpenAPIHono();
+  registerSearchSecuritySchemes(registry);
+  for (const route of SEARCH_ROUTES) registry.openAPIRegistry.registerPath(route);
+  return registry.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: { title: "Search API", version: "1.0.0", description: "The search proxy (docs/search.md)." },
+  });
+}
+
+/** The search paths and the schemas they refer to, for a document that serves them beside other APIs. */
+export function searchOpenApiParts(): { paths: Record<string, object>; schemas: Record<string, object> } {
+  const doc = searchOpenApiDocument();
+  return {
+    paths: doc.paths as Record<string, object>,
+    schemas: (doc.components?.schemas ?? {}) as Record<string, object>,
+  };
+}
+
+// Computed only where a document includes them (esbuild leaves the call out of the Worker bundle).
+const PARTS = /* @__PURE__ */ searchOpenApiParts();
+/** Paths of the search proxy, as OpenAPI path items. */
+export const SEARCH_OPENAPI_PATHS = PARTS.paths;
+/** Schemas the search paths refer to. */
+export const SEARCH_OPENAPI_SCHEMAS = PARTS.schemas;

@@ -3,7 +3,7 @@
 import { at, fail, type Issue, ok, type Result } from "@relevance/core";
 import type { z } from "zod";
 import { MAX_LIMIT } from "./limits.ts";
-import type { MatchingStrategy, SearchFilter, SearchQuery } from "./ports.ts";
+import type { SearchQuery } from "./ports.ts";
 import {
   DEFAULT_HITS_PER_PAGE,
   DEFAULT_LIMIT,
@@ -42,22 +42,19 @@ export function parseSearchRequest(input: unknown, extra: readonly string[] = []
   const paged = page !== undefined || hitsPerPage !== undefined;
   const pagination = paged
     ? {
-        page: (page as number | undefined) ?? 1,
-        hitsPerPage: (hitsPerPage as number | undefined) ?? DEFAULT_HITS_PER_PAGE,
+        page: page ?? 1,
+        hitsPerPage: hitsPerPage ?? DEFAULT_HITS_PER_PAGE,
       }
     : undefined;
   const request: SearchRequest = {
     q: q ?? "",
-    limit:
-      pagination === undefined ? ((limit as number | undefined) ?? DEFAULT_LIMIT) : pagination.hitsPerPage,
-    offset:
-      pagination === undefined
-        ? ((offset as number | undefined) ?? 0)
-        : (pagination.page - 1) * pagination.hitsPerPage,
+    limit: pagination === undefined ? (limit ?? DEFAULT_LIMIT) : pagination.hitsPerPage,
+    offset: pagination === undefined ? (offset ?? 0) : (pagination.page - 1) * pagination.hitsPerPage,
     relevanceScore: relevanceScore === true,
   };
-  const optional: Partial<SearchQuery> = {
-    filter: filter as SearchFilter | undefined,
+  // null is absent, as Meilisearch reads it.
+  const optional: { [K in keyof SearchQuery]?: SearchQuery[K] | null } = {
+    filter,
     pagination,
     sort,
     facets,
@@ -66,10 +63,10 @@ export function parseSearchRequest(input: unknown, extra: readonly string[] = []
     highlightPreTag,
     highlightPostTag,
     attributesToCrop,
-    cropLength: cropLength as number | undefined,
+    cropLength,
     cropMarker,
-    showRankingScore: showRankingScore as boolean | undefined,
-    matchingStrategy: matchingStrategy as MatchingStrategy | undefined,
+    showRankingScore,
+    matchingStrategy,
   };
   for (const [key, value] of Object.entries(optional)) {
     if (value !== undefined && value !== null) (request as unknown as Record<string, unknown>)[key] = value;
@@ -78,11 +75,11 @@ export function parseSearchRequest(input: unknown, extra: readonly string[] = []
 }
 
 /**
- * The schema's problems as the search API lists them: unknown fields first, then each field in
- * SEARCH_REQUEST_FIELDS order with its first problem (a list over its bound said alone; every
+ * A body schema's problems as the search API lists them: unknown fields first, then each of
+ * `fields` in order with its first problem (a list over its bound said alone; every
  * sort criterion that is not `attribute:asc|desc`).
  */
-function searchIssues(error: z.ZodError): Issue[] {
+export function searchIssues(error: z.ZodError, fields: readonly string[] = SEARCH_REQUEST_FIELDS): Issue[] {
   const unknown: Issue[] = [];
   const byField = new Map<string, z.core.$ZodIssue[]>();
   for (const i of error.issues) {
@@ -97,7 +94,7 @@ function searchIssues(error: z.ZodError): Issue[] {
     ...(byField.get("") ?? []).map((i) => ({ path: "", message: i.message })),
     ...unknown,
   ];
-  for (const field of SEARCH_REQUEST_FIELDS) {
+  for (const field of fields) {
     const issues = byField.get(field);
     if (issues === undefined) continue;
     const alone = issues.find((i) => i.code === "custom" && i.params?.alone === true);
