@@ -1,7 +1,7 @@
 // A search body, checked by its schema (search-request-schema.ts) and read into the request the
 // retrieval port takes: the defaults applied, page/hitsPerPage turned into limit and offset.
 import { at, fail, type Issue, ok, type Result } from "@relevance/core";
-import type { z } from "zod";
+import type * as z from "zod";
 import { MAX_LIMIT } from "./limits.ts";
 import type { SearchQuery } from "./ports.ts";
 import {

@@ -5,7 +5,7 @@
  * problem; every field is checked, so a request lists all its problems at once.
  */
 import { describeType } from "@relevance/core";
-import { z } from "zod";
+import * as z from "zod";
 import {
   MAX_ATTRIBUTE_CHARS,
   MAX_ATTRIBUTE_LIST,

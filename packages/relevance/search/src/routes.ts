@@ -1,13 +1,13 @@
 /**
- * The search proxy's routes as OpenAPI operations, declared with @hono/zod-openapi from the body
- * schemas (search-request-schema.ts): the app registers them (app.ts), and the document is
- * generated from them. The Worker serves exactly these paths; the customer API's document includes
- * them where the search proxy is served beside the APIs (npm start, the customer Lambda).
+ * The search proxy's routes as @hono/zod-openapi route configs, with the schemas of their bodies
+ * and answers (the request body: search-request-schema.ts). The app serves them (app.ts) and the
+ * OpenAPI document is generated from them (openapi-document.ts). Plain objects, so the Worker gets
+ * the schemas without the document generator (docs/search.md).
  */
-import { createRoute, OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+import type { RouteConfig } from "@hono/zod-openapi";
 import { describeType } from "@relevance/core";
 import { INDEX_NAME, INDEX_NAME_RULE } from "@relevance/settings";
-import { z } from "zod";
+import * as z from "zod";
 import { MAX_BODY_BYTES, MAX_MULTI_SEARCH_QUERIES } from "./limits.ts";
 import { SearchRequestSchema } from "./search-request-schema.ts";
 
@@ -112,7 +112,7 @@ const KEYED: { tags: string[]; security: Record<string, string[]>[] } = {
   security: [{ apiKey: [] }, { bearerApiKey: [] }],
 };
 
-export const searchRoute = createRoute({
+export const searchRoute = {
   method: "post",
   path: "/api/v1/indexes/{index}/search",
   ...KEYED,
@@ -140,9 +140,9 @@ export const searchRoute = createRoute({
     },
     ...SEARCH_ERRORS,
   },
-});
+} satisfies RouteConfig;
 
-export const multiSearchRoute = createRoute({
+export const multiSearchRoute = {
   method: "post",
   path: "/api/v1/multi-search",
   ...KEYED,
@@ -155,9 +155,9 @@ export const multiSearchRoute = createRoute({
     },
     ...SEARCH_ERRORS,
   },
-});
+} satisfies RouteConfig;
 
-export const healthRoute = createRoute({
+export const healthRoute = {
   method: "get",
   path: "/api/v1/health",
   tags: ["search"],
@@ -169,9 +169,9 @@ export const healthRoute = createRoute({
       content: json(z.object({ status: z.literal("available") })),
     },
   },
-});
+} satisfies RouteConfig;
 
-export const versionRoute = createRoute({
+export const versionRoute = {
   method: "get",
   path: "/api/v1/version",
   ...KEYED,
@@ -184,7 +184,7 @@ export const versionRoute = createRoute({
     401: errorAnswer("Missing or wrong API key."),
     429: tooManyRequests,
   },
-});
+} satisfies RouteConfig;
 
 /** Every route of the search proxy. */
 export const SEARCH_ROUTES: readonly RouteConfig[] = [
@@ -193,46 +193,3 @@ export const SEARCH_ROUTES: readonly RouteConfig[] = [
   versionRoute,
   searchRoute,
 ];
-
-/** Declares how the search routes authenticate (their `security` names these). */
-export function registerSearchSecuritySchemes(app: OpenAPIHono): void {
-  app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
-    type: "apiKey",
-    in: "header",
-    name: "x-api-key",
-    description: "An account's API key.",
-  });
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearerApiKey", {
-    type: "http",
-    scheme: "bearer",
-    description:
-      "An account's API key as Authorization: Bearer <key> (what Meilisearch clients send; search routes only).",
-  });
-}
-
-/** The search proxy's OpenAPI 3.1 document, generated from its routes. */
-export function searchOpenApiDocument() {
-  const registry = new OpenAPIHono();
-  registerSearchSecuritySchemes(registry);
-  for (const route of SEARCH_ROUTES) registry.openAPIRegistry.registerPath(route);
-  return registry.getOpenAPI31Document({
-    openapi: "3.1.0",
-    info: { title: "Search API", version: "1.0.0", description: "The search proxy (docs/search.md)." },
-  });
-}
-
-/** The search paths and the schemas they refer to, for a document that serves them beside other APIs. */
-export function searchOpenApiParts(): { paths: Record<string, object>; schemas: Record<string, object> } {
-  const doc = searchOpenApiDocument();
-  return {
-    paths: doc.paths as Record<string, object>,
-    schemas: (doc.components?.schemas ?? {}) as Record<string, object>,
-  };
-}
-
-// Computed only where a document includes them (esbuild leaves the call out of the Worker bundle).
-const PARTS = /* @__PURE__ */ searchOpenApiParts();
-/** Paths of the search proxy, as OpenAPI path items. */
-export const SEARCH_OPENAPI_PATHS = PARTS.paths;
-/** Schemas the search paths refer to. */
-export const SEARCH_OPENAPI_SCHEMAS = PARTS.schemas;
