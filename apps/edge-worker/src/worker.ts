@@ -1,6 +1,8 @@
 // The search proxy as a Cloudflare Worker. The app (and with it the model cache) is built once per
 // isolate and reused by every request the isolate serves, so a loaded model stays in memory until the
 // isolate recycles.
+
+import { MeilisearchRetrieval } from "@relevance/search/meilisearch";
 import {
   ARTIFACT_MAX_BYTES_ENV,
   artifactMaxBytes,
@@ -8,8 +10,7 @@ import {
   DEFAULT_ARTIFACT_MAX_BYTES,
   DEFAULT_MODEL_CACHE_MB,
   workerEnvProblems,
-} from "@relevance/search";
-import { MeilisearchRetrieval } from "@relevance/search/meilisearch";
+} from "@relevance/search/worker";
 import type { Logger } from "@relevance/settings";
 import { type KvNamespaceBinding, WorkersKv } from "@relevance/settings/workers-kv";
 

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { computeFeaturesV1, featureRecord, formatIssues, isPlainObject, parseJson } from "@relevance/core";
-import { apiKeyCopyKey, apiKeyHash } from "@relevance/settings";
+import { apiKeyCopyKey, apiKeyHash, INDEX_NAME } from "@relevance/settings";
 import { type FlagSpec, nullable, parseFlags, USAGE_EXIT } from "../args.ts";
 import {
   ENVIRONMENT_NAMES,
@@ -187,7 +187,7 @@ export async function featuresLog(
     throw new UserError(`unknown environment "${envName}" (use ${ENVIRONMENT_NAMES.join(", ")})`, USAGE_EXIT);
   const account = flags.account as string;
   const index = flags.index as string;
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(index))
+  if (!INDEX_NAME.test(index))
     throw new UserError(`--index must match [A-Za-z0-9_-]{1,64}, got ${JSON.stringify(index)}`, USAGE_EXIT);
   const titleField = nullable(flags["title-field"] as string);
   const tagsField = nullable(flags["tags-field"] as string);

@@ -12,7 +12,7 @@ import {
   type RelevanceTriggerConfig,
   validateRelevanceTriggerConfig,
 } from "@relevance/core";
-import { INDEX_NAME } from "@relevance/settings";
+import { INDEX_NAME, INDEX_NAME_RULE } from "@relevance/settings";
 import { nullable, USAGE_EXIT } from "../args.ts";
 import { type Io, UserError } from "../io.ts";
 import type { Flags } from "./procedure.ts";
@@ -28,8 +28,7 @@ export function modelIdFlag(flags: Flags, name = "model-id"): ModelIdParts & { i
 
 export function indexFlag(flags: Flags, name = "index"): string {
   const value = flags[name] as string;
-  if (!INDEX_NAME.test(value))
-    throw usage(`--${name} must be 1 to 64 characters of A-Z, a-z, 0-9, _ and -, got "${value}"`);
+  if (!INDEX_NAME.test(value)) throw usage(`--${name} must be ${INDEX_NAME_RULE}, got "${value}"`);
   return value;
 }
 

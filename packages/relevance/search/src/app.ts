@@ -1,4 +1,4 @@
-import { describeType, formatIssues, type Issue, isPlainObject, issue } from "@relevance/core";
+import { formatIssues, type Issue, isPlainObject, issue } from "@relevance/core";
 import { apiKeyCopyKey, apiKeyHash, INDEX_NAME, type Kv, type Logger } from "@relevance/settings";
 import {
   ApiError,
@@ -14,11 +14,12 @@ import {
   routeFallback,
 } from "@shared/http";
 import { type Context, Hono } from "hono";
-import { MAX_BODY_BYTES, MAX_BODY_DEPTH, MAX_BODY_KEYS, MAX_MULTI_SEARCH_QUERIES } from "./limits.ts";
+import { MAX_BODY_BYTES, MAX_BODY_DEPTH, MAX_BODY_KEYS } from "./limits.ts";
 import { AUTH_CODE_HEADER, withMeilisearchFields } from "./meili-errors.ts";
 import type { Retrieval, RetrievalResult, SearchTarget } from "./ports.ts";
 import { RetrievalError } from "./ports.ts";
-import { parseSearchRequest, type SearchRequest } from "./request.ts";
+import { parseSearchRequest, type SearchRequest, searchIssues } from "./request.ts";
+import { MultiSearchEnvelopeSchema, MultiSearchQuerySchema } from "./routes.ts";
 import { createScorer, type Score, type Scorer } from "./scorer.ts";
 import { parseApiKeyCopy, parseSettingsCopy, type SettingsView } from "./settings-copy.ts";
 import { errorMessage, withTimeout } from "./timeout.ts";
@@ -62,6 +63,7 @@ export const MULTI_SEARCH_PATH = "/api/v1/multi-search";
 export const HEALTH_PATH = "/api/v1/health";
 /** Meilisearch's `GET /version`: any valid key. */
 export const VERSION_PATH = "/api/v1/version";
+// The routes as the OpenAPI document declares them: routes.ts (a test holds the two together).
 /** `pkgVersion` of `GET /api/v1/version`: the version of this search API (not of a Meilisearch). */
 export const SEARCH_API_VERSION = "0.1.0";
 /** The response header that names the model behind `relevanceScore`. */
@@ -353,32 +355,20 @@ async function readJson(c: Context): Promise<unknown> {
 /** `{"queries": [{indexUid, ...search}]}`, every query checked before any is run. */
 async function readMultiSearch(c: Context): Promise<{ indexUid: string; request: SearchRequest }[]> {
   const body = await readJson(c);
-  const errors: Issue[] = [];
-  if (!isPlainObject(body)) {
-    errors.push(issue("", `must be a JSON object, got ${describeType(body)}`));
-  } else {
-    for (const key of Object.keys(body))
-      if (key !== "queries") errors.push(issue(key, "is not a known field"));
-    if (!Array.isArray(body.queries)) {
-      errors.push(issue("queries", `must be an array, got ${describeType(body.queries)}`));
-    } else if (body.queries.length > MAX_MULTI_SEARCH_QUERIES) {
-      errors.push(
-        issue("queries", `must have at most ${MAX_MULTI_SEARCH_QUERIES} items, got ${body.queries.length}`),
-      );
-    }
-  }
+  const envelope = MultiSearchEnvelopeSchema.safeParse(body);
+  const errors: Issue[] = envelope.success ? [] : searchIssues(envelope.error, ["queries"]);
   if (errors.length > 0) throw invalidRequest(errors);
   const queries: { indexUid: string; request: SearchRequest }[] = [];
   for (const [i, query] of (body as { queries: unknown[] }).queries.entries()) {
     const parsed = parseSearchRequest(query, ["indexUid"]);
-    const indexUid = isPlainObject(query) ? query.indexUid : undefined;
+    const indexUid = MultiSearchQuerySchema.shape.indexUid.safeParse(
+      isPlainObject(query) ? query.indexUid : "",
+    );
     const problems = parsed.ok ? [] : [...parsed.errors];
-    if (isPlainObject(query) && typeof indexUid !== "string") {
-      problems.unshift(issue("indexUid", `is required, a string, got ${describeType(indexUid)}`));
-    }
+    if (!indexUid.success) problems.unshift(issue("indexUid", indexUid.error.issues[0]?.message ?? ""));
     for (const p of problems)
       errors.push({ ...p, path: p.path === "" ? `queries[${i}]` : `queries[${i}].${p.path}` });
-    if (parsed.ok && typeof indexUid === "string") queries.push({ indexUid, request: parsed.value });
+    if (parsed.ok && indexUid.success) queries.push({ indexUid: indexUid.data, request: parsed.value });
   }
   if (errors.length > 0) throw invalidRequest(errors);
   return queries;

@@ -25,7 +25,12 @@ export {
   type ModelCacheStats,
   type ModelLookup,
 } from "./model-cache.ts";
-export { SEARCH_OPENAPI_PATHS, SEARCH_OPENAPI_SCHEMAS } from "./openapi.ts";
+export {
+  SEARCH_OPENAPI_PATHS,
+  SEARCH_OPENAPI_SCHEMAS,
+  searchOpenApiDocument,
+  searchOpenApiParts,
+} from "./openapi-document.ts";
 export * from "./ports.ts";
 export {
   DEFAULT_LIMIT,

@@ -15,8 +15,12 @@ export interface MeilisearchErrorFields {
   link: string;
 }
 
-/** Meilisearch's code for a search request field at fault. */
-const FIELD_CODES: Record<string, string> = {
+/**
+ * Meilisearch's error code for each search request field, one table both ways: our 422s name the
+ * code of the field at fault, and a Meilisearch error with one of these codes is the client's
+ * (meilisearch/errors.ts reads it backwards).
+ */
+export const SEARCH_FIELD_CODES = {
   q: "invalid_search_q",
   limit: "invalid_search_limit",
   offset: "invalid_search_offset",
@@ -34,6 +38,16 @@ const FIELD_CODES: Record<string, string> = {
   cropMarker: "invalid_search_crop_marker",
   showRankingScore: "invalid_search_show_ranking_score",
   matchingStrategy: "invalid_search_matching_strategy",
+} as const satisfies Record<string, string>;
+
+/** The request field of a Meilisearch search error code: SEARCH_FIELD_CODES read backwards. */
+export const FIELD_OF_SEARCH_CODE: ReadonlyMap<string, string> = new Map(
+  Object.entries(SEARCH_FIELD_CODES).map(([field, code]) => [code, field]),
+);
+
+/** Meilisearch's code for a field at fault: a search field, or one of multi-search's own. */
+const FIELD_CODES: Record<string, string> = {
+  ...SEARCH_FIELD_CODES,
   indexUid: "invalid_index_uid",
   queries: "invalid_multi_search_queries",
 };

@@ -8,7 +8,13 @@ export const API_KEY_SK = "APIKEY";
 export const apiKeyPk = (keyHash: string): string => `APIKEY#${keyHash}`;
 export const indexSk = (indexName: string): string => `${INDEX_PREFIX}${indexName}`;
 
+/**
+ * The rule for index, alias and primary-key names, in one place: the customer API, the search proxy
+ * (a name that breaks it is not found), the CLI flags and the OpenAPI documents all use this.
+ */
 export const INDEX_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** INDEX_NAME in words, as error messages and API descriptions say it. */
+export const INDEX_NAME_RULE = "1 to 64 characters of A-Z, a-z, 0-9, _ and -";
 
 /**
  * Attributes of an index or alias settings record (snake_case, as stored). `relevance_trigger_config`

@@ -1,4 +1,5 @@
 import { isPlainObject } from "@relevance/core";
+import { FIELD_OF_SEARCH_CODE } from "../meili-errors.ts";
 import { RetrievalError } from "../ports.ts";
 
 /** Meilisearch's documented error body: `{message, code, type, link}`. */
@@ -19,27 +20,6 @@ export function asMeilisearchError(body: unknown): MeilisearchErrorBody | null {
   };
 }
 
-/** Error codes about a search parameter the client sent, by the request field at fault. */
-const CLIENT_FIELDS: Record<string, string> = {
-  invalid_search_q: "q",
-  invalid_search_limit: "limit",
-  invalid_search_offset: "offset",
-  invalid_search_filter: "filter",
-  invalid_search_page: "page",
-  invalid_search_hits_per_page: "hitsPerPage",
-  invalid_search_sort: "sort",
-  invalid_search_facets: "facets",
-  invalid_search_attributes_to_retrieve: "attributesToRetrieve",
-  invalid_search_attributes_to_highlight: "attributesToHighlight",
-  invalid_search_attributes_to_crop: "attributesToCrop",
-  invalid_search_highlight_pre_tag: "highlightPreTag",
-  invalid_search_highlight_post_tag: "highlightPostTag",
-  invalid_search_crop_length: "cropLength",
-  invalid_search_crop_marker: "cropMarker",
-  invalid_search_show_ranking_score: "showRankingScore",
-  invalid_search_matching_strategy: "matchingStrategy",
-};
-
 /**
  * A Meilisearch error answer as a RetrievalError. Only errors in what the client chose (the filter,
  * mostly: "attribute not filterable", a syntax error) are the client's (422); everything else, an
@@ -50,7 +30,7 @@ export function retrievalErrorOf(status: number, body: unknown): RetrievalError 
   const error = asMeilisearchError(body);
   if (error === null)
     return new RetrievalError("unavailable", `Meilisearch answered ${status} without an error body`);
-  const field = CLIENT_FIELDS[error.code];
+  const field = FIELD_OF_SEARCH_CODE.get(error.code);
   if (field !== undefined && status >= 400 && status < 500) {
     return new RetrievalError("invalid_request", clientMessage(error.message), field);
   }
