@@ -1,5 +1,5 @@
 import { at, type Issue } from "@relevance/core";
-import { ApiError, checkJsonShape, invalid } from "@shared/http";
+import { checkJsonShape, invalid, parseJsonBody } from "@shared/http";
 import type { Context } from "hono";
 import type { z } from "zod";
 import { BatchCounter, batchSizeIssue } from "./document-batch.ts";
@@ -7,7 +7,7 @@ import { MAX_DETAILS, MAX_JSON_DEPTH } from "./limits.ts";
 
 /**
  * Reads the request body as JSON whatever its Content-Type says. Customer routes answer a body that
- * is not JSON with 400; the admin PUT answers it with 422 (spec §2). The size was bounded by the
+ * is not JSON with 400; the admin PUT answers it with 422. The size was bounded by the
  * route's body limit before this reads it. Unless `shape` is false, keys named `__proto__`,
  * `constructor` or `prototype` anywhere and nesting beyond 32 levels answer 422 here, before any
  * validator or copy could drop such a key silently or reach `Object.prototype` through it.
@@ -25,12 +25,7 @@ export async function readJson(
   } = {},
 ): Promise<unknown> {
   const text = maxItems === undefined ? await c.req.text() : await readBatchText(c, maxItems);
-  let value: unknown;
-  try {
-    value = JSON.parse(text) as unknown;
-  } catch {
-    throw new ApiError(status, "invalid_json", "the request body is not valid JSON");
-  }
+  const value = parseJsonBody(text, status);
   if (shape) {
     const issues = checkJsonShape(value, { maxDepth: MAX_JSON_DEPTH });
     if (issues.length > 0) {
