@@ -1,12 +1,26 @@
 /** `PUT /aliases/{alias}`: an alias created or re-pointed at one of the caller's indexes. */
+
+import { createRoute } from "@hono/zod-openapi";
 import { INDEX_NAME, indexSk, type TableItem } from "@relevance/settings";
 import { conflict, invalid, notFound } from "@shared/http";
 import { Hono } from "hono";
+import { z } from "zod";
 import type { CustomerEnv } from "../auth.ts";
 import { parseWith, readJson } from "../body.ts";
+import {
+  AUTHENTICATED,
+  type BodyLimitAnswers,
+  body,
+  CUSTOMER,
+  E507,
+  ETAG,
+  errorAnswer,
+  json,
+  pathParam,
+} from "../openapi-parts.ts";
 import { type Attempt, etag, findRecord, isAlias, retryOnConflict } from "../records.ts";
+import { IndexViewSchema, PutAlias } from "../schemas.ts";
 import { CUSTOMER_BASE, type CustomerContext, recordView, WRITE_ATTEMPTS } from "./context.ts";
-import { PutAlias } from "./schemas.ts";
 
 export function aliasRoutes(ctx: CustomerContext): Hono<CustomerEnv> {
   const { deps, account } = ctx;
@@ -59,3 +73,33 @@ export function aliasRoutes(ctx: CustomerContext): Hono<CustomerEnv> {
 
   return app;
 }
+
+/** The route above as the OpenAPI document lists it. */
+export const aliasRouteDocs = (limits: BodyLimitAnswers) => [
+  createRoute({
+    method: "put",
+    path: "/api/v1/aliases/{alias}",
+    ...CUSTOMER,
+    summary: "Create or re-point an alias (its own settings record; its other attributes are kept).",
+    request: {
+      params: z.object({ alias: pathParam("Alias name: 1 to 64 characters of A-Z, a-z, 0-9, _ and -.") }),
+      headers: z.object({
+        "If-None-Match": z.enum(["*"]).optional().meta({
+          description:
+            "`*`: create the alias only if no index or alias has the name (else 409, nothing written).",
+        }),
+      }),
+      body: body(PutAlias),
+    },
+    responses: {
+      200: { description: "The alias.", headers: ETAG, content: json(IndexViewSchema) },
+      400: errorAnswer("Body not JSON."),
+      ...AUTHENTICATED,
+      404: errorAnswer("The target index does not exist."),
+      409: errorAnswer("An index has the alias's name, or the alias exists and If-None-Match is *."),
+      413: limits.json,
+      422: errorAnswer("Invalid alias name or body, or the target is an alias."),
+      507: E507,
+    },
+  }),
+];

@@ -1,4 +1,6 @@
 /** An index's documents: the upload (a batch checked per document) and the streamed page. */
+
+import { createRoute } from "@hono/zod-openapi";
 import { MAX_DOCUMENTS_PER_INDEX } from "@relevance/settings";
 import { invalid } from "@shared/http";
 import { Hono } from "hono";
@@ -8,10 +10,22 @@ import { parseWith, readJson } from "../body.ts";
 import { validateDocuments } from "../documents.ts";
 import { boundedPage, taskFields } from "../index-documents.ts";
 import { MAX_DOCUMENTS_PER_BATCH } from "../limits.ts";
+import {
+  AUTHENTICATED,
+  type BodyLimitAnswers,
+  body,
+  CUSTOMER,
+  E404_INDEX,
+  E502_BACKEND,
+  E507,
+  errorAnswer,
+  json,
+  NameParams,
+} from "../openapi-parts.ts";
 import type { DocumentStore, TaskSummary } from "../ports.ts";
 import { recordName } from "../records.ts";
+import { DocumentsBody, DocumentsPage, DocumentsReceived, Page } from "../schemas.ts";
 import { CUSTOMER_BASE, type CustomerContext, DEFAULT_PRIMARY_KEY } from "./context.ts";
-import { Page } from "./schemas.ts";
 
 export function documentRoutes(ctx: CustomerContext): Hono<CustomerEnv> {
   const { deps, target, indexDocuments, account, uidOf, handOn, documentIndex } = ctx;
@@ -107,3 +121,53 @@ async function checkIndexRoom(
     },
   ]);
 }
+
+/** The routes above as the OpenAPI document lists them. */
+export const documentRouteDocs = (limits: BodyLimitAnswers) => [
+  createRoute({
+    method: "post",
+    path: "/api/v1/indexes/{name}/documents",
+    ...CUSTOMER,
+    summary:
+      "Add or replace documents by primary key (an alias writes to its index). Documents over a " +
+      "per-document limit are rejected with their reason; the others are stored.",
+    request: { params: NameParams, body: body(DocumentsBody) },
+    responses: {
+      202: {
+        description:
+          "The batch was well formed: `accepted` documents are stored; `rejected` lists those over a " +
+          "per-document limit (also when none was stored); received - accepted is how many were rejected.",
+        content: json(DocumentsReceived),
+      },
+      400: errorAnswer("Body not JSON."),
+      ...AUTHENTICATED,
+      404: E404_INDEX,
+      413: limits.documents,
+      422: errorAnswer(
+        "Not an array of objects, a primary key missing or invalid, or a key named __proto__, " +
+          "constructor or prototype (details name e.g. [3].id); nothing is stored.",
+      ),
+      502: E502_BACKEND,
+      507: E507,
+    },
+  }),
+  createRoute({
+    method: "get",
+    path: "/api/v1/indexes/{name}/documents",
+    ...CUSTOMER,
+    summary:
+      "Documents in a stable order: primary-key order in the embedded stack, Meilisearch's own order " +
+      "where Meilisearch holds them.",
+    request: { params: NameParams, query: Page },
+    responses: {
+      200: { description: "A page.", content: json(DocumentsPage) },
+      ...AUTHENTICATED,
+      404: E404_INDEX,
+      422: errorAnswer(
+        "Invalid offset or limit, or (where the deployment bounds a response, as on Lambda) a page " +
+          "over the response limit: code response_too_large, details name limit and a limit that fits.",
+      ),
+      502: E502_BACKEND,
+    },
+  }),
+];

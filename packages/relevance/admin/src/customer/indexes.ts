@@ -1,14 +1,36 @@
 /** The caller's indexes: list, create, read, stats and delete (Meilisearch's `/indexes` routes). */
+
+import { createRoute } from "@hono/zod-openapi";
 import { INDEX_PREFIX, type IndexSettingsAttributes, indexSk } from "@relevance/settings";
 import { conflict } from "@shared/http";
 import { Hono } from "hono";
 import type { CustomerEnv } from "../auth.ts";
 import { parseWith, readJson } from "../body.ts";
 import { taskFields } from "../index-documents.ts";
+import {
+  AUTHENTICATED,
+  type BodyLimitAnswers,
+  body,
+  CUSTOMER,
+  E404_INDEX,
+  E502_BACKEND,
+  E507,
+  errorAnswer,
+  json,
+  NameParams,
+} from "../openapi-parts.ts";
 import type { TaskSummary } from "../ports.ts";
 import { isAlias, recordName } from "../records.ts";
+import {
+  CreateIndex,
+  CreateIndexBody,
+  Deleted,
+  IndexPage,
+  IndexStats,
+  IndexViewSchema,
+  Page,
+} from "../schemas.ts";
 import { CUSTOMER_BASE, type CustomerContext, DEFAULT_PRIMARY_KEY, recordView } from "./context.ts";
-import { CreateIndex, Page } from "./schemas.ts";
 
 export function indexRoutes(ctx: CustomerContext): Hono<CustomerEnv> {
   const { deps, target, indexDocuments, account, uidOf, handOn, record, documentIndex } = ctx;
@@ -118,3 +140,77 @@ function nameFromUid(input: unknown): unknown {
   const { uid, ...rest } = input as Record<string, unknown>;
   return uid === undefined || Object.hasOwn(rest, "name") ? input : { ...rest, name: uid };
 }
+
+/** The routes above as the OpenAPI document lists them. */
+export const indexRouteDocs = (limits: BodyLimitAnswers) => [
+  createRoute({
+    method: "get",
+    path: "/api/v1/indexes",
+    ...CUSTOMER,
+    summary: "List the account's indexes and aliases by name, a page at a time (Meilisearch's shape).",
+    request: { query: Page },
+    responses: {
+      200: { description: "The records.", content: json(IndexPage) },
+      ...AUTHENTICATED,
+      422: errorAnswer("Invalid offset or limit."),
+    },
+  }),
+  createRoute({
+    method: "post",
+    path: "/api/v1/indexes",
+    ...CUSTOMER,
+    summary: "Create an index.",
+    request: { body: body(CreateIndexBody) },
+    responses: {
+      201: { description: "Created.", content: json(IndexViewSchema) },
+      400: errorAnswer("Body not JSON."),
+      ...AUTHENTICATED,
+      409: errorAnswer("An index or alias with this name exists."),
+      413: limits.json,
+      422: errorAnswer("Invalid body."),
+      502: E502_BACKEND,
+      507: E507,
+    },
+  }),
+  createRoute({
+    method: "get",
+    path: "/api/v1/indexes/{name}",
+    ...CUSTOMER,
+    summary: "One index or alias.",
+    request: { params: NameParams },
+    responses: {
+      200: { description: "The record.", content: json(IndexViewSchema) },
+      ...AUTHENTICATED,
+      404: E404_INDEX,
+    },
+  }),
+  createRoute({
+    method: "delete",
+    path: "/api/v1/indexes/{name}",
+    ...CUSTOMER,
+    summary: "Delete an index (its record and documents) or an alias record.",
+    request: { params: NameParams },
+    responses: {
+      200: { description: "Deleted.", content: json(Deleted) },
+      ...AUTHENTICATED,
+      404: E404_INDEX,
+      409: errorAnswer("Aliases point at the index, or it changed meanwhile."),
+      502: E502_BACKEND,
+      507: E507,
+    },
+  }),
+  createRoute({
+    method: "get",
+    path: "/api/v1/indexes/{name}/stats",
+    ...CUSTOMER,
+    summary:
+      "The index's statistics (an alias answers its index's), as Meilisearch's GET /indexes/{uid}/stats: " +
+      "the number of documents and how many have each top-level field.",
+    request: { params: NameParams },
+    responses: {
+      200: { description: "The statistics.", content: json(IndexStats) },
+      ...AUTHENTICATED,
+      404: E404_INDEX,
+    },
+  }),
+];

@@ -1,11 +1,28 @@
 /** An index's (or alias's) settings: read with its version, patched (If-Match) and handed on to the backend. */
+
+import { createRoute } from "@hono/zod-openapi";
 import type { TableItem } from "@relevance/settings";
 import { conflict, invalid } from "@shared/http";
 import { Hono } from "hono";
 import type { CustomerEnv } from "../auth.ts";
 import { readJson } from "../body.ts";
 import { taskFields } from "../index-documents.ts";
+import {
+  AUTHENTICATED,
+  type BodyLimitAnswers,
+  body,
+  CUSTOMER,
+  E404_INDEX,
+  E502_BACKEND,
+  E507,
+  ETAG,
+  errorAnswer,
+  IF_MATCH,
+  json,
+  NameParams,
+} from "../openapi-parts.ts";
 import { etag, isAlias, recordName, retryOnConflict } from "../records.ts";
+import { SettingsPatchSchema, SettingsSchema } from "../schemas.ts";
 import {
   applySettingsPatch,
   customerSettings,
@@ -87,3 +104,40 @@ export function settingsRoutes(ctx: CustomerContext): Hono<CustomerEnv> {
 
   return app;
 }
+
+/** The routes above as the OpenAPI document lists them. */
+export const settingsRouteDocs = (limits: BodyLimitAnswers) => [
+  createRoute({
+    method: "get",
+    path: "/api/v1/indexes/{name}/settings",
+    ...CUSTOMER,
+    summary: "The customer settings (never the internal relevance config).",
+    request: { params: NameParams },
+    responses: {
+      200: { description: "Settings.", headers: ETAG, content: json(SettingsSchema) },
+      ...AUTHENTICATED,
+      404: E404_INDEX,
+    },
+  }),
+  createRoute({
+    method: "patch",
+    path: "/api/v1/indexes/{name}/settings",
+    ...CUSTOMER,
+    summary: "Change some settings (a conditional read-modify-write, retried on conflict).",
+    request: { params: NameParams, headers: IF_MATCH, body: body(SettingsPatchSchema) },
+    responses: {
+      200: { description: "The settings after the change.", headers: ETAG, content: json(SettingsSchema) },
+      400: errorAnswer("Body not JSON."),
+      ...AUTHENTICATED,
+      404: E404_INDEX,
+      409: errorAnswer("Stale If-Match, or concurrent writers kept winning."),
+      413: limits.json,
+      422: errorAnswer(
+        "Unknown keys, invalid values, a value over its limit, settings over the total, a key named " +
+          "__proto__, constructor or prototype, or relevanceTriggerConfig / relevance_trigger_config.",
+      ),
+      502: E502_BACKEND,
+      507: E507,
+    },
+  }),
+];
