@@ -1,3 +1,4 @@
+import { createRoute } from "@hono/zod-openapi";
 import { toStoredConfig } from "@relevance/core";
 import {
   ACCOUNT_SK,
@@ -13,9 +14,28 @@ import { z } from "zod";
 import { adminAuth, authGuard, BEARER_TOKEN, BEARER_TOKEN_RULE } from "./auth.ts";
 import { listed, parseWith, readJson } from "./body.ts";
 import { defaultRandomBytes, newAccountId, newApiKey } from "./crypto.ts";
-import { MAX_ACCOUNT_NAME_CHARS, resolveBodyLimits } from "./limits.ts";
+import { resolveBodyLimits } from "./limits.ts";
+import {
+  ADMIN,
+  AUTHENTICATED,
+  type BodyLimitAnswers,
+  body,
+  E507,
+  ETAG,
+  errorAnswer,
+  IF_MATCH,
+  json,
+  pathParam,
+} from "./openapi-parts.ts";
 import type { AdminDeps } from "./ports.ts";
 import { etag, findRecord } from "./records.ts";
+import {
+  AccountCreated,
+  CreateAccount,
+  PutTriggerConfig,
+  TriggerConfigRead,
+  TriggerConfigWritten,
+} from "./schemas.ts";
 import { configView, configWarnings, parseIfMatch, validatePutBody } from "./trigger-config.ts";
 
 export const ADMIN_BASE = "/api/v1/admin";
@@ -23,13 +43,6 @@ export const MIN_ADMIN_TOKEN_LENGTH = 16;
 
 /** System account ids as `newAccountId` makes them; any other id cannot exist and answers 404 unread. */
 const ACCOUNT_ID = /^acct_[0-9a-f]{12}$/;
-
-const NAME = z
-  .string()
-  .min(1)
-  .max(MAX_ACCOUNT_NAME_CHARS, `must be at most ${MAX_ACCOUNT_NAME_CHARS} characters`)
-  .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "must not contain control characters");
-const CreateAccount = z.strictObject({ name: NAME });
 
 /**
  * The record's `relevance_model_history`: for each model id the record stopped naming, when (ISO).
@@ -189,3 +202,64 @@ export function createAdminApp(deps: AdminDeps): Hono {
 
   return app;
 }
+
+const ConfigParams = z.object({
+  id: pathParam("System account ID."),
+  index: pathParam("Index or alias name."),
+});
+const CONFIG_PATH = "/api/v1/admin/accounts/{id}/indexes/{index}/relevance-trigger-config";
+
+/** The routes above as the OpenAPI document lists them. */
+export const adminRouteDocs = (limits: BodyLimitAnswers) => [
+  createRoute({
+    method: "post",
+    path: "/api/v1/admin/accounts",
+    ...ADMIN,
+    summary: "Create an account and its API key (shown once, stored only as a SHA-256 hash).",
+    request: { body: body(CreateAccount) },
+    responses: {
+      201: { description: "Created.", content: json(AccountCreated) },
+      ...AUTHENTICATED,
+      413: limits.json,
+      422: errorAnswer("Body not JSON or invalid, or a key named __proto__, constructor or prototype."),
+      507: E507,
+    },
+  }),
+  createRoute({
+    method: "get",
+    path: CONFIG_PATH,
+    ...ADMIN,
+    summary: "Read the relevance trigger config of an index or alias record.",
+    request: { params: ConfigParams },
+    responses: {
+      200: {
+        description: "The config (null when not set) and the record's version.",
+        headers: ETAG,
+        content: json(TriggerConfigRead),
+      },
+      ...AUTHENTICATED,
+      404: errorAnswer("No such account or index."),
+    },
+  }),
+  createRoute({
+    method: "put",
+    path: CONFIG_PATH,
+    ...ADMIN,
+    summary:
+      "Set (or with null remove) the relevance trigger config; a conditional write on the record's version.",
+    request: { params: ConfigParams, headers: IF_MATCH, body: body(PutTriggerConfig) },
+    responses: {
+      200: { description: "Written.", headers: ETAG, content: json(TriggerConfigWritten) },
+      ...AUTHENTICATED,
+      404: errorAnswer("No such account or index."),
+      409: errorAnswer(
+        "Another process updated the index since it was read (or If-Match is stale); read and retry.",
+      ),
+      413: limits.json,
+      422: errorAnswer(
+        "Body not JSON, other top-level keys, a missing/unknown sub-field, wrong types or bad strings.",
+      ),
+      507: E507,
+    },
+  }),
+];

@@ -4,10 +4,10 @@ import {
   type ClientAddress,
   headerClientAddress,
   presentedApiKey,
+  throttledBearerAuth,
   unauthorized,
 } from "@shared/http";
-import type { Context, MiddlewareHandler } from "hono";
-import { bearerAuth } from "hono/bearer-auth";
+import type { MiddlewareHandler } from "hono";
 import {
   AUTH_FAILURES_PER_ADDRESS,
   AUTH_FAILURES_PER_PREFIX,
@@ -47,45 +47,21 @@ export function authGuard(deps: Pick<ApiDeps, "authThrottle" | "clientAddress" |
 export const BEARER_TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
 export const BEARER_TOKEN_RULE = "letters, digits and - . _ ~ + / (then = padding)";
 
-// The credential as the throttle counts it (the part after "Bearer", else the whole header value).
-const BEARER = /^Bearer +(\S+) *$/i;
 const ADMIN_TOKEN_REQUIRED = "a valid admin token is required (Authorization: Bearer <token>)";
 
 /**
- * `Authorization: Bearer <adminToken>`: Hono's `bearerAuth` parses the header and compares the token
- * in constant time (its timingSafeEqual); 401 otherwise, with the API's error body rather than
- * Hono's plain-text one. The throttle decides after the comparison (AuthThrottle.verdict): a client
- * over its failed-attempt budget gets 429 whatever it sends, except a token that already worked from
- * its address, so guessing costs a minute per 20 tries and correct clients are not slowed.
+ * `Authorization: Bearer <adminToken>`, checked in constant time, a refusal answered 401 with the
+ * API's error body, failed guesses throttled (@shared/http's throttledBearerAuth): guessing costs a
+ * minute per 20 tries and correct clients are not slowed.
  */
 export function adminAuth(adminToken: string, guard: AuthGuard): MiddlewareHandler {
-  const failed = (c: Context): never => {
-    const presented = c.req.header("authorization") ?? "";
-    guard.throttle.verdict(guard.clientAddress(c), BEARER.exec(presented)?.[1] ?? presented, false);
-    throw unauthorized(ADMIN_TOKEN_REQUIRED);
-  };
-  const checkToken = bearerAuth({
+  return throttledBearerAuth({
     token: adminToken,
-    noAuthenticationHeader: {
-      // No header is no guess: answered 401 without counting (an empty one is counted, as a wrong one).
-      message: (c) => (c.req.header("authorization") === "" ? failed(c) : throwUnauthorized()),
-    },
-    // Malformed (not `Bearer <token>`) and wrong tokens are both 401 and both count.
-    invalidAuthenticationHeader: { message: failed },
-    invalidToken: { message: failed },
+    throttle: guard.throttle,
+    address: guard.clientAddress,
+    message: ADMIN_TOKEN_REQUIRED,
+    maxChars: MAX_CREDENTIAL_CHARS,
   });
-  return (c, next) =>
-    checkToken(c, async () => {
-      const token = BEARER.exec(c.req.header("authorization") ?? "")?.[1] ?? "";
-      // A credential over MAX_CREDENTIAL_CHARS is never valid, whatever the configured token.
-      if (token.length > MAX_CREDENTIAL_CHARS) failed(c);
-      guard.throttle.verdict(guard.clientAddress(c), token, true);
-      await next();
-    });
-}
-
-function throwUnauthorized(): never {
-  throw unauthorized(ADMIN_TOKEN_REQUIRED);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { at, type Issue } from "@relevance/core";
-import { ApiError, checkJsonShape, invalid } from "@shared/http";
+import { checkJsonShape, invalid, parseJsonBody } from "@shared/http";
 import type { Context } from "hono";
 import type { z } from "zod";
 import { BatchCounter, batchSizeIssue } from "./document-batch.ts";
@@ -25,12 +25,7 @@ export async function readJson(
   } = {},
 ): Promise<unknown> {
   const text = maxItems === undefined ? await c.req.text() : await readBatchText(c, maxItems);
-  let value: unknown;
-  try {
-    value = JSON.parse(text) as unknown;
-  } catch {
-    throw new ApiError(status, "invalid_json", "the request body is not valid JSON");
-  }
+  const value = parseJsonBody(text, status);
   if (shape) {
     const issues = checkJsonShape(value, { maxDepth: MAX_JSON_DEPTH });
     if (issues.length > 0) {
