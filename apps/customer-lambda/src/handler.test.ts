@@ -210,7 +210,7 @@ describe("customer API on Lambda (DynamoDB, Meilisearch, Workers KV)", () => {
     expect(meiliSettings.synonyms).toEqual({ couch: ["sofa"] });
   });
 
-  it("refuses the internal relevance config in a settings PATCH with 422 and changes nothing (seed 4.3)", async () => {
+  it("refuses the internal relevance config in a settings PATCH with 422 and changes nothing", async () => {
     const { account, apiKey } = await newAccount();
     const call = createHandler(deps());
     const headers = { "x-api-key": apiKey };

@@ -70,7 +70,7 @@ describe("npm start: the embedded stack as a real process", () => {
     expect(stack.lines.some((l) => l.message === "demo data ready")).toBe(false);
   });
 
-  it("propagates a direct settings-table edit (seed 4.5) made by another process to the KV copy", async () => {
+  it("propagates a direct settings-table edit made by another process to the KV copy", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "stack-"));
     const stack = await start({ DATA_DIR: dataDir });
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };

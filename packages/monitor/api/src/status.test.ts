@@ -84,7 +84,7 @@ afterAll(async () => {
 });
 
 describe("GET /api/system/status", () => {
-  it("answers the seed's 4.1 body: fresh, late, stale and never-ran collectors", async () => {
+  it("answers the status body: fresh, late, stale and never-ran collectors", async () => {
     const app = makeApp({ store, now: () => NOW });
     const r = await call(app, "GET", "/api/system/status");
     expect(r.status).toBe(200);

@@ -48,7 +48,7 @@ describe("migrations", () => {
     expect(await store.migrate()).toEqual([]);
   });
 
-  it("creates svc.collector_runs with the seed's types and the 90-day TTL on started_at", async () => {
+  it("creates svc.collector_runs with the documented types and the 90-day TTL on started_at", async () => {
     const cols = await rows<{ name: string; type: string; default_expression: string }>(
       "SELECT name, type, default_expression FROM system.columns WHERE database = 'svc' AND table = 'collector_runs' ORDER BY position",
     );

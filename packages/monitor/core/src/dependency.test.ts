@@ -3,7 +3,7 @@ import { dependencyGate } from "./dependency.ts";
 import type { RunRecord } from "./records.ts";
 import { min, NOW, run } from "./test-support.ts";
 
-describe("dependencyGate (seed 3.3)", () => {
+describe("dependencyGate", () => {
   it.each<[string, RunRecord[], boolean]>([
     ["config_ec2 succeeded 19 min ago", [run({ collector: "config_ec2", at: min(19) })], true],
     ["config_network succeeded 1 min ago", [run({ collector: "config_network", at: min(1) })], true],

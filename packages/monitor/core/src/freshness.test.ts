@@ -5,7 +5,7 @@ import { min, NOW, run } from "./test-support.ts";
 
 const all = (at: number) => DEFAULT_COLLECTORS.map((s) => run({ collector: s.name, at }));
 
-describe("freshnessList (seed 3.2)", () => {
+describe("freshnessList", () => {
   it.each<[string, RunRecord[], [string, number | null][]]>([
     ["all fresh", all(min(5)), []],
     ["exactly 60 whole minutes: not over the threshold", all(min(60)), []],

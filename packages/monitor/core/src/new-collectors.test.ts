@@ -72,7 +72,7 @@ describe("a collector that never ran", () => {
   });
 });
 
-describe("the freshness check (seed 3.2) of a collector that never ran", () => {
+describe("the freshness check of a collector that never ran", () => {
   it("lists it only once its registration is older than its threshold (60 min)", () => {
     expect(freshnessList([registered(60 * MINUTE_MS + 59_999)], [], NOW)).toEqual([]);
     expect(freshnessList([registered(61 * MINUTE_MS)], [], NOW).map((e) => e.name)).toEqual(["config_ec2"]);

@@ -89,7 +89,7 @@ const body = fc.oneof(
 );
 
 describe("admin PUT validation (fast-check)", () => {
-  it("answers 422 exactly when the seed's rules say invalid, 200 otherwise; nothing written on 422", async () => {
+  it("answers 422 exactly when the documented rules say invalid, 200 otherwise; nothing written on 422", async () => {
     const h = makeHarness();
     const { systemAccountId: account, apiKey } = await h.account();
     await h.index(apiKey, "products");

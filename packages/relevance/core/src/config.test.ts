@@ -6,7 +6,7 @@ import {
   validateStoredRelevanceTriggerConfig,
 } from "./config.ts";
 
-describe("validateRelevanceTriggerConfig (admin form, seed 2.2)", () => {
+describe("validateRelevanceTriggerConfig (admin form)", () => {
   it("accepts all three fields, null field names, and null to disable", () => {
     expect(
       validateRelevanceTriggerConfig({ modelId: "a:b:v1", titleField: "title", tagsField: null }),

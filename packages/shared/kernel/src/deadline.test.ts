@@ -42,7 +42,7 @@ describe("withDeadline", () => {
     await vi.advanceTimersByTimeAsync(1);
     await settled;
     expect(seen?.aborted).toBe(true);
-    expect((seen?.reason as Error).message).toBe("no answer within 100 ms");
+    expect(seen?.reason).toEqual(new Error("no answer within 100 ms"));
   });
 
   it("swallows a rejection that comes after the deadline", async () => {
