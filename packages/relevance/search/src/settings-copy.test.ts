@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseApiKeyCopy, parseSettingsCopy } from "./settings-copy.ts";
+import { parseApiKeyCopy, parseSettingsCopy, settingsView } from "./settings-copy.ts";
 
 describe("settings copies", () => {
   it("reads an index copy with defaults and passes the relevance config through untouched", () => {
@@ -92,5 +92,23 @@ describe("settings copies", () => {
       value: { account: "acct_1" },
     });
     expect(parseApiKeyCopy('{"version":2}').ok).toBe(false);
+  });
+});
+
+describe("settingsView", () => {
+  it("reads a copy in memory exactly as parseSettingsCopy reads its JSON text", () => {
+    const copies: unknown[] = [
+      {
+        type: "index",
+        primary_key: "sku",
+        searchable_attributes: ["title"],
+        synonyms: { tv: ["television"] },
+      },
+      { type: "alias", alias_of: "products" },
+      { type: "alias" },
+      { searchable_attributes: "title" },
+      [],
+    ];
+    for (const copy of copies) expect(settingsView(copy)).toEqual(parseSettingsCopy(JSON.stringify(copy)));
   });
 });

@@ -123,7 +123,14 @@ function stringList(value: unknown, path: string, errors: Issue[]): string[] {
 export function parseSettingsCopy(text: string): Result<SettingsView> {
   const json = parseJson(text, "the settings copy");
   if (!json.ok) return json;
-  const v = json.value;
+  return settingsView(json.value);
+}
+
+/**
+ * The same reading of a settings copy already in memory (the change stream hands the record itself):
+ * no JSON round trip inside one process.
+ */
+export function settingsView(v: unknown): Result<SettingsView> {
   if (!isPlainObject(v)) return fail([issue("", `must be an object, got ${describeType(v)}`)]);
   const errors: Issue[] = [];
   const type = v.type ?? "index";

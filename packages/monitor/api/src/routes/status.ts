@@ -170,10 +170,10 @@ export function statusRoutes(auth: MiddlewareHandler, readStatus: ReadStatus): O
     auth,
     evaluate: async (c) => {
       let evaluation: StatusEvaluation | undefined;
-      const response = await answer(c, (e) => {
+      const r = await readStatus(c.req.path, (e) => {
         evaluation = e;
       });
-      return { response, evaluation };
+      return { body: r.body, evaluation };
     },
   });
   return app;
