@@ -4,19 +4,12 @@
  * schema-built validator, which can see the path and the clock (docs/monitor-api.md).
  */
 import { MAX_MONITOR_JSON_DEPTH } from "@monitor/core";
-import { ApiError, assertJsonShape, invalid } from "@shared/http";
+import { assertJsonShape, invalid, readJsonBody } from "@shared/http";
 import type { Context } from "hono";
 
 /** The body as JSON whose shape is safe to copy: no `__proto__`/`constructor`/`prototype` keys, bounded nesting. */
 export async function readJson(c: Context): Promise<unknown> {
-  const text = await c.req.text();
-  let value: unknown;
-  try {
-    value = JSON.parse(text) as unknown;
-  } catch {
-    throw new ApiError(400, "invalid_json", "the request body is not valid JSON");
-  }
-  return assertJsonShape(value, { maxDepth: MAX_MONITOR_JSON_DEPTH });
+  return assertJsonShape(await readJsonBody(c), { maxDepth: MAX_MONITOR_JSON_DEPTH });
 }
 
 export function bodyObject(body: unknown): Record<string, unknown> {
