@@ -1,6 +1,6 @@
 import { clampScore, computeFeaturesV1, loadArtifact, modelKey } from "@relevance/core";
 import { AuthThrottle } from "@shared/http";
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { createSearchApp, type SearchAppDeps } from "./app.ts";
 import { RetrievalError } from "./ports.ts";
 import {
@@ -436,9 +436,19 @@ describe("POST /api/v1/indexes/{index}/search", () => {
         kv = new FaultyKv(await copyOf(kv), (key) => key.startsWith("relevance_model:"));
         kv.mode = mode;
         build();
-        const started = performance.now();
-        const res = await search("products", { q: "red", relevanceScore: true });
-        expect(performance.now() - started).toBeLessThan(1000);
+        // The answer comes within 1,000 ms of vitest's fake clock: the artifact read is raced against
+        // the model cache's deadline, and nothing else waits on time. The read has begun (and its
+        // deadline is set) before the clock moves.
+        vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+        let res: Awaited<ReturnType<typeof search>>;
+        try {
+          const answer = search("products", { q: "red", relevanceScore: true });
+          while (kv.reads.length === 0) await new Promise((next) => setImmediate(next));
+          await vi.advanceTimersByTimeAsync(1000);
+          res = await answer;
+        } finally {
+          vi.useRealTimers();
+        }
         expect(res.status).toBe(200);
         expect(res.body).not.toHaveProperty("relevanceScore");
         expect(log.at("error")).toEqual([
