@@ -62,5 +62,14 @@ describe("MiniSearch's internals the engine depends on", () => {
       ]),
     );
     expect([...index].map(([term]) => term).sort()).toEqual(["blue", "red", "sale", "shoes"]);
+    // Word expansion walks the same tree: terms by prefix, and by edit distance with the distance.
+    const tree = s._index as {
+      atPrefix(prefix: string): Iterable<[string, unknown]>;
+      fuzzyGet(term: string, maxDistance: number): Map<string, [unknown, number]>;
+    };
+    expect([...tree.atPrefix("s")].map(([term]) => term).sort()).toEqual(["sale", "shoes"]);
+    expect([...tree.fuzzyGet("shoe", 1)].map(([term, [, distance]]) => [term, distance])).toEqual([
+      ["shoes", 1],
+    ]);
   });
 });
