@@ -12,6 +12,9 @@ describe("laneOf", () => {
     expect(laneOf("a.test.ts", 'import { DatabaseSync } from "node:sqlite";', [])).toBe("integration");
     expect(laneOf("a.test.ts", "const t = await openTempStore();", [])).toBe("integration");
     expect(laneOf("a.test.ts", 'import { Miniflare } from "miniflare";', [])).toBe("integration");
+    expect(laneOf("a.test.ts", 'import { sqsDouble } from "./test-support/sqs-http-double.ts";', [])).toBe(
+      "integration",
+    );
   });
 
   it("judges a test by the files it imports by relative path too", () => {

@@ -25,6 +25,8 @@ const INTEGRATION = [
   /miniflare|unstable_dev|workerd/i,
   /createServer\(|@hono\/node-server|\.listen\(/,
   /aws-cdk-lib|buildApp\(/,
+  // The HTTP doubles of AWS, Meilisearch and Cloudflare listen on a port (through their helpers).
+  /http-double|HttpDouble|MeilisearchDouble|CloudflareApiDouble/,
 ];
 
 /** The relative imports of a file, as written (`./x.ts`, `../test-support/y.ts`). */
