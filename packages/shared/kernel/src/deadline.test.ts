@@ -45,6 +45,20 @@ describe("withDeadline", () => {
     expect(seen?.reason).toEqual(new Error("no answer within 100 ms"));
   });
 
+  it("rejects with the error of work that throws at once, and leaves no timer behind", async () => {
+    const thrown = new Error("sync throw");
+    await expect(
+      withDeadline(
+        100,
+        () => {
+          throw thrown;
+        },
+        () => new Error("late"),
+      ),
+    ).rejects.toBe(thrown);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it("swallows a rejection that comes after the deadline", async () => {
     let fail: (e: Error) => void = () => {};
     const raced = withDeadline(

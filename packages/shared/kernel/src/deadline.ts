@@ -29,9 +29,11 @@ export async function withDeadline<T>(
       reject(error);
     }, ms);
   });
-  const p = work(ac.signal);
-  p.catch(() => {});
   try {
+    // Inside the try: work that throws before it returns a promise clears the timer too, or the
+    // deadline would reject later with nobody listening.
+    const p = work(ac.signal);
+    p.catch(() => {});
     return await Promise.race([p, deadline]);
   } finally {
     clearTimeout(timer);
