@@ -37,7 +37,7 @@ export interface StatusEvaluation {
 }
 
 /** The parts of the status body read here (the body is the status endpoint's own answer). */
-interface StatusBodyParts {
+export interface StatusBodyParts {
   queues?: {
     name: string;
     depth: number | null;
@@ -50,13 +50,13 @@ interface StatusBodyParts {
 }
 
 /**
- * Runs the status evaluation (the status handler itself) and hands over its parts; the answer is
- * the status endpoint's response. `evaluation` is undefined when the database could not be read
- * (the response is then the status endpoint's 503, which still lists the queues).
+ * Runs the status evaluation (the status handler's own reader, in this process) and hands over its
+ * parts with the status body it produced. `evaluation` is undefined when the database could not be
+ * read (the body is then the status endpoint's 503 body, which still lists the queues).
  */
 export type EvaluateStatus = (
   c: Context,
-) => Promise<{ response: Response; evaluation: StatusEvaluation | undefined }>;
+) => Promise<{ body: StatusBodyParts; evaluation: StatusEvaluation | undefined }>;
 
 export const METRICS_PREFIX = "svcmon_";
 
@@ -249,8 +249,7 @@ export function registerMetrics(app: Hono, deps: MetricsRouteDeps): void {
   };
   const scrape = async (c: Context) => {
     const processMetrics = processRegistry();
-    const { response, evaluation } = await deps.evaluate(c);
-    const body = (await response.json()) as StatusBodyParts;
+    const { body, evaluation } = await deps.evaluate(c);
     const merged = Registry.merge([processMetrics, stateRegistry(evaluation, body)]);
     // prom-client writes a NaN value as `Nan` (the exposition format spells it `NaN`): the event-loop
     // lag gauges are NaN until the monitor has a sample, as in a scrape within 10 ms of the first.

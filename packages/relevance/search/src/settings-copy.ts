@@ -123,7 +123,14 @@ function stringList(value: unknown, path: string, errors: Issue[]): string[] {
 export function parseSettingsCopy(text: string): Result<SettingsView> {
   const json = parseJson(text, "the settings copy");
   if (!json.ok) return json;
-  const v = json.value;
+  return settingsViewOf(json.value);
+}
+
+/**
+ * A settings copy already in memory (the exporter's own `settingsCopy` of a record): the same
+ * checks and defaults as parseSettingsCopy, without serialising the value to read it back.
+ */
+export function settingsViewOf(v: unknown): Result<SettingsView> {
   if (!isPlainObject(v)) return fail([issue("", `must be an object, got ${describeType(v)}`)]);
   const errors: Issue[] = [];
   const type = v.type ?? "index";

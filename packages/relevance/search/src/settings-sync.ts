@@ -5,7 +5,7 @@
 import type { Change, TableItem } from "@relevance/settings";
 import { indexNameOf, settingsCopy } from "@relevance/settings";
 import { type IndexManager, IndexManagerError, type IndexSettings, indexUidOf } from "./index-manager.ts";
-import { parseSettingsCopy } from "./settings-copy.ts";
+import { settingsViewOf } from "./settings-copy.ts";
 
 export type SyncOutcome =
   /** Not an index record (an account, an API key) or an alias (no engine index of its own). */
@@ -17,7 +17,7 @@ export type SyncOutcome =
 
 /** The engine settings of a settings record, as search reads them from its KV copy; null for an alias. */
 export function engineSettingsOf(item: TableItem): IndexSettings | null {
-  const view = parseSettingsCopy(JSON.stringify(settingsCopy(item)));
+  const view = settingsViewOf(settingsCopy(item));
   if (!view.ok)
     throw new Error(
       `the settings record is malformed: ${view.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`,
