@@ -79,12 +79,14 @@ function sameValue(a: unknown, b: unknown): boolean {
   );
 }
 
+/** An empty searchable list and `["*"]` both mean every string field (engines answer either). */
+const comparable = (settings: IndexSettings): IndexSettings =>
+  settings.searchableAttributes.length === 0 ? { ...settings, searchableAttributes: ["*"] } : settings;
+
 /** Whether the engine's index already has these settings (false when it has no such index). */
 async function engineHolds(manager: IndexManager, uid: string, settings: IndexSettings): Promise<boolean> {
   try {
-    // An empty searchable list and `["*"]` both mean every string field; the engine answers `["*"]`.
-    const searchable = settings.searchableAttributes.length === 0 ? ["*"] : settings.searchableAttributes;
-    return sameValue(await manager.getSettings(uid), { ...settings, searchableAttributes: searchable });
+    return sameValue(comparable(await manager.getSettings(uid)), comparable(settings));
   } catch (error) {
     if (error instanceof IndexManagerError && error.error.code === "index_not_found") return false;
     throw error;
