@@ -48,10 +48,6 @@ export function engineSettingsOf(item: TableItem): IndexSettings | null {
   };
 }
 
-/**
- * Applies one change to the engine: an index record's settings (waiting for the task), or the
- * deletion of its index when the record is removed (an index that is already gone is fine).
- */
 export interface SyncOptions {
   /** How long to wait for the engine's task. Default 10 s. */
   taskTimeoutMs?: number;
@@ -93,6 +89,10 @@ async function engineHolds(manager: IndexManager, uid: string, settings: IndexSe
   }
 }
 
+/**
+ * Applies one change to the engine: an index record's settings (waiting for the task), or the
+ * deletion of its index when the record is removed (an index that is already gone is fine).
+ */
 export async function syncIndexSettings(
   change: Change,
   manager: IndexManager,
