@@ -79,6 +79,21 @@ describe.each(SEARCH_ENVIRONMENTS)("%s-EcomSearch", (env) => {
     });
   });
 
+  it("lets the exporter read one item of the table for its version check before an engine write", () => {
+    const table = ofType(json().Resources, "AWS::DynamoDB::Table")[0]?.[0];
+    const role = ofType(json().Resources, "AWS::IAM::Policy").find(([id]) => id.startsWith("Exporter"));
+    const dynamo = statementsOf(role?.[1]).filter((s) =>
+      JSON.stringify(s.Action).includes("dynamodb:GetItem"),
+    );
+    expect(dynamo).toEqual([
+      { Action: "dynamodb:GetItem", Effect: "Allow", Resource: { "Fn::GetAtt": [table, "Arn"] } },
+    ]);
+    template().hasResourceProperties("AWS::Lambda::Function", {
+      FunctionName: `${env}-ecom_settings_exporter`,
+      Environment: { Variables: Match.objectLike({ SETTINGS_TABLE_NAME: { Ref: table } }) },
+    });
+  });
+
   it("names the functions as the seed does and gives each its Cloudflare settings", () => {
     template().hasResourceProperties("AWS::Lambda::Function", {
       FunctionName: `${env}-ecom_settings_exporter`,

@@ -158,7 +158,12 @@ export class SearchStack extends Stack {
       memorySize: 256,
       // A failing change can take about 5 × 10 s (Cloudflare timeout) plus backoff before the batch stops at it.
       timeout: Duration.seconds(300),
-      environment: { ...kvEnvironment, MEILISEARCH_URL: meilisearchUrl.valueAsString },
+      environment: {
+        ...kvEnvironment,
+        MEILISEARCH_URL: meilisearchUrl.valueAsString,
+        // Read before an engine write: a change the table has replaced is not written again.
+        SETTINGS_TABLE_NAME: this.table.tableName,
+      },
       secretEnvironment: {
         CLOUDFLARE_API_TOKEN: { secret: kvWriteToken },
         MEILISEARCH_API_KEY: { secret: meilisearchKey },
@@ -169,6 +174,10 @@ export class SearchStack extends Stack {
         actions: STREAM_READ_ACTIONS,
         resources: [this.table.tableStreamArn as string],
       }),
+    );
+    // The version check before an engine write reads the record's current version (one item).
+    this.exporter.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ["dynamodb:GetItem"], resources: [this.table.tableArn] }),
     );
     // ListStreams has no resource-level permission (IAM: resource "*"); the mapping lists the table's streams.
     this.exporter.role.addToPrincipalPolicy(

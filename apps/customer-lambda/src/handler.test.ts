@@ -8,14 +8,14 @@ import type { AddressInfo } from "node:net";
 import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import { serve } from "@hono/node-server";
 import { createAdminApp, LAMBDA_MAX_RESPONSE_BYTES } from "@relevance/admin";
-import { syncIndexSettings } from "@relevance/search";
+import { type SyncOutcome, syncIndexSettings } from "@relevance/search";
 import { MeilisearchIndexManager } from "@relevance/search/meilisearch";
 import {
   MASTER_KEY,
   type MeilisearchDouble,
   startMeilisearchDouble,
 } from "@relevance/search/meilisearch/test-support";
-import { exportChange, type Logger } from "@relevance/settings";
+import { type Change, exportChange, type Logger } from "@relevance/settings";
 import { CloudflareRestKv } from "@relevance/settings/cloudflare-rest";
 import { changeFromStreamRecord, DynamoSettingsTable } from "@relevance/settings/dynamodb";
 import {
@@ -77,25 +77,24 @@ const deps = (extra: Record<string, string> = {}) =>
   depsFromEnv({ ...env, ...extra }, { table, kv: kv(), log: silent });
 
 /**
- * DynamoDB Streams, imitated: each run scans the table, compares every item with the last scan and
- * hands each difference to the exporter's logic as a stream record with both images.
+ * DynamoDB Streams, imitated: each read scans the table, compares every item with the last scan and
+ * returns each difference as the change a stream record with both images gives the exporter.
  */
-function streamPump() {
+function streamReader() {
   const seen = new Map<string, Record<string, unknown>>();
   let sequence = 100;
-  const manager = new MeilisearchIndexManager({ url: meili.url, apiKey: MASTER_KEY });
-  return async () => {
+  return async (): Promise<Change[]> => {
     const scan = await dynalite.client.send(new ScanCommand({ TableName: tableName }));
     const now = new Map<string, Record<string, unknown>>();
     for (const item of scan.Items ?? []) now.set(`${item.pk?.S}|${item.sk?.S}`, item);
     const changed = [...new Set([...seen.keys(), ...now.keys()])].filter(
       (key) => JSON.stringify(seen.get(key)) !== JSON.stringify(now.get(key)),
     );
-    for (const key of changed) {
+    const changes = changed.map((key) => {
       const [pk, sk] = key.split("|") as [string, string];
       const before = seen.get(key);
       const after = now.get(key);
-      const change = changeFromStreamRecord({
+      return changeFromStreamRecord({
         eventID: `e${++sequence}`,
         eventName: before === undefined ? "INSERT" : after === undefined ? "REMOVE" : "MODIFY",
         eventSource: "aws:dynamodb",
@@ -107,12 +106,28 @@ function streamPump() {
           StreamViewType: "NEW_AND_OLD_IMAGES",
         },
       });
-      await exportChange(change, { kv: kv(), log: silent });
-      const synced = await syncIndexSettings(change, manager, { taskTimeoutMs: 5000 });
-      expect(synced.status).not.toBe("failed");
-    }
+    });
     seen.clear();
     for (const [key, item] of now) seen.set(key, item);
+    return changes;
+  };
+}
+
+/** The exporter's logic for one change, as deployed: the KV copy, then the engine's settings. */
+async function exportToKvAndEngine(change: Change): Promise<SyncOutcome> {
+  await exportChange(change, { kv: kv(), log: silent });
+  const manager = new MeilisearchIndexManager({ url: meili.url, apiKey: MASTER_KEY });
+  return syncIndexSettings(change, manager, { taskTimeoutMs: 5000, table });
+}
+
+/** The stream, delivered at once: every change since the last run through the exporter's logic. */
+function streamPump() {
+  const read = streamReader();
+  return async () => {
+    for (const change of await read()) {
+      const synced = await exportToKvAndEngine(change);
+      expect(synced.status).not.toBe("failed");
+    }
   };
 }
 
@@ -208,6 +223,51 @@ describe("customer API on Lambda (DynamoDB, Meilisearch, Workers KV)", () => {
       apiKey: MASTER_KEY,
     }).getSettings(`${account}-catalog`);
     expect(meiliSettings.synonyms).toEqual({ couch: ["sofa"] });
+  });
+
+  it("writes each settings version to Meilisearch once, and a delayed stream batch never puts back an older one", async () => {
+    const read = streamReader();
+    const { account, apiKey } = await newAccount();
+    const call = createHandler(deps());
+    const as = (method: string, path: string, body?: unknown) =>
+      call(event(method, path, body, { "x-api-key": apiKey })).then((res) => ({
+        status: res.statusCode,
+        body: JSON.parse(res.body ?? "null"),
+      }));
+    const manager = new MeilisearchIndexManager({ url: meili.url, apiKey: MASTER_KEY });
+    const uid = `${account}-rugs`;
+    const settingsWrites = () =>
+      meili.indexRequests.filter((r) => r.method === "PATCH" && r.path === `/indexes/${uid}/settings`).length;
+    const created = await as("POST", "/api/v1/indexes", { name: "rugs" });
+    expect(created.status).toBe(201);
+    await manager.waitForTask(created.body.taskUid, { timeoutMs: 5000 });
+    for (const change of await read()) expect((await exportToKvAndEngine(change)).status).not.toBe("failed");
+
+    const first = await as("PATCH", "/api/v1/indexes/rugs/settings", { synonyms: { rug: ["carpet"] } });
+    expect(first.status).toBe(200);
+    await manager.waitForTask(first.body.taskUid, { timeoutMs: 5000 });
+    // The first PATCH's stream batch, held back (a slow or retried batch) until after the second PATCH.
+    const delayed = await read();
+    const second = await as("PATCH", "/api/v1/indexes/rugs/settings", { synonyms: { rug: ["mat"] } });
+    expect(second.status).toBe(200);
+    await manager.waitForTask(second.body.taskUid, { timeoutMs: 5000 });
+    const current = await table.get(account, "INDEX#rugs");
+    const routeWrites = settingsWrites();
+    expect(routeWrites).toBeGreaterThanOrEqual(2);
+
+    const late = [];
+    for (const change of delayed) late.push(await exportToKvAndEngine(change));
+    expect(late).toEqual([
+      { status: "superseded", uid, version: (current?.version ?? 0) - 1, current: current?.version },
+    ]);
+    expect((await manager.getSettings(uid)).synonyms).toEqual({ rug: ["mat"] });
+
+    const onTime = [];
+    for (const change of await read()) onTime.push(await exportToKvAndEngine(change));
+    expect(onTime).toEqual([{ status: "unchanged", uid, version: current?.version }]);
+    // The route's write was the only one: the stream wrote no settings to Meilisearch.
+    expect(settingsWrites()).toBe(routeWrites);
+    expect((await manager.getSettings(uid)).synonyms).toEqual({ rug: ["mat"] });
   });
 
   it("refuses the internal relevance config in a settings PATCH with 422 and changes nothing", async () => {

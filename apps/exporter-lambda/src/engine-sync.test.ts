@@ -7,11 +7,11 @@ import {
   type MeilisearchDouble,
   startMeilisearchDouble,
 } from "@relevance/search/meilisearch/test-support";
-import type { Logger } from "@relevance/settings";
+import type { Logger, SettingsTable, TableItem } from "@relevance/settings";
 import { openDatabase, SqliteKv } from "@relevance/settings/sqlite";
 import type { AttributeValue, DynamoDBRecord } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHandler, indexManagerFromEnv } from "./handler.ts";
+import { createHandler, indexManagerFromEnv, settingsTableFromEnv } from "./handler.ts";
 
 let meili: MeilisearchDouble;
 beforeAll(async () => {
@@ -54,7 +54,7 @@ const image = (index: string, extra: Record<string, AttributeValue>): Record<str
   ...extra,
 });
 
-function setup(url = meili.url, key = MASTER_KEY) {
+function setup(url = meili.url, key = MASTER_KEY, table?: Pick<SettingsTable, "get">) {
   const lines: Array<{ level: string; message: string; fields: Record<string, unknown> }> = [];
   const log: Logger = {
     info: (message, fields = {}) => lines.push({ level: "info", message, fields }),
@@ -69,6 +69,7 @@ function setup(url = meili.url, key = MASTER_KEY) {
     engineTaskTimeoutMs: 2000,
     retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
     now: () => 1_795_305_600_000 + 750,
+    ...(table === undefined ? {} : { table }),
   });
   return { handle, indexManager, lines };
 }
@@ -138,6 +139,60 @@ describe("index settings from the stream to the search engine", () => {
     expect(lines.some((l) => l.level === "error" && /not applied to the search engine/.test(l.message))).toBe(
       true,
     );
+  });
+
+  it("with the table, writes a version the engine lacks once, and never a version the table has replaced", async () => {
+    // The table's current record of each key, as the settings table answers `get`.
+    const current = new Map<string, TableItem>();
+    const table = { get: async (pk: string, sk: string) => current.get(`${pk}|${sk}`) ?? null };
+    const { handle, indexManager, lines } = setup(meili.url, MASTER_KEY, table);
+    const writes = () =>
+      meili.indexRequests.filter((r) => r.method === "PATCH" && r.path === "/indexes/acct_1-mats/settings")
+        .length;
+    const item = (version: number, synonyms: Record<string, string[]>): TableItem => ({
+      pk: "acct_1",
+      sk: "INDEX#mats",
+      version,
+      attributes: { type: "index", primary_key: "id", synonyms },
+    });
+    const record = (version: number, word: string) =>
+      streamRecord("MODIFY", "INDEX#mats", {
+        NewImage: image("mats", {
+          version: { N: String(version) },
+          synonyms: { M: { mat: { L: [{ S: word }] } } },
+        }),
+        OldImage: image("mats", { version: { N: String(version - 1) } }),
+      });
+
+    // A direct table edit: the engine does not have it yet, so the stream writes it.
+    current.set("acct_1|INDEX#mats", item(1, { mat: ["rug"] }));
+    expect(await handle({ Records: [record(1, "rug")] })).toEqual({ batchItemFailures: [] });
+    expect((await indexManager.getSettings("acct_1-mats")).synonyms).toEqual({ mat: ["rug"] });
+    expect(writes()).toBe(1);
+
+    // Version 3 is in the table and the engine (the customer API wrote both); version 2 arrives late.
+    current.set("acct_1|INDEX#mats", item(3, { mat: ["carpet"] }));
+    await indexManager.waitForTask(
+      (await indexManager.updateSettings("acct_1-mats", { synonyms: { mat: ["carpet"] } })).taskUid,
+    );
+    expect(await handle({ Records: [record(2, "doormat"), record(3, "carpet")] })).toEqual({
+      batchItemFailures: [],
+    });
+    expect((await indexManager.getSettings("acct_1-mats")).synonyms).toEqual({ mat: ["carpet"] });
+    expect(writes()).toBe(2);
+    expect(
+      lines
+        .filter((l) => l.message.endsWith("not written to the search engine"))
+        .map((l) => [l.message, l.fields.version, l.fields.currentVersion]),
+    ).toEqual([
+      ["index settings superseded: not written to the search engine", 2, 3],
+      ["index settings unchanged: not written to the search engine", 3, undefined],
+    ]);
+  });
+
+  it("reads the table for its version check when SETTINGS_TABLE_NAME names it", () => {
+    expect(settingsTableFromEnv({})).toBeNull();
+    expect(settingsTableFromEnv({ SETTINGS_TABLE_NAME: "dev-EcomIndexSettingsTable" })).not.toBeNull();
   });
 
   it("is off without MEILISEARCH_URL, and refuses a URL without its key", () => {

@@ -2,6 +2,7 @@
 // Deployed with an event source mapping that has FunctionResponseTypes: ["ReportBatchItemFailures"]
 // (see ../README.md).
 
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type IndexManager, syncIndexSettings } from "@relevance/search";
 import { MeilisearchIndexManager } from "@relevance/search/meilisearch";
 import {
@@ -11,10 +12,11 @@ import {
   type Kv,
   type Logger,
   type RetryPolicy,
+  type SettingsTable,
   settingsCopyKey,
 } from "@relevance/settings";
 import { CloudflareRestKv } from "@relevance/settings/cloudflare-rest";
-import { changeFromStreamRecord } from "@relevance/settings/dynamodb";
+import { changeFromStreamRecord, DynamoSettingsTable } from "@relevance/settings/dynamodb";
 import { jsonLogger } from "@relevance/settings/json-logger";
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from "aws-lambda";
 
@@ -26,6 +28,12 @@ export interface ExporterHandlerOptions {
    * engine index after the KV copy, and a removed record deletes the engine index. Absent: KV only.
    */
   indexManager?: IndexManager;
+  /**
+   * The settings table the stream comes from: with it, the engine gets each version once and never
+   * an older one after a newer (a customer PATCH writes the engine itself; syncIndexSettings).
+   * Absent: every change is applied in stream order.
+   */
+  table?: Pick<SettingsTable, "get">;
   /** How long to wait for the engine's settings task. Default 10 s. */
   engineTaskTimeoutMs?: number;
   /** Milliseconds; for the lag reported with each applied change. Default Date.now. */
@@ -100,6 +108,7 @@ export function createHandler(options: ExporterHandlerOptions): ExporterHandler 
       if (options.indexManager !== undefined) {
         const synced = await syncIndexSettings(change, options.indexManager, {
           taskTimeoutMs: options.engineTaskTimeoutMs ?? 10_000,
+          ...(options.table === undefined ? {} : { table: options.table }),
         });
         if (synced.status === "failed") {
           log.error(
@@ -112,7 +121,14 @@ export function createHandler(options: ExporterHandlerOptions): ExporterHandler 
           );
           return stopAt(record);
         }
-        if (synced.status !== "ignored") {
+        if (synced.status === "superseded" || synced.status === "unchanged") {
+          log.info(`index settings ${synced.status}: not written to the search engine`, {
+            ...fields,
+            uid: synced.uid,
+            version: synced.version,
+            ...(synced.status === "superseded" ? { currentVersion: synced.current } : {}),
+          });
+        } else if (synced.status !== "ignored") {
           // Lag: from the table write (the stream record's creation time) to the engine's finished task.
           const created = record.dynamodb?.ApproximateCreationDateTime;
           const now = (options.now ?? Date.now)();
@@ -154,16 +170,28 @@ export function indexManagerFromEnv(env: Record<string, string | undefined>): In
   return new MeilisearchIndexManager({ url, apiKey });
 }
 
+/**
+ * The settings table the stream belongs to, read for the version check before an engine write, when
+ * SETTINGS_TABLE_NAME is set (the stack sets it); null writes every change in stream order.
+ */
+export function settingsTableFromEnv(env: Record<string, string | undefined>): SettingsTable | null {
+  const tableName = (env.SETTINGS_TABLE_NAME ?? "").trim();
+  if (tableName === "") return null;
+  return new DynamoSettingsTable({ client: new DynamoDBClient({}), tableName });
+}
+
 let deployed: ExporterHandler | undefined;
 
 /** The Lambda entry point (`handler.handler` in the esbuild bundle). Built on first use, then reused. */
 export const handler: ExporterHandler = async (event) => {
   if (deployed === undefined) {
     const indexManager = indexManagerFromEnv(process.env);
+    const table = indexManager === null ? null : settingsTableFromEnv(process.env);
     deployed = createHandler({
       kv: kvFromEnv(process.env),
       log: jsonLogger("ecom_settings_exporter"),
       ...(indexManager === null ? {} : { indexManager }),
+      ...(table === null ? {} : { table }),
     });
   }
   return deployed(event);

@@ -54,5 +54,5 @@ export {
   parseSettingsCopy,
   type SettingsView,
 } from "./settings-copy.ts";
-export { engineSettingsOf, type SyncOutcome, syncIndexSettings } from "./settings-sync.ts";
+export { engineSettingsOf, type SyncOptions, type SyncOutcome, syncIndexSettings } from "./settings-sync.ts";
 export { searchTuningProblems, type WorkerEnvProblem, workerEnvProblems } from "./worker-env.ts";

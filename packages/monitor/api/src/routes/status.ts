@@ -157,8 +157,8 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
 
 export function statusRoutes(auth: MiddlewareHandler, readStatus: ReadStatus): OpenAPIHono<BlankEnv> {
   const app = monitorRoutes();
-  const answer = async (c: Context, evaluated?: (e: StatusEvaluation) => void) => {
-    const r = await readStatus(c.req.path, evaluated);
+  const answer = async (c: Context) => {
+    const r = await readStatus(c.req.path);
     return r.ok ? c.json(r.body, 200) : c.json(r.body, 503);
   };
   app.openapi(statusRoute("/api/system/status"), (c) => answer(c));
@@ -168,6 +168,8 @@ export function statusRoutes(auth: MiddlewareHandler, readStatus: ReadStatus): O
   app.openAPIRegistry.registerPath(metricsRoute("/api/system/metrics"));
   registerMetrics(app, {
     auth,
+    // The same reader as the status routes, called directly: the metrics take its body and
+    // evaluation as values, not through an HTTP answer parsed back.
     evaluate: async (c) => {
       let evaluation: StatusEvaluation | undefined;
       const r = await readStatus(c.req.path, (e) => {

@@ -1,0 +1,95 @@
+// The search system of the embedded stack: the settings table and its change log, the KV copies,
+// the documents and the embedded engine behind the IndexManager port (SQLite files in DATA_DIR), and
+// the settings exporter tailing the change log into KV. docs/architecture.md, apps/local.
+import { join } from "node:path";
+import {
+  EmbeddedIndexManager,
+  EmbeddedRetrieval,
+  SqliteIndexSnapshotStore,
+} from "@relevance/search-embedded";
+import { ChangeTailer, type Logger } from "@relevance/settings";
+import {
+  openDatabase,
+  SqliteChangeLog,
+  SqliteDocumentStore,
+  SqliteKv,
+  SqliteSettingsTable,
+} from "@relevance/settings/sqlite";
+import type { LocalConfig } from "../env.ts";
+
+export interface SearchSystem {
+  table: SqliteSettingsTable;
+  kv: SqliteKv;
+  documents: SqliteDocumentStore;
+  /** The embedded index manager behind the customer API's index writes (tasks in settings.db). */
+  indexManager: EmbeddedIndexManager;
+  changeLog: SqliteChangeLog;
+  tailer: ChangeTailer | null;
+  retrieval: EmbeddedRetrieval;
+  /** Ends the work in flight: the exporter, the engine's snapshots and its task worker. */
+  drain(): Promise<void>;
+  /** Closes the databases (after drain, and after everything that reads them). */
+  close(): void;
+}
+
+export function startSearchSystem(config: LocalConfig, log: Logger): SearchSystem {
+  const settingsDb = openDatabase(join(config.dataDir, "settings.db"));
+  const kvDb = openDatabase(join(config.dataDir, "kv.db"));
+  const table = new SqliteSettingsTable(settingsDb);
+  const changeLog = new SqliteChangeLog(settingsDb);
+  const kv = new SqliteKv(kvDb);
+  const documents = new SqliteDocumentStore(settingsDb);
+  // Index writes go through the IndexManager port, as they go to Meilisearch in production: tasks
+  // (GET /api/v1/tasks/{uid}) in the same database, processed in order by an in-process worker.
+  const indexManager = new EmbeddedIndexManager({ db: settingsDb, documents, logger: log });
+
+  let tailer: ChangeTailer | null = null;
+  let unsubscribe = () => {};
+  if (config.exporter) {
+    const t = new ChangeTailer(changeLog, {
+      kv,
+      log,
+      onExported: (change, outcome) => {
+        if (outcome.status !== "ignored") {
+          log.info("settings exported", {
+            sequence: Number(change.sequence),
+            pk: change.pk,
+            sk: change.sk,
+            ...outcome,
+          });
+        }
+      },
+    });
+    // Writes in this process wake the exporter at once; the poll covers writes by other processes.
+    const off = table.onChange(() => t.poke());
+    unsubscribe = () => off();
+    t.start();
+    tailer = t;
+  }
+
+  const retrieval = new EmbeddedRetrieval({
+    documents,
+    store: new SqliteIndexSnapshotStore(settingsDb),
+    logger: log,
+  });
+
+  return {
+    table,
+    kv,
+    documents,
+    indexManager,
+    changeLog,
+    tailer,
+    retrieval,
+    async drain() {
+      unsubscribe();
+      await tailer?.stop();
+      await retrieval.flush();
+      await indexManager.idle();
+    },
+    close() {
+      settingsDb.close();
+      kvDb.close();
+    },
+  };
+}
