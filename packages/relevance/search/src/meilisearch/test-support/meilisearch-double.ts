@@ -27,6 +27,8 @@ export interface MeilisearchDouble {
   requests: RecordedRequest[];
   /** Every request to the index management endpoints (`indexRoutes`), in order. */
   indexRequests: IndexRequest[];
+  /** Searches of a `*-slow` index answered so far (each `slowMs` after it arrived). */
+  readonly slowSearchesAnswered: number;
   close(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export interface MeilisearchDouble {
  */
 export async function startMeilisearchDouble(slowMs = 1000): Promise<MeilisearchDouble> {
   const requests: RecordedRequest[] = [];
+  let slowSearchesAnswered = 0;
   const app = new Hono();
   const indexRequests = indexRoutes(app, slowMs);
   app.post("/indexes/:uid/search", async (c) => {
@@ -82,7 +85,10 @@ export async function startMeilisearchDouble(slowMs = 1000): Promise<Meilisearch
         400,
       );
     }
-    if (uid.endsWith("-slow")) await new Promise((resolve) => setTimeout(resolve, slowMs));
+    if (uid.endsWith("-slow")) {
+      await new Promise((resolve) => setTimeout(resolve, slowMs));
+      slowSearchesAnswered++;
+    }
     const all: Record<string, unknown>[] = [
       { id: 1, title: "Red running shoes", tags: ["shoes", "running"] },
       { id: 2, title: "Blue running shorts", tags: ["apparel"] },
@@ -188,6 +194,9 @@ export async function startMeilisearchDouble(slowMs = 1000): Promise<Meilisearch
     url: `http://127.0.0.1:${port}`,
     requests,
     indexRequests,
+    get slowSearchesAnswered() {
+      return slowSearchesAnswered;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         if ("closeAllConnections" in server) server.closeAllConnections();

@@ -39,6 +39,10 @@ export class CloudflareApiDouble {
     authorization: string | null;
   }[] = [];
   delayMs = 0;
+  /** Requests waiting for `releaseAnswers()`, while `holdAnswers()` is on. */
+  waiting = 0;
+  private held: Promise<void> | undefined;
+  private release: () => void = () => {};
   failWith500 = false;
   private server: ServerType | undefined;
   private nextNamespace = 0;
@@ -51,7 +55,18 @@ export class CloudflareApiDouble {
     return id;
   }
 
+  /** Until `releaseAnswers()`, every request waits unanswered (an API slower than any timeout). */
+  holdAnswers(): void {
+    this.held ??= new Promise((resolve) => (this.release = resolve));
+  }
+
+  releaseAnswers(): void {
+    this.release();
+    this.held = undefined;
+  }
+
   reset(): void {
+    this.releaseAnswers();
     this.delayMs = 0;
     this.failWith500 = false;
     this.clockOffsetMs = 0;
@@ -70,6 +85,11 @@ export class CloudflareApiDouble {
         authorization: c.req.header("authorization") ?? null,
       });
       if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
+      if (this.held) {
+        this.waiting++;
+        await this.held;
+        this.waiting--;
+      }
       c.header("date", new Date(Date.now() + this.clockOffsetMs).toUTCString());
       if (this.failWith500) return c.json(failure(10001, "Internal server error"), 500);
       if (c.req.header("authorization") !== `Bearer ${DOUBLE_TOKEN}`) {
