@@ -113,6 +113,26 @@ describe("findViolations", () => {
     ]);
   });
 
+  it("keeps each system's deployables to their own system; npm start composes both", () => {
+    expect(
+      summary([
+        edge(
+          "apps/monitor-lambda/src/a.ts",
+          "@relevance/settings",
+          "packages/relevance/settings/src/index.ts",
+        ),
+        edge("apps/edge-worker/src/b.ts", "@monitor/core", "packages/monitor/core/src/index.ts"),
+        edge("apps/svcmon/src/c.ts", "@monitor/core", "packages/monitor/core/src/index.ts"),
+        edge("apps/monitor-lambda/src/d.ts", "@shared/kernel", "packages/shared/kernel/src/index.ts"),
+        edge("apps/local/src/e.ts", "@monitor/core", "packages/monitor/core/src/index.ts"),
+        edge("apps/local/src/f.ts", "@relevance/core", "packages/relevance/core/src/index.ts"),
+      ]),
+    ).toEqual([
+      "system apps/monitor-lambda/src/a.ts @relevance/settings",
+      "system apps/edge-worker/src/b.ts @monitor/core",
+    ]);
+  });
+
   it("does not let an app's source (only its tests) start another app through test-support", () => {
     expect(
       summary([edge("apps/cli/src/x.ts", "@apps/local/test-support", "apps/local/src/test-support.ts")]),

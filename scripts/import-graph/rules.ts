@@ -11,7 +11,9 @@
  *   - system: the packages form two systems and a kernel (packages/<system>/<name>): a package of
  *     `shared` imports only `shared`; one of `relevance` or `monitor` imports its own system and
  *     `shared`, never the other system; `testing` (test data that exercises both) may import any
- *     package, and only tests and benchmarks import it.
+ *     package, and only tests and benchmarks import it. An app belongs to the system it deploys
+ *     (APP_SYSTEM) and follows the same rule; `apps/local` (npm start) composes both systems and
+ *     may import either.
  * Root tooling (scripts/, training/) is no workspace: it sits above infra and only the cycle rule
  * applies to it.
  */
@@ -54,13 +56,32 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   testing: ["testing", "relevance", "monitor", "shared"],
 };
 
+/**
+ * The system each deployable belongs to. An app missing here belongs to none and is not checked:
+ * `local` runs both systems in one process on purpose.
+ */
+const APP_SYSTEM: Record<string, string> = {
+  "admin-lambda": "relevance",
+  cli: "relevance",
+  "customer-lambda": "relevance",
+  "edge-worker": "relevance",
+  "exporter-lambda": "relevance",
+  "monitor-lambda": "monitor",
+  svcmon: "monitor",
+};
+
 export function unitOf(file: string): Unit {
   const [top, second, third] = file.split("/");
   if (top === "packages" && second && third) {
     return { kind: "package", dir: `packages/${second}/${third}`, system: second };
   }
   const name = second;
-  if (top === "apps" && name) return { kind: "app", dir: `apps/${name}` };
+  if (top === "apps" && name) {
+    const system = APP_SYSTEM[name];
+    return system === undefined
+      ? { kind: "app", dir: `apps/${name}` }
+      : { kind: "app", dir: `apps/${name}`, system };
+  }
   if (top === "infra") return { kind: "infra", dir: "infra" };
   return { kind: "tooling", dir: "tooling" };
 }
@@ -88,8 +109,12 @@ function layerViolations(edge: Edge): Violation[] {
   if (isRelative(edge.specifier)) {
     found.push({ rule: "relative-across", ...at, detail: `${from.dir} reaches into ${to.dir} by path` });
   }
-  if (from.system !== undefined && to.system !== undefined) {
-    const allowed = MAY_IMPORT[from.system] ?? [];
+  if (from.system !== undefined && to.system !== undefined && from.system in MAY_IMPORT) {
+    const allowed = [
+      ...(MAY_IMPORT[from.system] ?? []),
+      // An app's tests may drive it with the test data of `testing` (a devDependency of the app).
+      ...(from.kind === "app" && /\.test\.ts$/.test(edge.from) ? ["testing"] : []),
+    ];
     if (!allowed.includes(to.system)) {
       found.push({
         rule: "system",

@@ -5,8 +5,8 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type AdminDeps, bodyLimitsFromEnv, createAdminApp } from "@relevance/admin";
 import { CloudflareRestKv } from "@relevance/settings/cloudflare-rest";
 import { DynamoSettingsTable } from "@relevance/settings/dynamodb";
-import { jsonLogger } from "@relevance/settings/json-logger";
 import { lambdaClientAddress, lambdaStageProblem, missingEnv } from "@shared/http";
+import { jsonLogger } from "@shared/kernel/json-logger";
 import { handle } from "hono/aws-lambda";
 
 const COMPONENT = "AdminInternalApi";

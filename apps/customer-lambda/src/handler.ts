@@ -14,8 +14,9 @@ import { MeilisearchIndexManager, MeilisearchRetrieval } from "@relevance/search
 import type { Kv, Logger, SettingsTable } from "@relevance/settings";
 import { CloudflareRestKv } from "@relevance/settings/cloudflare-rest";
 import { DynamoSettingsTable } from "@relevance/settings/dynamodb";
-import { jsonLogger } from "@relevance/settings/json-logger";
 import { lambdaClientAddress, lambdaStageProblem, missingEnv } from "@shared/http";
+import { errorMessage } from "@shared/kernel";
+import { jsonLogger } from "@shared/kernel/json-logger";
 import { handle, type LambdaContext, type LambdaEvent } from "hono/aws-lambda";
 import { type CustomerApiDeps, createCustomerApi } from "./app.ts";
 
@@ -53,7 +54,7 @@ export function customerEnvProblems(env: Record<string, string | undefined>): Wo
   try {
     bodyLimitsFromEnv(env);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     problems.push({ name: message.split(" ")[0] ?? "MAX_JSON_BODY_BYTES", message });
   }
   return problems;

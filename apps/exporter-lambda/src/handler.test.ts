@@ -1,6 +1,6 @@
 import type { Kv, Logger } from "@relevance/settings";
-import { jsonLogger } from "@relevance/settings/json-logger";
 import { openDatabase, SqliteKv } from "@relevance/settings/sqlite";
+import { jsonLogger } from "@shared/kernel/json-logger";
 import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { createHandler, kvFromEnv } from "./handler.ts";

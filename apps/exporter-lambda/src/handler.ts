@@ -17,7 +17,8 @@ import {
 } from "@relevance/settings";
 import { CloudflareRestKv } from "@relevance/settings/cloudflare-rest";
 import { changeFromStreamRecord, DynamoSettingsTable } from "@relevance/settings/dynamodb";
-import { jsonLogger } from "@relevance/settings/json-logger";
+import { errorMessage } from "@shared/kernel";
+import { jsonLogger } from "@shared/kernel/json-logger";
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from "aws-lambda";
 
 export interface ExporterHandlerOptions {
@@ -53,7 +54,7 @@ function stopAt(record: DynamoDBRecord): DynamoDBBatchResponse {
   return { batchItemFailures: [{ itemIdentifier: sequence }] };
 }
 
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+const message = errorMessage;
 
 /**
  * The handler: every record of the batch, in order, through exportChange (which retries on its

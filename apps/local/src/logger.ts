@@ -1,5 +1,5 @@
 import type { Logger } from "@relevance/settings";
-import { jsonLogger } from "@relevance/settings/json-logger";
+import { jsonLogger } from "@shared/kernel/json-logger";
 import { type BannerInfo, renderBanner } from "./banner.ts";
 import { formatHumanLine, type Level, logEntry, routineKind, summarizeHidden } from "./human-log.ts";
 import type { LogOutput } from "./log-format.ts";

@@ -22,8 +22,8 @@ import {
 import type { SilenceStore, TransitionStore } from "@monitor/core";
 import { type Channel, createChannels } from "@monitor/notify";
 import { AlertEngine } from "@monitor/runtime";
-import type { Logger } from "@relevance/settings";
-import { jsonLogger } from "@relevance/settings/json-logger";
+import type { Logger } from "@shared/kernel";
+import { jsonLogger } from "@shared/kernel/json-logger";
 import { alertsFromEnv, clickHouseFromEnv, orThrow } from "./config.ts";
 import { type QueueHealthRead, queueHealthFromEnv } from "./queues.ts";
 import { once, openStore } from "./store.ts";

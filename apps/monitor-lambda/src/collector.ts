@@ -8,8 +8,8 @@
 import { ClickHouseCollectorRegistry, type ClickHouseRunStore } from "@monitor/clickhouse";
 import type { Collector, RegionSource, RunStore } from "@monitor/core";
 import { accountsFromStore, type RunOutcome, Scheduler, type SchedulerOptions } from "@monitor/runtime";
-import type { Logger } from "@relevance/settings";
-import { jsonLogger } from "@relevance/settings/json-logger";
+import type { Logger } from "@shared/kernel";
+import { jsonLogger } from "@shared/kernel/json-logger";
 import { awsClients, COLLECTORS_MODULE, lambdaCollectors } from "./collectors.ts";
 import {
   type CollectorSettings,

@@ -27,6 +27,7 @@ import {
 import type { Collector, HierarchyRules, RegionSource, RuntimeLogEvent } from "@monitor/core";
 import { ClickHouseCostStore } from "@monitor/cost";
 import { hierarchyBuilder } from "@monitor/runtime";
+import { errorMessage } from "@shared/kernel";
 import type { CollectorWiring } from "./config.ts";
 
 export const COLLECTORS_MODULE = "apps/monitor-lambda/src/collectors.ts";
@@ -86,7 +87,7 @@ export function lambdaCollectors(deps: LambdaCollectorDeps): LambdaCollectors {
     onError: (err) =>
       log({
         level: "error",
-        msg: `cost re-attribution failed: ${err instanceof Error ? err.message : String(err)}`,
+        msg: `cost re-attribution failed: ${errorMessage(err)}`,
       }),
   });
   const hierarchy = hierarchyBuilder({

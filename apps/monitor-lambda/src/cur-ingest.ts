@@ -19,8 +19,9 @@ import {
   type IngestResult,
   type S3Auth,
 } from "@monitor/cost";
-import type { Logger } from "@relevance/settings";
-import { jsonLogger } from "@relevance/settings/json-logger";
+import type { Logger } from "@shared/kernel";
+import { errorMessage } from "@shared/kernel";
+import { jsonLogger } from "@shared/kernel/json-logger";
 import { clickHouseFromEnv, orThrow } from "./config.ts";
 import {
   type CurManifest,
@@ -72,7 +73,7 @@ export type CurIngestSummary =
 type Env = Record<string, string | undefined>;
 
 const uri = (l: S3Location) => `s3://${l.bucket}/${l.key}`;
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const messageOf = errorMessage;
 const listed = (errors: readonly Issue[]) => errors.map((e) => `${e.path || "(root)"}: ${e.message}`);
 
 export function curIngestFromEnv(env: Env): Result<CurIngestSettings> {

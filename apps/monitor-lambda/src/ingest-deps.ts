@@ -1,7 +1,7 @@
 /** What the queue-batch ingest handler (ingest.ts) needs from the kind of event it stores (event-ingest.ts). */
 
 import type { Result } from "@monitor/core";
-import type { Logger } from "@relevance/settings";
+import type { Logger } from "@shared/kernel";
 
 export interface StoreOutcome {
   stored: number;

@@ -9,7 +9,8 @@
 
 import { ClickHouseCollectorRegistry, ClickHouseResourceEventSink } from "@monitor/clickhouse";
 import { RunStoreUnavailable } from "@monitor/core";
-import { jsonLogger } from "@relevance/settings/json-logger";
+import { errorMessage } from "@shared/kernel";
+import { jsonLogger } from "@shared/kernel/json-logger";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { clickHouseFromEnv, orThrow, runIntakeFromEnv } from "./config.ts";
 import { messageIngest } from "./event-ingest.ts";
@@ -20,7 +21,7 @@ export type { IngestDeps, StoreOutcome } from "./ingest-deps.ts";
 
 export type IngestHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
 
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const messageOf = errorMessage;
 
 /**
  * The batch handler. The valid events go to the store in one call; when the store refuses that call

@@ -21,9 +21,9 @@ import {
 } from "@monitor/core";
 import { ClickHouseCostStore } from "@monitor/cost";
 import { firingAlerts } from "@monitor/runtime";
-import type { Logger } from "@relevance/settings";
-import { jsonLogger } from "@relevance/settings/json-logger";
 import { type AuthThrottle, lambdaClientAddress } from "@shared/http";
+import type { Logger } from "@shared/kernel";
+import { jsonLogger } from "@shared/kernel/json-logger";
 import type { Hono } from "hono";
 import { handle } from "hono/aws-lambda";
 import {

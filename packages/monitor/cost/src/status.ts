@@ -3,6 +3,7 @@
  * the status route's bound: the status answers even when the cost tables do not.
  */
 import { type OwnCostReport, settleWithin } from "@monitor/core";
+import { errorMessage } from "@shared/kernel";
 
 export interface OwnCostStatus {
   own_cost?: OwnCostReport | null;
@@ -23,6 +24,6 @@ export async function ownCostForStatus(
   const err = r.error;
   return {
     own_cost: null,
-    own_cost_error: `own cost could not be read: ${err instanceof Error ? err.message : String(err)}`,
+    own_cost_error: `own cost could not be read: ${errorMessage(err)}`,
   };
 }

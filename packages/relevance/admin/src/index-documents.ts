@@ -4,6 +4,7 @@
 
 import { documentStats, type Logger } from "@relevance/settings";
 import { ApiError } from "@shared/http";
+import { errorMessage } from "@shared/kernel";
 import type { BackendTask, DocumentStore, IndexBackend, TaskSummary } from "./ports.ts";
 
 const encoder = new TextEncoder();
@@ -21,7 +22,7 @@ export interface IndexStatsView {
 export function backendReadFailed(log: Logger, what: string, error: unknown): ApiError {
   log.error("search backend read failed", {
     read: what,
-    error: error instanceof Error ? error.message : String(error),
+    error: errorMessage(error),
   });
   return new ApiError(502, "backend_unavailable", `the search backend could not be read (${what}); retry`);
 }

@@ -41,6 +41,7 @@ import {
 } from "@relevance/settings";
 import { transaction } from "@relevance/settings/sqlite";
 import { storageFullCause } from "@shared/http";
+import { errorMessage } from "@shared/kernel";
 
 export interface EmbeddedIndexManagerOptions {
   /** The database that holds the documents (the `tasks` and `managed_indexes` tables are added to it). */
@@ -539,11 +540,7 @@ export class EmbeddedIndexManager implements IndexManager {
       });
       return storageFullTaskError("the task's writes were");
     }
-    return taskError(
-      "internal",
-      `An internal error has occurred. \`${thrown instanceof Error ? thrown.message : String(thrown)}\`.`,
-      "internal",
-    );
+    return taskError("internal", `An internal error has occurred. \`${errorMessage(thrown)}\`.`, "internal");
   }
 
   /**

@@ -1,4 +1,5 @@
 import { formatIssues, validateStoredRelevanceTriggerConfig } from "@relevance/core";
+import { errorMessage } from "@shared/kernel";
 import type { Change, Kv, Logger } from "./ports.ts";
 import { copyOf, settingsCopyKey } from "./records.ts";
 
@@ -70,7 +71,7 @@ export async function exportChange(change: Change, deps: ExporterDeps): Promise<
       if (oldKey !== null && oldKey !== key) await kv.delete(oldKey);
       return { status: "written", key };
     } catch (error) {
-      lastError = error instanceof Error ? error.message : String(error);
+      lastError = errorMessage(error);
       if (attempt < retry.attempts) {
         const delay = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1));
         log.warn("settings export failed; retrying", {

@@ -1,4 +1,5 @@
 import type { Issue, Logger } from "@shared/kernel";
+import { errorMessage } from "@shared/kernel";
 import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -108,7 +109,7 @@ export function onError(log: Logger): ErrorHandler {
     log.error("request failed", {
       method: c.req.method,
       path: c.req.path,
-      error: err instanceof Error ? err.message : String(err),
+      error: errorMessage(err),
       stack: err instanceof Error ? err.stack : undefined,
     });
     return c.json(INTERNAL_ERROR, 500);

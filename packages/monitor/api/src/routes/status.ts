@@ -17,6 +17,7 @@ import {
   warnings,
 } from "@monitor/runtime";
 import { ApiError } from "@shared/http";
+import { errorMessage } from "@shared/kernel";
 import type { Context, MiddlewareHandler } from "hono";
 import type { BlankEnv } from "hono/types";
 import type { MonitorContext } from "../context.ts";
@@ -139,7 +140,7 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
         err instanceof RunStoreUnavailable || (err instanceof ApiError && err.status === 503);
       if (!unavailable) throw err;
       // The parts that do not live in the database (queues) still answer; the database is marked.
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       log.warn("analytics database unavailable", { path, error: message });
       return {
         ok: false as const,

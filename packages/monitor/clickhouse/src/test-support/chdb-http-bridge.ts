@@ -10,6 +10,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
+import { errorMessage } from "@shared/kernel";
 import { createChdbConnection } from "chdb/connection";
 
 export interface ChdbHttpBridge {
@@ -64,7 +65,7 @@ export async function startChdbHttpBridge(path: string): Promise<ChdbHttpBridge>
       });
       res.end(Buffer.concat(answer));
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       const code = /Code: (\d+)/.exec(message)?.[1] ?? "1001";
       res.writeHead(500, {
         "content-type": "text/plain; charset=UTF-8",

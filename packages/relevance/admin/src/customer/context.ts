@@ -4,6 +4,7 @@
  */
 import type { TableItem } from "@relevance/settings";
 import { ApiError, notFound, STORAGE_FULL_CODE, storageFullCause, storageFullError } from "@shared/http";
+import { errorMessage } from "@shared/kernel";
 import type { Context } from "hono";
 import type { CustomerEnv } from "../auth.ts";
 import {
@@ -90,7 +91,7 @@ export function customerContext(deps: CustomerDeps): CustomerContext {
       log.error("index manager refused a write", {
         account: account(c),
         write: what,
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       });
       throw new ApiError(502, "backend_unavailable", `the search backend did not take the ${what}; retry`);
     }

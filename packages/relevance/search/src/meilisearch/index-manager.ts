@@ -3,6 +3,7 @@
 // are never followed (the key would go with them) and every request has a timeout.
 // docs/search.md, "Index management".
 
+import { errorMessage } from "@shared/kernel";
 import {
   type EnqueuedTask,
   Meilisearch,
@@ -320,10 +321,6 @@ export function failureOf(error: unknown, timeoutMs: number): IndexManagerError 
   // The client parses every body as JSON: a proxy's HTML page throws a SyntaxError.
   return new IndexManagerError(
     "unavailable",
-    taskError(
-      "unavailable",
-      `Meilisearch answered something unreadable: ${error instanceof Error ? error.message : String(error)}`,
-      "system",
-    ),
+    taskError("unavailable", `Meilisearch answered something unreadable: ${errorMessage(error)}`, "system"),
   );
 }

@@ -1,4 +1,5 @@
 import { isPlainObject } from "@relevance/core";
+import { errorMessage } from "@shared/kernel";
 import type { Retrieval, RetrievalResult, SearchQuery, SearchTarget } from "../ports.ts";
 import { RetrievalError } from "../ports.ts";
 import { retrievalErrorOf } from "./errors.ts";
@@ -79,10 +80,7 @@ export class MeilisearchRetrieval implements Retrieval {
       if (timedOut) {
         throw new RetrievalError("timeout", `Meilisearch did not answer within ${this.timeoutMs} ms`);
       }
-      throw new RetrievalError(
-        "unavailable",
-        `Meilisearch could not be reached: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      throw new RetrievalError("unavailable", `Meilisearch could not be reached: ${errorMessage(error)}`);
     } finally {
       clearTimeout(timer);
     }

@@ -1,5 +1,7 @@
 // Kv over the Cloudflare API (Workers KV REST endpoints), for writers outside the Worker: the
 // exporter Lambda and the CLI. No retries here: callers decide (the exporter retries).
+
+import { errorMessage } from "@shared/kernel";
 import type { Kv, KvWriteTimes } from "../ports.ts";
 import { compareKeys } from "./sort.ts";
 
@@ -192,7 +194,7 @@ export class CloudflareRestKv implements Kv, KvWriteTimes {
         throw new Error(`Cloudflare KV ${what}: timed out after ${this.timeoutMs} ms`, { cause: error });
       }
       if (error instanceof CloudflareKvError) throw error;
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = errorMessage(error);
       throw new Error(this.redact(`Cloudflare KV ${what}: request failed: ${detail}`), { cause: error });
     }
   }

@@ -1,4 +1,4 @@
-import type { Logger } from "./ports.ts";
+import type { Logger } from "./logger.ts";
 
 type Write = (line: string) => void;
 
