@@ -63,6 +63,11 @@ describe("the search proxy's OpenAPI document", () => {
 
   it("gives the customer API's document the same paths and the schemas they refer to", () => {
     expect(SEARCH_OPENAPI_PATHS).toEqual(doc.paths);
-    expect(Object.keys(SEARCH_OPENAPI_SCHEMAS).sort()).toEqual(["Error", "SearchRequest", "SearchResponse"]);
+    expect(Object.keys(SEARCH_OPENAPI_SCHEMAS).sort()).toEqual([
+      "Error",
+      "Issue",
+      "SearchRequest",
+      "SearchResponse",
+    ]);
   });
 });

@@ -7,20 +7,10 @@
 import type { RouteConfig } from "@hono/zod-openapi";
 import { describeType } from "@relevance/core";
 import { INDEX_NAME, INDEX_NAME_RULE } from "@relevance/settings";
+import { ErrorSchema, errorAnswer, json } from "@shared/http";
 import * as z from "zod";
 import { MAX_BODY_BYTES, MAX_MULTI_SEARCH_QUERIES } from "./limits.ts";
 import { SearchRequestSchema } from "./search-request-schema.ts";
-
-/** Our error body (Meilisearch's message, code, type and link beside it on the search routes). */
-export const ErrorSchema = z
-  .object({
-    error: z.object({
-      code: z.string().meta({ examples: ["validation_failed"] }),
-      message: z.string(),
-      details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-    }),
-  })
-  .meta({ id: "Error" });
 
 /** The field rules of the multi-search body, shared by its schema and the check of its envelope. */
 const queriesOf = <T extends z.ZodType>(query: T) =>
@@ -76,8 +66,6 @@ export const SearchResponseSchema = z
       "With offset/limit: limit, offset, estimatedTotalHits; with page/hitsPerPage: page, hitsPerPage, totalHits, totalPages.",
   });
 
-const json = <S>(schema: S) => ({ "application/json": { schema } });
-const errorAnswer = (description: string) => ({ description, content: json(ErrorSchema) });
 const tooManyRequests = {
   description:
     "Too many failed authentications from this client address (or with this credential prefix); Retry-After says when to retry.",
