@@ -3,6 +3,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { authGuard, type CustomerEnv, customerAuth } from "./auth.ts";
 import { aliasRoutes } from "./customer/aliases.ts";
 import { CUSTOMER_BASE, customerContext } from "./customer/context.ts";
+import { documentEditRoutes } from "./customer/document-edits.ts";
 import { documentRoutes } from "./customer/documents.ts";
 import { indexRoutes } from "./customer/indexes.ts";
 import { settingsRoutes } from "./customer/settings.ts";
@@ -32,7 +33,9 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
   const jsonLimit = limitBody(limits.jsonBodyBytes);
   const documentsLimit = limitBody(limits.documentsBodyBytes);
   const bodyLimit: MiddlewareHandler<CustomerEnv> = (c, next) =>
-    c.req.method === "POST" && DOCUMENTS_PATH.test(c.req.path) ? documentsLimit(c, next) : jsonLimit(c, next);
+    (c.req.method === "POST" || c.req.method === "PUT") && DOCUMENTS_PATH.test(c.req.path)
+      ? documentsLimit(c, next)
+      : jsonLimit(c, next);
   for (const path of [
     `${CUSTOMER_BASE}/indexes`,
     `${CUSTOMER_BASE}/indexes/*`,
@@ -43,6 +46,7 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
   }
   app.route("/", indexRoutes(ctx));
   app.route("/", documentRoutes(ctx));
+  app.route("/", documentEditRoutes(ctx));
   app.route("/", settingsRoutes(ctx));
   app.route("/", taskRoutes(ctx));
   app.route("/", aliasRoutes(ctx));

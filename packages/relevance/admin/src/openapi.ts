@@ -9,6 +9,7 @@ import type { LimitRow } from "@shared/http";
 import { z } from "zod";
 import { adminRouteDocs } from "./admin-routes.ts";
 import { aliasRouteDocs } from "./customer/aliases.ts";
+import { documentEditRouteDocs } from "./customer/document-edits.ts";
 import { documentRouteDocs } from "./customer/documents.ts";
 import { indexRouteDocs } from "./customer/indexes.ts";
 import { settingsRouteDocs } from "./customer/settings.ts";
@@ -101,6 +102,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
     ...adminRouteDocs(answers),
     ...indexRouteDocs(answers),
     ...documentRouteDocs(answers),
+    ...documentEditRouteDocs(answers),
     ...taskRouteDocs(),
     ...settingsRouteDocs(answers),
     ...aliasRouteDocs(answers),

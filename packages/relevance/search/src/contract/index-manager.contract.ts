@@ -265,11 +265,15 @@ export function indexManagerContract(
     it("gets one document by id (null when absent) and deletes every document, the index staying", async () => {
       const { manager, uid, done } = await setup();
       const products = uid();
-      await done(manager.addDocuments(products, [{ id: 1, title: "one" }, { id: "b" }], { primaryKey: "id" }));
+      await done(
+        manager.addDocuments(products, [{ id: 1, title: "one" }, { id: "b" }], { primaryKey: "id" }),
+      );
       expect(await manager.getDocument(products, 1)).toEqual({ id: 1, title: "one" });
       expect(await manager.getDocument(products, "1")).toEqual({ id: 1, title: "one" });
       expect(await manager.getDocument(products, "nope")).toBeNull();
-      await expect(manager.getDocument(uid(), 1)).rejects.toMatchObject({ error: { code: "index_not_found" } });
+      await expect(manager.getDocument(uid(), 1)).rejects.toMatchObject({
+        error: { code: "index_not_found" },
+      });
       const cleared = await done(manager.deleteAllDocuments(products));
       expect(cleared).toMatchObject({
         status: "succeeded",

@@ -673,10 +673,7 @@ function indexRoutes(app: Hono, slowMs: number): IndexRequest[] {
     const id = c.req.param("id");
     const doc = index.documents.get(id);
     if (doc === undefined) {
-      return c.json(
-        errorBody(`Document \`${id}\` not found.`, "document_not_found", "invalid_request"),
-        404,
-      );
+      return c.json(errorBody(`Document \`${id}\` not found.`, "document_not_found", "invalid_request"), 404);
     }
     const fields = c.req.query("fields");
     if (fields === undefined || fields === "*") return c.json(doc);
