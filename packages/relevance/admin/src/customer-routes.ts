@@ -7,6 +7,7 @@ import { documentEditRoutes } from "./customer/document-edits.ts";
 import { documentRoutes } from "./customer/documents.ts";
 import { indexRoutes } from "./customer/indexes.ts";
 import { settingsRoutes } from "./customer/settings.ts";
+import { statsRoutes } from "./customer/stats.ts";
 import { taskRoutes } from "./customer/tasks.ts";
 import { resolveBodyLimits } from "./limits.ts";
 import type { CustomerDeps } from "./ports.ts";
@@ -40,7 +41,9 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
     `${CUSTOMER_BASE}/indexes`,
     `${CUSTOMER_BASE}/indexes/*`,
     `${CUSTOMER_BASE}/aliases/*`,
+    // `/tasks/*` also covers `/tasks` (Hono's wildcard matches the bare path).
     `${CUSTOMER_BASE}/tasks/*`,
+    `${CUSTOMER_BASE}/stats`,
   ]) {
     app.use(path, auth, bodyLimit);
   }
@@ -50,5 +53,6 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
   app.route("/", settingsRoutes(ctx));
   app.route("/", taskRoutes(ctx));
   app.route("/", aliasRoutes(ctx));
+  app.route("/", statsRoutes(ctx));
   return app;
 }

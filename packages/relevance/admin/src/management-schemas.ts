@@ -149,6 +149,7 @@ export const GlobalStats = z.object({
   databaseSize: z.number().int().meta({
     description: "Not measured per account: 0 (Meilisearch's size is its whole instance's).",
   }),
+  usedDatabaseSize: z.number().int().meta({ description: "0, as databaseSize." }),
   lastUpdate: z.string().nullable().meta({ description: "The latest updatedAt of the account's indexes." }),
   indexes: z.record(z.string(), IndexStats).meta({ description: "Each of the account's indexes by name." }),
 });

@@ -13,6 +13,7 @@ import { documentEditRouteDocs } from "./customer/document-edits.ts";
 import { documentRouteDocs } from "./customer/documents.ts";
 import { indexRouteDocs } from "./customer/indexes.ts";
 import { settingsRouteDocs } from "./customer/settings.ts";
+import { statsRouteDocs } from "./customer/stats.ts";
 import { taskRouteDocs } from "./customer/tasks.ts";
 import { adminLimitRows, type BodyLimits, resolveBodyLimits } from "./limits.ts";
 import { bodyLimitAnswers, json } from "./openapi-parts.ts";
@@ -104,6 +105,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
     ...documentRouteDocs(answers),
     ...documentEditRouteDocs(answers),
     ...taskRouteDocs(),
+    ...statsRouteDocs(),
     ...settingsRouteDocs(answers),
     ...aliasRouteDocs(answers),
   ]) {
