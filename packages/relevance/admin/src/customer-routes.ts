@@ -6,6 +6,7 @@ import { CUSTOMER_BASE, customerContext } from "./customer/context.ts";
 import { documentEditRoutes } from "./customer/document-edits.ts";
 import { documentRoutes } from "./customer/documents.ts";
 import { indexRoutes } from "./customer/indexes.ts";
+import { settingRoutes } from "./customer/setting-routes.ts";
 import { settingsRoutes } from "./customer/settings.ts";
 import { statsRoutes } from "./customer/stats.ts";
 import { taskRoutes } from "./customer/tasks.ts";
@@ -51,6 +52,7 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
   app.route("/", documentRoutes(ctx));
   app.route("/", documentEditRoutes(ctx));
   app.route("/", settingsRoutes(ctx));
+  app.route("/", settingRoutes(ctx));
   app.route("/", taskRoutes(ctx));
   app.route("/", aliasRoutes(ctx));
   app.route("/", statsRoutes(ctx));

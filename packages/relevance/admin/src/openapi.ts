@@ -12,6 +12,7 @@ import { aliasRouteDocs } from "./customer/aliases.ts";
 import { documentEditRouteDocs } from "./customer/document-edits.ts";
 import { documentRouteDocs } from "./customer/documents.ts";
 import { indexRouteDocs } from "./customer/indexes.ts";
+import { settingRouteDocs } from "./customer/setting-routes.ts";
 import { settingsRouteDocs } from "./customer/settings.ts";
 import { statsRouteDocs } from "./customer/stats.ts";
 import { taskRouteDocs } from "./customer/tasks.ts";
@@ -107,6 +108,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
     ...taskRouteDocs(),
     ...statsRouteDocs(),
     ...settingsRouteDocs(answers),
+    ...settingRouteDocs(answers),
     ...aliasRouteDocs(answers),
   ]) {
     app.openAPIRegistry.registerPath(route);
