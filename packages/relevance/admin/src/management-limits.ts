@@ -19,7 +19,7 @@ export const MAX_TASKS_LIMIT = 1000;
 
 export function managementLimitRows(): LimitRow[] {
   const taskList = (field: string): LimitRow => ({
-    area: "customer",
+    area: "tasks",
     field,
     limit: MAX_TASK_FILTER_ITEMS,
     unit: "items",
@@ -56,7 +56,7 @@ export function managementLimitRows(): LimitRow[] {
     taskList("types"),
     taskList("indexUids"),
     {
-      area: "customer",
+      area: "tasks",
       field: "limit",
       limit: MAX_TASKS_LIMIT,
       unit: "items",
