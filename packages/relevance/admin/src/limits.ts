@@ -140,7 +140,7 @@ export const LAMBDA_DOCUMENTS_BODY_BYTES = 5 * 1024 * 1024;
 
 /**
  * The limits table of the admin and customer APIs for the given body limits (the defaults unless
- * configured): areas `admin`, `customer`, `customer settings` and `documents`.
+ * configured): areas `admin`, `customer`, `customer settings`, `documents` and `tasks`.
  */
 export function adminLimitRows(body: BodyLimits = DEFAULT_BODY_LIMITS): LimitRow[] {
   const nesting = `JSON nesting; keys named __proto__, constructor or prototype are refused anywhere (422)`;
@@ -408,7 +408,7 @@ export function adminLimitRows(body: BodyLimits = DEFAULT_BODY_LIMITS): LimitRow
       status: 0,
       note: "rejected documents listed in one answer; received - accepted is the total",
     },
-    ...managementLimitRows(),
+    ...managementLimitRows(MAX_ATTRIBUTE_CHARS),
   ];
 }
 

@@ -106,7 +106,7 @@ describe("the limits in the OpenAPI document", () => {
     const doc = (await h.call("GET", "/api/v1/openapi.json")).body;
     expect(doc["x-limits"]).toEqual(ADMIN_LIMITS);
     expect(new Set(ADMIN_LIMITS.map((r) => r.area))).toEqual(
-      new Set(["admin", "customer", "customer settings", "documents"]),
+      new Set(["admin", "customer", "customer settings", "documents", "tasks"]),
     );
 
     const extra: LimitRow = { area: "search", field: "q", limit: 512, unit: "characters", status: 400 };
