@@ -180,6 +180,29 @@ describe("per-setting routes (one settings write)", () => {
   });
 });
 
+describe("per-setting routes with an index manager", () => {
+  it("hand the index's whole settings on to the manager, one task per write, as the PATCH does", async () => {
+    const { call, account, manager } = await managerSetup();
+    await call("POST", "/indexes", { name: "products", primaryKey: "sku" });
+    await call("PATCH", "/indexes/products/settings", { stopWords: ["the"] });
+    const put = await call("PUT", "/indexes/products/settings/filterable-attributes", ["price"]);
+    expect(put.status).toBe(202);
+    expect(put.body).toMatchObject({ type: "settingsUpdate", status: "succeeded", indexUid: "products" });
+    const engine = await manager.getSettings(`${account}-products`);
+    expect(engine).toMatchObject({ filterableAttributes: ["price"], stopWords: ["the"] });
+    expect((await manager.getTask(put.body.taskUid, { accountId: account }))?.details).toMatchObject({
+      filterableAttributes: ["price"],
+      stopWords: ["the"],
+    });
+    const reset = await call("DELETE", "/indexes/products/settings");
+    expect(reset.body).toMatchObject({ type: "settingsUpdate", status: "succeeded" });
+    expect(await manager.getSettings(`${account}-products`)).toMatchObject({
+      filterableAttributes: [],
+      stopWords: [],
+    });
+  });
+});
+
 describe("GET /tasks and GET /stats", () => {
   it("lists the account's tasks with index names, filtered, newest first; another account sees none of them", async () => {
     const { h, call, account } = await managerSetup();
