@@ -9,7 +9,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { ApiError, invalid } from "@shared/http";
 import { Hono } from "hono";
-import { z } from "zod";
 import type { CustomerEnv } from "../auth.ts";
 import { readJson } from "../body.ts";
 import { taskFields } from "../index-documents.ts";
