@@ -9,9 +9,12 @@ import type { LimitRow } from "@shared/http";
 import { z } from "zod";
 import { adminRouteDocs } from "./admin-routes.ts";
 import { aliasRouteDocs } from "./customer/aliases.ts";
+import { documentEditRouteDocs } from "./customer/document-edits.ts";
 import { documentRouteDocs } from "./customer/documents.ts";
 import { indexRouteDocs } from "./customer/indexes.ts";
+import { settingRouteDocs } from "./customer/setting-routes.ts";
 import { settingsRouteDocs } from "./customer/settings.ts";
+import { statsRouteDocs } from "./customer/stats.ts";
 import { taskRouteDocs } from "./customer/tasks.ts";
 import { adminLimitRows, type BodyLimits, resolveBodyLimits } from "./limits.ts";
 import { bodyLimitAnswers, json } from "./openapi-parts.ts";
@@ -101,8 +104,11 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
     ...adminRouteDocs(answers),
     ...indexRouteDocs(answers),
     ...documentRouteDocs(answers),
+    ...documentEditRouteDocs(answers),
     ...taskRouteDocs(),
+    ...statsRouteDocs(),
     ...settingsRouteDocs(answers),
+    ...settingRouteDocs(answers),
     ...aliasRouteDocs(answers),
   ]) {
     app.openAPIRegistry.registerPath(route);

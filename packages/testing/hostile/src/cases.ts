@@ -651,6 +651,92 @@ const API_CASES: HostileCase[] = [
     expect: invalid(/__proto__$/),
   },
   {
+    id: "documents-delete-batch-ids",
+    proves: "limit: ids per delete-batch (nothing deleted)",
+    surfaces: node,
+    requests: customer(
+      "POST",
+      (ctx) => `${documentsPath(ctx)}/delete-batch`,
+      JSON.stringify(Array.from({ length: A("documents", "ids", "items") + 1 }, (_, i) => `id-${i}`)),
+    ),
+    expect: invalid(""),
+  },
+  {
+    id: "documents-fields-count",
+    proves: "limit: field names asked for in fields",
+    surfaces: node,
+    requests: (ctx) => [
+      {
+        method: "GET",
+        path: `${documentsPath(ctx)}?fields=${Array.from({ length: A("documents", "fields", "items") + 1 }, (_, i) => `f${i}`).join(",")}`,
+        headers: searchHeaders(ctx),
+      },
+    ],
+    expect: invalid("fields"),
+  },
+  {
+    id: "documents-fields-name",
+    proves: "limit: characters of one field name asked for",
+    surfaces: node,
+    requests: customer(
+      "POST",
+      (ctx) => `${documentsPath(ctx)}/fetch`,
+      JSON.stringify({ fields: ["f".repeat(A("documents", "fields[]", "characters") + 1)] }),
+    ),
+    expect: invalid("fields[0]"),
+  },
+  {
+    id: "documents-filter-refused",
+    proves:
+      "a document filter (which the embedded engine cannot honour) is a 422 naming filter, nothing deleted",
+    surfaces: node,
+    requests: customer("POST", (ctx) => `${documentsPath(ctx)}/delete`, JSON.stringify({ filter: "id > 0" })),
+    expect: { status: 422, code: "not_supported", path: "filter" },
+  },
+  ...(["uids", "statuses", "types", "indexUids"] as const).map(
+    (field): HostileCase => ({
+      id: `tasks-${field}-count`,
+      proves: `limit: values in the GET /tasks ${field} filter`,
+      surfaces: node,
+      requests: (ctx) => [
+        {
+          method: "GET",
+          path: `/api/v1/tasks?${field}=${Array.from({ length: A("tasks", field, "items") + 1 }, (_, i) =>
+            field === "uids"
+              ? i
+              : field === "statuses"
+                ? "failed"
+                : field === "types"
+                  ? "indexCreation"
+                  : `i${i}`,
+          ).join(",")}`,
+          headers: searchHeaders(ctx),
+        },
+      ],
+      expect: invalid(field),
+    }),
+  ),
+  {
+    id: "tasks-limit",
+    proves: "limit: GET /tasks page size",
+    surfaces: node,
+    requests: (ctx) => [
+      {
+        method: "GET",
+        path: `/api/v1/tasks?limit=${A("tasks", "limit", "items") + 1}`,
+        headers: searchHeaders(ctx),
+      },
+    ],
+    expect: invalid("limit"),
+  },
+  {
+    id: "settings-unsupported",
+    proves: "a Meilisearch setting this API does not support is a 422 naming it",
+    surfaces: node,
+    requests: customer("PUT", (ctx) => `${settingsPath(ctx)}/distinct-attribute`, JSON.stringify("id")),
+    expect: { status: 422, code: "not_supported", path: "distinct-attribute" },
+  },
+  {
     id: "wrong-method-admin",
     proves: "wrong method on an admin route: JSON 405",
     surfaces: node,

@@ -664,6 +664,84 @@ function indexRoutes(app: Hono, slowMs: number): IndexRequest[] {
     );
   });
 
+  app.get("/indexes/:uid/documents/:id", (c) => {
+    const denied = authFailure(c);
+    if (denied !== null) return denied;
+    const uid = c.req.param("uid");
+    const index = indexes.get(uid);
+    if (index === undefined) return notFound(c, uid);
+    const id = c.req.param("id");
+    const doc = index.documents.get(id);
+    if (doc === undefined) {
+      return c.json(errorBody(`Document \`${id}\` not found.`, "document_not_found", "invalid_request"), 404);
+    }
+    const fields = c.req.query("fields");
+    if (fields === undefined || fields === "*") return c.json(doc);
+    const wanted = new Set(fields.split(","));
+    return c.json(Object.fromEntries(Object.entries(doc).filter(([key]) => wanted.has(key))));
+  });
+
+  app.delete("/indexes/:uid/documents/:id", (c) => {
+    const denied = authFailure(c);
+    if (denied !== null) return denied;
+    const uid = c.req.param("uid");
+    const id = c.req.param("id");
+    return enqueue(
+      c,
+      uid,
+      "documentDeletion",
+      { providedIds: 1, deletedDocuments: null, originalFilter: null },
+      () => ({ deletedDocuments: existing(uid).documents.delete(id) ? 1 : 0 }),
+    );
+  });
+
+  // `GET /tasks`: comma-separated lists (any of), dates strictly before/after, newest first from `from`.
+  app.get("/tasks", (c) => {
+    const denied = authFailure(c);
+    if (denied !== null) return denied;
+    const list = (name: string) => c.req.query(name)?.split(",");
+    const uids = list("uids")?.map(Number);
+    const statuses = list("statuses");
+    const types = list("types");
+    const indexUids = list("indexUids");
+    const limit = Number(c.req.query("limit") ?? 20);
+    const from = c.req.query("from") === undefined ? undefined : Number(c.req.query("from"));
+    const dates: [string, keyof DoubleTask, 1 | -1][] = [
+      ["beforeEnqueuedAt", "enqueuedAt", -1],
+      ["afterEnqueuedAt", "enqueuedAt", 1],
+      ["beforeStartedAt", "startedAt", -1],
+      ["afterStartedAt", "startedAt", 1],
+      ["beforeFinishedAt", "finishedAt", -1],
+      ["afterFinishedAt", "finishedAt", 1],
+    ];
+    const matching = tasks
+      .filter(
+        (t) =>
+          (uids === undefined || uids.includes(t.uid)) &&
+          (statuses === undefined || statuses.includes(t.status)) &&
+          (types === undefined || types.includes(t.type)) &&
+          (indexUids === undefined || indexUids.includes(t.indexUid)) &&
+          dates.every(([name, field, sign]) => {
+            const bound = c.req.query(name);
+            if (bound === undefined) return true;
+            const value = t[field];
+            if (typeof value !== "string") return false;
+            const diff = Date.parse(value) - Date.parse(bound);
+            return sign === 1 ? diff > 0 : diff < 0;
+          }),
+      )
+      .reverse();
+    const paged = matching.filter((t) => from === undefined || t.uid <= from);
+    const results = paged.slice(0, limit);
+    return c.json({
+      results,
+      total: matching.length,
+      limit,
+      from: results[0]?.uid ?? null,
+      next: paged[limit]?.uid ?? null,
+    });
+  });
+
   app.get("/indexes/:uid/settings", (c) => {
     const denied = authFailure(c);
     if (denied !== null) return denied;
