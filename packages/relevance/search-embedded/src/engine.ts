@@ -5,6 +5,8 @@
 import { tokenize } from "@relevance/core";
 import {
   DEFAULT_RANKING_RULES,
+  type FacetSearchQuery,
+  type FacetSearchResult,
   filterText,
   MAX_EXPANDED_WORD_CHARS,
   MAX_EXPANSIONS_PER_WORD,
@@ -19,6 +21,7 @@ import {
 } from "@relevance/search";
 import type { Document, DocumentStore, Logger } from "@relevance/settings";
 import MiniSearch, { type Options, type SearchOptions } from "minisearch";
+import { countFacetValues, matchFacetValues } from "./facet-search.ts";
 import { computeFacets, facetAttributes } from "./facets.ts";
 import { fieldValue, searchableText, stringFields } from "./fields.ts";
 import { compileFilter, type DocumentPredicate } from "./filter.ts";
@@ -520,6 +523,72 @@ export class EmbeddedRetrieval implements Retrieval {
       result.facetStats = counted.facetStats;
     }
     return result;
+  }
+
+  /**
+   * The values of `query.facetName` matching `facetQuery`, counted over the documents `q`, `filter`
+   * and `matchingStrategy` select (facet-search.ts). Matching, counting and the placeholder's walk
+   * over every document are sliced like a search's scoring.
+   */
+  async facetSearch(target: SearchTarget, query: FacetSearchQuery): Promise<FacetSearchResult> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const unsupported = unsupportedSetting(target);
+    if (unsupported !== null) {
+      throw new RetrievalError(
+        "invalid_request",
+        `the index setting ${unsupported.field} cannot be honoured: ${unsupported.message}`,
+        unsupported.field,
+      );
+    }
+    const predicate = compileFilter(
+      query.filter === undefined ? undefined : filterText(query.filter),
+      target.filterableAttributes,
+    );
+    const filterable = target.filterableAttributes;
+    if (!filterable.some((f) => f === query.facetName || query.facetName.startsWith(`${f}.`))) {
+      const available =
+        filterable.length === 0
+          ? "This index has no filterable attributes."
+          : `Filterable attributes: ${filterable.map((f) => `\`${f}\``).join(", ")}.`;
+      throw new RetrievalError(
+        "invalid_request",
+        `Attribute \`${query.facetName}\` is not filterable, so its values cannot be searched. ${available}`,
+        "facetName",
+      );
+    }
+    const settings = querySettings(target);
+    const index = await this.index(target);
+    const slicer = new Slicer(this.sliceClock);
+    const pause = () => slicer.pause();
+    const words = withoutStopWords(tokenize(query.q), settings.stopWords);
+    let docs: Iterable<Document>;
+    if (words.length === 0) {
+      docs = (function* () {
+        for (const { doc } of index.docs.values()) if (predicate === null || predicate(doc)) yield doc;
+      })();
+    } else {
+      const ranked = await ranking({
+        pause,
+        index,
+        words,
+        predicate,
+        strategy: query.matchingStrategy,
+        need: 0,
+        options: {
+          typos: settings.typos,
+          synonyms: settings.synonyms,
+          boost: attributeBoost(indexFields(target)),
+        },
+      });
+      docs =
+        ranked.matches?.() ??
+        ranked.ids.flatMap((id) => {
+          const doc = index.docs.get(id)?.doc;
+          return doc === undefined ? [] : [doc];
+        });
+    }
+    const counts = await countFacetValues(docs, query.facetName, pause);
+    return { facetHits: await matchFacetValues(counts, query.facetQuery, settings.typos, pause) };
   }
 
   /** The index for `target`, current with the documents' revision. */

@@ -40,14 +40,25 @@ export const SEARCH_FIELD_CODES = {
   matchingStrategy: "invalid_search_matching_strategy",
 } as const satisfies Record<string, string>;
 
-/** The request field of a Meilisearch search error code: SEARCH_FIELD_CODES read backwards. */
+/** Meilisearch's codes for the fields only a facet search has. */
+export const FACET_SEARCH_FIELD_CODES = {
+  facetName: "invalid_facet_search_facet_name",
+  facetQuery: "invalid_facet_search_facet_query",
+  exhaustiveFacetCount: "invalid_facet_search_exhaustive_facet_count",
+} as const satisfies Record<string, string>;
+
+/** The request field of a Meilisearch search or facet search error code: the tables read backwards. */
 export const FIELD_OF_SEARCH_CODE: ReadonlyMap<string, string> = new Map(
-  Object.entries(SEARCH_FIELD_CODES).map(([field, code]) => [code, field]),
+  Object.entries({ ...SEARCH_FIELD_CODES, ...FACET_SEARCH_FIELD_CODES }).map(([field, code]) => [
+    code,
+    field,
+  ]),
 );
 
 /** Meilisearch's code for a field at fault: a search field, or one of multi-search's own. */
 const FIELD_CODES: Record<string, string> = {
   ...SEARCH_FIELD_CODES,
+  ...FACET_SEARCH_FIELD_CODES,
   indexUid: "invalid_index_uid",
   queries: "invalid_multi_search_queries",
 };
@@ -93,6 +104,8 @@ export function meilisearchFields(
     if (first !== undefined && /^queries\[\d+\]$/.test(first.path))
       meiliCode = "invalid_multi_search_queries";
     else if (first?.message === "is not a known field") meiliCode = "bad_request";
+    else if (field === "facetName" && first?.message === "is required")
+      meiliCode = "missing_facet_search_facet_name";
     else meiliCode = FIELD_CODES[field] ?? "bad_request";
     type = "invalid_request";
   } else {
