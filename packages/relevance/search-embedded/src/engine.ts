@@ -563,9 +563,15 @@ export class EmbeddedRetrieval implements Retrieval {
     const words = withoutStopWords(tokenize(query.q), settings.stopWords);
     let docs: Iterable<Document>;
     if (words.length === 0) {
-      docs = (function* () {
-        for (const { doc } of index.docs.values()) if (predicate === null || predicate(doc)) yield doc;
-      })();
+      // Every document the filter passes; a pause per 256 looked at, not per 256 kept, so a
+      // filter that keeps few of 100,000 documents does not hold the loop for all of them.
+      const kept: Document[] = [];
+      let n = 0;
+      for (const { doc } of index.docs.values()) {
+        if (++n % 256 === 0) await pause();
+        if (predicate === null || predicate(doc)) kept.push(doc);
+      }
+      docs = kept;
     } else {
       const ranked = await ranking({
         pause,

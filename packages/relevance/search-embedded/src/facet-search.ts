@@ -8,6 +8,7 @@ import { nfkc } from "@relevance/core";
 import type { FacetHit } from "@relevance/search";
 import { MAX_EXPANDED_WORD_CHARS, MAX_VALUES_PER_FACET } from "@relevance/search";
 import { fieldReader } from "./fields.ts";
+import { StringKeyMap } from "./slices.ts";
 
 /** Documents or values handled between two looks at the slice clock. */
 const CHUNK = 256;
@@ -26,8 +27,10 @@ export async function countFacetValues(
   pause: () => Promise<void>,
 ): Promise<FacetValueCounts> {
   const read = fieldReader(attribute);
-  const counts: FacetValueCounts = new Map();
-  const normalized = new Map<string, string>();
+  // Maps that grow without a rehash of every entry holding the loop (slices.ts): a SKU made
+  // filterable has a distinct value per document.
+  const counts: FacetValueCounts = new StringKeyMap();
+  const normalized = new StringKeyMap<string>();
   const seen = new Set<string>();
   const add = (value: unknown) => {
     const text = typeof value === "string" ? value : typeof value === "boolean" ? String(value) : undefined;
