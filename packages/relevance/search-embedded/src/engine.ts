@@ -457,6 +457,21 @@ export class EmbeddedRetrieval implements Retrieval {
         unsupported.field,
       );
     }
+    // Asked of Meilisearch by the client; this engine cannot honour them, so it says so by name.
+    if (query.distinct !== undefined) {
+      throw new RetrievalError(
+        "invalid_request",
+        "the embedded engine cannot honour distinct (one hit per attribute value)",
+        "distinct",
+      );
+    }
+    if (query.rankingScoreThreshold !== undefined) {
+      throw new RetrievalError(
+        "invalid_request",
+        "the embedded engine cannot honour rankingScoreThreshold (its ranking scores are relative to the best match)",
+        "rankingScoreThreshold",
+      );
+    }
     const predicate = compileFilter(
       query.filter === undefined ? undefined : filterText(query.filter),
       target.filterableAttributes,

@@ -372,7 +372,7 @@ async function readJson(c: Context): Promise<unknown> {
     throw new ApiError(422, "validation_failed", "the search request is invalid: too many fields", [
       {
         path: "",
-        message: `an object of the body has ${keys} fields, more than the limit of ${MAX_BODY_KEYS} (a search has 18)`,
+        message: `an object of the body has ${keys} fields, more than the limit of ${MAX_BODY_KEYS} (a search has 20)`,
       },
     ]);
   }

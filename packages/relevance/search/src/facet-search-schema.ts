@@ -8,7 +8,26 @@ import * as z from "zod";
 import { MAX_ATTRIBUTE_CHARS, MAX_FACET_QUERY_CHARS, MAX_QUERY_CHARS } from "./limits.ts";
 import type { FacetSearchQuery } from "./ports.ts";
 import { searchIssues } from "./request.ts";
-import { boolean, filterSchema, matchingStrategySchema, text } from "./search-request-schema.ts";
+import {
+  boolean,
+  filterSchema,
+  matchingStrategySchema,
+  SearchRequestSchema,
+  text,
+} from "./search-request-schema.ts";
+
+/**
+ * The search fields that do not bear on facet values (paging, highlighting, sort, facets...):
+ * Meilisearch ignores them in a facet search, and instant-meilisearch sends its search's along. They
+ * are checked with their search bounds, then ignored; anything else is refused by name.
+ */
+const {
+  q: _q,
+  filter: _f,
+  matchingStrategy: _m,
+  relevanceScore: _r,
+  ...IGNORED_SEARCH_FIELDS
+} = SearchRequestSchema.shape;
 
 const facetName = z
   .string({
@@ -39,6 +58,7 @@ export const FacetSearchRequestSchema = z
       exhaustiveFacetCount: boolean
         .nullish()
         .meta({ description: "Accepted; the embedded engine's counts are always exhaustive." }),
+      ...IGNORED_SEARCH_FIELDS,
     },
     {
       error: (issue) =>
@@ -49,7 +69,8 @@ export const FacetSearchRequestSchema = z
   )
   .meta({
     id: "FacetSearchRequest",
-    description: "Meilisearch's facet search parameters (docs/search.md).",
+    description:
+      "Meilisearch's facet search parameters (docs/search.md). The other search parameters are checked and ignored, as Meilisearch ignores them here.",
   });
 
 /** The fields, in the order their problems are listed. */

@@ -95,7 +95,8 @@ describe("GET /api/v1/indexes/{index}/search", () => {
     ["limit=1001", "limit", "invalid_search_limit"],
     ["showRankingScore=yes", "showRankingScore", "invalid_search_show_ranking_score"],
     ["sort=price", "sort[0]", "invalid_search_sort"],
-    ["vector=1", "vector", "bad_request"],
+    ["vector=1", "vector", "invalid_search_vector"],
+    ["distinct=", "distinct", "invalid_search_distinct"],
     ["__proto__=1", "__proto__", "bad_request"],
   ])("answers 422 naming the parameter for ?%s", async (query, path, code) => {
     const res = await getSearch(query);
@@ -142,6 +143,19 @@ describe("POST /api/v1/indexes/{index}/facet-search", () => {
     expect(backend.facetCalls[0]?.query).toEqual({ facetName: "tags", q: "", matchingStrategy: "all" });
   });
 
+  it("checks and ignores the search fields that do not bear on facet values, as instant-meilisearch sends them", async () => {
+    const res = await facetSearch({
+      facetName: "tags",
+      limit: 0,
+      sort: ["title:asc"],
+      attributesToHighlight: ["*"],
+      highlightPreTag: "<em>",
+      facets: ["tags"],
+    });
+    expect(res.status).toBe(200);
+    expect(backend.facetCalls[0]?.query).toEqual({ facetName: "tags", q: "" });
+  });
+
   it("searches the index an alias points at", async () => {
     expect((await facetSearch({ facetName: "tags" }, "shop")).status).toBe(200);
     expect(backend.facetCalls[0]?.target.index).toBe("products");
@@ -162,7 +176,8 @@ describe("POST /api/v1/indexes/{index}/facet-search", () => {
     [{ facetName: "tags", filter: 1 }, "filter", "invalid_search_filter"],
     [{ facetName: "tags", q: "x".repeat(1001) }, "q", "invalid_search_q"],
     [{ facetName: "tags", matchingStrategy: "any" }, "matchingStrategy", "invalid_search_matching_strategy"],
-    [{ facetName: "tags", sort: ["a:asc"] }, "sort", "bad_request"],
+    [{ facetName: "tags", unknown: 1 }, "unknown", "bad_request"],
+    [{ facetName: "tags", limit: -1 }, "limit", "invalid_search_limit"],
   ])("answers 422 naming the field for %j", async (body, path, code) => {
     const res = await facetSearch(body);
     expect(res.status).toBe(422);
@@ -192,5 +207,66 @@ describe("POST /api/v1/indexes/{index}/facet-search", () => {
     });
     expect(res.status).toBe(401);
     expect(backend.facetCalls).toEqual([]);
+  });
+});
+
+describe("the official client's search parameters (meilisearch-js SearchParams)", () => {
+  const honoured: Record<string, unknown> = {
+    q: "red",
+    offset: 0,
+    limit: 5,
+    filter: "tags = shoes",
+    sort: ["title:asc"],
+    facets: ["tags"],
+    attributesToRetrieve: ["id"],
+    attributesToHighlight: ["title"],
+    highlightPreTag: "<b>",
+    highlightPostTag: "</b>",
+    attributesToCrop: ["title"],
+    cropLength: 5,
+    cropMarker: "…",
+    matchingStrategy: "all",
+    showRankingScore: true,
+    distinct: "brand",
+    rankingScoreThreshold: 0.5,
+  };
+  const paged: Record<string, unknown> = { page: 2, hitsPerPage: 5 };
+  const refused: Record<string, unknown> = {
+    attributesToSearchOn: ["title"],
+    hybrid: { embedder: "default" },
+    vector: [0.1],
+    retrieveVectors: true,
+    media: {},
+    locales: ["eng"],
+    showMatchesPosition: true,
+    showRankingScoreDetails: true,
+    showPerformanceDetails: true,
+    personalize: { userContext: "x" },
+    facetName: "tags",
+    facetQuery: "s",
+  };
+
+  it("passes every one it honours to the backend", async () => {
+    for (const [name, value] of Object.entries({ ...honoured, ...paged })) {
+      backend.calls.length = 0;
+      const body = name in paged ? { [name]: value } : { [name]: value };
+      const res = await call("POST", "/api/v1/indexes/products/search", body);
+      expect([name, res.status]).toEqual([name, 200]);
+      const query = backend.calls[0]?.query as unknown as Record<string, unknown>;
+      if (name in paged) expect(query.pagination).toMatchObject({ [name]: value });
+      else expect([name, query[name]]).toEqual([name, value]);
+    }
+  });
+
+  it("refuses every other one with a 422 naming it, with Meilisearch's code for it", async () => {
+    for (const [name, value] of Object.entries(refused)) {
+      const res = await call("POST", "/api/v1/indexes/products/search", { q: "red", [name]: value });
+      expect([name, res.status]).toEqual([name, 422]);
+      expect(res.body.error.details).toEqual([{ path: name, message: expect.any(String) }]);
+      expect(res.body.message).toContain(name);
+      const code = name.startsWith("facet") ? "bad_request" : expect.stringMatching(/^invalid_search_/);
+      expect(res.body.code).toEqual(code);
+    }
+    expect(backend.calls).toEqual([]);
   });
 });

@@ -101,7 +101,7 @@ export const MAX_FACET_QUERY_CHARS = 256;
  * percent-encoded). Every parameter of a POST search fits; checked before it is parsed.
  */
 export const MAX_QUERY_STRING_CHARS = 16_384;
-/** Most parameters in that query string (a search has 18 fields). */
+/** Most parameters in that query string (a search has 20 fields). */
 export const MAX_QUERY_PARAMS = 100;
 
 /** Failed authentications per client address per minute before 429 (AuthThrottle's default). */
@@ -136,7 +136,7 @@ export const SEARCH_LIMITS: LimitRow[] = [
     limit: MAX_BODY_KEYS,
     unit: "items",
     status: 422,
-    note: "keys of any one object of the body (a search has 18 fields), counted in the text before it is parsed",
+    note: "keys of any one object of the body (a search has 20 fields), counted in the text before it is parsed",
   },
   {
     area: "search",

@@ -53,7 +53,7 @@ describe("the search proxy's OpenAPI document", () => {
       default: 20,
     });
     expect(JSON.stringify(body.properties.filter)).toContain(`"maxItems":${MAX_FILTER_ITEMS}`);
-    expect(Object.keys(body.properties)).toHaveLength(18);
+    expect(Object.keys(body.properties)).toHaveLength(20);
     const multi = doc.paths["/api/v1/multi-search"]?.post?.requestBody as {
       content: { "application/json": { schema: Schema } };
     };

@@ -67,6 +67,10 @@ export interface SearchQuery {
   cropMarker?: string;
   showRankingScore?: boolean;
   matchingStrategy?: MatchingStrategy;
+  /** At most one hit per value of this attribute; an adapter that cannot honour it refuses it (invalid_request). */
+  distinct?: string;
+  /** Hits ranked below this score (0..1) are left out; an adapter that cannot honour it refuses it. */
+  rankingScoreThreshold?: number;
 }
 
 export interface FacetStats {

@@ -183,6 +183,22 @@ export const SearchRequestSchema = z
       cropMarker: text(MAX_TAG_CHARS),
       cropLength: integer(1, MAX_CROP_LENGTH).optional(),
       showRankingScore: boolean.optional(),
+      distinct: attributeName.nullish().meta({
+        description:
+          "At most one hit per value of this attribute (Meilisearch adapter; the embedded engine answers 422).",
+      }),
+      rankingScoreThreshold: z
+        .number({ error: (issue) => `must be a number from 0 to 1, got ${shown(issue.input)}` })
+        .refine((v) => v >= 0 && v <= 1, {
+          error: (issue) => `must be a number from 0 to 1, got ${shown(issue.input)}`,
+        })
+        .nullish()
+        .meta({
+          minimum: 0,
+          maximum: 1,
+          description:
+            "Leaves out hits ranked below this score (Meilisearch adapter; the embedded engine answers 422).",
+        }),
       matchingStrategy: matchingStrategySchema,
       relevanceScore: boolean
         .optional()

@@ -128,6 +128,8 @@ const PASSED_ON = [
   "cropMarker",
   "showRankingScore",
   "matchingStrategy",
+  "distinct",
+  "rankingScoreThreshold",
 ] as const;
 
 function requestBody(query: SearchQuery): Record<string, unknown> {
