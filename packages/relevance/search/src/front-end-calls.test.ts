@@ -113,6 +113,7 @@ describe("GET /api/v1/indexes/{index}/search", () => {
     const many = await getSearch(Array.from({ length: MAX_QUERY_PARAMS + 1 }, (_, i) => `p${i}=1`).join("&"));
     expect(many.status).toBe(422);
     expect(many.body.message).toContain(String(MAX_QUERY_PARAMS));
+    expect(many.body.error.details[0].path).toBe("query string");
     expect((await getSearch(`q=${"a".repeat(MAX_QUERY_STRING_CHARS - 2)}`)).status).toBe(422); // q over 1,000
     expect(backend.calls).toEqual([]);
   });

@@ -98,9 +98,11 @@ export const MAX_MULTI_SEARCH_QUERIES = 10;
 export const MAX_FACET_QUERY_CHARS = 256;
 /**
  * Longest query string of `GET /api/v1/indexes/{index}/search`, in characters as sent (still
- * percent-encoded). Every parameter of a POST search fits; checked before it is parsed.
+ * percent-encoded); checked before it is parsed. Half of Node's 16 KiB for the request line and
+ * headers together (beyond which npm start answers 431), and within Cloudflare's URL limit; a
+ * search larger than this (a long `IN [...]` filter) is a POST.
  */
-export const MAX_QUERY_STRING_CHARS = 16_384;
+export const MAX_QUERY_STRING_CHARS = 8192;
 /** Most parameters in that query string (a search has 20 fields). */
 export const MAX_QUERY_PARAMS = 100;
 

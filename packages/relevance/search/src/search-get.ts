@@ -50,7 +50,12 @@ export function searchBodyOfQueryString(raw: string): Record<string, unknown> {
       422,
       "validation_failed",
       `the search request is invalid: the query string has ${count + 1} parameters, more than the limit of ${MAX_QUERY_PARAMS}`,
-      [{ path: "", message: `must have at most ${MAX_QUERY_PARAMS} parameters, got ${count + 1}` }],
+      [
+        {
+          path: "query string",
+          message: `must have at most ${MAX_QUERY_PARAMS} parameters, got ${count + 1}`,
+        },
+      ],
     );
   }
   const body: Record<string, unknown> = {};
