@@ -498,7 +498,7 @@ export class EmbeddedRetrieval implements Retrieval {
       criteria === undefined ? undefined : sortOrder(target.rankingRules ?? DEFAULT_RANKING_RULES, criteria);
     const ranked =
       words.length === 0
-        ? placeholder(index, predicate, order)
+        ? await placeholder(index, predicate, order, () => slicer.pause())
         : await ranking({
             pause: () => slicer.pause(),
             index,
@@ -524,7 +524,7 @@ export class EmbeddedRetrieval implements Retrieval {
     }
     const result: RetrievalResult = { hits, estimatedTotalHits: ranked.total };
     if (facets !== undefined) {
-      const counted = computeFacets(
+      const counted = await computeFacets(
         ranked.matches?.() ??
           (function* () {
             for (const id of ranked.ids) {
@@ -533,6 +533,7 @@ export class EmbeddedRetrieval implements Retrieval {
             }
           })(),
         facets,
+        () => slicer.pause(),
       );
       result.facetDistribution = counted.facetDistribution;
       result.facetStats = counted.facetStats;
@@ -827,9 +828,16 @@ function sortOrder(rules: readonly string[], criteria: SortCriterion[]): SortOrd
 }
 
 /** An empty query: every document passing the filter, in primary-key order (Meilisearch's placeholder search), then sorted. */
-function placeholder(index: LoadedIndex, predicate: DocumentPredicate | null, order?: SortOrder): Ranked {
+async function placeholder(
+  index: LoadedIndex,
+  predicate: DocumentPredicate | null,
+  order: SortOrder | undefined,
+  pause: () => Promise<void>,
+): Promise<Ranked> {
   const ids: string[] = [];
+  let n = 0;
   for (const [id, { doc }] of index.docs) {
+    if (++n % 256 === 0) await pause();
     if (predicate === null || predicate(doc)) ids.push(id);
   }
   const sorted = order === undefined ? ids : sortIds(ids, order.criteria, (id) => index.docs.get(id)?.doc);

@@ -136,3 +136,38 @@ describe("EmbeddedRetrieval.facetSearch", () => {
     expect(turns).toBeGreaterThan(10);
   });
 });
+
+describe("a search with limit 0 and facets (InstantSearch's facets-only query)", () => {
+  it("walks and counts every document in slices of the event loop, answering as in one piece", async () => {
+    const docs = Array.from({ length: 3000 }, (_, i) => ({
+      id: `p${i}`,
+      title: `Chair ${i}`,
+      brand: `Brand ${i % 7}`,
+      sku: `SKU-${String(2999 - i).padStart(5, "0")}`,
+    }));
+    let now = 0;
+    const sliced = await engineOver(docs, { sliceClock: () => (now += SLICE_MS) });
+    const whole = await engineOver(docs, { sliceClock: () => 0 });
+    const ask = { q: "", limit: 0, offset: 0, facets: ["brand", "sku"] };
+    const expected = await whole.search(target(), ask);
+    await sliced.search(target(), ask);
+    let turns = 0;
+    let done = false;
+    const tick = () => {
+      if (done) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const result = await sliced.search(target(), ask);
+    done = true;
+    expect(result).toEqual(expected);
+    expect(result.hits).toEqual([]);
+    expect(result.estimatedTotalHits).toBe(3000);
+    expect(Object.keys(result.facetDistribution?.sku ?? {})).toHaveLength(MAX_VALUES_PER_FACET);
+    expect(Object.keys(result.facetDistribution?.sku ?? {})[0]).toBe("SKU-00000");
+    expect(result.facetDistribution?.brand?.["Brand 0"]).toBe(429);
+    // 3,000 documents walked and counted a few hundred per slice.
+    expect(turns).toBeGreaterThan(10);
+  });
+});
