@@ -55,9 +55,9 @@ export const FacetSearchRequestSchema = z
       q: text(MAX_QUERY_CHARS).meta({ description: "Selects the documents whose values are counted." }),
       filter: filterSchema,
       matchingStrategy: matchingStrategySchema,
-      exhaustiveFacetCount: boolean
-        .nullish()
-        .meta({ description: "Accepted; the embedded engine's counts are always exhaustive." }),
+      exhaustiveFacetCount: boolean.nullish().meta({
+        description: "Passed on to Meilisearch; the embedded engine's counts are always exhaustive.",
+      }),
       ...IGNORED_SEARCH_FIELDS,
     },
     {
@@ -91,12 +91,13 @@ export const FacetSearchResponseSchema = z
 export function parseFacetSearchRequest(input: unknown): Result<FacetSearchQuery> {
   const parsed = FacetSearchRequestSchema.safeParse(input);
   if (!parsed.success) return fail(searchIssues(parsed.error, FACET_SEARCH_FIELDS));
-  const { facetName, facetQuery, q, filter, matchingStrategy } = parsed.data;
+  const { facetName, facetQuery, q, filter, matchingStrategy, exhaustiveFacetCount } = parsed.data;
   return ok({
     facetName,
     q: q ?? "",
     ...(facetQuery === undefined || facetQuery === null ? {} : { facetQuery }),
     ...(filter === undefined || filter === null ? {} : { filter }),
     ...(matchingStrategy === undefined ? {} : { matchingStrategy }),
+    ...(exhaustiveFacetCount === undefined || exhaustiveFacetCount === null ? {} : { exhaustiveFacetCount }),
   });
 }

@@ -141,7 +141,12 @@ describe("POST /api/v1/indexes/{index}/facet-search", () => {
     const res = await facetSearch({ facetName: "tags", exhaustiveFacetCount: true, matchingStrategy: "all" });
     expect(res.status).toBe(200);
     expect(res.body.facetQuery).toBeNull();
-    expect(backend.facetCalls[0]?.query).toEqual({ facetName: "tags", q: "", matchingStrategy: "all" });
+    expect(backend.facetCalls[0]?.query).toEqual({
+      facetName: "tags",
+      q: "",
+      matchingStrategy: "all",
+      exhaustiveFacetCount: true,
+    });
   });
 
   it("checks and ignores the search fields that do not bear on facet values, as instant-meilisearch sends them", async () => {

@@ -100,6 +100,8 @@ export interface FacetSearchQuery {
   q: string;
   filter?: SearchFilter;
   matchingStrategy?: MatchingStrategy;
+  /** Exact counts asked for (Meilisearch may otherwise estimate); the embedded engine's always are. */
+  exhaustiveFacetCount?: boolean;
 }
 
 /** One facet value found and the number of selected documents holding it. */

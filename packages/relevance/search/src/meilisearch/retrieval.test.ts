@@ -191,7 +191,9 @@ describe("MeilisearchRetrieval against a local double of the Meilisearch API (do
       q: "",
       filter: "id > 0",
       matchingStrategy: "all",
+      exhaustiveFacetCount: true,
     });
+    expect(double.indexRequests.at(-1)?.path).toMatch(/\/facet-search$/);
     expect(result.facetHits).toEqual([
       { value: "shoes", count: 1 },
       { value: "socks", count: 1 },

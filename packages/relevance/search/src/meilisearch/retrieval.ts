@@ -57,6 +57,7 @@ export class MeilisearchRetrieval implements Retrieval {
     if (query.facetQuery !== undefined) body.facetQuery = query.facetQuery;
     if (query.filter !== undefined) body.filter = query.filter;
     if (query.matchingStrategy !== undefined) body.matchingStrategy = query.matchingStrategy;
+    if (query.exhaustiveFacetCount !== undefined) body.exhaustiveFacetCount = query.exhaustiveFacetCount;
     return facetResultOf(await this.post(target, "facet-search", body));
   }
 
