@@ -33,6 +33,21 @@ const searchRaw =
   (ctx: HostileContext): HostileRequest[] => [
     { method: "POST", path: searchPath(ctx), headers: searchHeaders(ctx), body },
   ];
+const facetSearch =
+  (body: unknown) =>
+  (ctx: HostileContext): HostileRequest[] => [
+    {
+      method: "POST",
+      path: `/api/v1/indexes/${ctx.index}/facet-search`,
+      headers: searchHeaders(ctx),
+      body: JSON.stringify(body),
+    },
+  ];
+const searchGet =
+  (query: string) =>
+  (ctx: HostileContext): HostileRequest[] => [
+    { method: "GET", path: `${searchPath(ctx)}?${query}`, headers: { "x-api-key": ctx.apiKey } },
+  ];
 const invalid = (path: string | RegExp) => ({ status: 422, code: "validation_failed", path });
 const tooLarge = { status: 413, code: "payload_too_large", path: "body" };
 const throttled = { status: 429, code: "too_many_requests", header: "retry-after" };
@@ -289,6 +304,36 @@ const SEARCH_CASES: HostileCase[] = [
     ],
     expect: invalid("queries[0].q"),
   },
+  {
+    id: "facet-search-facet-query-over-limit",
+    proves: "limit: facet search facetQuery characters",
+    surfaces: both,
+    requests: facetSearch({ facetName: "tags", facetQuery: "x".repeat(S("facetQuery", "characters") + 1) }),
+    expect: invalid("facetQuery"),
+  },
+  {
+    id: "facet-search-facet-name-over-limit",
+    proves: "limit: facet search facetName characters",
+    surfaces: both,
+    requests: facetSearch({ facetName: "x".repeat(S("facetName", "characters") + 1) }),
+    expect: invalid("facetName"),
+  },
+  {
+    id: "search-get-query-string-over-limit",
+    proves: "limit: GET search query string characters (a platform in front may refuse it first: 414)",
+    surfaces: both,
+    requests: searchGet(`q=${"x".repeat(S("query string", "characters"))}`),
+    expect: { status: [422, 414] },
+  },
+  {
+    id: "search-get-parameters-over-limit",
+    proves: "limit: GET search query string parameters",
+    surfaces: both,
+    requests: searchGet(
+      Array.from({ length: S("query string", "items") + 1 }, (_, i) => `p${i}=1`).join("&"),
+    ),
+    expect: invalid("query string"),
+  },
 ];
 
 /** Routes nobody serves, and methods a route does not take. */
@@ -304,7 +349,7 @@ const ROUTE_CASES: HostileCase[] = [
     id: "wrong-method-search",
     proves: "wrong method on the search route: JSON 405 with Allow",
     surfaces: both,
-    requests: (ctx) => [{ method: "GET", path: searchPath(ctx), headers: { "x-api-key": ctx.apiKey } }],
+    requests: (ctx) => [{ method: "PUT", path: searchPath(ctx), headers: { "x-api-key": ctx.apiKey } }],
     expect: { status: 405, code: "method_not_allowed", header: "allow" },
   },
   {
