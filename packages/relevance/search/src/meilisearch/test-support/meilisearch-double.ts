@@ -6,6 +6,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
+import { doubleFilter, doubleSort } from "./double-filter.ts";
 
 export const MASTER_KEY = "double-search-key";
 
@@ -494,7 +495,8 @@ function indexRoutes(app: Hono, slowMs: number): IndexRequest[] {
   // An index created through the management routes (and not named for a canned answer) is searched
   // over its own documents, as Meilisearch would at its simplest: every query word (or one of its
   // synonyms, from the index's `synonyms` setting) must be a word of some string field, the last one
-  // as a prefix; stop words are dropped. Enough to see documents and settings reach search.
+  // as a prefix; stop words are dropped; filters, sort and pages as double-filter.ts reads them.
+  // Enough to see documents and settings reach search, and a storefront page through it.
   app.post("/indexes/:uid/search", async (c, next) => {
     const uid = c.req.param("uid");
     const index = indexes.get(uid);
@@ -524,9 +526,27 @@ function indexRoutes(app: Hono, slowMs: number): IndexRequest[] {
         return alternatives.some((a) => text.some((t) => (last ? t.startsWith(a) : t === a)));
       });
     });
-    const limit = typeof body.limit === "number" ? body.limit : 20;
-    const offset = typeof body.offset === "number" ? body.offset : 0;
     const filterable = (index.settings.filterableAttributes as string[] | undefined) ?? [];
+    const filter = doubleFilter(body.filter, filterable);
+    if (!filter.ok)
+      return c.json(
+        errorBody(`Index \`${uid}\`: ${filter.message}`, "invalid_search_filter", "invalid_request"),
+        400,
+      );
+    const sortable = (index.settings.sortableAttributes as string[] | undefined) ?? [];
+    const sortProblem = doubleSort(hits, body.sort, sortable);
+    if (sortProblem !== null)
+      return c.json(
+        errorBody(`Index \`${uid}\`: ${sortProblem}`, "invalid_search_sort", "invalid_request"),
+        400,
+      );
+    // Facets count the documents `q` and the filter select.
+    const selected = hits.filter(filter.test);
+    const paged = body.page !== undefined || body.hitsPerPage !== undefined;
+    const hitsPerPage = typeof body.hitsPerPage === "number" ? body.hitsPerPage : 20;
+    const page = typeof body.page === "number" ? body.page : 1;
+    const limit = paged ? hitsPerPage : typeof body.limit === "number" ? body.limit : 20;
+    const offset = paged ? (page - 1) * hitsPerPage : typeof body.offset === "number" ? body.offset : 0;
     let facetDistribution: Record<string, Record<string, number>> | undefined;
     if (Array.isArray(body.facets)) {
       facetDistribution = {};
@@ -542,18 +562,23 @@ function indexRoutes(app: Hono, slowMs: number): IndexRequest[] {
           );
         }
         const counts: Record<string, number> = {};
-        for (const doc of hits)
+        for (const doc of selected)
           for (const value of valuesOf(doc[facet])) counts[value] = (counts[value] ?? 0) + 1;
         facetDistribution[facet] = counts;
       }
     }
     return c.json({
-      hits: hits.slice(offset, offset + limit),
+      hits: selected.slice(offset, offset + limit),
       query: body.q ?? "",
       processingTimeMs: 0,
-      limit,
-      offset,
-      estimatedTotalHits: hits.length,
+      ...(paged
+        ? {
+            hitsPerPage,
+            page,
+            totalPages: Math.ceil(selected.length / Math.max(1, hitsPerPage)),
+            totalHits: selected.length,
+          }
+        : { limit, offset, estimatedTotalHits: selected.length }),
       ...(facetDistribution === undefined ? {} : { facetDistribution }),
     });
   });
@@ -602,7 +627,11 @@ function indexRoutes(app: Hono, slowMs: number): IndexRequest[] {
                   authorization: c.req.header("authorization") ?? "",
                   "content-type": "application/json",
                 },
-                body: JSON.stringify({ q: body.q ?? "", limit: index.documents.size }),
+                body: JSON.stringify({
+                  q: body.q ?? "",
+                  limit: index.documents.size,
+                  ...(body.filter === undefined ? {} : { filter: body.filter }),
+                }),
               })
             ).json()) as { hits: Json[] }
           ).hits;
