@@ -11,6 +11,7 @@ import { adminRouteDocs } from "./admin-routes.ts";
 import { aliasRouteDocs } from "./customer/aliases.ts";
 import { documentRouteDocs } from "./customer/documents.ts";
 import { indexRouteDocs } from "./customer/indexes.ts";
+import { keyRouteDocs } from "./customer/keys.ts";
 import { settingsRouteDocs } from "./customer/settings.ts";
 import { taskRouteDocs } from "./customer/tasks.ts";
 import { adminLimitRows, type BodyLimits, resolveBodyLimits } from "./limits.ts";
@@ -104,6 +105,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
     ...taskRouteDocs(),
     ...settingsRouteDocs(answers),
     ...aliasRouteDocs(answers),
+    ...keyRouteDocs(answers),
   ]) {
     app.openAPIRegistry.registerPath(route);
   }

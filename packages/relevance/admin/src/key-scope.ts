@@ -1,0 +1,38 @@
+import {
+  corsClassOf,
+  grantRefusal,
+  keyRefusalMessage,
+  neededGrant,
+  originAllowed,
+  originRefusalMessage,
+  type SettingsTable,
+} from "@relevance/settings";
+import { ApiError } from "@shared/http";
+import type { MiddlewareHandler } from "hono";
+import type { CustomerEnv } from "./auth.ts";
+import { readCors } from "./key-store.ts";
+
+/**
+ * After customerAuth: the action and index the route needs (ROUTE_ACTIONS of @relevance/settings),
+ * refused 403 `invalid_api_key` as Meilisearch refuses a key without them; then, for a request from
+ * a browser (an Origin header), the account's CORS origins of the route's class, refused 403
+ * `origin_not_allowed`. Both before the route reads a body or writes anything. A request no row
+ * names goes on to the router, which answers it 404 or 405.
+ */
+export function keyScope(table: SettingsTable): MiddlewareHandler<CustomerEnv> {
+  return async (c, next) => {
+    const needed = neededGrant(c.req.method, c.req.path);
+    if (needed === null) return next();
+    const refusal = grantRefusal(c.get("grant"), needed.action, needed.index);
+    if (refusal !== null)
+      throw new ApiError(403, "invalid_api_key", keyRefusalMessage(needed.action, needed.index, refusal));
+    const origin = c.req.header("origin");
+    if (origin !== undefined) {
+      const cors = await readCors(table, c.get("accountId"));
+      const kind = corsClassOf(needed);
+      if (!originAllowed(cors, kind, origin))
+        throw new ApiError(403, "origin_not_allowed", originRefusalMessage(origin, kind));
+    }
+    return next();
+  };
+}
