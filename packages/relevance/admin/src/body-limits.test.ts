@@ -36,6 +36,17 @@ async function writeRoutes(h: Harness) {
       ["PATCH", "/api/v1/indexes/products/settings", customer, SMALL.jsonBodyBytes],
       ["PUT", "/api/v1/aliases/shop", customer, SMALL.jsonBodyBytes],
       ["POST", "/api/v1/indexes/products/documents", customer, SMALL.documentsBodyBytes],
+      ["POST", "/api/v1/keys", customer, SMALL.jsonBodyBytes],
+      ["PATCH", "/api/v1/keys/00000000-0000-4000-8000-000000000000", customer, SMALL.jsonBodyBytes],
+      ["PATCH", "/api/v1/account", customer, SMALL.jsonBodyBytes],
+      ["POST", `/api/v1/admin/accounts/${account}/keys`, adminHeaders, SMALL.jsonBodyBytes],
+      [
+        "PATCH",
+        `/api/v1/admin/accounts/${account}/keys/00000000-0000-4000-8000-000000000000`,
+        adminHeaders,
+        SMALL.jsonBodyBytes,
+      ],
+      ["PATCH", `/api/v1/admin/accounts/${account}`, adminHeaders, SMALL.jsonBodyBytes],
     ] as const,
   };
 }
@@ -81,6 +92,12 @@ describe("body limits", () => {
         "PATCH /api/v1/indexes/{name}/settings",
         "PUT /api/v1/aliases/{alias}",
         "POST /api/v1/indexes/{name}/documents",
+        "POST /api/v1/keys",
+        "PATCH /api/v1/keys/{key}",
+        "PATCH /api/v1/account",
+        "POST /api/v1/admin/accounts/{id}/keys",
+        "PATCH /api/v1/admin/accounts/{id}/keys/{key}",
+        "PATCH /api/v1/admin/accounts/{id}",
       ].sort(),
     );
   });

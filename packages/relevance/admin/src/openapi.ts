@@ -7,6 +7,7 @@
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import type { LimitRow } from "@shared/http";
 import { z } from "zod";
+import { adminKeyRouteDocs } from "./admin-keys.ts";
 import { adminRouteDocs } from "./admin-routes.ts";
 import { aliasRouteDocs } from "./customer/aliases.ts";
 import { documentRouteDocs } from "./customer/documents.ts";
@@ -100,6 +101,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
   for (const route of [
     documentRoute,
     ...adminRouteDocs(answers),
+    ...adminKeyRouteDocs(answers),
     ...indexRouteDocs(answers),
     ...documentRouteDocs(answers),
     ...taskRouteDocs(),
