@@ -8,7 +8,7 @@ import { indexRoutes } from "./customer/indexes.ts";
 import { keyRoutes } from "./customer/keys.ts";
 import { settingsRoutes } from "./customer/settings.ts";
 import { taskRoutes } from "./customer/tasks.ts";
-import { keyScope } from "./key-scope.ts";
+import { keyScope, withAuthRefusalFields } from "./key-scope.ts";
 import { resolveBodyLimits } from "./limits.ts";
 import type { CustomerDeps } from "./ports.ts";
 
@@ -25,7 +25,7 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
   const ctx = customerContext(deps);
   const limits = resolveBodyLimits(deps.limits);
   const app = new Hono<CustomerEnv>();
-  app.onError(onError(deps.log));
+  app.onError(withAuthRefusalFields(onError(deps.log)));
   // routeFallback only reads the routes table, which does not depend on the app's variables.
   app.notFound(routeFallback(app as unknown as Hono));
   // Before anything: a preflight is answered here, and every answer (errors too) can be read by the page.

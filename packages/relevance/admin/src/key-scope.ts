@@ -8,7 +8,7 @@ import {
   type SettingsTable,
 } from "@relevance/settings";
 import { ApiError } from "@shared/http";
-import type { MiddlewareHandler } from "hono";
+import type { ErrorHandler, MiddlewareHandler } from "hono";
 import type { CustomerEnv } from "./auth.ts";
 import { readCors } from "./key-store.ts";
 
@@ -34,5 +34,29 @@ export function keyScope(table: SettingsTable): MiddlewareHandler<CustomerEnv> {
         throw new ApiError(403, "origin_not_allowed", originRefusalMessage(origin, kind));
     }
     return next();
+  };
+}
+
+/** The refusals above, which Meilisearch's clients tell apart by the top-level `code`. */
+const AUTH_CODES = new Set(["invalid_api_key", "origin_not_allowed"]);
+
+/**
+ * Wraps the customer app's error handler: a refusal of keyScope also carries Meilisearch's
+ * top-level message, code, type and link (as the search routes' errors do), so the official
+ * clients raise it with its code. Other answers are left as they are.
+ */
+export function withAuthRefusalFields(base: ErrorHandler<CustomerEnv>): ErrorHandler<CustomerEnv> {
+  return async (err, c) => {
+    const res = await base(err, c);
+    if (!(err instanceof ApiError) || err.status !== 403 || !AUTH_CODES.has(err.code)) return res;
+    const headers = new Headers(res.headers);
+    headers.delete("content-length");
+    const fields = {
+      message: err.message,
+      code: err.code,
+      type: "auth",
+      link: `https://docs.meilisearch.com/errors#${err.code}`,
+    };
+    return new Response(JSON.stringify({ ...err.body(), ...fields }), { status: 403, headers });
   };
 }
