@@ -1,14 +1,16 @@
 import {
+  allowsIndex,
   corsClassOf,
   grantRefusal,
   keyRefusalMessage,
   neededGrant,
   originAllowed,
   originRefusalMessage,
+  type RouteAction,
   type SettingsTable,
 } from "@relevance/settings";
 import { ApiError } from "@shared/http";
-import type { ErrorHandler, MiddlewareHandler } from "hono";
+import type { Context, ErrorHandler, MiddlewareHandler } from "hono";
 import type { CustomerEnv } from "./auth.ts";
 import { readCors } from "./key-store.ts";
 
@@ -59,4 +61,13 @@ export function withAuthRefusalFields(base: ErrorHandler<CustomerEnv>): ErrorHan
     };
     return new Response(JSON.stringify({ ...err.body(), ...fields }), { status: 403, headers });
   };
+}
+
+/**
+ * For an index named in the body rather than the path (an index creation, an alias's target): 403
+ * `invalid_api_key` unless the key covers it, checked before anything is written.
+ */
+export function requireIndex(c: Context<CustomerEnv>, index: string, action: RouteAction): void {
+  if (!allowsIndex(c.get("grant"), index))
+    throw new ApiError(403, "invalid_api_key", keyRefusalMessage(action, index, "index"));
 }

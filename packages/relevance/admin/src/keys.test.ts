@@ -260,3 +260,25 @@ describe("the admin API's keys routes", () => {
     expect((await h.call("GET", `${base}/keys`)).status).toBe(401);
   });
 });
+
+describe("indexes named in the body or listed", () => {
+  it("a key scoped to prod* lists only the indexes it covers, creates only such names, and points an alias only at them", async () => {
+    const h = makeHarness();
+    const { apiKey } = await account(h);
+    await h.index(apiKey, "products");
+    await h.index(apiKey, "blog");
+    const scoped = (await newKey(h, apiKey, { actions: ["indexes.*"], indexes: ["prod*", "shop"] })).body
+      .key as string;
+    const listed = await h.customer(scoped, "GET", "/api/v1/indexes");
+    expect(listed.body.results.map((r: { name: string }) => r.name)).toEqual(["products"]);
+    expect(listed.body.total).toBe(1);
+    const before = h.dump();
+    const outside = await h.customer(scoped, "POST", "/api/v1/indexes", { name: "news" });
+    expect(outside.status).toBe(403);
+    expect(outside.body.code).toBe("invalid_api_key");
+    expect((await h.customer(scoped, "PUT", "/api/v1/aliases/shop", { index: "blog" })).status).toBe(403);
+    expect(h.dump()).toEqual(before);
+    expect((await h.customer(scoped, "POST", "/api/v1/indexes", { name: "products2" })).status).toBe(201);
+    expect((await h.customer(scoped, "PUT", "/api/v1/aliases/shop", { index: "products" })).status).toBe(200);
+  });
+});
