@@ -16,13 +16,13 @@ import { resourceUsage } from "node:process";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { CLIENT_SCRIPT_PATH, createMonitorApp, type MonitorApiLogger } from "@monitor/api";
-import { chromiumHere, launchChromium } from "@monitor/api/test-support/chromium";
 import { signInToSystem } from "@monitor/api/test-support/system-sign-in";
 import { ClickHouseAlertStateStore } from "@monitor/clickhouse";
 import { openChdbRunStore } from "@monitor/clickhouse/chdb";
 import { InMemoryCollectorRegistry } from "@monitor/core";
 import { webhookChannel } from "@monitor/notify";
 import { AlertEngine, memoryDeliveryLog } from "@monitor/runtime";
+import { chromiumHere, launchChromium } from "@shared/test-support/chromium";
 import { ACCOUNTS, account, COLLECTORS, loadSql, REGIONS, SERIES, slotsIn } from "./monitor-dataset.ts";
 import { missedTargets, percentile, printMissed, printTargetTable } from "./report.ts";
 

@@ -93,4 +93,42 @@ describe("the official meilisearch client against the Worker (Meilisearch double
     expect(api.message).toContain("Attribute `price` is not sortable");
     expect(api.response.status).toBe(422);
   });
+
+  it("searches with limit 0 for the facets alone, and with searchGet", async () => {
+    meili.requests.length = 0;
+    const facetsOnly = await client.index("products").search("", { limit: 0, facets: ["tags"] });
+    expect(facetsOnly.hits).toEqual([]);
+    expect(facetsOnly.facetDistribution?.tags).toEqual({ shoes: 1, running: 1, apparel: 1, socks: 1 });
+    expect(meili.requests[0]?.body).toMatchObject({ limit: 0, facets: ["tags"] });
+    const got = await client
+      .index("products")
+      .searchGet("red", { limit: 1, attributesToRetrieve: ["id"], sort: ["title:asc"] });
+    expect(got.hits).toEqual([{ id: 2 }]);
+    expect(meili.requests[1]?.body).toMatchObject({
+      q: "red",
+      limit: 1,
+      attributesToRetrieve: ["id"],
+      sort: ["title:asc"],
+    });
+  });
+
+  it("searches facet values through the Worker, and passes distinct on to Meilisearch", async () => {
+    const values = await client
+      .index("products")
+      .searchForFacetValues({ facetName: "tags", facetQuery: "s" });
+    expect(values.facetHits).toEqual([
+      { value: "shoes", count: 1 },
+      { value: "socks", count: 1 },
+    ]);
+    expect(values.facetQuery).toBe("s");
+    const refused = await client
+      .index("products")
+      .searchForFacetValues({ facetName: "colour" })
+      .catch((e: unknown) => e as MeilisearchApiError);
+    expect((refused as MeilisearchApiError).cause?.code).toBe("invalid_facet_search_facet_name");
+    expect((refused as MeilisearchApiError).response.status).toBe(422);
+    meili.requests.length = 0;
+    await client.index("products").search("red", { distinct: "title", rankingScoreThreshold: 0.1 });
+    expect(meili.requests[0]?.body).toMatchObject({ distinct: "title", rankingScoreThreshold: 0.1 });
+  });
 });

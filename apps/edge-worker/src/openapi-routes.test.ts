@@ -14,7 +14,10 @@ describe("the Worker's OpenAPI paths", () => {
         delete: async () => {},
         list: async () => [],
       } as never,
-      retrieval: { search: async () => ({ hits: [], estimatedTotalHits: 0 }) },
+      retrieval: {
+        search: async () => ({ hits: [], estimatedTotalHits: 0 }),
+        facetSearch: async () => ({ facetHits: [] }),
+      },
       log: { info() {}, warn() {}, error() {} },
     });
     expect(undocumentedRoutes(app, [{ paths: SEARCH_OPENAPI_PATHS as never }])).toEqual({

@@ -148,10 +148,10 @@ describe("search Worker bundle in real workerd (Miniflare), Meilisearch as a loc
       await expectNextSearchWorks();
     });
 
-    it("answers GET on the search path with a JSON 405 and Allow: POST", async () => {
-      const r = await raw("/api/v1/indexes/products/search", { method: "GET" });
+    it("answers DELETE on the search path with a JSON 405 and Allow: GET, HEAD, POST", async () => {
+      const r = await raw("/api/v1/indexes/products/search", { method: "DELETE" });
       expect(r.status).toBe(405);
-      expect(r.headers.get("allow")).toBe("POST");
+      expect(r.headers.get("allow")).toBe("GET, HEAD, POST");
       expect(r.body.error.code).toBe("method_not_allowed");
       await expectNextSearchWorks();
     });

@@ -67,7 +67,13 @@ describe("tasks of the embedded stack", () => {
     expect(hidden).toMatchObject({ status: 404, body: { error: { code: "task_not_found" } } });
     const missing = await http("GET", "/api/v1/tasks/999999999", undefined, key);
     expect(missing).toMatchObject({ status: 404, body: { error: { code: "task_not_found" } } });
-    // No task list: the route does not exist.
-    expect((await http("GET", "/api/v1/tasks", undefined, key)).status).toBe(404);
+    // The task list shows the account's own tasks only.
+    const listed = await http("GET", "/api/v1/tasks", undefined, key);
+    expect(listed.status).toBe(200);
+    expect((listed.body as { results: { uid: number }[] }).results.map((t) => t.uid)).toContain(
+      written.body.taskUid,
+    );
+    const theirs = await http("GET", "/api/v1/tasks", undefined, other);
+    expect((theirs.body as { total: number }).total).toBe(0);
   });
 });

@@ -1,7 +1,9 @@
 // Every route with a body has a size limit, checked before the body is parsed: from Content-Length
 // before reading, or while reading a body without one. Beyond it: a JSON 413 naming the limit,
 // nothing written, and the next request served as usual.
+
 import { describe, expect, it } from "vitest";
+import { SETTING_ROUTES } from "./customer/setting-routes.ts";
 import { adminHeaders, type Harness, makeHarness } from "./test-support/harness.ts";
 
 const SMALL = { jsonBodyBytes: 2000, documentsBodyBytes: 6000 };
@@ -47,6 +49,19 @@ async function writeRoutes(h: Harness) {
         SMALL.jsonBodyBytes,
       ],
       ["PATCH", `/api/v1/admin/accounts/${account}`, adminHeaders, SMALL.jsonBodyBytes],
+      ["PUT", "/api/v1/indexes/products/documents", customer, SMALL.documentsBodyBytes],
+      ["POST", "/api/v1/indexes/products/documents/fetch", customer, SMALL.jsonBodyBytes],
+      ["POST", "/api/v1/indexes/products/documents/delete-batch", customer, SMALL.jsonBodyBytes],
+      ["POST", "/api/v1/indexes/products/documents/delete", customer, SMALL.jsonBodyBytes],
+      ...Object.entries(SETTING_ROUTES).map(
+        ([setting, { method }]) =>
+          [
+            method.toUpperCase() as "PUT" | "PATCH",
+            `/api/v1/indexes/products/settings/${setting}`,
+            customer,
+            SMALL.jsonBodyBytes,
+          ] as const,
+      ),
     ] as const,
   };
 }
@@ -98,6 +113,13 @@ describe("body limits", () => {
         "POST /api/v1/admin/accounts/{id}/keys",
         "PATCH /api/v1/admin/accounts/{id}/keys/{key}",
         "PATCH /api/v1/admin/accounts/{id}",
+        "PUT /api/v1/indexes/{name}/documents",
+        "POST /api/v1/indexes/{name}/documents/fetch",
+        "POST /api/v1/indexes/{name}/documents/delete-batch",
+        "POST /api/v1/indexes/{name}/documents/delete",
+        ...Object.entries(SETTING_ROUTES).map(
+          ([setting, { method }]) => `${method.toUpperCase()} /api/v1/indexes/{name}/settings/${setting}`,
+        ),
       ].sort(),
     );
   });

@@ -133,6 +133,21 @@ describe("customer API with an index manager", () => {
       waitForTask: async () => {
         throw new Error("unreachable");
       },
+      updateDocuments: async () => {
+        throw new Error("unreachable");
+      },
+      deleteDocuments: async () => {
+        throw new Error("unreachable");
+      },
+      deleteAllDocuments: async () => {
+        throw new Error("unreachable");
+      },
+      getDocument: async () => {
+        throw new Error("unreachable");
+      },
+      listTasks: async () => {
+        throw new Error("unreachable");
+      },
     };
     const { h, call } = await setup(() => refusing);
     const res = await call("POST", "/api/v1/indexes", { name: "products" });

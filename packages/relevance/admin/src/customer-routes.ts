@@ -3,10 +3,13 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { authGuard, type CustomerEnv, customerAuth } from "./auth.ts";
 import { aliasRoutes } from "./customer/aliases.ts";
 import { CUSTOMER_BASE, customerContext } from "./customer/context.ts";
+import { documentEditRoutes } from "./customer/document-edits.ts";
 import { documentRoutes } from "./customer/documents.ts";
 import { indexRoutes } from "./customer/indexes.ts";
 import { keyRoutes } from "./customer/keys.ts";
+import { settingRoutes } from "./customer/setting-routes.ts";
 import { settingsRoutes } from "./customer/settings.ts";
+import { statsRoutes } from "./customer/stats.ts";
 import { taskRoutes } from "./customer/tasks.ts";
 import { keyScope, withAuthRefusalFields } from "./key-scope.ts";
 import { resolveBodyLimits } from "./limits.ts";
@@ -38,23 +41,30 @@ export function createCustomerApp(deps: CustomerDeps): Hono<CustomerEnv> {
   const jsonLimit = limitBody(limits.jsonBodyBytes);
   const documentsLimit = limitBody(limits.documentsBodyBytes);
   const bodyLimit: MiddlewareHandler<CustomerEnv> = (c, next) =>
-    c.req.method === "POST" && DOCUMENTS_PATH.test(c.req.path) ? documentsLimit(c, next) : jsonLimit(c, next);
+    (c.req.method === "POST" || c.req.method === "PUT") && DOCUMENTS_PATH.test(c.req.path)
+      ? documentsLimit(c, next)
+      : jsonLimit(c, next);
   for (const path of [
     `${CUSTOMER_BASE}/indexes`,
     `${CUSTOMER_BASE}/indexes/*`,
     `${CUSTOMER_BASE}/aliases/*`,
+    // `/tasks/*` also covers `/tasks` (Hono's wildcard matches the bare path).
     `${CUSTOMER_BASE}/tasks/*`,
     `${CUSTOMER_BASE}/keys`,
     `${CUSTOMER_BASE}/keys/*`,
     `${CUSTOMER_BASE}/account`,
+    `${CUSTOMER_BASE}/stats`,
   ]) {
     app.use(path, auth, scope, bodyLimit);
   }
   app.route("/", indexRoutes(ctx));
   app.route("/", documentRoutes(ctx));
+  app.route("/", documentEditRoutes(ctx));
   app.route("/", settingsRoutes(ctx));
+  app.route("/", settingRoutes(ctx));
   app.route("/", taskRoutes(ctx));
   app.route("/", aliasRoutes(ctx));
   app.route("/", keyRoutes(ctx));
+  app.route("/", statsRoutes(ctx));
   return app;
 }

@@ -5,6 +5,7 @@
 import { MAX_DOCUMENTS_PER_INDEX } from "@relevance/settings";
 import { DEFAULT_JSON_BODY_BYTES, type LimitRow, MAX_ERROR_DETAILS } from "@shared/http";
 import { KEY_LIMIT_ROWS } from "./key-limits.ts";
+import { managementLimitRows } from "./management-limits.ts";
 
 /** The body limits a deployment may change (`ApiDeps.limits`, `MAX_JSON_BODY_BYTES`, `MAX_DOCUMENTS_BODY_BYTES`). */
 export interface BodyLimits {
@@ -140,7 +141,7 @@ export const LAMBDA_DOCUMENTS_BODY_BYTES = 5 * 1024 * 1024;
 
 /**
  * The limits table of the admin and customer APIs for the given body limits (the defaults unless
- * configured): areas `admin`, `customer`, `customer settings` and `documents`.
+ * configured): areas `admin`, `customer`, `customer settings`, `documents` and `tasks`.
  */
 export function adminLimitRows(body: BodyLimits = DEFAULT_BODY_LIMITS): LimitRow[] {
   const nesting = `JSON nesting; keys named __proto__, constructor or prototype are refused anywhere (422)`;
@@ -409,6 +410,7 @@ export function adminLimitRows(body: BodyLimits = DEFAULT_BODY_LIMITS): LimitRow
       note: "rejected documents listed in one answer; received - accepted is the total",
     },
     ...KEY_LIMIT_ROWS,
+    ...managementLimitRows(MAX_ATTRIBUTE_CHARS),
   ];
 }
 

@@ -2,13 +2,11 @@
  * The OpenAPI pieces the admin and customer routes share: who may call them, the error answers
  * they give (their bodies are ErrorSchema), path parameters and conditional-write headers.
  */
-import { formatBytes } from "@shared/http";
+import { errorAnswer, formatBytes, json } from "@shared/http";
 import { z } from "zod";
 import type { BodyLimits } from "./limits.ts";
-import { ErrorSchema } from "./schemas.ts";
 
-export const json = <S>(schema: S) => ({ "application/json": { schema } });
-export const errorAnswer = (description: string) => ({ description, content: json(ErrorSchema) });
+export { errorAnswer, json };
 export const body = <S>(schema: S) => ({ required: true, content: json(schema) });
 
 export const ADMIN = { security: [{ adminToken: [] }], tags: ["admin"] };

@@ -1,5 +1,6 @@
 import { type LimitRow, undocumentedRoutes } from "@shared/http";
 import { describe, expect, it } from "vitest";
+import { SETTING_ROUTES } from "./customer/setting-routes.ts";
 import {
   ADMIN_LIMITS,
   MAX_ATTRIBUTE_CHARS,
@@ -13,6 +14,11 @@ import {
 } from "./limits.ts";
 import { buildOpenApiDocument, openApiDocument } from "./openapi.ts";
 import { adminHeaders, makeHarness } from "./test-support/harness.ts";
+
+/** Each supported setting's GET, its update (PUT, or PATCH for typo-tolerance) and DELETE. */
+const SETTING_ROUTE_LIST = Object.entries(SETTING_ROUTES).flatMap(([setting, { method }]) =>
+  ["GET", method.toUpperCase(), "DELETE"].map((m) => `${m} /api/v1/indexes/{name}/settings/${setting}`),
+);
 
 describe("GET /api/v1/openapi.json", () => {
   it("is OpenAPI 3.1 JSON without authentication, listing every route with its status codes", async () => {
@@ -59,6 +65,18 @@ describe("GET /api/v1/openapi.json", () => {
         "GET /api/v1/admin/accounts/{id}/keys/{key}",
         "PATCH /api/v1/admin/accounts/{id}/keys/{key}",
         "DELETE /api/v1/admin/accounts/{id}/keys/{key}",
+        "GET /api/v1/tasks",
+        "GET /api/v1/stats",
+        "PUT /api/v1/indexes/{name}/documents",
+        "DELETE /api/v1/indexes/{name}/documents",
+        "POST /api/v1/indexes/{name}/documents/fetch",
+        "POST /api/v1/indexes/{name}/documents/delete-batch",
+        "POST /api/v1/indexes/{name}/documents/delete",
+        "GET /api/v1/indexes/{name}/documents/{id}",
+        "DELETE /api/v1/indexes/{name}/documents/{id}",
+        "DELETE /api/v1/indexes/{name}/settings",
+        ...SETTING_ROUTE_LIST,
+        ...["GET", "PUT", "PATCH", "DELETE"].map((m) => `${m} /api/v1/indexes/{name}/settings/{setting}`),
       ].sort(),
     );
     const put = doc.paths["/api/v1/admin/accounts/{id}/indexes/{index}/relevance-trigger-config"].put;
@@ -102,7 +120,7 @@ describe("the limits in the OpenAPI document", () => {
     const doc = (await h.call("GET", "/api/v1/openapi.json")).body;
     expect(doc["x-limits"]).toEqual(ADMIN_LIMITS);
     expect(new Set(ADMIN_LIMITS.map((r) => r.area))).toEqual(
-      new Set(["admin", "customer", "customer settings", "documents"]),
+      new Set(["admin", "customer", "customer settings", "documents", "tasks"]),
     );
 
     const extra: LimitRow = { area: "search", field: "q", limit: 512, unit: "characters", status: 400 };

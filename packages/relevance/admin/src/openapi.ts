@@ -10,10 +10,13 @@ import { z } from "zod";
 import { adminKeyRouteDocs } from "./admin-keys.ts";
 import { adminRouteDocs } from "./admin-routes.ts";
 import { aliasRouteDocs } from "./customer/aliases.ts";
+import { documentEditRouteDocs } from "./customer/document-edits.ts";
 import { documentRouteDocs } from "./customer/documents.ts";
 import { indexRouteDocs } from "./customer/indexes.ts";
 import { keyRouteDocs } from "./customer/keys.ts";
+import { settingRouteDocs } from "./customer/setting-routes.ts";
 import { settingsRouteDocs } from "./customer/settings.ts";
+import { statsRouteDocs } from "./customer/stats.ts";
 import { taskRouteDocs } from "./customer/tasks.ts";
 import { adminLimitRows, type BodyLimits, resolveBodyLimits } from "./limits.ts";
 import { bodyLimitAnswers, json } from "./openapi-parts.ts";
@@ -104,8 +107,11 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
     ...adminKeyRouteDocs(answers),
     ...indexRouteDocs(answers),
     ...documentRouteDocs(answers),
+    ...documentEditRouteDocs(answers),
     ...taskRouteDocs(),
+    ...statsRouteDocs(),
     ...settingsRouteDocs(answers),
+    ...settingRouteDocs(answers),
     ...aliasRouteDocs(answers),
     ...keyRouteDocs(answers),
   ]) {

@@ -77,6 +77,36 @@ export interface BackendTask extends Omit<TaskSummary, "taskUid"> {
   details: Record<string, unknown>;
 }
 
+/** Meilisearch's `GET /tasks` filters, as the IndexManager port takes them. */
+export interface BackendTaskQuery {
+  uids?: readonly number[];
+  statuses?: readonly ("enqueued" | "processing" | "succeeded" | "failed")[];
+  types?: readonly (
+    | "indexCreation"
+    | "indexDeletion"
+    | "documentAdditionOrUpdate"
+    | "documentDeletion"
+    | "settingsUpdate"
+  )[];
+  indexUids?: readonly string[];
+  limit?: number;
+  from?: number;
+  beforeEnqueuedAt?: string;
+  afterEnqueuedAt?: string;
+  beforeStartedAt?: string;
+  afterStartedAt?: string;
+  beforeFinishedAt?: string;
+  afterFinishedAt?: string;
+}
+
+export interface BackendTaskPage {
+  results: BackendTask[];
+  total: number;
+  limit: number;
+  from: number | null;
+  next: number | null;
+}
+
 /** The index settings the customer app sends the backend: the whole customer settings of an index. */
 export type BackendSettings = CustomerSettings;
 
@@ -95,6 +125,18 @@ export interface IndexBackend {
     documents: readonly Record<string, unknown>[],
     options?: { primaryKey?: string },
   ): Promise<TaskSummary>;
+  /** Merges each document's top-level fields into the stored one (Meilisearch's PUT …/documents). */
+  updateDocuments(
+    uid: string,
+    documents: readonly Record<string, unknown>[],
+    options?: { primaryKey?: string },
+  ): Promise<TaskSummary>;
+  deleteDocuments(uid: string, ids: readonly (string | number)[]): Promise<TaskSummary>;
+  deleteAllDocuments(uid: string): Promise<TaskSummary>;
+  /** Null when the index has no such document. */
+  getDocument(uid: string, id: string | number): Promise<Record<string, unknown> | null>;
+  /** Meilisearch's `GET /tasks`, newest first; with `scope.accountId` only that account's. */
+  listTasks(query: BackendTaskQuery, scope?: { accountId?: string }): Promise<BackendTaskPage>;
   updateSettings(uid: string, settings: BackendSettings): Promise<TaskSummary>;
   getStats(
     uid: string,

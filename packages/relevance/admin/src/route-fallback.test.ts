@@ -24,8 +24,9 @@ describe("unknown routes and wrong methods", () => {
     for (const [method, path, headers, allow] of [
       ["PUT", "/api/v1/indexes/products", customer, "DELETE, GET, HEAD"],
       ["DELETE", "/api/v1/indexes", customer, "GET, HEAD, POST"],
-      ["PUT", "/api/v1/indexes/products/documents", customer, "GET, HEAD, POST"],
-      ["POST", "/api/v1/indexes/products/settings", customer, "GET, HEAD, PATCH"],
+      ["PATCH", "/api/v1/indexes/products/documents", customer, "DELETE, GET, HEAD, POST, PUT"],
+      ["POST", "/api/v1/indexes/products/settings", customer, "DELETE, GET, HEAD, PATCH"],
+      ["PATCH", "/api/v1/indexes/products/settings/stop-words", customer, "DELETE, GET, PUT"],
       ["GET", "/api/v1/aliases/shop", customer, "PUT"],
       ["GET", "/api/v1/admin/accounts", adminHeaders, "POST"],
       ["DELETE", h.configPath(account, "products"), adminHeaders, "GET, HEAD, PUT"],

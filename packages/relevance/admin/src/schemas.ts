@@ -72,16 +72,9 @@ export const Page = z.object({
 // ---- Shapes the routes answer ----
 
 /** The one error body of every route: `{"error": {"code", "message", "details"?}}` (docs/api.md). */
-export const IssueSchema = z.object({ path: z.string(), message: z.string() }).meta({ id: "Issue" });
-export const ErrorSchema = z
-  .object({
-    error: z.object({
-      code: z.string().meta({ examples: ["validation_failed"] }),
-      message: z.string(),
-      details: z.array(IssueSchema).optional(),
-    }),
-  })
-  .meta({ id: "Error" });
+import { IssueSchema } from "@shared/http";
+
+export { ErrorSchema, IssueSchema } from "@shared/http";
 
 export const AccountCreated = z.object({
   systemAccountId: z.string().regex(/^acct_[0-9a-f]{12}$/),

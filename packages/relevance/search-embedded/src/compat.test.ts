@@ -211,7 +211,7 @@ describe("the official meilisearch client against the search API (embedded engin
     expect(api.cause?.code).toBe("invalid_search_limit");
     expect(api.cause?.type).toBe("invalid_request");
     expect(api.cause?.link).toBe("https://docs.meilisearch.com/errors#invalid_search_limit");
-    expect(api.message).toContain("limit: must be an integer from 1 to 1000, got 5000");
+    expect(api.message).toContain("limit: must be an integer from 0 to 1000, got 5000");
     expect(api.response.status).toBe(422);
 
     const filter = await client
@@ -237,7 +237,81 @@ describe("the official meilisearch client against the search API (embedded engin
   });
 });
 
+describe("the official client's front-end calls (embedded engine)", () => {
+  it("searches with limit 0 for the facets alone", async () => {
+    const res = await client.index("products").search("red", { limit: 0, facets: ["category"] });
+    expect(res.hits).toEqual([]);
+    expect(res.estimatedTotalHits).toBe(3);
+    expect(res.facetDistribution).toEqual({ category: { jackets: 1, shoes: 1, socks: 1 } });
+  });
+
+  it("searches with searchGet, the parameters in the query string", async () => {
+    const res = await client
+      .index("products")
+      .searchGet("shoes", { filter: "price < 100", sort: ["price:desc"], attributesToRetrieve: ["id"] });
+    expect(res.hits).toEqual([{ id: "2" }, { id: "1" }]);
+  });
+
+  it("searches facet values with searchForFacetValues", async () => {
+    const res = await client
+      .index("products")
+      .searchForFacetValues({ facetName: "brand", facetQuery: "tra" });
+    expect(res.facetHits).toEqual([{ value: "Trail Co", count: 2 }]);
+    expect(res.facetQuery).toBe("tra");
+    const red = await client
+      .index("products")
+      .searchForFacetValues({ facetName: "category", q: "red", filter: "price > 50" });
+    expect(red.facetHits).toEqual([
+      { value: "jackets", count: 1 },
+      { value: "shoes", count: 1 },
+    ]);
+    const error = await client
+      .index("products")
+      .searchForFacetValues({ facetName: "title" })
+      .catch((e: unknown) => e as MeilisearchApiError);
+    expect((error as MeilisearchApiError).cause?.code).toBe("invalid_facet_search_facet_name");
+  });
+
+  it("answers distinct and rankingScoreThreshold with a 422 naming them (the embedded engine cannot honour them)", async () => {
+    for (const [params, code] of [
+      [{ distinct: "brand" }, "invalid_search_distinct"],
+      [{ rankingScoreThreshold: 0.5 }, "invalid_search_ranking_score_threshold"],
+      [{ showMatchesPosition: true }, "invalid_search_show_matches_position"],
+    ] as const) {
+      const error = await client
+        .index("products")
+        .search("red", params)
+        .catch((e: unknown) => e as MeilisearchApiError);
+      expect(error).toBeInstanceOf(MeilisearchApiError);
+      expect((error as MeilisearchApiError).cause?.code).toBe(code);
+      expect((error as MeilisearchApiError).response.status).toBe(422);
+      expect((error as MeilisearchApiError).message).toContain(Object.keys(params)[0]);
+    }
+  });
+});
+
 describe("instant-meilisearch's searchClient against the search API", () => {
+  it("answers a refinementList's second query (limit 0, the facet alone) and a searchable refinementList", async () => {
+    const { searchClient } = instantMeiliSearch(host, KEY);
+    const { results } = await searchClient.search([
+      {
+        indexName: "products",
+        params: { query: "", hitsPerPage: 6, page: 0, facets: ["brand"], facetFilters: [["brand:Acme"]] },
+      },
+      { indexName: "products", params: { query: "", hitsPerPage: 0, page: 0, facets: ["brand"] } },
+    ]);
+    const [refined, facetsOnly] = results as unknown as Record<string, unknown>[];
+    expect(refined?.nbHits).toBe(3);
+    expect(facetsOnly?.hits).toEqual([]);
+    expect(facetsOnly?.facets).toEqual({ brand: { Acme: 3, "Trail Co": 2, Woolly: 1 } });
+    const values = await searchClient.searchForFacetValues?.([
+      { indexName: "products", params: { facetName: "brand", facetQuery: "wo", query: "" } },
+    ]);
+    expect(values?.[0]?.facetHits.map((h: { value: string; count: number }) => [h.value, h.count])).toEqual([
+      ["Woolly", 1],
+    ]);
+  });
+
   it("answers InstantSearch's search call with hits, counts and facets", async () => {
     const { searchClient } = instantMeiliSearch(host, KEY);
     const { results } = await searchClient.search([

@@ -5,6 +5,8 @@
 import { tokenize } from "@relevance/core";
 import {
   DEFAULT_RANKING_RULES,
+  type FacetSearchQuery,
+  type FacetSearchResult,
   filterText,
   MAX_EXPANDED_WORD_CHARS,
   MAX_EXPANSIONS_PER_WORD,
@@ -19,6 +21,7 @@ import {
 } from "@relevance/search";
 import type { Document, DocumentStore, Logger } from "@relevance/settings";
 import MiniSearch, { type Options, type SearchOptions } from "minisearch";
+import { countFacetValues, matchFacetValues } from "./facet-search.ts";
 import { computeFacets, facetAttributes } from "./facets.ts";
 import { fieldValue, searchableText, stringFields } from "./fields.ts";
 import { compileFilter, type DocumentPredicate } from "./filter.ts";
@@ -454,6 +457,21 @@ export class EmbeddedRetrieval implements Retrieval {
         unsupported.field,
       );
     }
+    // Asked of Meilisearch by the client; this engine cannot honour them, so it says so by name.
+    if (query.distinct !== undefined) {
+      throw new RetrievalError(
+        "invalid_request",
+        "the embedded engine cannot honour distinct (one hit per attribute value)",
+        "distinct",
+      );
+    }
+    if (query.rankingScoreThreshold !== undefined) {
+      throw new RetrievalError(
+        "invalid_request",
+        "the embedded engine cannot honour rankingScoreThreshold (its ranking scores are relative to the best match)",
+        "rankingScoreThreshold",
+      );
+    }
     const predicate = compileFilter(
       query.filter === undefined ? undefined : filterText(query.filter),
       target.filterableAttributes,
@@ -480,7 +498,7 @@ export class EmbeddedRetrieval implements Retrieval {
       criteria === undefined ? undefined : sortOrder(target.rankingRules ?? DEFAULT_RANKING_RULES, criteria);
     const ranked =
       words.length === 0
-        ? placeholder(index, predicate, order)
+        ? await placeholder(index, predicate, order, () => slicer.pause())
         : await ranking({
             pause: () => slicer.pause(),
             index,
@@ -506,7 +524,7 @@ export class EmbeddedRetrieval implements Retrieval {
     }
     const result: RetrievalResult = { hits, estimatedTotalHits: ranked.total };
     if (facets !== undefined) {
-      const counted = computeFacets(
+      const counted = await computeFacets(
         ranked.matches?.() ??
           (function* () {
             for (const id of ranked.ids) {
@@ -515,11 +533,84 @@ export class EmbeddedRetrieval implements Retrieval {
             }
           })(),
         facets,
+        () => slicer.pause(),
       );
       result.facetDistribution = counted.facetDistribution;
       result.facetStats = counted.facetStats;
     }
     return result;
+  }
+
+  /**
+   * The values of `query.facetName` matching `facetQuery`, counted over the documents `q`, `filter`
+   * and `matchingStrategy` select (facet-search.ts). Matching, counting and the placeholder's walk
+   * over every document are sliced like a search's scoring.
+   */
+  async facetSearch(target: SearchTarget, query: FacetSearchQuery): Promise<FacetSearchResult> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const unsupported = unsupportedSetting(target);
+    if (unsupported !== null) {
+      throw new RetrievalError(
+        "invalid_request",
+        `the index setting ${unsupported.field} cannot be honoured: ${unsupported.message}`,
+        unsupported.field,
+      );
+    }
+    const predicate = compileFilter(
+      query.filter === undefined ? undefined : filterText(query.filter),
+      target.filterableAttributes,
+    );
+    const filterable = target.filterableAttributes;
+    if (!filterable.some((f) => f === query.facetName || query.facetName.startsWith(`${f}.`))) {
+      const available =
+        filterable.length === 0
+          ? "This index has no filterable attributes."
+          : `Filterable attributes: ${filterable.map((f) => `\`${f}\``).join(", ")}.`;
+      throw new RetrievalError(
+        "invalid_request",
+        `Attribute \`${query.facetName}\` is not filterable, so its values cannot be searched. ${available}`,
+        "facetName",
+      );
+    }
+    const settings = querySettings(target);
+    const index = await this.index(target);
+    const slicer = new Slicer(this.sliceClock);
+    const pause = () => slicer.pause();
+    const words = withoutStopWords(tokenize(query.q), settings.stopWords);
+    let docs: Iterable<Document>;
+    if (words.length === 0) {
+      // Every document the filter passes; a pause per 256 looked at, not per 256 kept, so a
+      // filter that keeps few of 100,000 documents does not hold the loop for all of them.
+      const kept: Document[] = [];
+      let n = 0;
+      for (const { doc } of index.docs.values()) {
+        if (++n % 256 === 0) await pause();
+        if (predicate === null || predicate(doc)) kept.push(doc);
+      }
+      docs = kept;
+    } else {
+      const ranked = await ranking({
+        pause,
+        index,
+        words,
+        predicate,
+        strategy: query.matchingStrategy,
+        need: 0,
+        options: {
+          typos: settings.typos,
+          synonyms: settings.synonyms,
+          boost: attributeBoost(indexFields(target)),
+        },
+      });
+      docs =
+        ranked.matches?.() ??
+        ranked.ids.flatMap((id) => {
+          const doc = index.docs.get(id)?.doc;
+          return doc === undefined ? [] : [doc];
+        });
+    }
+    const counts = await countFacetValues(docs, query.facetName, pause);
+    return { facetHits: await matchFacetValues(counts, query.facetQuery, settings.typos, pause) };
   }
 
   /** The index for `target`, current with the documents' revision. */
@@ -737,9 +828,16 @@ function sortOrder(rules: readonly string[], criteria: SortCriterion[]): SortOrd
 }
 
 /** An empty query: every document passing the filter, in primary-key order (Meilisearch's placeholder search), then sorted. */
-function placeholder(index: LoadedIndex, predicate: DocumentPredicate | null, order?: SortOrder): Ranked {
+async function placeholder(
+  index: LoadedIndex,
+  predicate: DocumentPredicate | null,
+  order: SortOrder | undefined,
+  pause: () => Promise<void>,
+): Promise<Ranked> {
   const ids: string[] = [];
+  let n = 0;
   for (const [id, { doc }] of index.docs) {
+    if (++n % 256 === 0) await pause();
     if (predicate === null || predicate(doc)) ids.push(id);
   }
   const sorted = order === undefined ? ids : sortIds(ids, order.criteria, (id) => index.docs.get(id)?.doc);

@@ -5,6 +5,7 @@ import { nfkc } from "@relevance/core";
 import type { FacetStats } from "@relevance/search";
 import { MAX_VALUES_PER_FACET, RetrievalError } from "@relevance/search";
 import { fieldReader } from "./fields.ts";
+import { StringKeyMap } from "./slices.ts";
 
 /**
  * The attributes `facets` names, `*` standing for every filterable attribute. An attribute that is
@@ -42,16 +43,20 @@ export interface Facets {
  * once). Strings are counted case-insensitively (NFKC, lower case, as the filter compares them) and
  * reported as first seen; numbers and booleans as written. At most MAX_VALUES_PER_FACET values are
  * reported per attribute (numbers first, ascending; then booleans; then strings alphabetically).
- * One pass over the documents.
+ * One pass over the documents, with `pause()` awaited every 256 of them: a search with `limit: 0`
+ * and facets over 100,000 documents (InstantSearch's refinementList) gives the event loop back.
  */
-export function computeFacets(
+export async function computeFacets(
   docs: Iterable<Record<string, unknown>>,
   attributes: readonly string[],
-): Facets {
+  pause: () => Promise<void> = async () => {},
+): Promise<Facets> {
   const counters = attributes.map(() => new FacetCounter());
   const readers = attributes.map(fieldReader);
   const seen = new Set<unknown>();
+  let n = 0;
   for (const doc of docs) {
+    if (++n % 256 === 0) await pause();
     for (let a = 0; a < attributes.length; a++) {
       const value = (readers[a] as (doc: Record<string, unknown>) => unknown)(doc);
       const counter = counters[a] as FacetCounter;
@@ -83,13 +88,14 @@ export function computeFacets(
 class FacetCounter {
   min = Number.POSITIVE_INFINITY;
   max = Number.NEGATIVE_INFINITY;
-  private readonly strings = new Map<string, { shown: string; count: number }>();
+  // Maps that grow without a rehash of every entry holding the loop (slices.ts).
+  private readonly strings = new StringKeyMap<{ shown: string; count: number }>();
   /** Every number counted (with repeats), sorted and grouped only when reported. */
   private numbers = new Float64Array(64);
   private numberCount = 0;
   private readonly booleans = [0, 0];
   /** Raw string → normalized, so each distinct string is normalized once (bounded). */
-  private readonly cache = new Map<string, string>();
+  private readonly cache = new StringKeyMap<string>();
 
   normalized(text: string): string {
     let n = this.cache.get(text);
@@ -146,12 +152,21 @@ class FacetCounter {
     if (this.booleans[0] && room > 0) add("false", this.booleans[0]);
     if (this.booleans[1] && room > 0) add("true", this.booleans[1]);
     if (room > 0 && this.strings.size > 0) {
-      const entries = [...this.strings.values()];
-      entries.sort((x, y) => (x.shown < y.shown ? -1 : x.shown > y.shown ? 1 : 0));
-      for (const { shown, count } of entries) {
-        if (room <= 0) break;
-        add(shown, count);
+      // The first `room` in order, kept sorted as they come: no sort of every distinct value.
+      const top: { shown: string; count: number }[] = [];
+      for (const entry of this.strings.values()) {
+        if (top.length === room && entry.shown >= (top[room - 1] as { shown: string }).shown) continue;
+        let lo = 0;
+        let hi = top.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if ((top[mid] as { shown: string }).shown < entry.shown) lo = mid + 1;
+          else hi = mid;
+        }
+        top.splice(lo, 0, entry);
+        if (top.length > room) top.pop();
       }
+      for (const { shown, count } of top) add(shown, count);
     }
     return out;
   }

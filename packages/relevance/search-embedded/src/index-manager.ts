@@ -25,6 +25,8 @@ import {
   storageFullTaskError,
   type Task,
   type TaskError,
+  type TaskPage,
+  type TaskQuery,
   type TaskScope,
   type TaskStatus,
   type TaskSummary,
@@ -308,6 +310,79 @@ export class EmbeddedIndexManager implements IndexManager {
         ids: ids.map(String),
       },
     );
+  }
+
+  deleteAllDocuments(uid: string): Promise<TaskSummary> {
+    return this.enqueue(
+      uid,
+      "documentDeletion",
+      { providedIds: 0, deletedDocuments: null, originalFilter: null },
+      { all: true },
+    );
+  }
+
+  async getDocument(uid: string, id: DocumentId): Promise<Record<string, unknown> | null> {
+    this.existing(uid);
+    const { accountId, index } = this.locate(uid);
+    const found = await this.documents.getMany(accountId, index, [String(id)]);
+    return found.get(String(id)) ?? null;
+  }
+
+  /**
+   * The account's tasks (`scope.accountId`, else the account "") matching `query`, newest first. One
+   * SQL query on the account's rows (the (account_id, uid) key), bounded by `limit`, plus its count.
+   */
+  async listTasks(query: TaskQuery = {}, scope: TaskScope = {}): Promise<TaskPage> {
+    const limit = query.limit ?? 20;
+    const where = ["account_id = ?"];
+    const params: (string | number)[] = [scope.accountId ?? ""];
+    const anyOf = (column: string, values: readonly (string | number)[] | undefined) => {
+      if (values === undefined) return;
+      if (values.length === 0) {
+        where.push("0");
+        return;
+      }
+      where.push(`${column} IN (${values.map(() => "?").join(", ")})`);
+      params.push(...values);
+    };
+    anyOf("uid", query.uids);
+    anyOf("status", query.statuses);
+    anyOf("type", query.types);
+    anyOf("index_uid", query.indexUids);
+    const dates: [keyof TaskQuery, string, "<" | ">"][] = [
+      ["beforeEnqueuedAt", "enqueued_at", "<"],
+      ["afterEnqueuedAt", "enqueued_at", ">"],
+      ["beforeStartedAt", "started_at", "<"],
+      ["afterStartedAt", "started_at", ">"],
+      ["beforeFinishedAt", "finished_at", "<"],
+      ["afterFinishedAt", "finished_at", ">"],
+    ];
+    for (const [key, column, op] of dates) {
+      const value = query[key];
+      if (typeof value !== "string") continue;
+      where.push(`${column} ${op} ?`);
+      params.push(new Date(value).toISOString());
+    }
+    const filtered = where.join(" AND ");
+    const { n: total } = this.db
+      .prepare(`SELECT COUNT(*) AS n FROM tasks WHERE ${filtered}`)
+      .get(...params) as { n: number };
+    const page = query.from === undefined ? filtered : `${filtered} AND uid <= ?`;
+    const pageParams = query.from === undefined ? params : [...params, query.from];
+    const rows = this.db
+      .prepare(`SELECT * FROM tasks WHERE ${page} ORDER BY uid DESC LIMIT ?`)
+      .all(...pageParams, limit + 1) as unknown as TaskRow[];
+    const shown = rows.slice(0, limit).map((row) => {
+      const verdict = this.unsaved.get(row.seq);
+      return verdict === undefined ? taskOf(row) : { ...taskOf(row), ...verdictView(verdict) };
+    });
+    return {
+      results: shown,
+      total,
+      limit,
+      from: shown[0]?.uid ?? null,
+      next: rows.length > limit ? (rows[limit] as TaskRow).uid : null,
+    };
   }
 
   updateSettings(uid: string, settings: SettingsUpdate): Promise<TaskSummary> {
@@ -625,6 +700,12 @@ export class EmbeddedIndexManager implements IndexManager {
       }
       case "documentDeletion": {
         if (this.indexRow(uid) === null) throw new TaskFailure(indexNotFound(uid));
+        if ((payload as { all?: boolean }).all === true) {
+          // Every document: the store's own delete of the index's documents (its revision moves on).
+          const deletedDocuments = await this.documents.count(accountId, index);
+          await this.documents.deleteIndex(accountId, index);
+          return { details: { deletedDocuments }, apply: () => this.touch(uid, at), stored: true };
+        }
         const ids = (payload as { ids: string[] }).ids;
         const deletedDocuments = await this.documents.deleteMany(accountId, index, ids);
         return { details: { deletedDocuments }, apply: () => this.touch(uid, at), stored: true };

@@ -103,19 +103,19 @@ describe("facets", () => {
     expect(e.stats.builds).toBe(0);
   });
 
-  it(`reports at most ${MAX_VALUES_PER_FACET} values per facet, the first alphabetically, counted once per document`, () => {
+  it(`reports at most ${MAX_VALUES_PER_FACET} values per facet, the first alphabetically, counted once per document`, async () => {
     const docs = Array.from({ length: 500 }, (_, i) => ({
       v: `v${String(i).padStart(3, "0")}`,
       t: ["x", "x", "X"],
     }));
-    const { facetDistribution } = computeFacets(docs, ["v", "t"]);
+    const { facetDistribution } = await computeFacets(docs, ["v", "t"]);
     const values = Object.keys(facetDistribution.v ?? {});
     expect(values).toHaveLength(MAX_VALUES_PER_FACET);
     expect(values[0]).toBe("v000");
     expect(values.at(-1)).toBe(`v0${MAX_VALUES_PER_FACET - 1}`);
     expect(facetDistribution.t).toEqual({ x: 500 });
     // Numbers come first, in numeric order; only the first are reported, the stats see them all.
-    const numbers = computeFacets(
+    const numbers = await computeFacets(
       Array.from({ length: 500 }, (_, i) => ({ n: 499 - i })),
       ["n"],
     );

@@ -15,7 +15,7 @@ retrievalContract("embedded engine on SQLite", async (name, index) => {
     index: name,
     primaryKey: "id",
     searchableAttributes: ["*"],
-    filterableAttributes: [],
+    filterableAttributes: index.filterableAttributes ?? [],
     synonyms: index.synonyms ?? {},
     stopWords: index.stopWords ?? [],
   };

@@ -216,7 +216,7 @@ describe("POST /api/v1/indexes/{index}/search", () => {
       [{ q: ["red"] }, "q"],
       [{ q: "red", page: 0 }, "page"],
       [{ q: "red", hitsPerPage: 1001 }, "hitsPerPage"],
-      [{ q: "red", limit: 0 }, "limit"],
+      [{ q: "red", limit: -1 }, "limit"],
       [{ q: "red", limit: 1001 }, "limit"],
       [{ q: "red", limit: 2.5 }, "limit"],
       [{ q: "red", limit: "10" }, "limit"],
@@ -244,14 +244,14 @@ describe("POST /api/v1/indexes/{index}/search", () => {
       expect(backend.calls).toEqual([]);
     });
 
-    it("accepts the limit bounds 1 and 1000", async () => {
-      expect((await search("products", { q: "", limit: 1 })).status).toBe(200);
+    it("accepts the limit bounds 0 and 1000", async () => {
+      expect((await search("products", { q: "", limit: 0 })).status).toBe(200);
       expect((await search("products", { q: "", limit: 1000 })).status).toBe(200);
     });
 
     it("answers 422 to a body that is not an object, and lists every problem", async () => {
       expectError(await search("products", ["q"]), 422, "validation_failed");
-      const res = await search("products", { q: 1, limit: 0, relevanceScore: "x" });
+      const res = await search("products", { q: 1, limit: -1, relevanceScore: "x" });
       const details = (res.body.error as { details: { path: string }[] }).details;
       expect(details.map((d) => d.path)).toEqual(["q", "limit", "relevanceScore"]);
     });
@@ -481,10 +481,10 @@ describe("POST /api/v1/indexes/{index}/search", () => {
     expect(await res.json()).toEqual({ error: { code: "not_found", message: "no such route" } });
   });
 
-  it("answers 405 with Allow: POST in the error format to another method on the search path", async () => {
-    const res = await app.request("/api/v1/indexes/products/search", { method: "GET" });
+  it("answers 405 with Allow: GET, HEAD, POST in the error format to another method on the search path", async () => {
+    const res = await app.request("/api/v1/indexes/products/search", { method: "DELETE" });
     expect(res.status).toBe(405);
-    expect(res.headers.get("allow")).toBe("POST");
+    expect(res.headers.get("allow")).toBe("GET, HEAD, POST");
     expect(await res.json()).toMatchObject({ error: { code: "method_not_allowed" } });
   });
 

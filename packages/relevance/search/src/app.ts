@@ -32,6 +32,7 @@ import {
   routeFallback,
 } from "@shared/http";
 import { type Context, Hono } from "hono";
+import { parseFacetSearchRequest } from "./facet-search-schema.ts";
 import { MAX_BODY_BYTES, MAX_BODY_DEPTH, MAX_BODY_KEYS } from "./limits.ts";
 import { AUTH_CODE_HEADER, withMeilisearchFields } from "./meili-errors.ts";
 import type { Retrieval, RetrievalResult, SearchTarget } from "./ports.ts";
@@ -39,6 +40,7 @@ import { RetrievalError } from "./ports.ts";
 import { parseSearchRequest, type SearchRequest, searchIssues } from "./request.ts";
 import { MultiSearchEnvelopeSchema, MultiSearchQuerySchema } from "./routes.ts";
 import { createScorer, type Score, type Scorer } from "./scorer.ts";
+import { searchBodyOfQueryString } from "./search-get.ts";
 import { parseApiKeyCopy, parseSettingsCopy, type SettingsView } from "./settings-copy.ts";
 import { errorMessage, withTimeout } from "./timeout.ts";
 
@@ -77,6 +79,8 @@ const MAX_API_KEY_CHARS = 512;
 
 export const SEARCH_PATH = "/api/v1/indexes/:index/search";
 export const MULTI_SEARCH_PATH = "/api/v1/multi-search";
+/** Meilisearch's facet search: the values of one facet matching a word, counted over a search's documents. */
+export const FACET_SEARCH_PATH = "/api/v1/indexes/:index/facet-search";
 /** Meilisearch's `GET /health`: no authentication. */
 export const HEALTH_PATH = "/api/v1/health";
 /** Meilisearch's `GET /version`: any valid key. */
@@ -255,23 +259,24 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
       const { relevanceScore: _, ...query } = request;
       return await retrieval.search(target, query);
     } catch (error) {
-      if (!(error instanceof RetrievalError)) throw error;
-      if (error.failure === "invalid_request") {
-        const path = error.field ?? "";
-        throw new ApiError(422, "validation_failed", `the search request is invalid: ${error.message}`, [
-          { path, message: error.message },
-        ]);
-      }
-      log.error("search backend failed", { account, index, failure: error.failure, problem: error.message });
-      if (error.failure === "timeout") {
-        throw new ApiError(
-          504,
-          "backend_timeout",
-          "the search backend did not answer in time; retry shortly",
-        );
-      }
-      throw new ApiError(502, "backend_unavailable", "the search backend is unavailable; retry shortly");
+      throw backendFailure(error, account, index);
     }
+  }
+
+  /** A retrieval failure as the client sees it: its request at fault (422), or the backend (502/504). */
+  function backendFailure(error: unknown, account: string, index: string): unknown {
+    if (!(error instanceof RetrievalError)) return error;
+    if (error.failure === "invalid_request") {
+      const path = error.field ?? "";
+      return new ApiError(422, "validation_failed", `the search request is invalid: ${error.message}`, [
+        { path, message: error.message },
+      ]);
+    }
+    log.error("search backend failed", { account, index, failure: error.failure, problem: error.message });
+    if (error.failure === "timeout") {
+      return new ApiError(504, "backend_timeout", "the search backend did not answer in time; retry shortly");
+    }
+    return new ApiError(502, "backend_unavailable", "the search backend is unavailable; retry shortly");
   }
 
   /** Scoring never fails a search, even with an injected scorer that throws. */
@@ -348,6 +353,38 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
     if (modelId !== null) c.header(RELEVANCE_MODEL_HEADER, modelId);
     return c.json(body);
   });
+  // Meilisearch's searchGet: the same search, its parameters in the query string.
+  app.get(SEARCH_PATH, async (c: Context) => {
+    const started = performance.now();
+    const { account } = await authenticate(c);
+    const url = c.req.url;
+    const at = url.indexOf("?");
+    const parsed = parseSearchRequest(searchBodyOfQueryString(at === -1 ? "" : url.slice(at + 1)));
+    if (!parsed.ok) throw invalidRequest(parsed.errors);
+    const index = c.req.param("index") ?? "";
+    const { body, modelId } = await runSearch(account, index, parsed.value, started);
+    if (modelId !== null) c.header(RELEVANCE_MODEL_HEADER, modelId);
+    return c.json(body);
+  });
+  app.post(FACET_SEARCH_PATH, limitBody(deps.maxBodyBytes ?? MAX_BODY_BYTES), async (c: Context) => {
+    const started = performance.now();
+    const { account } = await authenticate(c);
+    const parsed = parseFacetSearchRequest(await readJson(c));
+    if (!parsed.ok) throw invalidRequest(parsed.errors, "facet search");
+    const index = c.req.param("index") ?? "";
+    const { target } = await resolve(account, index);
+    let facetHits: { value: string; count: number }[];
+    try {
+      facetHits = (await retrieval.facetSearch(target, parsed.value)).facetHits;
+    } catch (error) {
+      throw backendFailure(error, account, index);
+    }
+    return c.json({
+      facetHits,
+      facetQuery: parsed.value.facetQuery ?? null,
+      processingTimeMs: Math.round(performance.now() - started),
+    });
+  });
   app.post(MULTI_SEARCH_PATH, limitBody(deps.maxBodyBytes ?? MAX_BODY_BYTES), async (c: Context) => {
     const started = performance.now();
     const { account, grant } = await authenticate(c);
@@ -397,7 +434,7 @@ async function readJson(c: Context): Promise<unknown> {
     throw new ApiError(422, "validation_failed", "the search request is invalid: too many fields", [
       {
         path: "",
-        message: `an object of the body has ${keys} fields, more than the limit of ${MAX_BODY_KEYS} (a search has 18)`,
+        message: `an object of the body has ${keys} fields, more than the limit of ${MAX_BODY_KEYS} (a search has 20)`,
       },
     ]);
   }
@@ -436,11 +473,11 @@ async function readMultiSearch(c: Context): Promise<{ indexUid: string; request:
   return queries;
 }
 
-function invalidRequest(errors: Issue[]): ApiError {
+function invalidRequest(errors: Issue[], what = "search"): ApiError {
   return new ApiError(
     422,
     "validation_failed",
-    `the search request is invalid: ${formatIssues(errors)}`,
+    `the ${what} request is invalid: ${formatIssues(errors)}`,
     errors,
   );
 }

@@ -206,7 +206,7 @@ describe("POST /api/v1/multi-search", () => {
     const res = await multi({
       queries: [
         { indexUid: "products", q: "red" },
-        { indexUid: "products", q: "red", limit: 0 },
+        { indexUid: "products", q: "red", limit: 1001 },
         { q: "red" },
       ],
     });

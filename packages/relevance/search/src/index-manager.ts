@@ -49,6 +49,35 @@ export interface Task {
   details: Record<string, unknown>;
 }
 
+/**
+ * Meilisearch's `GET /tasks` filters (each list: any of; dates: strictly before / after). Tasks come
+ * newest first: `from` is the highest uid to answer.
+ */
+export interface TaskQuery {
+  uids?: readonly number[];
+  statuses?: readonly TaskStatus[];
+  types?: readonly TaskType[];
+  indexUids?: readonly string[];
+  /** At most this many tasks (default 20). */
+  limit?: number;
+  from?: number;
+  beforeEnqueuedAt?: string;
+  afterEnqueuedAt?: string;
+  beforeStartedAt?: string;
+  afterStartedAt?: string;
+  beforeFinishedAt?: string;
+  afterFinishedAt?: string;
+}
+
+/** A page of tasks, as Meilisearch's `GET /tasks` answers it: `next` is the `from` of the next page. */
+export interface TaskPage {
+  results: Task[];
+  total: number;
+  limit: number;
+  from: number | null;
+  next: number | null;
+}
+
 export interface IndexInfo {
   uid: string;
   /** Null until set at creation or inferred from the first documents. */
@@ -170,6 +199,15 @@ export interface IndexManager {
    * such index.
    */
   getDocuments(uid: string, page?: { offset?: number; limit?: number }): Promise<DocumentsPage>;
+  /** The document whose primary key is `id`; null when none. Rejects with `index_not_found` when there is no such index. */
+  getDocument(uid: string, id: DocumentId): Promise<Record<string, unknown> | null>;
+  /** Deletes every document of the index (its settings stay); fails (in the task) with `index_not_found`. */
+  deleteAllDocuments(uid: string): Promise<TaskSummary>;
+  /**
+   * Tasks matching `query`, newest first. With `scope.accountId`: only that account's (index uids
+   * `<account>-…`), `total` counting only those.
+   */
+  listTasks(query?: TaskQuery, scope?: TaskScope): Promise<TaskPage>;
   /** Null when there is no such task (of `scope.accountId`). */
   getTask(taskUid: number, scope?: TaskScope): Promise<Task | null>;
   /** The task once it is `succeeded` or `failed` (a failed task resolves, it does not reject). */

@@ -197,6 +197,9 @@ describe("search request limits", () => {
         "highlightPreTag",
         "cropLength",
         "queries",
+        "facetQuery",
+        "facetName",
+        "query string",
       ]),
     );
   });

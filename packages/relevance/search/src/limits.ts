@@ -90,6 +90,22 @@ export const MAX_FILTER_ITEMS = 100;
 /** Most queries in one `POST /api/v1/multi-search`. */
 export const MAX_MULTI_SEARCH_QUERIES = 10;
 
+/**
+ * Longest `facetQuery` of a facet search, in UTF-16 code units. Facet values are brand, colour and
+ * category names; the query is matched as one word against each distinct value of the facet, so
+ * its length multiplies that work (typos apply only up to MAX_EXPANDED_WORD_CHARS).
+ */
+export const MAX_FACET_QUERY_CHARS = 256;
+/**
+ * Longest query string of `GET /api/v1/indexes/{index}/search`, in characters as sent (still
+ * percent-encoded); checked before it is parsed. Half of Node's 16 KiB for the request line and
+ * headers together (beyond which npm start answers 431), and within Cloudflare's URL limit; a
+ * search larger than this (a long `IN [...]` filter) is a POST.
+ */
+export const MAX_QUERY_STRING_CHARS = 8192;
+/** Most parameters in that query string (a search has 20 fields). */
+export const MAX_QUERY_PARAMS = 100;
+
 /** Failed authentications per client address per minute before 429 (AuthThrottle's default). */
 export const AUTH_FAILURES_PER_ADDRESS = 20;
 /** Failed authentications per API-key prefix (first 8 characters) per minute before 429. */
@@ -122,7 +138,7 @@ export const SEARCH_LIMITS: LimitRow[] = [
     limit: MAX_BODY_KEYS,
     unit: "items",
     status: 422,
-    note: "keys of any one object of the body (a search has 18 fields), counted in the text before it is parsed",
+    note: "keys of any one object of the body (a search has 20 fields), counted in the text before it is parsed",
   },
   {
     area: "search",
@@ -156,7 +172,14 @@ export const SEARCH_LIMITS: LimitRow[] = [
     status: 0,
     note: `embedded engine: index terms one query word expands into by typos or prefix, the closest kept; a prefix examines at most ${MAX_PREFIX_SCAN} terms`,
   },
-  { area: "search", field: "limit", limit: MAX_LIMIT, unit: "items", status: 422, note: "from 1" },
+  {
+    area: "search",
+    field: "limit",
+    limit: MAX_LIMIT,
+    unit: "items",
+    status: 422,
+    note: "from 0 (0 answers totals and facets only, as InstantSearch's refinementList asks)",
+  },
   { area: "search", field: "offset", limit: MAX_OFFSET, unit: "items", status: 422, note: "from 0" },
   {
     area: "search",
@@ -239,6 +262,38 @@ export const SEARCH_LIMITS: LimitRow[] = [
     unit: "items",
     status: 422,
     note: "POST /api/v1/multi-search; each query has the bounds of a search",
+  },
+  {
+    area: "search",
+    field: "facetQuery",
+    limit: MAX_FACET_QUERY_CHARS,
+    unit: "characters",
+    status: 422,
+    note: `POST /api/v1/indexes/{index}/facet-search; one word, typo tolerant up to ${MAX_EXPANDED_WORD_CHARS} characters (matched as a prefix beyond); at most ${MAX_VALUES_PER_FACET} facetHits answered`,
+  },
+  {
+    area: "search",
+    field: "facetName",
+    limit: MAX_ATTRIBUTE_CHARS,
+    unit: "characters",
+    status: 422,
+    note: "facet search: from 1, a filterable attribute; q, filter and matchingStrategy have the bounds of a search",
+  },
+  {
+    area: "search",
+    field: "query string",
+    limit: MAX_QUERY_STRING_CHARS,
+    unit: "characters",
+    status: 422,
+    note: "GET /api/v1/indexes/{index}/search, as sent (percent-encoded); checked before parsing; each parameter then has the bounds of the POST body",
+  },
+  {
+    area: "search",
+    field: "query string",
+    limit: MAX_QUERY_PARAMS,
+    unit: "items",
+    status: 422,
+    note: "parameters of GET /api/v1/indexes/{index}/search",
   },
   {
     area: "search",

@@ -38,16 +38,44 @@ export const SEARCH_FIELD_CODES = {
   cropMarker: "invalid_search_crop_marker",
   showRankingScore: "invalid_search_show_ranking_score",
   matchingStrategy: "invalid_search_matching_strategy",
+  distinct: "invalid_search_distinct",
+  rankingScoreThreshold: "invalid_search_ranking_score_threshold",
 } as const satisfies Record<string, string>;
 
-/** The request field of a Meilisearch search error code: SEARCH_FIELD_CODES read backwards. */
+/** Meilisearch's codes for the fields only a facet search has. */
+export const FACET_SEARCH_FIELD_CODES = {
+  facetName: "invalid_facet_search_facet_name",
+  facetQuery: "invalid_facet_search_facet_query",
+  exhaustiveFacetCount: "invalid_facet_search_exhaustive_facet_count",
+} as const satisfies Record<string, string>;
+
+/** The request field of a Meilisearch search or facet search error code: the tables read backwards. */
 export const FIELD_OF_SEARCH_CODE: ReadonlyMap<string, string> = new Map(
-  Object.entries(SEARCH_FIELD_CODES).map(([field, code]) => [code, field]),
+  Object.entries({ ...SEARCH_FIELD_CODES, ...FACET_SEARCH_FIELD_CODES }).map(([field, code]) => [
+    code,
+    field,
+  ]),
 );
+
+/** Meilisearch's codes for the search parameters this API refuses by name (UNSUPPORTED_SEARCH_PARAMETERS). */
+const UNSUPPORTED_FIELD_CODES: Record<string, string> = {
+  attributesToSearchOn: "invalid_search_attributes_to_search_on",
+  hybrid: "invalid_search_hybrid_query",
+  vector: "invalid_search_vector",
+  retrieveVectors: "invalid_search_retrieve_vectors",
+  media: "invalid_search_media",
+  locales: "invalid_search_locales",
+  showMatchesPosition: "invalid_search_show_matches_position",
+  showRankingScoreDetails: "invalid_search_show_ranking_score_details",
+  showPerformanceDetails: "invalid_search_show_performance_details",
+  personalize: "invalid_search_personalize",
+};
 
 /** Meilisearch's code for a field at fault: a search field, or one of multi-search's own. */
 const FIELD_CODES: Record<string, string> = {
+  ...UNSUPPORTED_FIELD_CODES,
   ...SEARCH_FIELD_CODES,
+  ...FACET_SEARCH_FIELD_CODES,
   indexUid: "invalid_index_uid",
   queries: "invalid_multi_search_queries",
 };
@@ -95,7 +123,9 @@ export function meilisearchFields(
     if (first !== undefined && /^queries\[\d+\]$/.test(first.path))
       meiliCode = "invalid_multi_search_queries";
     else if (first?.message === "is not a known field") meiliCode = "bad_request";
-    else meiliCode = FIELD_CODES[field] ?? "bad_request";
+    else if (field === "facetName" && first?.message === "is required")
+      meiliCode = "missing_facet_search_facet_name";
+    else meiliCode = Object.hasOwn(FIELD_CODES, field) ? (FIELD_CODES[field] as string) : "bad_request";
     type = "invalid_request";
   } else {
     const known = CODES[code];

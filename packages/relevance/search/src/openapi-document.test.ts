@@ -10,7 +10,10 @@ import { SEARCH_OPENAPI_PATHS, SEARCH_OPENAPI_SCHEMAS, searchOpenApiDocument } f
 
 const app = createSearchApp({
   kv: { get: async () => null, put: async () => {}, delete: async () => {}, list: async () => [] } as never,
-  retrieval: { search: async () => ({ hits: [], estimatedTotalHits: 0 }) },
+  retrieval: {
+    search: async () => ({ hits: [], estimatedTotalHits: 0 }),
+    facetSearch: async () => ({ facetHits: [] }),
+  },
   log: { info() {}, warn() {}, error() {} },
 });
 
@@ -32,6 +35,7 @@ describe("the search proxy's OpenAPI document", () => {
     expect(undocumentedRoutes(app, [doc])).toEqual({ undocumented: [], unserved: [] });
     expect(Object.keys(doc.paths).sort()).toEqual([
       "/api/v1/health",
+      "/api/v1/indexes/{index}/facet-search",
       "/api/v1/indexes/{index}/search",
       "/api/v1/multi-search",
       "/api/v1/version",
@@ -44,12 +48,12 @@ describe("the search proxy's OpenAPI document", () => {
     expect(body.properties.q?.maxLength).toBe(MAX_QUERY_CHARS);
     expect(body.properties.limit).toMatchObject({
       type: "integer",
-      minimum: 1,
+      minimum: 0,
       maximum: MAX_LIMIT,
       default: 20,
     });
     expect(JSON.stringify(body.properties.filter)).toContain(`"maxItems":${MAX_FILTER_ITEMS}`);
-    expect(Object.keys(body.properties)).toHaveLength(18);
+    expect(Object.keys(body.properties)).toHaveLength(20);
     const multi = doc.paths["/api/v1/multi-search"]?.post?.requestBody as {
       content: { "application/json": { schema: Schema } };
     };
@@ -63,6 +67,13 @@ describe("the search proxy's OpenAPI document", () => {
 
   it("gives the customer API's document the same paths and the schemas they refer to", () => {
     expect(SEARCH_OPENAPI_PATHS).toEqual(doc.paths);
-    expect(Object.keys(SEARCH_OPENAPI_SCHEMAS).sort()).toEqual(["Error", "SearchRequest", "SearchResponse"]);
+    expect(Object.keys(SEARCH_OPENAPI_SCHEMAS).sort()).toEqual([
+      "Error",
+      "FacetSearchRequest",
+      "FacetSearchResponse",
+      "Issue",
+      "SearchRequest",
+      "SearchResponse",
+    ]);
   });
 });

@@ -67,6 +67,10 @@ export interface SearchQuery {
   cropMarker?: string;
   showRankingScore?: boolean;
   matchingStrategy?: MatchingStrategy;
+  /** At most one hit per value of this attribute; an adapter that cannot honour it refuses it (invalid_request). */
+  distinct?: string;
+  /** Hits ranked below this score (0..1) are left out; an adapter that cannot honour it refuses it. */
+  rankingScoreThreshold?: number;
 }
 
 export interface FacetStats {
@@ -86,11 +90,38 @@ export interface RetrievalResult {
 }
 
 /**
+ * A facet search (Meilisearch's `POST /indexes/{index}/facet-search`): the values of `facetName`
+ * that match `facetQuery` (prefix, typo tolerant; absent: every value), counted over the documents
+ * that `q`, `filter` and `matchingStrategy` select.
+ */
+export interface FacetSearchQuery {
+  facetName: string;
+  facetQuery?: string;
+  q: string;
+  filter?: SearchFilter;
+  matchingStrategy?: MatchingStrategy;
+  /** Exact counts asked for (Meilisearch may otherwise estimate); the embedded engine's always are. */
+  exhaustiveFacetCount?: boolean;
+}
+
+/** One facet value found and the number of selected documents holding it. */
+export interface FacetHit {
+  value: string;
+  count: number;
+}
+
+export interface FacetSearchResult {
+  /** At most MAX_VALUES_PER_FACET, in Meilisearch's default order (alphabetical). */
+  facetHits: FacetHit[];
+}
+
+/**
  * The search backend. Adapters throw RetrievalError for failures the client should see as 502/504;
  * anything else is an internal error.
  */
 export interface Retrieval {
   search(target: SearchTarget, query: SearchQuery): Promise<RetrievalResult>;
+  facetSearch(target: SearchTarget, query: FacetSearchQuery): Promise<FacetSearchResult>;
 }
 
 export type RetrievalFailure =

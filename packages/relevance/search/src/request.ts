@@ -38,6 +38,7 @@ export function parseSearchRequest(input: unknown, extra: readonly string[] = []
   const { attributesToRetrieve, attributesToHighlight, attributesToCrop } = parsed.data;
   const { highlightPreTag, highlightPostTag, cropMarker, cropLength, showRankingScore, matchingStrategy } =
     parsed.data;
+  const { distinct, rankingScoreThreshold } = parsed.data;
 
   const paged = page !== undefined || hitsPerPage !== undefined;
   const pagination = paged
@@ -67,12 +68,32 @@ export function parseSearchRequest(input: unknown, extra: readonly string[] = []
     cropMarker,
     showRankingScore,
     matchingStrategy,
+    distinct,
+    rankingScoreThreshold,
   };
   for (const [key, value] of Object.entries(optional)) {
     if (value !== undefined && value !== null) (request as unknown as Record<string, unknown>)[key] = value;
   }
   return ok(request);
 }
+
+/**
+ * Meilisearch search parameters (those the official client's SearchParams has) that this API does
+ * not honour, and why: refused by name, never ignored (docs/search.md, "Compatibility: search
+ * parameters").
+ */
+export const UNSUPPORTED_SEARCH_PARAMETERS: Readonly<Record<string, string>> = {
+  attributesToSearchOn: "searches run on the index's searchableAttributes",
+  hybrid: "there is no vector store (no embedders)",
+  vector: "there is no vector store (no embedders)",
+  retrieveVectors: "there is no vector store (no embedders)",
+  media: "there is no vector store (no embedders)",
+  locales: "tokenizing does not depend on a language",
+  showMatchesPosition: "match positions are not computed; use attributesToHighlight",
+  showRankingScoreDetails: "only the overall _rankingScore is computed (showRankingScore)",
+  showPerformanceDetails: "no performance details are recorded",
+  personalize: "search personalization is not available",
+};
 
 /**
  * A body schema's problems as the search API lists them: unknown fields first, then each of
@@ -92,7 +113,10 @@ export function searchIssues(error: z.ZodError, fields: readonly string[] = SEAR
   }
   const out: Issue[] = [
     ...(byField.get("") ?? []).map((i) => ({ path: "", message: i.message })),
-    ...unknown,
+    ...unknown.map((u) => {
+      if (!Object.hasOwn(UNSUPPORTED_SEARCH_PARAMETERS, u.path)) return u;
+      return { path: u.path, message: `is not supported: ${UNSUPPORTED_SEARCH_PARAMETERS[u.path]}` };
+    }),
   ];
   for (const field of fields) {
     const issues = byField.get(field);

@@ -7,20 +7,16 @@
 import type { RouteConfig } from "@hono/zod-openapi";
 import { describeType } from "@relevance/core";
 import { INDEX_NAME, INDEX_NAME_RULE } from "@relevance/settings";
+import { ErrorSchema, errorAnswer, json } from "@shared/http";
 import * as z from "zod";
-import { MAX_BODY_BYTES, MAX_MULTI_SEARCH_QUERIES } from "./limits.ts";
+import { FacetSearchRequestSchema, FacetSearchResponseSchema } from "./facet-search-schema.ts";
+import {
+  MAX_BODY_BYTES,
+  MAX_MULTI_SEARCH_QUERIES,
+  MAX_QUERY_PARAMS,
+  MAX_QUERY_STRING_CHARS,
+} from "./limits.ts";
 import { SearchRequestSchema } from "./search-request-schema.ts";
-
-/** Our error body (Meilisearch's message, code, type and link beside it on the search routes). */
-export const ErrorSchema = z
-  .object({
-    error: z.object({
-      code: z.string().meta({ examples: ["validation_failed"] }),
-      message: z.string(),
-      details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-    }),
-  })
-  .meta({ id: "Error" });
 
 /** The field rules of the multi-search body, shared by its schema and the check of its envelope. */
 const queriesOf = <T extends z.ZodType>(query: T) =>
@@ -76,8 +72,6 @@ export const SearchResponseSchema = z
       "With offset/limit: limit, offset, estimatedTotalHits; with page/hitsPerPage: page, hitsPerPage, totalHits, totalPages.",
   });
 
-const json = <S>(schema: S) => ({ "application/json": { schema } });
-const errorAnswer = (description: string) => ({ description, content: json(ErrorSchema) });
 const tooManyRequests = {
   description:
     "Too many failed authentications from this client address (or with this credential prefix); Retry-After says when to retry.",
@@ -145,6 +139,72 @@ export const searchRoute = {
   },
 } satisfies RouteConfig;
 
+const indexParam = z.object({
+  index: z.string().meta({
+    description: `Index or alias name: ${INDEX_NAME_RULE}.`,
+    pattern: INDEX_NAME.source,
+  }),
+});
+
+/** A GET search's parameters: those of the POST body, as text; lists comma-separated. */
+const listParam = (what: string) =>
+  z
+    .string()
+    .optional()
+    .meta({ description: `${what}, comma-separated.` });
+const SearchGetQuerySchema = z.object({
+  q: z.string().optional(),
+  offset: z.string().optional().meta({ description: "An integer." }),
+  limit: z.string().optional().meta({ description: "An integer; 0 answers the totals and facets only." }),
+  page: z.string().optional().meta({ description: "An integer." }),
+  hitsPerPage: z.string().optional().meta({ description: "An integer." }),
+  filter: z.string().optional().meta({ description: "One filter expression." }),
+  sort: listParam("`attribute:asc|desc` criteria"),
+  facets: listParam("Attributes"),
+  attributesToRetrieve: listParam("Attributes"),
+  attributesToHighlight: listParam("Attributes"),
+  attributesToCrop: listParam("Attributes"),
+  highlightPreTag: z.string().optional(),
+  highlightPostTag: z.string().optional(),
+  cropMarker: z.string().optional(),
+  cropLength: z.string().optional().meta({ description: "An integer." }),
+  showRankingScore: z.enum(["true", "false"]).optional(),
+  matchingStrategy: z.enum(["last", "all", "frequency"]).optional(),
+  relevanceScore: z.enum(["true", "false"]).optional().meta({ description: "true opts in to scoring." }),
+});
+
+export const searchGetRoute = {
+  method: "get",
+  path: "/api/v1/indexes/{index}/search",
+  ...KEYED,
+  summary:
+    "Search with the parameters in the query string (Meilisearch's searchGet); the same bounds and answer as the POST search.",
+  request: { params: indexParam, query: SearchGetQuerySchema },
+  responses: {
+    200: searchRoute.responses[200],
+    ...SEARCH_ERRORS,
+    422: errorAnswer(
+      `A parameter is invalid or over its limit, an unknown parameter, more than ${MAX_QUERY_PARAMS} parameters or a query string over ${MAX_QUERY_STRING_CHARS} characters; details name it.`,
+    ),
+  },
+} satisfies RouteConfig;
+
+export const facetSearchRoute = {
+  method: "post",
+  path: "/api/v1/indexes/{index}/facet-search",
+  ...KEYED,
+  summary:
+    "Search the values of a filterable attribute (Meilisearch's facet search), counted over the documents q and filter select.",
+  request: { params: indexParam, body: { required: true, content: json(FacetSearchRequestSchema) } },
+  responses: {
+    200: {
+      description: "The matching facet values and their counts.",
+      content: json(FacetSearchResponseSchema),
+    },
+    ...SEARCH_ERRORS,
+  },
+} satisfies RouteConfig;
+
 export const multiSearchRoute = {
   method: "post",
   path: "/api/v1/multi-search",
@@ -196,4 +256,6 @@ export const SEARCH_ROUTES: readonly RouteConfig[] = [
   healthRoute,
   versionRoute,
   searchRoute,
+  searchGetRoute,
+  facetSearchRoute,
 ];

@@ -47,7 +47,7 @@ function integer(min: number, max: number) {
 }
 
 /** Text of at most `max` UTF-16 code units (JavaScript string length); null is absent. */
-function text(max: number) {
+export function text(max: number) {
   return z
     .string({ error: (issue) => `must be a string, got ${got(issue)}` })
     .refine((v) => v.length <= max, {
@@ -57,7 +57,7 @@ function text(max: number) {
     .nullish();
 }
 
-const attributeName = z
+export const attributeName = z
   .string({ error: (issue) => `must be a string, got ${got(issue)}` })
   .refine((v) => v !== "" && v.length <= MAX_ATTRIBUTE_CHARS, {
     error: (issue) =>
@@ -104,7 +104,7 @@ const filterElement = z.union([z.string(), z.array(z.string())], {
 });
 
 /** A string, or an array of strings and arrays of strings; bounded in items, characters and depth. */
-const filter = z
+export const filterSchema = z
   .union(
     [
       z.string().meta({ maxLength: MAX_FILTER_CHARS }),
@@ -146,7 +146,14 @@ const filter = z
   })
   .nullish();
 
-const boolean = z.boolean({ error: (issue) => `must be a boolean, got ${got(issue)}` });
+export const boolean = z.boolean({ error: (issue) => `must be a boolean, got ${got(issue)}` });
+
+export const matchingStrategySchema = z
+  .enum(["last", "all", "frequency"], {
+    error: (issue) => `must be one of \`last\`, \`all\`, \`frequency\`, got ${got(issue)}`,
+  })
+  .optional()
+  .meta({ default: "last" });
 
 /**
  * The fields in the order their problems are listed. Unknown fields are refused (listed first).
@@ -157,13 +164,15 @@ export const SearchRequestSchema = z
       q: text(MAX_QUERY_CHARS).meta({
         description: `The query (absent: every document); retrieval uses its first ${MAX_QUERY_WORDS} words (as Meilisearch), the relevance features all of it.`,
       }),
-      limit: integer(1, MAX_LIMIT).optional().meta({ default: DEFAULT_LIMIT }),
+      limit: integer(0, MAX_LIMIT)
+        .optional()
+        .meta({ default: DEFAULT_LIMIT, description: "0 answers the totals and facets only (hits [])." }),
       offset: integer(0, MAX_OFFSET).optional().meta({ default: 0 }),
       page: integer(1, MAX_PAGE)
         .optional()
         .meta({ description: "Exhaustive pagination: answers totalHits and totalPages." }),
       hitsPerPage: integer(0, MAX_HITS_PER_PAGE).optional(),
-      filter,
+      filter: filterSchema,
       sort: sortList.meta({ items: { type: "string", pattern: SORT_CRITERION.source } }).nullish(),
       facets: attributeList(MAX_FACETS).nullish(),
       attributesToRetrieve: attributeList(MAX_ATTRIBUTE_LIST).nullish(),
@@ -174,12 +183,23 @@ export const SearchRequestSchema = z
       cropMarker: text(MAX_TAG_CHARS),
       cropLength: integer(1, MAX_CROP_LENGTH).optional(),
       showRankingScore: boolean.optional(),
-      matchingStrategy: z
-        .enum(["last", "all", "frequency"], {
-          error: (issue) => `must be one of \`last\`, \`all\`, \`frequency\`, got ${got(issue)}`,
+      distinct: attributeName.nullish().meta({
+        description:
+          "At most one hit per value of this attribute (Meilisearch adapter; the embedded engine answers 422).",
+      }),
+      rankingScoreThreshold: z
+        .number({ error: (issue) => `must be a number from 0 to 1, got ${shown(issue.input)}` })
+        .refine((v) => v >= 0 && v <= 1, {
+          error: (issue) => `must be a number from 0 to 1, got ${shown(issue.input)}`,
         })
-        .optional()
-        .meta({ default: "last" }),
+        .nullish()
+        .meta({
+          minimum: 0,
+          maximum: 1,
+          description:
+            "Leaves out hits ranked below this score (Meilisearch adapter; the embedded engine answers 422).",
+        }),
+      matchingStrategy: matchingStrategySchema,
       relevanceScore: boolean
         .optional()
         .meta({ default: false, description: "true opts in to scoring (our extension)." }),

@@ -16,14 +16,17 @@ describe("@relevance/search/worker", () => {
         delete: async () => {},
         list: async () => [],
       } as never,
-      retrieval: { search: async () => ({ hits: [], estimatedTotalHits: 0 }) },
+      retrieval: {
+        search: async () => ({ hits: [], estimatedTotalHits: 0 }),
+        facetSearch: async () => ({ facetHits: [] }),
+      },
       log: { info() {}, warn() {}, error() {} },
     });
     expect((await app.request("/api/v1/health")).status).toBe(200);
-    expect(parseSearchRequest({ q: "red", limit: 0, sort: ["price"] })).toEqual({
+    expect(parseSearchRequest({ q: "red", limit: -1, sort: ["price"] })).toEqual({
       ok: false,
       errors: [
-        { path: "limit", message: "must be an integer from 1 to 1000, got 0" },
+        { path: "limit", message: "must be an integer from 0 to 1000, got -1" },
         { path: "sort[0]", message: "must be `attribute:asc` or `attribute:desc`, got `price`" },
       ],
     });

@@ -3,13 +3,13 @@ import { errorMessage } from "@shared/kernel";
 import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { z } from "zod";
+import type { ErrorSchema } from "./error-schema.ts";
 import { MAX_ERROR_DETAILS } from "./limits.ts";
 import { STORAGE_FULL_CODE, storageFullCause } from "./storage.ts";
 
 /** The one error body of every route (docs/api.md): `{"error": {"code", "message", "details"?}}`. */
-export interface ErrorBody {
-  error: { code: string; message: string; details?: Issue[] };
-}
+export type ErrorBody = z.infer<typeof ErrorSchema>;
 
 /**
  * An expected failure with its answer; thrown by handlers and helpers, turned into JSON by `onError`.

@@ -46,10 +46,21 @@ export const OPENAPI_31 = {
           type: "object",
           minProperties: 1,
           propertyNames: { pattern: "^([1-5][0-9X]{2}|default)$" },
+          // A response, or a Reference Object to one in components.responses.
           additionalProperties: {
-            type: "object",
-            required: ["description"],
-            properties: { description: { type: "string" }, content: { $ref: "#/$defs/mediaTypes" } },
+            oneOf: [
+              {
+                type: "object",
+                required: ["description"],
+                properties: { description: { type: "string" }, content: { $ref: "#/$defs/mediaTypes" } },
+              },
+              {
+                type: "object",
+                required: ["$ref"],
+                additionalProperties: false,
+                properties: { $ref: { type: "string", pattern: "^#/components/responses/" } },
+              },
+            ],
           },
         },
       },
@@ -79,6 +90,10 @@ export const OPENAPI_31 = {
       type: "object",
       properties: {
         schemas: { type: "object" },
+        responses: {
+          type: "object",
+          additionalProperties: { type: "object", required: ["description"] },
+        },
         securitySchemes: {
           type: "object",
           additionalProperties: {
@@ -105,7 +120,11 @@ export function refs(value: unknown, out: string[] = []): string[] {
 
 type Doc = {
   paths: Record<string, Record<string, { parameters?: unknown; security?: unknown }>>;
-  components?: { schemas?: Record<string, object>; securitySchemes?: Record<string, object> };
+  components?: {
+    schemas?: Record<string, object>;
+    responses?: Record<string, object>;
+    securitySchemes?: Record<string, object>;
+  };
 };
 
 /** Every way `doc` falls short of OpenAPI 3.1 (empty: valid). */
@@ -119,10 +138,10 @@ export function openApi31Problems(doc: unknown): string[] {
   for (const [name, schema] of Object.entries(schemas))
     if (!ajv.validateSchema(schema)) problems.push(`schema ${name}: ${JSON.stringify(ajv.errors)}`);
   for (const ref of refs(doc)) {
-    const name = ref.startsWith("#/components/schemas/")
-      ? ref.slice("#/components/schemas/".length)
-      : undefined;
-    if (name === undefined || schemas[name] === undefined) problems.push(`unresolved ${ref}`);
+    // A schema or a shared response (a 429 every authenticated route may answer, say).
+    const [, kind, name] = /^#\/components\/(schemas|responses)\/(.+)$/.exec(ref) ?? [];
+    const target = kind === "schemas" ? schemas : kind === "responses" ? (components?.responses ?? {}) : {};
+    if (name === undefined || target[name] === undefined) problems.push(`unresolved ${ref}`);
   }
   for (const [path, item] of Object.entries(paths)) {
     const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string).sort();

@@ -34,6 +34,21 @@ const searchRaw =
   (ctx: HostileContext): HostileRequest[] => [
     { method: "POST", path: searchPath(ctx), headers: searchHeaders(ctx), body },
   ];
+const facetSearch =
+  (body: unknown) =>
+  (ctx: HostileContext): HostileRequest[] => [
+    {
+      method: "POST",
+      path: `/api/v1/indexes/${ctx.index}/facet-search`,
+      headers: searchHeaders(ctx),
+      body: JSON.stringify(body),
+    },
+  ];
+const searchGet =
+  (query: string) =>
+  (ctx: HostileContext): HostileRequest[] => [
+    { method: "GET", path: `${searchPath(ctx)}?${query}`, headers: { "x-api-key": ctx.apiKey } },
+  ];
 const invalid = (path: string | RegExp) => ({ status: 422, code: "validation_failed", path });
 const tooLarge = { status: 413, code: "payload_too_large", path: "body" };
 const throttled = { status: 429, code: "too_many_requests", header: "retry-after" };
@@ -290,6 +305,36 @@ const SEARCH_CASES: HostileCase[] = [
     ],
     expect: invalid("queries[0].q"),
   },
+  {
+    id: "facet-search-facet-query-over-limit",
+    proves: "limit: facet search facetQuery characters",
+    surfaces: both,
+    requests: facetSearch({ facetName: "tags", facetQuery: "x".repeat(S("facetQuery", "characters") + 1) }),
+    expect: invalid("facetQuery"),
+  },
+  {
+    id: "facet-search-facet-name-over-limit",
+    proves: "limit: facet search facetName characters",
+    surfaces: both,
+    requests: facetSearch({ facetName: "x".repeat(S("facetName", "characters") + 1) }),
+    expect: invalid("facetName"),
+  },
+  {
+    id: "search-get-query-string-over-limit",
+    proves: "limit: GET search query string characters (a platform in front may refuse it first: 414)",
+    surfaces: both,
+    requests: searchGet(`q=${"x".repeat(S("query string", "characters"))}`),
+    expect: { status: [422, 414] },
+  },
+  {
+    id: "search-get-parameters-over-limit",
+    proves: "limit: GET search query string parameters",
+    surfaces: both,
+    requests: searchGet(
+      Array.from({ length: S("query string", "items") + 1 }, (_, i) => `p${i}=1`).join("&"),
+    ),
+    expect: invalid("query string"),
+  },
 ];
 
 /** Routes nobody serves, and methods a route does not take. */
@@ -305,7 +350,7 @@ const ROUTE_CASES: HostileCase[] = [
     id: "wrong-method-search",
     proves: "wrong method on the search route: JSON 405 with Allow",
     surfaces: both,
-    requests: (ctx) => [{ method: "GET", path: searchPath(ctx), headers: { "x-api-key": ctx.apiKey } }],
+    requests: (ctx) => [{ method: "PUT", path: searchPath(ctx), headers: { "x-api-key": ctx.apiKey } }],
     expect: { status: 405, code: "method_not_allowed", header: "allow" },
   },
   {
@@ -650,6 +695,92 @@ const API_CASES: HostileCase[] = [
     surfaces: node,
     requests: customer("POST", documentsPath, '[{"id":"p","__proto__":{"isAdmin":true}}]'),
     expect: invalid(/__proto__$/),
+  },
+  {
+    id: "documents-delete-batch-ids",
+    proves: "limit: ids per delete-batch (nothing deleted)",
+    surfaces: node,
+    requests: customer(
+      "POST",
+      (ctx) => `${documentsPath(ctx)}/delete-batch`,
+      JSON.stringify(Array.from({ length: A("documents", "ids", "items") + 1 }, (_, i) => `id-${i}`)),
+    ),
+    expect: invalid(""),
+  },
+  {
+    id: "documents-fields-count",
+    proves: "limit: field names asked for in fields",
+    surfaces: node,
+    requests: (ctx) => [
+      {
+        method: "GET",
+        path: `${documentsPath(ctx)}?fields=${Array.from({ length: A("documents", "fields", "items") + 1 }, (_, i) => `f${i}`).join(",")}`,
+        headers: searchHeaders(ctx),
+      },
+    ],
+    expect: invalid("fields"),
+  },
+  {
+    id: "documents-fields-name",
+    proves: "limit: characters of one field name asked for",
+    surfaces: node,
+    requests: customer(
+      "POST",
+      (ctx) => `${documentsPath(ctx)}/fetch`,
+      JSON.stringify({ fields: ["f".repeat(A("documents", "fields[]", "characters") + 1)] }),
+    ),
+    expect: invalid("fields[0]"),
+  },
+  {
+    id: "documents-filter-refused",
+    proves:
+      "a document filter (which the embedded engine cannot honour) is a 422 naming filter, nothing deleted",
+    surfaces: node,
+    requests: customer("POST", (ctx) => `${documentsPath(ctx)}/delete`, JSON.stringify({ filter: "id > 0" })),
+    expect: { status: 422, code: "not_supported", path: "filter" },
+  },
+  ...(["uids", "statuses", "types", "indexUids"] as const).map(
+    (field): HostileCase => ({
+      id: `tasks-${field}-count`,
+      proves: `limit: values in the GET /tasks ${field} filter`,
+      surfaces: node,
+      requests: (ctx) => [
+        {
+          method: "GET",
+          path: `/api/v1/tasks?${field}=${Array.from({ length: A("tasks", field, "items") + 1 }, (_, i) =>
+            field === "uids"
+              ? i
+              : field === "statuses"
+                ? "failed"
+                : field === "types"
+                  ? "indexCreation"
+                  : `i${i}`,
+          ).join(",")}`,
+          headers: searchHeaders(ctx),
+        },
+      ],
+      expect: invalid(field),
+    }),
+  ),
+  {
+    id: "tasks-limit",
+    proves: "limit: GET /tasks page size",
+    surfaces: node,
+    requests: (ctx) => [
+      {
+        method: "GET",
+        path: `/api/v1/tasks?limit=${A("tasks", "limit", "items") + 1}`,
+        headers: searchHeaders(ctx),
+      },
+    ],
+    expect: invalid("limit"),
+  },
+  {
+    id: "settings-unsupported",
+    proves: "a Meilisearch setting this API does not support is a 422 naming it",
+    surfaces: node,
+    requests: customer("PUT", (ctx) => `${settingsPath(ctx)}/distinct-attribute`, JSON.stringify("id")),
+    expect: { status: 422, code: "not_supported", path: "distinct-attribute" },
   },
   {
     id: "wrong-method-admin",

@@ -27,9 +27,9 @@ import {
 } from "@monitor/core";
 import { combineQueueHealth, queueHealthReader, SqliteQueue } from "@monitor/queues";
 import { firingAlerts } from "@monitor/runtime";
+import { launchChromium } from "@shared/test-support/chromium";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../test-support/chromium.ts";
 import { signInToSystem } from "../test-support/system-sign-in.ts";
 import {
   call,

@@ -7,9 +7,9 @@ import type { InMemoryRunStore } from "@monitor/core";
 
 import { alertAnchor, emptyState, evaluateConditions, InMemoryCollectorRegistry, step } from "@monitor/core";
 import { firingAlerts } from "@monitor/runtime";
+import { launchChromium } from "@shared/test-support/chromium";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../test-support/chromium.ts";
 import { signInToSystem } from "../test-support/system-sign-in.ts";
 import { call, MIN, makeApp, openMemoryStore, runAt, serveOnLoopback, TOKEN } from "../test-support.ts";
 

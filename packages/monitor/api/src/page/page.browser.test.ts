@@ -18,9 +18,9 @@ import {
 } from "@monitor/core";
 import { ClickHouseCostStore, type CurLine, fileSource, writeCurFile } from "@monitor/cost";
 import { combineQueueHealth, queueHealthReader, SqliteQueue } from "@monitor/queues";
+import { launchChromium } from "@shared/test-support/chromium";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../test-support/chromium.ts";
 import {
   call,
   hangingStore,

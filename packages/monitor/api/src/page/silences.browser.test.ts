@@ -13,9 +13,9 @@ import {
   step,
 } from "@monitor/core";
 import { firingAlerts } from "@monitor/runtime";
+import { launchChromium } from "@shared/test-support/chromium";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../test-support/chromium.ts";
 import { signInToSystem } from "../test-support/system-sign-in.ts";
 import { call, MIN, makeApp, openMemoryStore, serveOnLoopback, TOKEN } from "../test-support.ts";
 

@@ -4,10 +4,9 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { DEFAULT_MONITOR_BODY_BYTES, issuesOf } from "@monitor/core";
-import { invalid } from "@shared/http";
+import { errorAnswer, invalid, json } from "@shared/http";
 import type { BlankEnv } from "hono/types";
 import type { ZodError } from "zod";
-import { ErrorSchema } from "../schemas/common.ts";
 
 /** The monitor token, or the /system page session for reads. */
 export const SECURED: { security: Record<string, string[]>[] } = {
@@ -16,8 +15,7 @@ export const SECURED: { security: Record<string, string[]>[] } = {
 /** No authentication. */
 export const OPEN: { security: Record<string, string[]>[] } = { security: [] };
 
-export const json = <S>(schema: S) => ({ "application/json": { schema } });
-export const errorAnswer = (description: string) => ({ description, content: json(ErrorSchema) });
+export { errorAnswer, json };
 
 export const COMMON_ERRORS = {
   401: errorAnswer("Missing or wrong token."),

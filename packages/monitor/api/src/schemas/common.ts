@@ -22,12 +22,4 @@ export const HealthSchema = z.enum(HEALTH_STATES).meta({
 });
 
 /** The one error body of every route (docs/monitor-api.md): `{"error": {"code", "message", "details"?}}`. */
-export const ErrorSchema = z
-  .object({
-    error: z.object({
-      code: z.string(),
-      message: z.string(),
-      details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-    }),
-  })
-  .meta({ id: "Error" });
+export { ErrorSchema } from "@shared/http/error-schema";

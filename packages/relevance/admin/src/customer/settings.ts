@@ -3,7 +3,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { TableItem } from "@relevance/settings";
 import { conflict, invalid } from "@shared/http";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { CustomerEnv } from "../auth.ts";
 import { readJson } from "../body.ts";
 import { taskFields } from "../index-documents.ts";
@@ -21,13 +21,16 @@ import {
   json,
   NameParams,
 } from "../openapi-parts.ts";
+import type { TaskSummary } from "../ports.ts";
 import { etag, isAlias, recordName, retryOnConflict } from "../records.ts";
 import { SettingsPatchSchema, SettingsSchema } from "../schemas.ts";
 import {
   applySettingsPatch,
+  type CustomerSettings,
   customerSettings,
   INTERNAL_SETTINGS,
   mergedSettingsProblem,
+  type SettingsPatch,
   settingsSizeProblem,
   validateSettingsPatch,
 } from "../settings-mapping.ts";
@@ -35,8 +38,7 @@ import { parseIfMatch } from "../trigger-config.ts";
 import { CUSTOMER_BASE, type CustomerContext, WRITE_ATTEMPTS } from "./context.ts";
 
 export function settingsRoutes(ctx: CustomerContext): Hono<CustomerEnv> {
-  const { deps, target, uidOf, handOn, record } = ctx;
-  const { table, now } = deps;
+  const { record } = ctx;
   const app = new Hono<CustomerEnv>();
 
   app.get(`${CUSTOMER_BASE}/indexes/:name/settings`, async (c) => {
@@ -58,51 +60,67 @@ export function settingsRoutes(ctx: CustomerContext): Hono<CustomerEnv> {
     }
     const checked = validateSettingsPatch(input);
     if (!checked.ok) throw invalid("the settings are invalid", checked.errors);
-    const patch = checked.value;
-    const ifMatch = parseIfMatch(c.req.header("if-match"));
-    if (ifMatch === "invalid") {
-      throw invalid("the If-Match header is invalid", [
-        { path: "If-Match", message: 'must be a version such as "3"' },
-      ]);
-    }
-    const first = await record(c);
-    if (typeof ifMatch === "number" && ifMatch !== first.version) {
-      throw conflict(`the settings changed since version ${ifMatch} was read; read them again and retry`);
-    }
-    // With If-Match the caller's read is the one that counts: one attempt. Otherwise retry a few times.
-    let current: TableItem | null = first;
-    const written = await retryOnConflict(typeof ifMatch === "number" ? 1 : WRITE_ATTEMPTS, async () => {
-      current ??= await record(c);
-      const attributes = {
-        ...applySettingsPatch(current.attributes, patch),
-        updated_at: now().toISOString(),
-      };
-      const view = customerSettings(attributes);
-      const problem = settingsSizeProblem(view) ?? mergedSettingsProblem(view);
-      if (problem !== null) throw invalid("the settings are invalid", [problem]);
-      const result = await table.put(current.pk, current.sk, attributes, {
-        expectedVersion: current.version,
-      });
-      current = null;
-      return result.ok ? { done: result.item } : "conflict";
-    });
-    if (written === null) throw conflict("the settings kept changing concurrently; retry");
-    const settings = customerSettings(written.attributes);
-    c.header("ETag", etag(written.version));
-    // An index's whole settings (not the patch), so a lost earlier update cannot leave the backend
-    // behind. An alias has settings of its own but no backend index.
-    if (target.kind === "store" || isAlias(written)) return c.json(settings);
-    const { backend } = target;
-    const task = await handOn(
-      c,
-      "settings",
-      "the settings are saved, but the search backend could not store them",
-      () => backend.updateSettings(uidOf(c, recordName(written)), settings),
-    );
-    return c.json({ ...settings, ...taskFields(task) });
+    const { settings, task } = await writeSettings(ctx, c, checked.value);
+    return c.json(task === undefined ? settings : { ...settings, ...taskFields(task) });
   });
 
   return app;
+}
+
+/**
+ * The one write of an index's settings, whatever route it came by (the PATCH of all settings, a
+ * per-setting route, the reset): the settings table first (If-Match honoured, retried on conflict
+ * otherwise), then the whole settings handed on to the backend in one write for that version
+ * (docs/settings.md, "Engine settings: one write per version"). Sets the ETag.
+ */
+export async function writeSettings(
+  ctx: CustomerContext,
+  c: Context<CustomerEnv>,
+  patch: SettingsPatch,
+): Promise<{ settings: CustomerSettings; task?: TaskSummary }> {
+  const { deps, target, uidOf, handOn, record } = ctx;
+  const { table, now } = deps;
+  const ifMatch = parseIfMatch(c.req.header("if-match"));
+  if (ifMatch === "invalid") {
+    throw invalid("the If-Match header is invalid", [
+      { path: "If-Match", message: 'must be a version such as "3"' },
+    ]);
+  }
+  const first = await record(c);
+  if (typeof ifMatch === "number" && ifMatch !== first.version) {
+    throw conflict(`the settings changed since version ${ifMatch} was read; read them again and retry`);
+  }
+  // With If-Match the caller's read is the one that counts: one attempt. Otherwise retry a few times.
+  let current: TableItem | null = first;
+  const written = await retryOnConflict(typeof ifMatch === "number" ? 1 : WRITE_ATTEMPTS, async () => {
+    current ??= await record(c);
+    const attributes = {
+      ...applySettingsPatch(current.attributes, patch),
+      updated_at: now().toISOString(),
+    };
+    const view = customerSettings(attributes);
+    const problem = settingsSizeProblem(view) ?? mergedSettingsProblem(view);
+    if (problem !== null) throw invalid("the settings are invalid", [problem]);
+    const result = await table.put(current.pk, current.sk, attributes, {
+      expectedVersion: current.version,
+    });
+    current = null;
+    return result.ok ? { done: result.item } : "conflict";
+  });
+  if (written === null) throw conflict("the settings kept changing concurrently; retry");
+  const settings = customerSettings(written.attributes);
+  c.header("ETag", etag(written.version));
+  // An index's whole settings (not the patch), so a lost earlier update cannot leave the backend
+  // behind. An alias has settings of its own but no backend index.
+  if (target.kind === "store" || isAlias(written)) return { settings };
+  const { backend } = target;
+  const task = await handOn(
+    c,
+    "settings",
+    "the settings are saved, but the search backend could not store them",
+    () => backend.updateSettings(uidOf(c, recordName(written)), settings),
+  );
+  return { settings, task };
 }
 
 /** The routes above as the OpenAPI document lists them. */

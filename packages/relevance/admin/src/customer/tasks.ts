@@ -1,11 +1,13 @@
-/** Meilisearch's `GET /tasks/{uid}`, for the tasks of the caller's own indexes. */
+/** Meilisearch's `GET /tasks` and `GET /tasks/{uid}`, for the tasks of the caller's own indexes. */
 
 import { createRoute } from "@hono/zod-openapi";
 import { ApiError } from "@shared/http";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { CustomerEnv } from "../auth.ts";
+import { parseWith } from "../body.ts";
 import { backendReadFailed, customerTask } from "../index-documents.ts";
+import { TaskPageSchema, TasksQuery } from "../management-schemas.ts";
 import { AUTHENTICATED, CUSTOMER, E502_BACKEND, errorAnswer, json, pathParam } from "../openapi-parts.ts";
 import { TaskSchema } from "../schemas.ts";
 import { CUSTOMER_BASE, type CustomerContext } from "./context.ts";
@@ -14,6 +16,26 @@ export function taskRoutes(ctx: CustomerContext): Hono<CustomerEnv> {
   const { deps, target, account } = ctx;
   const { log } = deps;
   const app = new Hono<CustomerEnv>();
+
+  // Meilisearch's `GET /tasks`: the caller's tasks only (index names as the customer calls them),
+  // newest first, with its filters. Without a backend there are no tasks.
+  app.get(`${CUSTOMER_BASE}/tasks`, async (c) => {
+    const query = parseWith(TasksQuery, c.req.query(), "the query is invalid");
+    if (target.kind === "store") {
+      return c.json({ results: [], total: 0, limit: query.limit, from: null, next: null });
+    }
+    const { indexUids, ...rest } = query;
+    const scoped = {
+      ...rest,
+      ...(indexUids === undefined ? {} : { indexUids: indexUids.map((name) => `${account(c)}-${name}`) }),
+    };
+    const page = await target.backend
+      .listTasks(dropUndefined(scoped), { accountId: account(c) })
+      .catch((error: unknown) => {
+        throw backendReadFailed(log, "tasks", error);
+      });
+    return c.json({ ...page, results: page.results.map((task) => customerTask(task, account(c))) });
+  });
 
   // Meilisearch's `GET /tasks/{uid}`, for the tasks of the caller's own indexes (another account's
   // answers 404 like a missing one). Without a backend there are no tasks: writes are synchronous.
@@ -34,8 +56,28 @@ export function taskRoutes(ctx: CustomerContext): Hono<CustomerEnv> {
   return app;
 }
 
-/** The route above as the OpenAPI document lists it. */
+/** The query without its absent filters (the port takes them as not given). */
+function dropUndefined<T extends Record<string, unknown>>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** The routes above as the OpenAPI document lists them. */
 export const taskRouteDocs = () => [
+  createRoute({
+    method: "get",
+    path: "/api/v1/tasks",
+    ...CUSTOMER,
+    summary:
+      "The account's tasks, newest first, as Meilisearch's GET /tasks (its filters; index names as the " +
+      "account calls them). Deployments without an index manager have none.",
+    request: { query: TasksQuery },
+    responses: {
+      200: { description: "A page of tasks.", content: json(TaskPageSchema) },
+      ...AUTHENTICATED,
+      422: errorAnswer("An unknown parameter, an invalid value, or a list over its bound."),
+      502: E502_BACKEND,
+    },
+  }),
   createRoute({
     method: "get",
     path: "/api/v1/tasks/{uid}",

@@ -262,6 +262,73 @@ export function indexManagerContract(
       expect((await manager.getStats(products)).numberOfDocuments).toBe(1);
     });
 
+    it("gets one document by id (null when absent) and deletes every document, the index staying", async () => {
+      const { manager, uid, done } = await setup();
+      const products = uid();
+      await done(
+        manager.addDocuments(products, [{ id: 1, title: "one" }, { id: "b" }], { primaryKey: "id" }),
+      );
+      expect(await manager.getDocument(products, 1)).toEqual({ id: 1, title: "one" });
+      expect(await manager.getDocument(products, "1")).toEqual({ id: 1, title: "one" });
+      expect(await manager.getDocument(products, "nope")).toBeNull();
+      await expect(manager.getDocument(uid(), 1)).rejects.toMatchObject({
+        error: { code: "index_not_found" },
+      });
+      const cleared = await done(manager.deleteAllDocuments(products));
+      expect(cleared).toMatchObject({
+        status: "succeeded",
+        type: "documentDeletion",
+        details: { deletedDocuments: 2 },
+      });
+      expect((await manager.getStats(products)).numberOfDocuments).toBe(0);
+      expect(await manager.getIndex(products)).not.toBeNull();
+      const missing = await done(manager.deleteAllDocuments(uid()));
+      expect(missing).toMatchObject({ status: "failed", error: { code: "index_not_found" } });
+    });
+
+    it("lists an account's tasks newest first, filtered and paged with limit, from and next", async () => {
+      const { manager, uid } = await setup();
+      const products = uid("-products");
+      const accountId = accountOfIndexUid(products);
+      const scope = { accountId };
+      const wait = async (summary: Promise<TaskSummary>) =>
+        manager.waitForTask((await summary).taskUid, { accountId, timeoutMs: 10_000 });
+      const created = await wait(manager.createIndex(products, { primaryKey: "id" }));
+      const added = await wait(manager.addDocuments(products, [{ id: 1 }]));
+      const failed = await wait(manager.createIndex(products));
+      const other = uid("-products");
+      await manager.waitForTask((await manager.createIndex(other)).taskUid, {
+        accountId: accountOfIndexUid(other),
+        timeoutMs: 10_000,
+      });
+
+      const all = await manager.listTasks({}, scope);
+      expect(all.results.map((t) => t.uid)).toEqual([failed.uid, added.uid, created.uid]);
+      expect(all).toMatchObject({ total: 3, limit: 20, from: failed.uid, next: null });
+      expect(all.results[1]).toEqual(added);
+
+      const first = await manager.listTasks({ limit: 2 }, scope);
+      expect(first.results.map((t) => t.uid)).toEqual([failed.uid, added.uid]);
+      expect(first.next).toBe(created.uid);
+      const second = await manager.listTasks({ limit: 2, from: first.next as number }, scope);
+      expect(second.results.map((t) => t.uid)).toEqual([created.uid]);
+      expect(second).toMatchObject({ total: 3, next: null });
+
+      const byStatus = await manager.listTasks({ statuses: ["failed"] }, scope);
+      expect(byStatus.results.map((t) => t.uid)).toEqual([failed.uid]);
+      const byType = await manager.listTasks({ types: ["documentAdditionOrUpdate"] }, scope);
+      expect(byType.results.map((t) => t.uid)).toEqual([added.uid]);
+      const byUid = await manager.listTasks({ uids: [created.uid, added.uid] }, scope);
+      expect(byUid.total).toBe(2);
+      const before = await manager.listTasks({ beforeEnqueuedAt: "2000-01-01T00:00:00Z" }, scope);
+      expect(before.total).toBe(0);
+      const after = await manager.listTasks({ afterEnqueuedAt: "2000-01-01T00:00:00Z" }, scope);
+      expect(after.total).toBe(3);
+      // Another account's index named in the filter shows nothing of it.
+      const foreign = await manager.listTasks({ indexUids: [other] }, scope);
+      expect(foreign).toMatchObject({ results: [], total: 0 });
+    });
+
     it("fails a batch with a document without its primary key, or with an invalid id, and indexes none of it", async () => {
       const { manager, uid, done } = await setup();
       const products = uid();

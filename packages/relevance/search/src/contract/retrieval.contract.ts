@@ -2,17 +2,19 @@
 // and Meilisearch (meilisearch/retrieval.ts, against the local double and, with MEILI_URL/MEILI_KEY,
 // a real server). Only what both engines promise is asserted: which documents match (the set, not
 // the order: each engine ranks its own way), paging as slices of one order, synonyms, stop words,
-// the placeholder search and the total count. Queries say matchingStrategy "all", so no engine's
+// the placeholder search and the total count, facet counts and facet search. Queries say matchingStrategy "all", so no engine's
 // fallback to fewer words is involved.
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { Retrieval, SearchQuery, SearchTarget } from "../ports.ts";
+import { RetrievalError } from "../ports.ts";
 
 /** An index for one case: its documents (primary key `id`) and the settings both engines honour. */
 export interface ContractIndex {
   documents: Record<string, unknown>[];
   synonyms?: Record<string, string[]>;
   stopWords?: string[];
+  filterableAttributes?: string[];
 }
 
 /** Loads `index` under `name` into the adapter's engine; answers the retrieval and the target to search. */
@@ -85,6 +87,53 @@ export function retrievalContract(name: string, setup: RetrievalSetup): void {
     it("ignores stop words in a query", async () => {
       const { retrieval, target } = await fresh({ documents: CATALOGUE, stopWords: ["the"] });
       expect(ids((await retrieval.search(target, query("the oak"))).hits)).toEqual(["5"]);
+    });
+
+    it("answers limit 0 with no hits but the total and the facet counts", async () => {
+      const { retrieval, target } = await fresh({ documents: CATALOGUE, filterableAttributes: ["tags"] });
+      const result = await retrieval.search(target, query("red", { limit: 0, facets: ["tags"] }));
+      expect(result.hits).toEqual([]);
+      expect(result.estimatedTotalHits).toBe(3);
+      expect(result.facetDistribution).toEqual({ tags: { furniture: 1, shoes: 1, socks: 1 } });
+    });
+
+    it("facet search: the values starting with the facet query, counted over every document, alphabetically", async () => {
+      const { retrieval, target } = await fresh({ documents: CATALOGUE, filterableAttributes: ["tags"] });
+      const s = await retrieval.facetSearch(target, { facetName: "tags", facetQuery: "s", q: "" });
+      expect(s.facetHits).toEqual([
+        { value: "shoes", count: 1 },
+        { value: "socks", count: 1 },
+      ]);
+      const all = await retrieval.facetSearch(target, { facetName: "tags", q: "" });
+      expect(all.facetHits.map((h) => h.value)).toEqual(["apparel", "furniture", "shoes", "socks"]);
+      expect(all.facetHits.find((h) => h.value === "furniture")?.count).toBe(3);
+    });
+
+    it("facet search: counts only the documents q selects, and forgives a typo in a long facet query", async () => {
+      const { retrieval, target } = await fresh({ documents: CATALOGUE, filterableAttributes: ["tags"] });
+      const red = await retrieval.facetSearch(target, {
+        facetName: "tags",
+        q: "red",
+        matchingStrategy: "all",
+      });
+      expect(red.facetHits).toEqual([
+        { value: "furniture", count: 1 },
+        { value: "shoes", count: 1 },
+        { value: "socks", count: 1 },
+      ]);
+      const typo = await retrieval.facetSearch(target, { facetName: "tags", facetQuery: "funiture", q: "" });
+      expect(typo.facetHits).toEqual([{ value: "furniture", count: 3 }]);
+      const none = await retrieval.facetSearch(target, { facetName: "tags", facetQuery: "xyz", q: "" });
+      expect(none.facetHits).toEqual([]);
+    });
+
+    it("facet search on an attribute that is not filterable is the client's error, naming facetName", async () => {
+      const { retrieval, target } = await fresh({ documents: CATALOGUE, filterableAttributes: ["tags"] });
+      const error = await retrieval
+        .facetSearch(target, { facetName: "title", q: "" })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RetrievalError);
+      expect(error).toMatchObject({ failure: "invalid_request", field: "facetName" });
     });
 
     it("answers no hits, and a total of 0, to a word no document holds", async () => {

@@ -26,6 +26,8 @@ import {
   type SettingsUpdate,
   type Task,
   type TaskError,
+  type TaskPage,
+  type TaskQuery,
   type TaskScope,
   type TaskStatus,
   type TaskSummary,
@@ -179,6 +181,62 @@ export class MeilisearchIndexManager implements IndexManager {
     };
   }
 
+  async getDocument(uid: string, id: DocumentId): Promise<Record<string, unknown> | null> {
+    try {
+      return await this.call(() => this.client.index(uid).getDocument<Record<string, unknown>>(String(id)));
+    } catch (error) {
+      if (error instanceof IndexManagerError && error.error.code === "document_not_found") return null;
+      throw error;
+    }
+  }
+
+  deleteAllDocuments(uid: string): Promise<TaskSummary> {
+    return this.write(uid, () => this.client.index(uid).deleteAllDocuments());
+  }
+
+  /**
+   * Meilisearch's `GET /tasks`. With `scope.accountId` the index uids asked for are narrowed to the
+   * account's (`<account>-…`); without any given, the account's indexes are listed first (the
+   * instance has no filter by uid prefix), so another account's tasks are never asked for.
+   */
+  async listTasks(query: TaskQuery = {}, scope: TaskScope = {}): Promise<TaskPage> {
+    const limit = query.limit ?? 20;
+    let indexUids = query.indexUids;
+    if (scope.accountId !== undefined) {
+      const mine = (uid: string) => accountOfIndexUid(uid) === scope.accountId;
+      indexUids = indexUids === undefined ? await this.accountIndexUids(mine) : indexUids.filter(mine);
+      if (indexUids.length === 0) return { results: [], total: 0, limit, from: null, next: null };
+    }
+    const answer = await this.call(() =>
+      this.client.tasks.getTasks({
+        limit,
+        ...(query.from === undefined ? {} : { from: query.from }),
+        ...(query.uids === undefined ? {} : { uids: [...query.uids] }),
+        ...(query.statuses === undefined ? {} : { statuses: [...query.statuses] }),
+        ...(query.types === undefined ? {} : { types: [...query.types] }),
+        ...(indexUids === undefined ? {} : { indexUids: [...indexUids] }),
+        ...dateFilters(query),
+      }),
+    );
+    return {
+      results: answer.results.map(taskOf),
+      total: answer.total,
+      limit: answer.limit,
+      from: answer.from,
+      next: answer.next,
+    };
+  }
+
+  /** The instance's index uids that `keep` accepts, read a page of a thousand at a time. */
+  private async accountIndexUids(keep: (uid: string) => boolean): Promise<string[]> {
+    const uids: string[] = [];
+    for (let offset = 0; ; offset += 1000) {
+      const page = await this.listIndexes({ offset, limit: 1000 });
+      uids.push(...page.results.map((index) => index.uid).filter(keep));
+      if (offset + page.results.length >= page.total || page.results.length === 0) return uids;
+    }
+  }
+
   /** Meilisearch numbers every task of the instance in one sequence: `scope` only hides another account's. */
   async getTask(taskUid: number, scope: TaskScope = {}): Promise<Task | null> {
     try {
@@ -227,6 +285,24 @@ export class MeilisearchIndexManager implements IndexManager {
 /** Whether `task` is one of `scope.accountId`'s (an index uid `<account>-…`); any task without an account. */
 function inScope(task: Task, scope: TaskScope): boolean {
   return scope.accountId === undefined || accountOfIndexUid(task.indexUid) === scope.accountId;
+}
+
+const DATE_FILTERS = [
+  "beforeEnqueuedAt",
+  "afterEnqueuedAt",
+  "beforeStartedAt",
+  "afterStartedAt",
+  "beforeFinishedAt",
+  "afterFinishedAt",
+] as const;
+
+function dateFilters(query: TaskQuery): Partial<Record<(typeof DATE_FILTERS)[number], string>> {
+  const dates: Partial<Record<(typeof DATE_FILTERS)[number], string>> = {};
+  for (const key of DATE_FILTERS) {
+    const value = query[key];
+    if (value !== undefined) dates[key] = value;
+  }
+  return dates;
 }
 
 function primaryKeyOption(options: { primaryKey?: string }): { primaryKey?: string } {

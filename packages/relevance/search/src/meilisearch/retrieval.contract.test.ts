@@ -25,14 +25,18 @@ function setupFor(url: () => string, key: () => string) {
     await done(manager.createIndex(uid, { primaryKey: "id" }));
     await done(manager.addDocuments(uid, index.documents));
     await done(
-      manager.updateSettings(uid, { synonyms: index.synonyms ?? {}, stopWords: index.stopWords ?? [] }),
+      manager.updateSettings(uid, {
+        synonyms: index.synonyms ?? {},
+        stopWords: index.stopWords ?? [],
+        filterableAttributes: index.filterableAttributes ?? [],
+      }),
     );
     const target: SearchTarget = {
       systemAccountId: ACCOUNT,
       index: name,
       primaryKey: "id",
       searchableAttributes: ["*"],
-      filterableAttributes: [],
+      filterableAttributes: index.filterableAttributes ?? [],
     };
     return { retrieval: new MeilisearchRetrieval({ url: url(), apiKey: key() }), target };
   };

@@ -151,6 +151,8 @@ describe("MeilisearchRetrieval against a local double of the Meilisearch API (do
       highlightPostTag: "</b>",
       showRankingScore: true,
       matchingStrategy: "all",
+      distinct: "title",
+      rankingScoreThreshold: 0.2,
     });
     expect(double.requests[0]?.body).toEqual({
       q: "red",
@@ -165,6 +167,8 @@ describe("MeilisearchRetrieval against a local double of the Meilisearch API (do
       highlightPostTag: "</b>",
       showRankingScore: true,
       matchingStrategy: "all",
+      distinct: "title",
+      rankingScoreThreshold: 0.2,
     });
     expect(result.estimatedTotalHits).toBe(3);
     expect(result.hits[0]).toEqual({
@@ -178,6 +182,26 @@ describe("MeilisearchRetrieval against a local double of the Meilisearch API (do
       id: { "1": 1, "2": 1, "3": 1 },
     });
     expect(result.facetStats).toEqual({ id: { min: 1, max: 3 } });
+  });
+
+  it("posts a facet search to /indexes/<uid>/facet-search and maps its facetHits", async () => {
+    const result = await meili.facetSearch(target("products"), {
+      facetName: "tags",
+      facetQuery: "s",
+      q: "",
+      filter: "id > 0",
+      matchingStrategy: "all",
+      exhaustiveFacetCount: true,
+    });
+    expect(double.indexRequests.at(-1)?.path).toMatch(/\/facet-search$/);
+    expect(result.facetHits).toEqual([
+      { value: "shoes", count: 1 },
+      { value: "socks", count: 1 },
+    ]);
+    const unknown = await failure(meili.facetSearch(target("products"), { facetName: "color", q: "" }));
+    expect([unknown.failure, unknown.field]).toEqual(["invalid_request", "facetName"]);
+    const missing = await failure(meili.facetSearch(target("missing"), { facetName: "tags", q: "" }));
+    expect(missing.failure).toBe("unavailable");
   });
 
   it("maps invalid_search_sort and invalid_search_facets to invalid_request naming the field", async () => {

@@ -1,6 +1,15 @@
 import { isPlainObject } from "@relevance/core";
 import { errorMessage } from "@shared/kernel";
-import type { Retrieval, RetrievalResult, SearchQuery, SearchTarget } from "../ports.ts";
+import { MAX_VALUES_PER_FACET } from "../limits.ts";
+import type {
+  FacetHit,
+  FacetSearchQuery,
+  FacetSearchResult,
+  Retrieval,
+  RetrievalResult,
+  SearchQuery,
+  SearchTarget,
+} from "../ports.ts";
 import { RetrievalError } from "../ports.ts";
 import { retrievalErrorOf } from "./errors.ts";
 
@@ -39,8 +48,27 @@ export class MeilisearchRetrieval implements Retrieval {
   }
 
   async search(target: SearchTarget, query: SearchQuery): Promise<RetrievalResult> {
+    return resultOf(await this.post(target, "search", requestBody(query)));
+  }
+
+  /** Meilisearch's `POST /indexes/{uid}/facet-search`, with the fields the port takes. */
+  async facetSearch(target: SearchTarget, query: FacetSearchQuery): Promise<FacetSearchResult> {
+    const body: Record<string, unknown> = { facetName: query.facetName, q: query.q };
+    if (query.facetQuery !== undefined) body.facetQuery = query.facetQuery;
+    if (query.filter !== undefined) body.filter = query.filter;
+    if (query.matchingStrategy !== undefined) body.matchingStrategy = query.matchingStrategy;
+    if (query.exhaustiveFacetCount !== undefined) body.exhaustiveFacetCount = query.exhaustiveFacetCount;
+    return facetResultOf(await this.post(target, "facet-search", body));
+  }
+
+  /** One POST to an index route; the parsed answer, or a RetrievalError. */
+  private async post(
+    target: SearchTarget,
+    route: string,
+    payload: Record<string, unknown>,
+  ): Promise<unknown> {
     const uid = this.indexUid(target);
-    const url = `${this.base}/indexes/${encodeURIComponent(uid)}/search`;
+    const url = `${this.base}/indexes/${encodeURIComponent(uid)}/${route}`;
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -54,7 +82,7 @@ export class MeilisearchRetrieval implements Retrieval {
           "content-type": "application/json",
           ...(this.apiKey === "" ? {} : { authorization: `Bearer ${this.apiKey}` }),
         },
-        body: JSON.stringify(requestBody(query)),
+        body: JSON.stringify(payload),
         // Never follow a redirect: it would send the query and the API key to another address.
         redirect: "manual",
         signal: controller.signal,
@@ -74,7 +102,7 @@ export class MeilisearchRetrieval implements Retrieval {
         body = undefined;
       }
       if (!response.ok) throw retrievalErrorOf(response.status, body);
-      return resultOf(body);
+      return body;
     } catch (error) {
       if (error instanceof RetrievalError) throw error;
       if (timedOut) {
@@ -101,6 +129,8 @@ const PASSED_ON = [
   "cropMarker",
   "showRankingScore",
   "matchingStrategy",
+  "distinct",
+  "rankingScoreThreshold",
 ] as const;
 
 function requestBody(query: SearchQuery): Record<string, unknown> {
@@ -136,4 +166,18 @@ function resultOf(body: unknown): RetrievalResult {
     result.facetStats = body.facetStats as Record<string, { min: number; max: number }>;
   }
   return result;
+}
+
+/** Meilisearch's documented facet search response (`facetHits: [{value, count}]`). */
+function facetResultOf(body: unknown): FacetSearchResult {
+  const hits = isPlainObject(body) ? body.facetHits : undefined;
+  if (!Array.isArray(hits)) {
+    throw new RetrievalError("unavailable", "Meilisearch answered a facet search without a facetHits array");
+  }
+  const facetHits: FacetHit[] = [];
+  for (const hit of hits.slice(0, MAX_VALUES_PER_FACET)) {
+    if (isPlainObject(hit) && typeof hit.value === "string" && typeof hit.count === "number")
+      facetHits.push({ value: hit.value, count: hit.count });
+  }
+  return { facetHits };
 }

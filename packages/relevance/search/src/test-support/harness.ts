@@ -4,7 +4,15 @@ import { fileURLToPath } from "node:url";
 import { buildArtifact, importXgboost } from "@relevance/core";
 import { apiKeyCopyKey, apiKeyHash, type Kv, type Logger } from "@relevance/settings";
 import { openDatabase, SqliteKv } from "@relevance/settings/sqlite";
-import type { Retrieval, RetrievalResult, SearchQuery, SearchTarget } from "../ports.ts";
+import type {
+  FacetHit,
+  FacetSearchQuery,
+  FacetSearchResult,
+  Retrieval,
+  RetrievalResult,
+  SearchQuery,
+  SearchTarget,
+} from "../ports.ts";
 
 const FIXTURE = fileURLToPath(
   new URL("../../../core/fixtures/xgboost/squarederror_default_base.model.json", import.meta.url),
@@ -94,6 +102,9 @@ export function manualClock(start = 1_700_000_000_000): { now: () => number; adv
  */
 export class FixedHitsBackend implements Retrieval {
   readonly calls: { target: SearchTarget; query: SearchQuery }[] = [];
+  readonly facetCalls: { target: SearchTarget; query: FacetSearchQuery }[] = [];
+  /** What a facet search answers. */
+  facetHits: FacetHit[] = [];
   hits: Record<string, unknown>[];
   estimatedTotalHits: number;
   failWith: Error | undefined;
@@ -110,6 +121,12 @@ export class FixedHitsBackend implements Retrieval {
       hits: this.hits.slice(query.offset, query.offset + query.limit),
       estimatedTotalHits: this.estimatedTotalHits,
     };
+  }
+
+  async facetSearch(target: SearchTarget, query: FacetSearchQuery): Promise<FacetSearchResult> {
+    this.facetCalls.push({ target, query });
+    if (this.failWith !== undefined) throw this.failWith;
+    return { facetHits: this.facetHits };
   }
 }
 

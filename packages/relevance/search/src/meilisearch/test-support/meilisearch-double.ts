@@ -89,11 +89,7 @@ export async function startMeilisearchDouble(slowMs = 1000): Promise<Meilisearch
       await new Promise((resolve) => setTimeout(resolve, slowMs));
       slowSearchesAnswered++;
     }
-    const all: Record<string, unknown>[] = [
-      { id: 1, title: "Red running shoes", tags: ["shoes", "running"] },
-      { id: 2, title: "Blue running shorts", tags: ["apparel"] },
-      { id: 3, title: "Red socks", tags: ["socks"] },
-    ];
+    const all = PRODUCTS.map((doc) => ({ ...doc }));
     // Sortable attributes of the double's indexes: id and title; filterable: id and tags.
     const sort = Array.isArray(body.sort) ? (body.sort as string[]) : [];
     for (const criterion of sort) {
@@ -224,6 +220,13 @@ export interface IndexRequest {
 }
 
 type Json = Record<string, unknown>;
+
+/** The documents of a `*-products` index. */
+const PRODUCTS: readonly Record<string, unknown>[] = [
+  { id: 1, title: "Red running shoes", tags: ["shoes", "running"] },
+  { id: 2, title: "Blue running shorts", tags: ["apparel"] },
+  { id: 3, title: "Red socks", tags: ["socks"] },
+];
 
 /** Uids the double answers with canned hits or failures (see startMeilisearchDouble). */
 const CANNED = /-(products|missing|broken|slow|proxy|moved)$/;
@@ -523,6 +526,27 @@ function indexRoutes(app: Hono, slowMs: number): IndexRequest[] {
     });
     const limit = typeof body.limit === "number" ? body.limit : 20;
     const offset = typeof body.offset === "number" ? body.offset : 0;
+    const filterable = (index.settings.filterableAttributes as string[] | undefined) ?? [];
+    let facetDistribution: Record<string, Record<string, number>> | undefined;
+    if (Array.isArray(body.facets)) {
+      facetDistribution = {};
+      for (const facet of body.facets as string[]) {
+        if (!filterable.includes(facet)) {
+          return c.json(
+            errorBody(
+              `Invalid facet distribution, attribute \`${facet}\` is not filterable. The available filterable attributes are \`${filterable.join(", ")}\`.`,
+              "invalid_search_facets",
+              "invalid_request",
+            ),
+            400,
+          );
+        }
+        const counts: Record<string, number> = {};
+        for (const doc of hits)
+          for (const value of valuesOf(doc[facet])) counts[value] = (counts[value] ?? 0) + 1;
+        facetDistribution[facet] = counts;
+      }
+    }
     return c.json({
       hits: hits.slice(offset, offset + limit),
       query: body.q ?? "",
@@ -530,7 +554,75 @@ function indexRoutes(app: Hono, slowMs: number): IndexRequest[] {
       limit,
       offset,
       estimatedTotalHits: hits.length,
+      ...(facetDistribution === undefined ? {} : { facetDistribution }),
     });
+  });
+
+  // Facet search (https://www.meilisearch.com/docs/reference/api/facet_search): the string values
+  // of a filterable attribute among the documents `q` selects (as the search above selects them),
+  // those whose lower-cased form starts with `facetQuery` give or take Meilisearch's default typos
+  // (one from 5 characters, two from 9), alphabetically, at most 100.
+  app.post("/indexes/:uid/facet-search", async (c) => {
+    const denied = authFailure(c);
+    if (denied !== null) return denied;
+    const uid = c.req.param("uid");
+    const index = indexes.get(uid);
+    // A `*-products` index: its canned documents, filterable on id and tags, every one selected.
+    const canned = index === undefined && uid.endsWith("-products");
+    if (index === undefined && !canned) return notFound(c, uid);
+    const body = ((await c.req.json().catch(() => ({}))) ?? {}) as Json;
+    if (typeof body.facetName !== "string") {
+      return c.json(
+        errorBody("Missing field `facetName`", "missing_facet_search_facet_name", "invalid_request"),
+        400,
+      );
+    }
+    const filterable =
+      index === undefined
+        ? ["id", "tags"]
+        : ((index.settings.filterableAttributes as string[] | undefined) ?? []);
+    if (!filterable.includes(body.facetName)) {
+      return c.json(
+        errorBody(
+          `Attribute \`${body.facetName}\` is not filterable. Available filterable attributes are: \`${filterable.join(", ")}\`.`,
+          "invalid_facet_search_facet_name",
+          "invalid_request",
+        ),
+        400,
+      );
+    }
+    const docs =
+      index === undefined
+        ? PRODUCTS
+        : (
+            (await (
+              await app.request(`/indexes/${uid}/search`, {
+                method: "POST",
+                headers: {
+                  authorization: c.req.header("authorization") ?? "",
+                  "content-type": "application/json",
+                },
+                body: JSON.stringify({ q: body.q ?? "", limit: index.documents.size }),
+              })
+            ).json()) as { hits: Json[] }
+          ).hits;
+    const counts = new Map<string, { value: string; count: number }>();
+    for (const doc of docs) {
+      for (const value of new Set(valuesOf(doc[body.facetName]))) {
+        const key = value.toLowerCase();
+        const entry = counts.get(key) ?? { value, count: 0 };
+        entry.count++;
+        counts.set(key, entry);
+      }
+    }
+    const query = typeof body.facetQuery === "string" ? body.facetQuery.toLowerCase() : "";
+    const typos = query.length >= 9 ? 2 : query.length >= 5 ? 1 : 0;
+    const facetHits = [...counts.entries()]
+      .filter(([key]) => query === "" || startsWithin(key, query, typos))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .slice(0, 100)
+      .map(([, hit]) => hit);
+    return c.json({ facetHits, facetQuery: body.facetQuery ?? null, processingTimeMs: 0 });
   });
 
   app.get("/health", (c) => c.json({ status: "available" }));
@@ -664,6 +756,84 @@ function indexRoutes(app: Hono, slowMs: number): IndexRequest[] {
     );
   });
 
+  app.get("/indexes/:uid/documents/:id", (c) => {
+    const denied = authFailure(c);
+    if (denied !== null) return denied;
+    const uid = c.req.param("uid");
+    const index = indexes.get(uid);
+    if (index === undefined) return notFound(c, uid);
+    const id = c.req.param("id");
+    const doc = index.documents.get(id);
+    if (doc === undefined) {
+      return c.json(errorBody(`Document \`${id}\` not found.`, "document_not_found", "invalid_request"), 404);
+    }
+    const fields = c.req.query("fields");
+    if (fields === undefined || fields === "*") return c.json(doc);
+    const wanted = new Set(fields.split(","));
+    return c.json(Object.fromEntries(Object.entries(doc).filter(([key]) => wanted.has(key))));
+  });
+
+  app.delete("/indexes/:uid/documents/:id", (c) => {
+    const denied = authFailure(c);
+    if (denied !== null) return denied;
+    const uid = c.req.param("uid");
+    const id = c.req.param("id");
+    return enqueue(
+      c,
+      uid,
+      "documentDeletion",
+      { providedIds: 1, deletedDocuments: null, originalFilter: null },
+      () => ({ deletedDocuments: existing(uid).documents.delete(id) ? 1 : 0 }),
+    );
+  });
+
+  // `GET /tasks`: comma-separated lists (any of), dates strictly before/after, newest first from `from`.
+  app.get("/tasks", (c) => {
+    const denied = authFailure(c);
+    if (denied !== null) return denied;
+    const list = (name: string) => c.req.query(name)?.split(",");
+    const uids = list("uids")?.map(Number);
+    const statuses = list("statuses");
+    const types = list("types");
+    const indexUids = list("indexUids");
+    const limit = Number(c.req.query("limit") ?? 20);
+    const from = c.req.query("from") === undefined ? undefined : Number(c.req.query("from"));
+    const dates: [string, keyof DoubleTask, 1 | -1][] = [
+      ["beforeEnqueuedAt", "enqueuedAt", -1],
+      ["afterEnqueuedAt", "enqueuedAt", 1],
+      ["beforeStartedAt", "startedAt", -1],
+      ["afterStartedAt", "startedAt", 1],
+      ["beforeFinishedAt", "finishedAt", -1],
+      ["afterFinishedAt", "finishedAt", 1],
+    ];
+    const matching = tasks
+      .filter(
+        (t) =>
+          (uids === undefined || uids.includes(t.uid)) &&
+          (statuses === undefined || statuses.includes(t.status)) &&
+          (types === undefined || types.includes(t.type)) &&
+          (indexUids === undefined || indexUids.includes(t.indexUid)) &&
+          dates.every(([name, field, sign]) => {
+            const bound = c.req.query(name);
+            if (bound === undefined) return true;
+            const value = t[field];
+            if (typeof value !== "string") return false;
+            const diff = Date.parse(value) - Date.parse(bound);
+            return sign === 1 ? diff > 0 : diff < 0;
+          }),
+      )
+      .reverse();
+    const paged = matching.filter((t) => from === undefined || t.uid <= from);
+    const results = paged.slice(0, limit);
+    return c.json({
+      results,
+      total: matching.length,
+      limit,
+      from: results[0]?.uid ?? null,
+      next: paged[limit]?.uid ?? null,
+    });
+  });
+
   app.get("/indexes/:uid/settings", (c) => {
     const denied = authFailure(c);
     if (denied !== null) return denied;
@@ -743,4 +913,38 @@ function indexRoutes(app: Hono, slowMs: number): IndexRequest[] {
   });
 
   return recorded;
+}
+
+/** A facet's string values in a document (booleans as Meilisearch keeps them, as strings). */
+function valuesOf(value: unknown): string[] {
+  const values = Array.isArray(value) ? value : [value];
+  return values.filter((v) => typeof v === "string" || typeof v === "boolean").map(String);
+}
+
+/** Whether some prefix of `text` is within `typos` edits of `query` (plain Levenshtein). */
+function startsWithin(text: string, query: string, typos: number): boolean {
+  for (
+    let end = Math.max(0, query.length - typos);
+    end <= Math.min(text.length, query.length + typos);
+    end++
+  ) {
+    if (levenshtein(text.slice(0, end), query) <= typos) return true;
+  }
+  return false;
+}
+
+function levenshtein(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(
+        (row[j] as number) + 1,
+        (next[j - 1] as number) + 1,
+        (row[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    row = next;
+  }
+  return row[b.length] as number;
 }

@@ -1,6 +1,6 @@
 /**
- * The one Chromium launcher of the /system browser test and the page benchmark
- * (`@monitor/api/test-support/chromium`): finds a Chromium (chromium-resolve.ts), unpacks the
+ * The one Chromium launcher of the browser tests and the page benchmark
+ * (`@shared/test-support/chromium`), for the /system page and the InstantSearch page: finds a Chromium (chromium-resolve.ts), unpacks the
  * npm-shipped one at first use, and launches it headless through playwright-core with the flags
  * that let it run here and keep it off the network.
  */
