@@ -142,7 +142,7 @@ function event(
 }
 
 /** A new account through the admin app on the same table (in production: the admin Lambda). */
-async function newAccount(): Promise<{ account: string; apiKey: string }> {
+async function newAccount(): Promise<{ account: string; apiKey: string; searchApiKey: string }> {
   const admin = createAdminApp({
     table,
     kv: kv(),
@@ -156,8 +156,8 @@ async function newAccount(): Promise<{ account: string; apiKey: string }> {
     body: JSON.stringify({ name: "Shop" }),
   });
   expect(res.status).toBe(201);
-  const body = (await res.json()) as { systemAccountId: string; apiKey: string };
-  return { account: body.systemAccountId, apiKey: body.apiKey };
+  const body = (await res.json()) as { systemAccountId: string; apiKey: string; searchApiKey: string };
+  return { account: body.systemAccountId, apiKey: body.apiKey, searchApiKey: body.searchApiKey };
 }
 
 describe("customer API on Lambda (DynamoDB, Meilisearch, Workers KV)", () => {
@@ -291,6 +291,56 @@ describe("customer API on Lambda (DynamoDB, Meilisearch, Workers KV)", () => {
       ]);
     }
     expect(await table.get(account, "INDEX#shoes")).toEqual(before);
+  });
+
+  it("keys on DynamoDB: a search key searches and is refused writes, a created key is revoked through the stream, CORS preflights are answered", async () => {
+    const pump = streamPump();
+    const { apiKey, searchApiKey } = await newAccount();
+    const call = createHandler(deps());
+    const as = (key: string, method: string, path: string, body?: unknown, headers = {}) =>
+      call(event(method, path, body, { "x-api-key": key, ...headers })).then((res) => ({
+        status: res.statusCode,
+        headers: res.headers ?? {},
+        body: res.body ? JSON.parse(res.body) : null,
+      }));
+    expect((await as(apiKey, "POST", "/api/v1/indexes", { name: "lamps" })).status).toBe(201);
+    await pump();
+    expect((await as(searchApiKey, "POST", "/api/v1/indexes/lamps/search", { q: "" })).status).toBe(200);
+    const write = await as(searchApiKey, "POST", "/api/v1/indexes/lamps/documents", [{ id: "1" }]);
+    expect(write.status).toBe(403);
+    expect(write.body.code).toBe("invalid_api_key");
+    expect((await as(searchApiKey, "DELETE", "/api/v1/indexes/lamps")).status).toBe(403);
+
+    const created = await as(apiKey, "POST", "/api/v1/keys", {
+      actions: ["search"],
+      indexes: ["lamps"],
+      expiresAt: null,
+    });
+    expect(created.status).toBe(201);
+    expect((await as(apiKey, "GET", "/api/v1/keys")).body.total).toBe(3);
+    await pump();
+    expect((await as(created.body.key, "POST", "/api/v1/indexes/lamps/search", { q: "" })).status).toBe(200);
+    expect((await as(apiKey, "DELETE", `/api/v1/keys/${created.body.uid}`)).status).toBe(204);
+    await pump();
+    expect((await as(created.body.key, "POST", "/api/v1/indexes/lamps/search", { q: "" })).status).toBe(401);
+
+    const preflight = await call(
+      event("OPTIONS", "/api/v1/indexes/lamps/search", undefined, {
+        origin: "https://shop.example",
+        "access-control-request-method": "POST",
+      }),
+    );
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.headers?.["access-control-allow-origin"]).toBe("https://shop.example");
+    const page = await as(
+      searchApiKey,
+      "POST",
+      "/api/v1/indexes/lamps/search",
+      { q: "" },
+      { origin: "https://shop.example" },
+    );
+    expect(page.status).toBe(200);
+    expect(page.headers["access-control-allow-origin"]).toBe("https://shop.example");
   });
 
   it("answers 401 without a key, the JSON 404 on unknown routes, and a public OpenAPI document without admin routes", async () => {

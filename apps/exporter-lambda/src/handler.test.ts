@@ -254,7 +254,7 @@ describe("ecom_settings_exporter handler (DynamoDB Streams event → SqliteKv)",
     expect(await kv.list("")).toEqual([]);
   });
 
-  it("ignores accounts, and copies API keys under apikey:<sha256> with only their account", async () => {
+  it("ignores accounts, and copies API keys under apikey:<sha256> with their account and grant (a key without actions: everything)", async () => {
     const { kv, log, handle } = setup();
     const account = record("INSERT", "acct_1", "ACCOUNT", {
       NewImage: {
@@ -278,10 +278,56 @@ describe("ecom_settings_exporter handler (DynamoDB Streams event → SqliteKv)",
     });
     expect(await handle(event(account, apiKey))).toEqual({ batchItemFailures: [] });
     expect(await kv.list("")).toEqual(["apikey:9f86d081884c7d65"]);
-    expect(await kvJson(kv, "apikey:9f86d081884c7d65")).toEqual({ system_account_id: "acct_1", version: 1 });
+    expect(await kvJson(kv, "apikey:9f86d081884c7d65")).toEqual({
+      system_account_id: "acct_1",
+      uid: null,
+      actions: ["*"],
+      indexes: ["*"],
+      expires_at: null,
+      version: 1,
+    });
     expect(await handle(event(removeKey))).toEqual({ batchItemFailures: [] });
     expect(await kv.list("")).toEqual([]);
     expect(log.lines.filter((l) => l.level !== "info")).toEqual([]);
+  });
+
+  it("copies a scoped key's actions, indexes and expiry, and the account's CORS origins under cors:<account>", async () => {
+    const { kv, handle } = setup();
+    const scoped = record("INSERT", "APIKEY#abc", "APIKEY", {
+      NewImage: {
+        pk: { S: "APIKEY#abc" },
+        sk: { S: "APIKEY" },
+        version: { N: "1" },
+        system_account_id: { S: "acct_1" },
+        uid: { S: "5b0f3c1e-0000-4000-8000-000000000001" },
+        actions: { L: [{ S: "search" }] },
+        indexes: { L: [{ S: "prod*" }] },
+        expires_at: { S: "2027-01-01T00:00:00.000Z" },
+      },
+    });
+    const cors = record("INSERT", "acct_1", "CORS", {
+      NewImage: {
+        pk: { S: "acct_1" },
+        sk: { S: "CORS" },
+        version: { N: "1" },
+        read_origins: { L: [{ S: "https://shop.example" }] },
+        write_origins: { L: [] },
+      },
+    });
+    expect(await handle(event(scoped, cors))).toEqual({ batchItemFailures: [] });
+    expect(await kvJson(kv, "apikey:abc")).toEqual({
+      system_account_id: "acct_1",
+      uid: "5b0f3c1e-0000-4000-8000-000000000001",
+      actions: ["search"],
+      indexes: ["prod*"],
+      expires_at: "2027-01-01T00:00:00.000Z",
+      version: 1,
+    });
+    expect(await kvJson(kv, "cors:acct_1")).toMatchObject({
+      system_account_id: "acct_1",
+      read_origins: ["https://shop.example"],
+      write_origins: [],
+    });
   });
 
   it("exports a malformed relevance_trigger_config from a console edit as it is, and logs an error", async () => {

@@ -28,6 +28,7 @@ describe("renderBanner", () => {
     expect(text).toContain("Monitor token  (set by MONITOR_TOKEN)");
     expect(text).not.toContain("set-by-me");
     expect(text).toContain('Demo API key   in /home/me/shop/.data/demo.json ("apiKey"');
+    expect(text).toContain('Search key     in /home/me/shop/.data/demo.json ("searchApiKey": search only');
     expect(text).not.toMatch(/rk_/);
   });
 

@@ -51,6 +51,7 @@ export function renderBanner(info: BannerInfo, color: boolean): string[] {
   } else {
     lines.push(
       `  Demo API key   in ${info.dataDir}/demo.json ("apiKey"; not shown: the command below reads it from a file)`,
+      `  Search key     in ${info.dataDir}/demo.json ("searchApiKey": search only, the key a web page may carry)`,
       "",
       info.demo.relevanceScore === null
         ? "  A search of the demo shop (not scored now: its relevance config changed since the seeding):"

@@ -1,7 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { settingsCopy, settingsCopyKey } from "@relevance/settings";
+import { KEY_PREFIX, settingsCopy, settingsCopyKey } from "@relevance/settings";
 import { openDatabase, SqliteChangeLog, SqliteKv, SqliteSettingsTable } from "@relevance/settings/sqlite";
 import { describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, call, type RunningStack, spawnStack } from "./test-support.ts";
@@ -57,12 +57,14 @@ async function expectKvMatchesTable(dataDir: string, account: string) {
   }
 }
 
-/** Sequence numbers of the changes the exporter copies (settings records and API keys, not accounts). */
+/** Sequence numbers of the changes the exporter copies (settings records and API key lookups, not accounts or key records). */
 async function settingsChangeSequences(dataDir: string, after = 0): Promise<number[]> {
   const data = openData(dataDir);
   try {
     const changes = await data.changeLog.read(after, 1_000_000);
-    return changes.filter((c) => c.sk !== "ACCOUNT").map((c) => Number(c.sequence));
+    return changes
+      .filter((c) => c.sk !== "ACCOUNT" && !c.sk.startsWith(KEY_PREFIX))
+      .map((c) => Number(c.sequence));
   } finally {
     data.close();
   }

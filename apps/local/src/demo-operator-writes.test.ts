@@ -63,7 +63,7 @@ const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 const configPath = (account: string, index: string) =>
   `/api/v1/admin/accounts/${account}/indexes/${index}/relevance-trigger-config`;
 
-/** The operator, as the README has them: ACCOUNT and API_KEY from the data folder's demo.env. */
+/** The operator, as the README has them: ACCOUNT and API_KEY (and SEARCH_API_KEY) from the data folder's demo.env. */
 function operator() {
   const file = join(dataDir, "demo.env");
   expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -71,7 +71,11 @@ function operator() {
     [...readFileSync(file, "utf8").matchAll(/^export (\w+)=(\S+)$/gm)].map((m) => [m[1], m[2]]),
   );
   const saved = JSON.parse(readFileSync(join(dataDir, "demo.json"), "utf8"));
-  expect(vars).toEqual({ ACCOUNT: saved.systemAccountId, API_KEY: saved.apiKey });
+  expect(vars).toEqual({
+    ACCOUNT: saved.systemAccountId,
+    API_KEY: saved.apiKey,
+    SEARCH_API_KEY: saved.searchApiKey,
+  });
   const account = vars.ACCOUNT as string;
   const key = { "x-api-key": vars.API_KEY as string };
   const expectOk = async (

@@ -144,9 +144,9 @@ describe("a restart keeps what the operator did after the demo seeding", () => {
     const db = openDatabase(join(dataDir, "settings.db"));
     db.exec("DROP TABLE demo_steps");
     db.close();
-    // demo.json as the earlier version wrote it: the credentials only.
+    // demo.json as the earlier version wrote it: the credentials only, no search key.
     const file = join(dataDir, "demo.json");
-    const { recordsSteps: _, ...credentials } = JSON.parse(readFileSync(file, "utf8"));
+    const { recordsSteps: _, searchApiKey: __, ...credentials } = JSON.parse(readFileSync(file, "utf8"));
     writeFileSync(file, JSON.stringify(credentials));
 
     // And scoring off on products too: the restart reports an unscored search, and does not fail.
@@ -169,6 +169,15 @@ describe("a restart keeps what the operator did after the demo seeding", () => {
         .map((e) => e.step)
         .sort(),
     ).toEqual([...DEMO_STEP_NAMES].sort());
+    // The restart made the folder a search key with the admin key, and kept it.
+    const { searchApiKey } = JSON.parse(readFileSync(file, "utf8"));
+    expect(searchApiKey).toMatch(/^rk_[A-Za-z0-9_-]{43}$/);
+    expect(again?.searchApiKey).toBe(searchApiKey);
+    const searchKey = { "x-api-key": searchApiKey };
+    expect((await http("POST", "/api/v1/indexes/products/search", { q: "chair" }, searchKey)).status).toBe(
+      200,
+    );
+    expect((await http("POST", "/api/v1/indexes", { name: "nope" }, searchKey)).status).toBe(403);
   }, 60_000);
 });
 

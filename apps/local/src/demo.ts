@@ -20,7 +20,13 @@ import type { Stack } from "./stack.ts";
 
 export interface DemoCredentials {
   systemAccountId: string;
+  /** The account's admin key (every action). */
   apiKey: string;
+  /**
+   * The account's search key (action `search`, every index): the one a web page may carry. Absent
+   * from a demo.json written before keys had scopes, until the next start makes one.
+   */
+  searchApiKey?: string;
 }
 
 export interface DemoReady extends DemoCredentials {
@@ -176,7 +182,11 @@ const CATALOG_STEPS: readonly Step<DemoSeeding>[] = [
         { name: "Demo Shop" },
         adminOf(seeding),
       )) as DemoCredentials;
-      seeding.credentials = { systemAccountId: created.systemAccountId, apiKey: created.apiKey };
+      seeding.credentials = {
+        systemAccountId: created.systemAccountId,
+        apiKey: created.apiKey,
+        searchApiKey: created.searchApiKey,
+      };
       seeding.keepCredentials(seeding.credentials);
     },
   },
@@ -520,7 +530,11 @@ function readCredentials(file: string): SavedDemo | null {
   if (!existsSync(file)) return null;
   const saved = JSON.parse(readFileSync(file, "utf8")) as DemoCredentials & { recordsSteps?: unknown };
   return {
-    credentials: { systemAccountId: saved.systemAccountId, apiKey: saved.apiKey },
+    credentials: {
+      systemAccountId: saved.systemAccountId,
+      apiKey: saved.apiKey,
+      ...(typeof saved.searchApiKey === "string" ? { searchApiKey: saved.searchApiKey } : {}),
+    },
     recordsSteps: saved.recordsSteps === true,
   };
 }
@@ -531,17 +545,46 @@ const keepCredentials = (file: string, c: DemoCredentials) =>
 /** DATA_DIR/demo.env: the demo account as shell variables, which the README's second terminal sources. */
 export const DEMO_ENV_FILE = "demo.env";
 
-/** The text of DATA_DIR/demo.env: `export ACCOUNT=…` and `export API_KEY=…`. */
+/** The text of DATA_DIR/demo.env: `export ACCOUNT=…`, `export API_KEY=…` and `export SEARCH_API_KEY=…`. */
 export function demoEnvText(c: DemoCredentials): string {
-  // Both are generated (acct_ and 12 hex digits; rk_ and base64url): nothing a shell would expand.
-  for (const value of [c.systemAccountId, c.apiKey])
+  // All are generated (acct_ and 12 hex digits; rk_ and base64url): nothing a shell would expand.
+  for (const value of [c.systemAccountId, c.apiKey, c.searchApiKey ?? "x"])
     if (!/^[A-Za-z0-9_-]+$/.test(value)) throw new Error("demo seeding: the demo credentials are malformed");
   return [
     "# The demo account of this data folder, kept by npm start: source this file in a shell (README.md).",
     `export ACCOUNT=${c.systemAccountId}`,
     `export API_KEY=${c.apiKey}`,
+    ...(c.searchApiKey === undefined ? [] : [`export SEARCH_API_KEY=${c.searchApiKey}`]),
     "",
   ].join("\n");
+}
+
+/**
+ * A demo account made before keys had scopes has no search key in demo.json: one is created with
+ * the admin key (as Meilisearch's default search key) and kept, so every demo folder has one.
+ */
+async function withSearchKey(
+  call: ApiCall,
+  credentials: DemoCredentials,
+  keep: (c: DemoCredentials) => void,
+): Promise<DemoCredentials> {
+  if (credentials.searchApiKey !== undefined) return credentials;
+  const created = await must(
+    call,
+    "POST",
+    "/api/v1/keys",
+    {
+      name: "Default Search API Key",
+      description: "Use it to search from the frontend",
+      actions: ["search"],
+      indexes: ["*"],
+      expiresAt: null,
+    },
+    { "x-api-key": credentials.apiKey },
+  );
+  const updated = { ...credentials, searchApiKey: (created as { key: string }).key };
+  keep(updated);
+  return updated;
 }
 
 /** Writes DATA_DIR/demo.env (0600) unless it already says the same. */
@@ -669,7 +712,7 @@ export async function seedDemo(
       }
     }
     const outcome = await runPendingSteps(DEMO_STEPS, steps, seeding, now);
-    const ready = credentialsOf(seeding);
+    const ready = await withSearchKey(call, credentialsOf(seeding), seeding.keepCredentials);
     keepShellVariables(config.dataDir, ready);
     for (const what of seeding.left)
       log.warn("demo seeding: left as someone changed it after the seeding started", { left: what });

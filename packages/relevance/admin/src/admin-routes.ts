@@ -1,19 +1,14 @@
 import { createRoute } from "@hono/zod-openapi";
 import { toStoredConfig } from "@relevance/core";
-import {
-  ACCOUNT_SK,
-  API_KEY_SK,
-  apiKeyHash,
-  apiKeyPk,
-  type IndexSettingsAttributes,
-  indexSk,
-} from "@relevance/settings";
+import { ACCOUNT_SK, type IndexSettingsAttributes, indexSk } from "@relevance/settings";
 import { conflict, invalid, limitBody, notFound, onError, routeFallback } from "@shared/http";
 import { Hono } from "hono";
 import { z } from "zod";
+import { adminKeyRoutes } from "./admin-keys.ts";
 import { adminAuth, authGuard, BEARER_TOKEN, BEARER_TOKEN_RULE } from "./auth.ts";
 import { listed, parseWith, readJson } from "./body.ts";
-import { defaultRandomBytes, newAccountId, newApiKey } from "./crypto.ts";
+import { defaultRandomBytes, newAccountId } from "./crypto.ts";
+import { createKey, DEFAULT_ADMIN_KEY, DEFAULT_SEARCH_KEY } from "./key-store.ts";
 import { resolveBodyLimits } from "./limits.ts";
 import {
   ADMIN,
@@ -112,17 +107,24 @@ export function createAdminApp(deps: AdminDeps): Hono {
       if (written.ok) accountId = id;
     }
     if (accountId === null) throw new Error("could not allocate an account id");
-    const apiKey = newApiKey(random);
-    const key = await table.put(
-      apiKeyPk(await apiKeyHash(apiKey)),
-      API_KEY_SK,
-      { system_account_id: accountId, created_at: createdAt },
-      { mustNotExist: true },
-    );
-    if (!key.ok) throw new Error("could not store the API key");
+    // The account's two default keys, as Meilisearch makes them: an admin key (every action) and
+    // a search key for the shop's pages.
+    const keyDeps = { table, now, random };
+    const { key: apiKey } = await createKey(keyDeps, accountId, {
+      ...DEFAULT_ADMIN_KEY,
+      actions: ["*"],
+      indexes: ["*"],
+    });
+    const { key: searchApiKey } = await createKey(keyDeps, accountId, {
+      ...DEFAULT_SEARCH_KEY,
+      actions: ["search"],
+      indexes: ["*"],
+    });
     log.info("account created", { systemAccountId: accountId });
-    return c.json({ systemAccountId: accountId, apiKey }, 201);
+    return c.json({ systemAccountId: accountId, apiKey, searchApiKey }, 201);
   });
+
+  app.route("/", adminKeyRoutes({ table, now, random, log }));
 
   const configPath = `${ADMIN_BASE}/accounts/:account/indexes/:index/relevance-trigger-config`;
 
@@ -215,7 +217,8 @@ export const adminRouteDocs = (limits: BodyLimitAnswers) => [
     method: "post",
     path: "/api/v1/admin/accounts",
     ...ADMIN,
-    summary: "Create an account and its API key (shown once, stored only as a SHA-256 hash).",
+    summary:
+      "Create an account and its two default API keys, admin (apiKey) and search (searchApiKey): shown once, stored only as SHA-256 hashes.",
     request: { body: body(CreateAccount) },
     responses: {
       201: { description: "Created.", content: json(AccountCreated) },

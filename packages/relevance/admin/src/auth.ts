@@ -1,4 +1,12 @@
-import { API_KEY_SK, apiKeyHash, apiKeyPk, type SettingsTable } from "@relevance/settings";
+import {
+  API_KEY_SK,
+  type ApiKeyGrant,
+  apiKeyHash,
+  apiKeyPk,
+  grantOf,
+  isExpired,
+  type SettingsTable,
+} from "@relevance/settings";
 import {
   AuthThrottle,
   type ClientAddress,
@@ -16,8 +24,8 @@ import {
 } from "./limits.ts";
 import type { ApiDeps } from "./ports.ts";
 
-/** Hono variables of customer routes: the account the API key belongs to. */
-export type CustomerEnv = { Variables: { accountId: string } };
+/** Hono variables of customer routes: the account the API key belongs to, and what the key may do. */
+export type CustomerEnv = { Variables: { accountId: string; grant: ApiKeyGrant } };
 
 /** Who is asking, and the budget of failed attempts they share (per address, per credential prefix). */
 export interface AuthGuard {
@@ -66,22 +74,32 @@ export function adminAuth(adminToken: string, guard: AuthGuard): MiddlewareHandl
 
 /**
  * `x-api-key` (or `Authorization: Bearer <key>`, as Meilisearch's clients send it): the SHA-256 of
- * the key finds its APIKEY item, which names the account; 401 otherwise.
- * Throttled like `adminAuth`, after the lookup (a key of over 512 characters is not looked up).
+ * the key finds its APIKEY item, which names the account and what the key may do; 401 otherwise,
+ * and for a key expired at `now`. Throttled like `adminAuth`, after the lookup (a key of over 512
+ * characters is not looked up). What the route needs is checked next (keyScope, key-scope.ts).
  */
-export function customerAuth(table: SettingsTable, guard: AuthGuard): MiddlewareHandler<CustomerEnv> {
+export function customerAuth(
+  table: SettingsTable,
+  guard: AuthGuard,
+  now: () => Date,
+): MiddlewareHandler<CustomerEnv> {
   return async (c, next) => {
     const key = presentedApiKey(c);
     let account: unknown;
+    let grant: ApiKeyGrant | null = null;
     if (key !== undefined && key !== "" && key.length <= MAX_CREDENTIAL_CHARS) {
       const item = await table.get(apiKeyPk(await apiKeyHash(key)), API_KEY_SK);
       account = item?.attributes.system_account_id;
+      if (item !== null) grant = grantOf(item.attributes);
     }
-    const valid = typeof account === "string" && account !== "";
+    // An expired key is a key that no longer exists (it counts as a failed guess).
+    const valid =
+      typeof account === "string" && account !== "" && grant !== null && !isExpired(grant, now().getTime());
     if (key !== undefined && key !== "") guard.throttle.verdict(guard.clientAddress(c), key, valid);
     if (!valid)
       throw unauthorized("a valid API key is required (x-api-key header, or Authorization: Bearer <key>)");
     c.set("accountId", account as string);
+    c.set("grant", grant as ApiKeyGrant);
     await next();
   };
 }

@@ -4,6 +4,7 @@
 
 import { MAX_DOCUMENTS_PER_INDEX } from "@relevance/settings";
 import { DEFAULT_JSON_BODY_BYTES, type LimitRow, MAX_ERROR_DETAILS } from "@shared/http";
+import { KEY_LIMIT_ROWS } from "./key-limits.ts";
 import { managementLimitRows } from "./management-limits.ts";
 
 /** The body limits a deployment may change (`ApiDeps.limits`, `MAX_JSON_BODY_BYTES`, `MAX_DOCUMENTS_BODY_BYTES`). */
@@ -408,6 +409,7 @@ export function adminLimitRows(body: BodyLimits = DEFAULT_BODY_LIMITS): LimitRow
       status: 0,
       note: "rejected documents listed in one answer; received - accepted is the total",
     },
+    ...KEY_LIMIT_ROWS,
     ...managementLimitRows(MAX_ATTRIBUTE_CHARS),
   ];
 }

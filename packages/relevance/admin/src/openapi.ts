@@ -7,11 +7,13 @@
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import type { LimitRow } from "@shared/http";
 import { z } from "zod";
+import { adminKeyRouteDocs } from "./admin-keys.ts";
 import { adminRouteDocs } from "./admin-routes.ts";
 import { aliasRouteDocs } from "./customer/aliases.ts";
 import { documentEditRouteDocs } from "./customer/document-edits.ts";
 import { documentRouteDocs } from "./customer/documents.ts";
 import { indexRouteDocs } from "./customer/indexes.ts";
+import { keyRouteDocs } from "./customer/keys.ts";
 import { settingRouteDocs } from "./customer/setting-routes.ts";
 import { settingsRouteDocs } from "./customer/settings.ts";
 import { statsRouteDocs } from "./customer/stats.ts";
@@ -102,6 +104,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
   for (const route of [
     documentRoute,
     ...adminRouteDocs(answers),
+    ...adminKeyRouteDocs(answers),
     ...indexRouteDocs(answers),
     ...documentRouteDocs(answers),
     ...documentEditRouteDocs(answers),
@@ -110,6 +113,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
     ...settingsRouteDocs(answers),
     ...settingRouteDocs(answers),
     ...aliasRouteDocs(answers),
+    ...keyRouteDocs(answers),
   ]) {
     app.openAPIRegistry.registerPath(route);
   }

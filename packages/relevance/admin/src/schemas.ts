@@ -78,7 +78,19 @@ export { ErrorSchema, IssueSchema } from "@shared/http";
 
 export const AccountCreated = z.object({
   systemAccountId: z.string().regex(/^acct_[0-9a-f]{12}$/),
-  apiKey: z.string().regex(/^rk_[A-Za-z0-9_-]{43}$/),
+  apiKey: z
+    .string()
+    .regex(/^rk_[A-Za-z0-9_-]{43}$/)
+    .meta({
+      description: "The Default Admin API Key (every action): shown once, stored only as a SHA-256 hash.",
+    }),
+  searchApiKey: z
+    .string()
+    .regex(/^rk_[A-Za-z0-9_-]{43}$/)
+    .meta({
+      description:
+        "The Default Search API Key (action search, every index): the key a shop's pages may carry; shown once.",
+    }),
 });
 
 const fieldName = z.string().min(1).max(MAX_TRIGGER_CONFIG_STRING_CHARS).nullable();

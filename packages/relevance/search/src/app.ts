@@ -1,10 +1,28 @@
 import { formatIssues, type Issue, isPlainObject, issue } from "@relevance/core";
-import { apiKeyCopyKey, apiKeyHash, INDEX_NAME, type Kv, type Logger } from "@relevance/settings";
+import {
+  type ApiKeyGrant,
+  apiKeyCopyKey,
+  apiKeyHash,
+  corsClassOf,
+  corsCopyKey,
+  corsOf,
+  grantRefusal,
+  INDEX_NAME,
+  isExpired,
+  type Kv,
+  keyRefusalMessage,
+  type Logger,
+  neededGrant,
+  originAllowed,
+  originRefusalMessage,
+  type RouteAction,
+} from "@relevance/settings";
 import {
   ApiError,
   AuthThrottle,
   assertJsonShape,
   type ClientAddress,
+  cors,
   headerClientAddress,
   INTERNAL_ERROR,
   limitBody,
@@ -111,11 +129,16 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
     }
   }
 
+  const nowMs = deps.now ?? Date.now;
+
   /**
    * A client over its failed-authentication budget is refused before the key is hashed or looked
-   * up, so guessing keys costs the proxy (and KV) nothing once the budget is spent.
+   * up, so guessing keys costs the proxy (and KV) nothing once the budget is spent. The key's
+   * copy says what it may do: the route's action (ROUTE_ACTIONS) and, for a page, the account's
+   * CORS origins are checked here, before the body is read; the index of each search is checked
+   * by `allowIndex` when it is known.
    */
-  async function authenticate(c: Context): Promise<string> {
+  async function authenticate(c: Context): Promise<{ account: string; grant: ApiKeyGrant }> {
     const apiKey = presentedApiKey(c);
     if (apiKey === undefined) {
       // No key is no guess: answered 401 without counting.
@@ -134,18 +157,47 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
         : await readKv(apiKeyCopyKey(await apiKeyHash(apiKey)), "API key", {});
     // After the lookup, so a key that already worked from this address keeps working while guesses
     // from it are refused (AuthThrottle.verdict).
-    throttle.verdict(clientAddress(c), apiKey, text !== null);
-    if (text === null) {
+    const copy = text === null ? null : parseApiKeyCopy(text);
+    // An expired key is a key that no longer exists (it counts as a failed guess).
+    const expired = copy?.ok === true && isExpired(copy.value.grant, nowMs());
+    throttle.verdict(clientAddress(c), apiKey, text !== null && !expired);
+    if (copy === null || expired) {
       throw new ApiError(401, "unauthorized", "the API key is not valid", undefined, {
         [AUTH_CODE_HEADER]: "invalid_api_key",
       });
     }
-    const copy = parseApiKeyCopy(text);
     if (!copy.ok) {
       log.error("API key copy is malformed", { problem: formatIssues(copy.errors) });
       throw new ApiError(500, INTERNAL_ERROR.error.code, INTERNAL_ERROR.error.message);
     }
-    return copy.value.account;
+    const { account, grant } = copy.value;
+    const needed = neededGrant(c.req.method, c.req.path);
+    if (needed !== null) {
+      allow(grant, needed.action, needed.index);
+      const origin = c.req.header("origin");
+      if (origin !== undefined) {
+        // A page's request: one more KV read (cached at the edge like the key's copy).
+        const text = await readKv(corsCopyKey(account), "CORS origins", { account });
+        let parsed: unknown = null;
+        try {
+          parsed = text === null ? null : JSON.parse(text);
+        } catch {
+          log.error("CORS copy is malformed", { account });
+        }
+        const kind = corsClassOf(needed);
+        const accountCors = corsOf(isPlainObject(parsed) ? parsed : null);
+        if (!originAllowed(accountCors, kind, origin))
+          throw new ApiError(403, "origin_not_allowed", originRefusalMessage(origin, kind));
+      }
+    }
+    return { account, grant };
+  }
+
+  /** 403 `invalid_api_key`, as Meilisearch answers a key without the action or the index. */
+  function allow(grant: ApiKeyGrant, action: RouteAction, index: string | null): void {
+    const refusal = grantRefusal(grant, action, index);
+    if (refusal !== null)
+      throw new ApiError(403, "invalid_api_key", keyRefusalMessage(action, index, refusal));
   }
 
   async function readSettings(account: string, index: string): Promise<SettingsView | null> {
@@ -290,9 +342,11 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
   app.onError(withMeilisearchFields(onError(log)));
   // JSON 404 for unknown routes, JSON 405 with Allow for a wrong method on the search path.
   app.notFound(routeFallback(app));
+  // Before anything: a preflight is answered here, and every answer (errors too) can be read by the page.
+  app.use("/api/v1/*", cors({ skip: (path) => path.startsWith("/api/v1/admin/") }));
   app.post(SEARCH_PATH, limitBody(deps.maxBodyBytes ?? MAX_BODY_BYTES), async (c: Context) => {
     const started = performance.now();
-    const account = await authenticate(c);
+    const { account } = await authenticate(c);
     const request = await readRequest(c);
     const index = c.req.param("index") ?? "";
     const { body, modelId } = await runSearch(account, index, request, started);
@@ -302,7 +356,7 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
   // Meilisearch's searchGet: the same search, its parameters in the query string.
   app.get(SEARCH_PATH, async (c: Context) => {
     const started = performance.now();
-    const account = await authenticate(c);
+    const { account } = await authenticate(c);
     const url = c.req.url;
     const at = url.indexOf("?");
     const parsed = parseSearchRequest(searchBodyOfQueryString(at === -1 ? "" : url.slice(at + 1)));
@@ -314,7 +368,7 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
   });
   app.post(FACET_SEARCH_PATH, limitBody(deps.maxBodyBytes ?? MAX_BODY_BYTES), async (c: Context) => {
     const started = performance.now();
-    const account = await authenticate(c);
+    const { account } = await authenticate(c);
     const parsed = parseFacetSearchRequest(await readJson(c));
     if (!parsed.ok) throw invalidRequest(parsed.errors, "facet search");
     const index = c.req.param("index") ?? "";
@@ -333,8 +387,16 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
   });
   app.post(MULTI_SEARCH_PATH, limitBody(deps.maxBodyBytes ?? MAX_BODY_BYTES), async (c: Context) => {
     const started = performance.now();
-    const account = await authenticate(c);
+    const { account, grant } = await authenticate(c);
     const queries = await readMultiSearch(c);
+    // Every query's index is checked before any is run: a key for one index cannot read another's.
+    for (const [i, { indexUid }] of queries.entries()) {
+      try {
+        allow(grant, "search", indexUid);
+      } catch (error) {
+        throw error instanceof ApiError ? insideQuery(error, i) : error;
+      }
+    }
     const results: Record<string, unknown>[] = [];
     for (const [i, { indexUid, request }] of queries.entries()) {
       try {

@@ -86,6 +86,8 @@ const CODES: Record<string, [string, MeilisearchErrorType]> = {
   bad_request: ["bad_request", "invalid_request"],
   payload_too_large: ["payload_too_large", "invalid_request"],
   too_many_requests: ["too_many_requests", "auth"],
+  invalid_api_key: ["invalid_api_key", "auth"],
+  origin_not_allowed: ["origin_not_allowed", "auth"],
   not_found: ["index_not_found", "invalid_request"],
   internal: ["internal", "internal"],
   settings_unavailable: ["settings_unavailable", "system"],

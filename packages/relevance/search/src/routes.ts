@@ -85,6 +85,9 @@ const SEARCH_ERRORS = {
   401: errorAnswer(
     "Missing or wrong API key (x-api-key, or Authorization: Bearer <key> as Meilisearch clients send it).",
   ),
+  403: errorAnswer(
+    "The key lacks the search action or the index (code invalid_api_key), or the request's Origin is not in the account's CORS origins (origin_not_allowed).",
+  ),
   404: errorAnswer("No such index or alias in this account."),
   405: {
     description: "The path exists, but not for this method.",
@@ -235,13 +238,14 @@ export const versionRoute = {
   method: "get",
   path: "/api/v1/version",
   ...KEYED,
-  summary: "The API's version, shaped like Meilisearch's answer (any valid key).",
+  summary: "The API's version, shaped like Meilisearch's answer (a key with the version action).",
   responses: {
     200: {
       description: "{commitSha, commitDate, pkgVersion}",
       content: json(z.object({ commitSha: z.string(), commitDate: z.string(), pkgVersion: z.string() })),
     },
     401: errorAnswer("Missing or wrong API key."),
+    403: errorAnswer("The key lacks the version action (code invalid_api_key)."),
     429: tooManyRequests,
   },
 } satisfies RouteConfig;

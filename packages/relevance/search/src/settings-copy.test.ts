@@ -86,10 +86,21 @@ describe("settings copies", () => {
     expect(parseSettingsCopy("{").ok).toBe(false);
   });
 
-  it("reads the account of an API key copy", () => {
+  it("reads the account of an API key copy, and what the key may do (a copy without actions: everything)", () => {
     expect(parseApiKeyCopy('{"system_account_id":"acct_1","version":2}')).toEqual({
       ok: true,
-      value: { account: "acct_1" },
+      value: { account: "acct_1", grant: { uid: null, actions: ["*"], indexes: ["*"], expiresAt: null } },
+    });
+    expect(
+      parseApiKeyCopy(
+        '{"system_account_id":"acct_1","uid":"u","actions":["search"],"indexes":["p*"],"expires_at":"2027-01-01T00:00:00.000Z","version":1}',
+      ),
+    ).toEqual({
+      ok: true,
+      value: {
+        account: "acct_1",
+        grant: { uid: "u", actions: ["search"], indexes: ["p*"], expiresAt: "2027-01-01T00:00:00.000Z" },
+      },
     });
     expect(parseApiKeyCopy('{"version":2}').ok).toBe(false);
   });

@@ -8,14 +8,14 @@ import {
   parseJson,
   type Result,
 } from "@relevance/core";
-import { DEFAULT_RANKING_RULES } from "@relevance/settings";
+import { type ApiKeyGrant, DEFAULT_RANKING_RULES, grantOf } from "@relevance/settings";
 import type { TypoTolerance } from "./ports.ts";
 
 // Re-exported: part of this package's API since before the rules moved to @relevance/settings.
 export { DEFAULT_RANKING_RULES };
 
-/** What search needs from an API key's KV copy (`apikey:<sha256>`): whose key it is. */
-export function parseApiKeyCopy(text: string): Result<{ account: string }> {
+/** What search needs from an API key's KV copy (`apikey:<sha256>`): whose key it is, what it may do. */
+export function parseApiKeyCopy(text: string): Result<{ account: string; grant: ApiKeyGrant }> {
   const json = parseJson(text, "the API key copy");
   if (!json.ok) return json;
   const value = json.value;
@@ -26,7 +26,8 @@ export function parseApiKeyCopy(text: string): Result<{ account: string }> {
   ) {
     return fail([issue("system_account_id", "must be a non-empty string")]);
   }
-  return ok({ account: value.system_account_id });
+  // A copy without actions (exported before keys had scopes) may do everything, as the table says.
+  return ok({ account: value.system_account_id, grant: grantOf(value) });
 }
 
 /** What search needs from an index or alias settings copy (`<account>-<index>`, written by the exporter). */

@@ -1,3 +1,5 @@
+import { CORS_SK, corsCopyKey } from "./account-cors.ts";
+import { grantAttributes, grantOf } from "./api-keys.ts";
 import type { TableItem } from "./ports.ts";
 
 // Sort keys of the single settings table.
@@ -56,10 +58,12 @@ export const apiKeyCopyKey = (keyHash: string): string => `apikey:${keyHash}`;
 /**
  * The KV key of an item's copy, or null for items that are not copied (accounts). Settings records:
  * the shop ID where one applies, else `<account>-<index>`. API keys: `apikey:<sha256 of the key>`.
+ * An account's CORS origins: `cors:<account>`.
  */
 export function settingsCopyKey(item: Pick<TableItem, "pk" | "sk" | "attributes">): string | null {
   if (item.sk === API_KEY_SK && item.pk.startsWith("APIKEY#"))
     return apiKeyCopyKey(item.pk.slice("APIKEY#".length));
+  if (item.sk === CORS_SK) return corsCopyKey(item.pk);
   const index = indexNameOf(item.sk);
   if (index === null) return null;
   const shop = item.attributes.shop_id;
@@ -73,16 +77,26 @@ export interface SettingsCopy extends Record<string, unknown> {
   version: number;
 }
 
-/** What the edge needs to know about an API key: whose it is. */
+/**
+ * What the edge needs to know about an API key: whose it is, and what it may do (actions, indexes,
+ * expires_at: api-keys.ts), so that the Worker checks a key without the table.
+ */
 export interface ApiKeyCopy extends Record<string, unknown> {
   system_account_id: string;
   version: number;
 }
 
 /** The JSON written to KV for an item (see settingsCopyKey for which items are copied). */
-export function copyOf(item: TableItem): SettingsCopy | ApiKeyCopy {
+export function copyOf(item: TableItem): SettingsCopy | ApiKeyCopy | Record<string, unknown> {
   if (item.sk === API_KEY_SK) {
-    return { system_account_id: String(item.attributes.system_account_id), version: item.version };
+    return {
+      system_account_id: String(item.attributes.system_account_id),
+      ...grantAttributes(grantOf(item.attributes)),
+      version: item.version,
+    };
+  }
+  if (item.sk === CORS_SK) {
+    return { ...item.attributes, system_account_id: item.pk, version: item.version };
   }
   return settingsCopy(item);
 }

@@ -1,5 +1,6 @@
 export * from "./bearer-auth.ts";
 export * from "./body-limit.ts";
+export * from "./cors.ts";
 export * from "./error-schema.ts";
 export * from "./errors.ts";
 export * from "./fallback.ts";

@@ -7,6 +7,7 @@ import { ADMIN_LIMITS } from "@relevance/admin";
 import { SEARCH_LIMITS } from "@relevance/search";
 import type { HostileCase, HostileContext, HostileRequest } from "./catalogue.ts";
 import { limitOf, streamedBody } from "./catalogue.ts";
+import { KEY_CASES } from "./key-cases.ts";
 
 const S = (field: string, unit: Parameters<typeof limitOf>[3], status?: Parameters<typeof limitOf>[4]) =>
   limitOf(SEARCH_LIMITS, "search", field, unit, status);
@@ -1095,6 +1096,7 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
   ...ROUTE_CASES,
   ...MONITOR_CASES,
   ...API_CASES,
+  ...KEY_CASES,
   ...CPU_CASES,
   ...THROTTLE_CASES,
 ];

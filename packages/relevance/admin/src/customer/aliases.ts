@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { CustomerEnv } from "../auth.ts";
 import { parseWith, readJson } from "../body.ts";
+import { requireIndex } from "../key-scope.ts";
 import {
   AUTHENTICATED,
   type BodyLimitAnswers,
@@ -35,6 +36,8 @@ export function aliasRoutes(ctx: CustomerContext): Hono<CustomerEnv> {
       ]);
     }
     const { index } = parseWith(PutAlias, await readJson(c, 400), "the alias is invalid");
+    // The alias serves the target's documents: the key must cover both names.
+    requireIndex(c, index, "indexes.swap");
     // `If-None-Match: *` creates only: an existing alias (or index) of that name is left as it is.
     const ifNoneMatch = c.req.header("if-none-match");
     if (ifNoneMatch !== undefined && ifNoneMatch.trim() !== "*") {

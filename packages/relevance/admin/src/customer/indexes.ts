@@ -1,12 +1,13 @@
 /** The caller's indexes: list, create, read, stats and delete (Meilisearch's `/indexes` routes). */
 
 import { createRoute } from "@hono/zod-openapi";
-import { INDEX_PREFIX, type IndexSettingsAttributes, indexSk } from "@relevance/settings";
+import { allowsIndex, INDEX_PREFIX, type IndexSettingsAttributes, indexSk } from "@relevance/settings";
 import { conflict } from "@shared/http";
 import { Hono } from "hono";
 import type { CustomerEnv } from "../auth.ts";
 import { parseWith, readJson } from "../body.ts";
 import { taskFields } from "../index-documents.ts";
+import { requireIndex } from "../key-scope.ts";
 import {
   AUTHENTICATED,
   type BodyLimitAnswers,
@@ -40,7 +41,11 @@ export function indexRoutes(ctx: CustomerContext): Hono<CustomerEnv> {
   // Meilisearch's `GET /indexes` page: `{results, offset, limit, total}`, by name.
   app.get(`${CUSTOMER_BASE}/indexes`, async (c) => {
     const { offset, limit } = parseWith(Page, c.req.query(), "the query is invalid");
-    const items = await table.query(account(c), INDEX_PREFIX);
+    // As Meilisearch: a key sees the indexes its `indexes` cover, and only those count.
+    const grant = c.get("grant");
+    const items = (await table.query(account(c), INDEX_PREFIX)).filter((item) =>
+      allowsIndex(grant, recordName(item)),
+    );
     return c.json({
       results: items.slice(offset, offset + limit).map(recordView),
       offset,
@@ -51,6 +56,7 @@ export function indexRoutes(ctx: CustomerContext): Hono<CustomerEnv> {
 
   app.post(`${CUSTOMER_BASE}/indexes`, async (c) => {
     const body = parseWith(CreateIndex, nameFromUid(await readJson(c, 400)), "the index is invalid");
+    requireIndex(c, body.name, "indexes.create");
     const at = now().toISOString();
     const attributes: IndexSettingsAttributes = {
       type: "index",

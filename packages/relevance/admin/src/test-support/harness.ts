@@ -103,7 +103,7 @@ export function makeHarness(overrides: Partial<ApiDeps> = {}) {
       ]),
     /** Runs the settings exporter over everything written so far. */
     drain: () => tailer.drain(),
-    async account(name = "Shop"): Promise<{ systemAccountId: string; apiKey: string }> {
+    async account(name = "Shop"): Promise<{ systemAccountId: string; apiKey: string; searchApiKey: string }> {
       const res = await admin("POST", "/api/v1/admin/accounts", { name });
       if (res.status !== 201) throw new Error(`account creation failed: ${res.text}`);
       return res.body;
