@@ -15,6 +15,7 @@ const ids = (filter: unknown) => {
 describe("the Meilisearch double's filters", () => {
   it("reads InstantSearch's arrays: OR inside an inner array, AND between items", () => {
     expect(ids([['category="Home"']])).toEqual([1, 3]);
+    expect(ids([['"category"="Home"']])).toEqual([1, 3]);
     expect(ids([['category="Home"', 'category="Garden"'], ['tags="steel"']])).toEqual([2, 3]);
     expect(ids("category = Home AND price >= 25")).toEqual([1]);
     expect(ids("tags != steel")).toEqual([1]);

@@ -9,13 +9,15 @@ type Doc = Record<string, unknown>;
 /** A document filter, or the reason the double cannot evaluate the filter (answered 400). */
 export type DoubleFilter = { ok: true; test: (doc: Doc) => boolean } | { ok: false; message: string };
 
+// An attribute may be quoted, as instant-meilisearch writes it: `"category"="Home"`.
 const CONDITION =
-  /^\s*([A-Za-z0-9_.-]+)\s*(=|!=|>=|<=|>|<)\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^\s"']+))\s*$/;
+  /^\s*(?:"([A-Za-z0-9_.-]+)"|([A-Za-z0-9_.-]+))\s*(=|!=|>=|<=|>|<)\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^\s"']+))\s*$/;
 
 function condition(text: string, filterable: readonly string[]): DoubleFilter {
   const m = CONDITION.exec(text);
   if (m === null) return { ok: false, message: `the Meilisearch double does not evaluate \`${text}\`` };
-  const [, attribute = "", op, quoted, single, bare] = m;
+  const [, quotedAttribute, bareAttribute, op, quoted, single, bare] = m;
+  const attribute = quotedAttribute ?? bareAttribute ?? "";
   if (!filterable.includes(attribute))
     return {
       ok: false,
