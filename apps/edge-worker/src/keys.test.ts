@@ -5,7 +5,7 @@ import {
   type MeilisearchDouble,
   startMeilisearchDouble,
 } from "@relevance/search/meilisearch/test-support";
-import { putSettings } from "@relevance/search/test-support";
+import { putApiKey, putSettings } from "@relevance/search/test-support";
 import { apiKeyCopyKey, apiKeyHash } from "@relevance/settings";
 import type { WorkersKv } from "@relevance/settings/workers-kv";
 import type { Miniflare } from "miniflare";
@@ -18,19 +18,8 @@ let mf: Miniflare;
 let kv: WorkersKv;
 let meili: MeilisearchDouble;
 
-async function putKey(key: string, grant: Record<string, unknown>): Promise<void> {
-  await kv.put(
-    apiKeyCopyKey(await apiKeyHash(key)),
-    JSON.stringify({
-      system_account_id: ACCOUNT,
-      uid: key,
-      expires_at: null,
-      indexes: ["*"],
-      ...grant,
-      version: 1,
-    }),
-  );
-}
+const putKey = (key: string, grant: Record<string, unknown>) =>
+  putApiKey(kv, key, ACCOUNT, { indexes: ["*"], ...grant });
 
 beforeAll(async () => {
   meili = await startMeilisearchDouble();

@@ -9,7 +9,7 @@ import {
   type MeilisearchDouble,
   startMeilisearchDouble,
 } from "@relevance/search/meilisearch/test-support";
-import { putSettings } from "@relevance/search/test-support";
+import { putApiKey, putSettings } from "@relevance/search/test-support";
 import { apiKeyCopyKey, apiKeyHash } from "@relevance/settings";
 import type { WorkersKv } from "@relevance/settings/workers-kv";
 import { launchChromium } from "@shared/test-support/chromium";
@@ -65,17 +65,11 @@ beforeAll(async () => {
     sortable_attributes: ["price"],
   });
   // The exporter's copy of a search key: what the Worker knows of it.
-  await kv.put(
-    apiKeyCopyKey(await apiKeyHash(SEARCH_KEY)),
-    JSON.stringify({
-      system_account_id: ACCOUNT,
-      uid: "5f0c1d2e-0000-4000-8000-000000000001",
-      actions: ["search"],
-      indexes: ["shop"],
-      expires_at: null,
-      version: 1,
-    }),
-  );
+  await putApiKey(kv, SEARCH_KEY, ACCOUNT, {
+    uid: "5f0c1d2e-0000-4000-8000-000000000001",
+    actions: ["search"],
+    indexes: ["shop"],
+  });
   store = await serveStorefront();
   browser = await launchChromium();
 }, 120_000);

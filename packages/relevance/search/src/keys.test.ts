@@ -7,6 +7,7 @@ import {
   FixedHitsBackend,
   manualClock,
   newKv,
+  putApiKey,
   putSettings,
   recordingLogger,
 } from "./test-support/harness.ts";
@@ -20,12 +21,7 @@ let kv: Kv;
 let clock: ReturnType<typeof manualClock>;
 let app: ReturnType<typeof createSearchApp>;
 
-async function putKey(key: string, grant: Record<string, unknown>): Promise<void> {
-  await kv.put(
-    apiKeyCopyKey(await apiKeyHash(key)),
-    JSON.stringify({ system_account_id: ACCOUNT, uid: key, expires_at: null, ...grant, version: 1 }),
-  );
-}
+const putKey = (key: string, grant: Record<string, unknown>) => putApiKey(kv, key, ACCOUNT, grant);
 
 beforeEach(async () => {
   kv = newKv();

@@ -34,11 +34,21 @@ export function artifactText(modelId: string): string {
 
 export const newKv = (): SqliteKv => new SqliteKv(openDatabase(":memory:"));
 
-/** The exporter's copy of an API key: `apikey:<sha256>` → `{system_account_id, version}`. */
-export async function putApiKey(kv: Kv, apiKey: string, account: string): Promise<void> {
+/**
+ * The exporter's copy of an API key: `apikey:<sha256>` → `{system_account_id, version}`, with a
+ * scoped key's grant beside them (`uid`, `actions`, `indexes`, `expires_at`). Without a grant it is
+ * the copy of an account's original key (every action).
+ */
+export async function putApiKey(
+  kv: Kv,
+  apiKey: string,
+  account: string,
+  grant?: Record<string, unknown>,
+): Promise<void> {
+  const scoped = grant === undefined ? {} : { uid: apiKey, expires_at: null, ...grant };
   await kv.put(
     apiKeyCopyKey(await apiKeyHash(apiKey)),
-    JSON.stringify({ system_account_id: account, version: 1 }),
+    JSON.stringify({ system_account_id: account, ...scoped, version: 1 }),
   );
 }
 
