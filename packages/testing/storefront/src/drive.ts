@@ -49,7 +49,6 @@ export function storefrontPage(page: Page): StorefrontPage {
       // InstantSearch may send a second request (the refinement list's disjunctive facets); let the
       // page go quiet before reading it.
       await page.waitForLoadState("networkidle", { timeout: SEARCH_TIMEOUT_MS }).catch(() => {});
-      await page.waitForTimeout(0);
       return statuses;
     } finally {
       page.off("response", seen);
