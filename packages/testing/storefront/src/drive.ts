@@ -35,20 +35,35 @@ const isSearchCall = (r: Response) =>
   r.request().method() !== "OPTIONS";
 
 export function storefrontPage(page: Page): StorefrontPage {
-  /** Runs an action and waits for the search calls it makes, then for the page to draw them. */
-  const acting = async (action: () => Promise<unknown>): Promise<number[]> => {
+  // The page's own count of renders (storefront.ts); the checks below run in the page, written as
+  // expressions since this file is compiled without the DOM's types.
+  const renders = async () => Number((await page.getAttribute("body", "data-renders")) ?? "0");
+  /** Until InstantSearch has drawn a result after `before` renders, and is not waiting for another. */
+  const drawnAfter = (before: number) =>
+    page.waitForFunction(
+      `Number(document.body.dataset.renders ?? "0") > ${before} && !["loading", "stalled"].includes(document.body.dataset.status)`,
+      undefined,
+      { timeout: SEARCH_TIMEOUT_MS },
+    );
+  /**
+   * Runs an action and waits for the search calls it makes, then for the page to draw them
+   * (`drawn`: a render of the whole page, or the caller's own sign for a widget that redraws alone).
+   */
+  const acting = async (
+    action: () => Promise<unknown>,
+    drawn: (before: number) => Promise<unknown> = drawnAfter,
+  ): Promise<number[]> => {
     const statuses: number[] = [];
     const seen = (r: Response) => {
       if (isSearchCall(r)) statuses.push(r.status());
     };
     page.on("response", seen);
     try {
+      const before = await renders();
       const first = page.waitForResponse(isSearchCall, { timeout: SEARCH_TIMEOUT_MS });
       await action();
       await first;
-      // InstantSearch may send a second request (the refinement list's disjunctive facets); let the
-      // page go quiet before reading it.
-      await page.waitForLoadState("networkidle", { timeout: SEARCH_TIMEOUT_MS }).catch(() => {});
+      await drawn(before);
       return statuses;
     } finally {
       page.off("response", seen);
@@ -62,9 +77,7 @@ export function storefrontPage(page: Page): StorefrontPage {
       const first = page.waitForResponse(isSearchCall, { timeout: SEARCH_TIMEOUT_MS });
       await page.goto(url);
       await first;
-      await page.waitForSelector(".ais-Hits-item, #errors li, .ais-Hits--empty", {
-        timeout: SEARCH_TIMEOUT_MS,
-      });
+      await drawnAfter(0);
     },
     type: (query) => acting(() => page.fill(".ais-SearchBox-input", query)),
     refine: (category) =>
@@ -74,7 +87,17 @@ export function storefrontPage(page: Page): StorefrontPage {
         ),
       ),
     async searchCategories(text) {
-      const statuses = await acting(() => page.fill(".ais-RefinementList .ais-SearchBox-input", text));
+      // A facet search redraws the refinement list alone (no page render): its values change.
+      const listed = (await texts(".ais-RefinementList-labelText")).join("\n");
+      const statuses = await acting(
+        () => page.fill(".ais-RefinementList .ais-SearchBox-input", text),
+        () =>
+          page.waitForFunction(
+            `[...document.querySelectorAll(".ais-RefinementList-labelText")].map((n) => n.textContent.trim()).join("\\n") !== ${JSON.stringify(listed)}`,
+            undefined,
+            { timeout: SEARCH_TIMEOUT_MS },
+          ),
+      );
       return { statuses, values: await texts(".ais-RefinementList-labelText") };
     },
     goToPage: (n) =>

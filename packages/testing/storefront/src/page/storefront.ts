@@ -51,4 +51,12 @@ search.addWidgets([
   }),
   pagination({ container: "#pagination" }),
 ]);
+// What a test waits for before it reads the page: every render (and every failed search) counted,
+// with InstantSearch's status at that moment.
+const rendered = () => {
+  document.body.dataset.renders = String(Number(document.body.dataset.renders ?? "0") + 1);
+  document.body.dataset.status = search.status;
+};
+search.on("render", rendered);
+search.on("error", rendered);
 search.start();
