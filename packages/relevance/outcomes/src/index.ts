@@ -1,0 +1,4 @@
+export * from "./limits.ts";
+export type * from "./ports.ts";
+export * from "./query-uid.ts";
+export * from "./records.ts";

@@ -1,0 +1,90 @@
+/**
+ * The port this package owns: where served searches and outcome events are kept and how the
+ * quality report and the training export read them back. Every adapter (memory, ClickHouse over
+ * HTTP, chDB) runs the one contract suite in contract/.
+ */
+import type { OutcomeEvent, ServedSearch } from "./records.ts";
+
+/** Which searches a report or an export covers: one account's index (as named), a time range. */
+export interface OutcomeScope {
+  account: string;
+  /** The index or alias as the searches named it (ServedSearch.index). */
+  index: string;
+  /** Epoch ms, inclusive. */
+  since: number;
+  /** Epoch ms, exclusive. */
+  until: number;
+  /** Only this model's searches; every model's when absent. */
+  modelId?: string;
+}
+
+export interface QualityQuery extends OutcomeScope {
+  /** Queries with fewer searches than this are left out of `queries`. */
+  minImpressions: number;
+  /** At most this many queries (those with the most searches first, then by query). */
+  maxQueries: number;
+}
+
+/**
+ * What the pure report (quality/) needs, aggregated by the store. An event counts for a search
+ * only when its account and queryUid are the search's; the same (userHash, queryUid, objectId,
+ * eventType) counts once.
+ */
+export interface QualityInputs {
+  /** Searches per model and UTC day (YYYY-MM-DD), in score bins of width 1: bin b holds [b, b+1), a 10 is in bin 9. */
+  daily: { modelId: string; day: string; bin: number; searches: number }[];
+  /**
+   * Searches per model in fine score bins (bin = Math.round(score * 100), 0..1000), with how many
+   * had at least one click and at least one conversion.
+   */
+  bins: { modelId: string; bin: number; searches: number; clicked: number; converted: number }[];
+  /** Per model and queryKey with at least minImpressions searches: counts and the mean score served. */
+  queries: {
+    modelId: string;
+    queryKey: string;
+    impressions: number;
+    clicked: number;
+    converted: number;
+    meanScore: number;
+  }[];
+  /**
+   * Events of the scope's account and index received in the range: attributed to a search of the
+   * scope, sent for a queryUid that matches no search of this account (or none), and repeats of a
+   * counted event.
+   */
+  events: { attributed: number; unattributed: number; duplicates: number };
+}
+
+export interface TrainingRowsQuery extends OutcomeScope {
+  minImpressions: number;
+  /** At most this many rows, in queryKey order. */
+  limit: number;
+  /** Rows after this queryKey (paging). */
+  after?: string;
+}
+
+/** One query's outcome over the range, with the feature vector of its most recent served search. */
+export interface TrainingQueryRow {
+  queryKey: string;
+  /** The query text of that most recent search. */
+  query: string;
+  modelId: string;
+  /** Feature set v1 as served, FEATURE_SET_V1 order. */
+  features: number[];
+  impressions: number;
+  /** Searches of the query with at least one click / one conversion. */
+  clicked: number;
+  converted: number;
+  lastServedAt: number;
+}
+
+export interface OutcomeStore {
+  /** Stores served searches; resolves only once they are stored (a failure rejects). */
+  recordSearches(rows: readonly ServedSearch[]): Promise<void>;
+  /** Stores outcome events; resolves only once they are stored. */
+  recordEvents(rows: readonly OutcomeEvent[]): Promise<void>;
+  quality(query: QualityQuery): Promise<QualityInputs>;
+  trainingRows(query: TrainingRowsQuery): Promise<TrainingQueryRow[]>;
+  /** Deletes searches and events older than `before` (epoch ms): the retention. */
+  purge(before: number): Promise<void>;
+}
