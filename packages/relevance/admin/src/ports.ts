@@ -1,3 +1,4 @@
+import type { OutcomeStore } from "@relevance/outcomes";
 import type { Document, DocumentStore, Kv, Logger, SettingsTable } from "@relevance/settings";
 import type { AuthThrottle, ClientAddress, LimitRow } from "@shared/http";
 import type { BodyLimits } from "./limits.ts";
@@ -57,6 +58,12 @@ export interface ApiDeps {
   extraLimitRows?: readonly LimitRow[];
   /** Paths and schemas of apps served beside these (the search proxy in npm start), for the OpenAPI document. */
   extraOpenApi?: { paths: Readonly<Record<string, object>>; schemas: Readonly<Record<string, object>> };
+  /**
+   * Where served searches and outcome events are kept (the stack's chDB; a ClickHouse server in
+   * production): the quality report and the training export read it. Without it those routes
+   * answer 503 `recording_not_configured`.
+   */
+  outcomes?: OutcomeStore;
 }
 
 /** A Meilisearch-shaped task summary, as the IndexManager port (@relevance/search) answers a write. */

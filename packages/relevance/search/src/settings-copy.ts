@@ -46,6 +46,11 @@ export interface SettingsView {
   rankingRules: string[];
   /** As stored (snake_case, possibly absent or malformed): the scorer validates it. */
   relevanceTriggerConfig: unknown;
+  /**
+   * `relevance_recording_config` as stored (`{sample_rate}`, possibly absent or malformed): which
+   * share of the scored searches is recorded; @relevance/outcomes reads it (recordingSampleRate).
+   */
+  relevanceRecordingConfig: unknown;
 }
 
 const DEFAULT_PRIMARY_KEY = "id";
@@ -172,5 +177,6 @@ export function settingsView(v: unknown): Result<SettingsView> {
     typoTolerance,
     rankingRules,
     relevanceTriggerConfig: v.relevance_trigger_config,
+    relevanceRecordingConfig: v.relevance_recording_config,
   });
 }
