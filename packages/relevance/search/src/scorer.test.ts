@@ -1,4 +1,4 @@
-import { clampScore, computeFeaturesV1, loadArtifact, modelKey } from "@relevance/core";
+import { clampScore, computeFeaturesV1, FEATURE_SET_V1, loadArtifact, modelKey } from "@relevance/core";
 import { describe, expect, it } from "vitest";
 import { RelevanceScorer, type ScoreInput } from "./scorer.ts";
 import { artifactText, FaultyKv, manualClock, newKv, recordingLogger } from "./test-support/harness.ts";
@@ -43,11 +43,41 @@ function expectedScore(input: ScoreInput, titleField: string | null, tagsField: 
   return clampScore(loaded.value.model.predictV1(features)) as number;
 }
 
+/** Feature set v1 computed independently, as plain numbers in FEATURE_SET_V1 order. */
+function expectedFeatures(input: ScoreInput, titleField: string | null, tagsField: string | null): number[] {
+  return Array.from(
+    computeFeaturesV1({
+      query: input.query,
+      hits: input.hits,
+      estimatedTotalHits: input.estimatedTotalHits,
+      titleField,
+      tagsField,
+    }),
+  );
+}
+
 describe("RelevanceScorer", () => {
+  it("returns the feature vector the model predicted from, as numbers in FEATURE_SET_V1 order", async () => {
+    const { scorer } = await setup();
+    const result = await scorer.score(INPUT);
+    expect(result?.features).toHaveLength(FEATURE_SET_V1.length);
+    expect(Array.isArray(result?.features)).toBe(true);
+    const loaded = loadArtifact(artifactText(MODEL));
+    if (!loaded.ok) throw new Error("fixture does not load");
+    // Predicting from the returned vector gives the served score: it is the vector the model saw.
+    expect(clampScore(loaded.value.model.predictV1(Float64Array.from(result?.features ?? [])))).toBe(
+      result?.score,
+    );
+  });
+
   it("scores with the configured fields: clampScore(predictV1(computeFeaturesV1(...)))", async () => {
     const { scorer, log } = await setup();
     const result = await scorer.score(INPUT);
-    expect(result).toEqual({ score: expectedScore(INPUT, "title", "tags"), modelId: MODEL });
+    expect(result).toEqual({
+      score: expectedScore(INPUT, "title", "tags"),
+      modelId: MODEL,
+      features: expectedFeatures(INPUT, "title", "tags"),
+    });
     expect(result?.score).toBeGreaterThanOrEqual(0);
     expect(result?.score).toBeLessThanOrEqual(10);
     expect(log.lines).toEqual([]);

@@ -25,6 +25,11 @@ export interface Score {
   score: number;
   /** The model that produced it (answered as the `x-relevance-model` header). */
   modelId: string;
+  /**
+   * Feature set v1 exactly as the model saw it (FEATURE_SET_V1 order): what a served-search record
+   * keeps, so training from outcomes reads the vector that was served, not a recomputation.
+   */
+  features: number[];
 }
 
 /** Computes `relevanceScore`. Never throws: any problem means no score (and a log line). */
@@ -119,7 +124,7 @@ export class RelevanceScorer implements Scorer {
         this.emit("error", "relevance model produced no number", "nan", { account, index, modelId });
         return null;
       }
-      return { score, modelId };
+      return { score, modelId, features: Array.from(features) };
     } catch (error) {
       this.emit("error", "relevance scoring failed", "failed", {
         account,
