@@ -1,5 +1,13 @@
 import { formatIssues, type Issue, isPlainObject, issue } from "@relevance/core";
 import {
+  hashUserId,
+  MAX_USER_ID_CHARS,
+  newQueryUid,
+  type OutcomeEvent,
+  recordingSampleRate,
+  type ServedSearch,
+} from "@relevance/outcomes";
+import {
   type ApiKeyGrant,
   apiKeyCopyKey,
   apiKeyHash,
@@ -32,15 +40,32 @@ import {
   routeFallback,
 } from "@shared/http";
 import { type Context, Hono } from "hono";
+import {
+  DEFAULT_EVENTS_PER_KEY_PER_SECOND,
+  EVENTS_PATH,
+  EventRequestSchema,
+  eventIssues,
+  MAX_EVENT_BODY_BYTES,
+  USER_ID_HEADER,
+} from "./events.ts";
 import { parseFacetSearchRequest } from "./facet-search-schema.ts";
 import { MAX_BODY_BYTES, MAX_BODY_DEPTH, MAX_BODY_KEYS } from "./limits.ts";
 import { AUTH_CODE_HEADER, withMeilisearchFields } from "./meili-errors.ts";
+import { PerSecondBudget } from "./per-second-budget.ts";
 import type { Retrieval, RetrievalResult, SearchTarget } from "./ports.ts";
 import { RetrievalError } from "./ports.ts";
+import { RateLimiter } from "./rate-limit.ts";
 import { parseSearchRequest, type SearchRequest, searchIssues } from "./request.ts";
 import { MultiSearchEnvelopeSchema, MultiSearchQuerySchema } from "./routes.ts";
 import { createScorer, type Score, type Scorer } from "./scorer.ts";
 import { searchBodyOfQueryString } from "./search-get.ts";
+import {
+  INCLUDE_METADATA_HEADER,
+  type SearchMetadata,
+  type ServedInput,
+  servedSearchRow,
+  wantsMetadata,
+} from "./served-search.ts";
 import { parseApiKeyCopy, parseSettingsCopy, type SettingsView } from "./settings-copy.ts";
 import { errorMessage, withTimeout } from "./timeout.ts";
 
@@ -72,6 +97,24 @@ export interface SearchAppDeps {
   authThrottle?: AuthThrottle;
   /** How the throttle tells clients apart. Default `headerClientAddress` (CF-Connecting-IP, set by Cloudflare). */
   clientAddress?: ClientAddress;
+  /**
+   * Where scored searches are recorded (a Recorder of @relevance/outcomes): offered after the
+   * answer is ready, never awaited by the search. Absent: nothing is recorded.
+   */
+  recorder?: SearchRecorder;
+  /**
+   * Stores outcome events (`POST /api/v1/events`); resolves once they are stored (npm start) or
+   * accepted by the outcomes queue (the Worker). Absent: the route answers 404.
+   */
+  recordEvents?: (events: readonly OutcomeEvent[]) => Promise<void>;
+  /** Events accepted per API key per second (`EVENTS_PER_KEY_PER_SECOND`). Default 50. */
+  eventsPerKeyPerSecond?: number;
+}
+
+/** What the search needs of a Recorder: a synchronous offer, and a flush for `waitUntil`. */
+export interface SearchRecorder {
+  offer(row: ServedSearch, sampleRate: number): void;
+  flush(): Promise<void>;
 }
 
 /** Longest x-api-key looked up at all (real keys are 46 characters). */
@@ -96,6 +139,17 @@ interface Resolved {
   target: SearchTarget;
   /** From the record the request named (for an alias, the alias record). */
   relevanceConfig: unknown;
+  /** relevance_recording_config of the record the request named, as stored. */
+  recordingConfig: unknown;
+}
+
+/** A search answered, with what recording needs of it. */
+interface Answered {
+  body: Record<string, unknown>;
+  modelId: string | null;
+  /** The scored search as served (no score: nothing to record). */
+  served: Omit<ServedInput, "latencyMs" | "servedAt" | "userId"> | null;
+  recordingConfig: unknown;
 }
 
 /** The search proxy: `POST /api/v1/indexes/{index}/search` (docs/search.md). Runtime-neutral. */
@@ -138,7 +192,7 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
    * CORS origins are checked here, before the body is read; the index of each search is checked
    * by `allowIndex` when it is known.
    */
-  async function authenticate(c: Context): Promise<{ account: string; grant: ApiKeyGrant }> {
+  async function authenticate(c: Context): Promise<{ account: string; grant: ApiKeyGrant; keyHash: string }> {
     const apiKey = presentedApiKey(c);
     if (apiKey === undefined) {
       // No key is no guess: answered 401 without counting.
@@ -151,10 +205,8 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
       );
     }
     // Real keys are 46 characters; a longer header is a wrong key, not worth hashing.
-    const text =
-      apiKey.length > MAX_API_KEY_CHARS
-        ? null
-        : await readKv(apiKeyCopyKey(await apiKeyHash(apiKey)), "API key", {});
+    const keyHash = apiKey.length > MAX_API_KEY_CHARS ? "" : await apiKeyHash(apiKey);
+    const text = keyHash === "" ? null : await readKv(apiKeyCopyKey(keyHash), "API key", {});
     // After the lookup, so a key that already worked from this address keeps working while guesses
     // from it are refused (AuthThrottle.verdict).
     const copy = text === null ? null : parseApiKeyCopy(text);
@@ -190,7 +242,7 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
           throw new ApiError(403, "origin_not_allowed", originRefusalMessage(origin, kind));
       }
     }
-    return { account, grant };
+    return { account, grant, keyHash };
   }
 
   /** 403 `invalid_api_key`, as Meilisearch answers a key without the action or the index. */
@@ -246,6 +298,7 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
         rankingRules: settings.rankingRules,
       },
       relevanceConfig: named.relevanceTriggerConfig,
+      recordingConfig: named.relevanceRecordingConfig,
     };
   }
 
@@ -299,8 +352,9 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
     index: string,
     request: SearchRequest,
     started: number,
-  ): Promise<{ body: Record<string, unknown>; modelId: string | null }> {
-    const { target, relevanceConfig } = await resolve(account, index);
+    includeMetadata: boolean,
+  ): Promise<Answered> {
+    const { target, relevanceConfig, recordingConfig } = await resolve(account, index);
     const result = await retrieve(account, index, target, request);
     const scored = request.relevanceScore
       ? await scoreSafely({
@@ -312,6 +366,12 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
           estimatedTotalHits: result.estimatedTotalHits,
         })
       : null;
+    // Every search has its uid; it is answered when asked for and whenever a score is.
+    const queryUid = newQueryUid(nowMs());
+    const metadata: SearchMetadata | null =
+      includeMetadata || scored !== null
+        ? { queryUid, indexUid: index, primaryKey: target.primaryKey }
+        : null;
     const pagination = request.pagination;
     const body = {
       hits: result.hits,
@@ -332,9 +392,57 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
       ...(result.facetStats === undefined || request.facets === undefined
         ? {}
         : { facetStats: result.facetStats }),
+      ...(metadata === null ? {} : { metadata }),
+      // Last, as it always was: clients that read the answer's keys in order keep working.
       ...(scored === null ? {} : { relevanceScore: scored.score }),
     };
-    return { body, modelId: scored?.modelId ?? null };
+    const served =
+      scored === null
+        ? null
+        : {
+            queryUid,
+            account,
+            index,
+            indexUid: target.index,
+            primaryKey: target.primaryKey,
+            modelId: scored.modelId,
+            score: scored.score,
+            features: scored.features,
+            query: request.q,
+            hits: result.hits,
+            estimatedTotalHits: result.estimatedTotalHits,
+          };
+    return { body, modelId: scored?.modelId ?? null, served, recordingConfig };
+  }
+
+  const recordLimiter = new RateLimiter(nowMs, 60_000);
+  /**
+   * Hands the scored searches of one request to the recorder, after the answer is ready: the row
+   * (with the shopper's hash) is built in a promise the search does not await; in the Worker that
+   * promise, with the recorder's flush, goes to `waitUntil`. Never throws.
+   */
+  function record(c: Context, answers: readonly Answered[], started: number): void {
+    const recorder = deps.recorder;
+    if (recorder === undefined || answers.every((a) => a.served === null)) return;
+    const latencyMs = performance.now() - started;
+    const servedAt = nowMs();
+    const userId = c.req.header(USER_ID_HEADER);
+    const work = (async () => {
+      for (const { served, recordingConfig } of answers) {
+        if (served === null) continue;
+        const rate = recordingSampleRate(recordingConfig);
+        if (!rate.valid && recordLimiter.take(`${served.account}\u0000${served.index}`) !== null)
+          log.error("relevance recording config is malformed; recording every search", {
+            account: served.account,
+            index: served.index,
+          });
+        recorder.offer(await servedSearchRow({ ...served, latencyMs, servedAt, userId }), rate.rate);
+      }
+    })().catch((error: unknown) => {
+      log.error("a served search could not be recorded", { problem: errorMessage(error) });
+    });
+    const ctx = executionContextOf(c);
+    if (ctx !== null) ctx.waitUntil(work.then(() => recorder.flush()));
   }
 
   const app = new Hono();
@@ -349,9 +457,11 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
     const { account } = await authenticate(c);
     const request = await readRequest(c);
     const index = c.req.param("index") ?? "";
-    const { body, modelId } = await runSearch(account, index, request, started);
-    if (modelId !== null) c.header(RELEVANCE_MODEL_HEADER, modelId);
-    return c.json(body);
+    const answered = await runSearch(account, index, request, started, metadataAsked(c));
+    if (answered.modelId !== null) c.header(RELEVANCE_MODEL_HEADER, answered.modelId);
+    const res = c.json(answered.body);
+    record(c, [answered], started);
+    return res;
   });
   // Meilisearch's searchGet: the same search, its parameters in the query string.
   app.get(SEARCH_PATH, async (c: Context) => {
@@ -362,9 +472,11 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
     const parsed = parseSearchRequest(searchBodyOfQueryString(at === -1 ? "" : url.slice(at + 1)));
     if (!parsed.ok) throw invalidRequest(parsed.errors);
     const index = c.req.param("index") ?? "";
-    const { body, modelId } = await runSearch(account, index, parsed.value, started);
-    if (modelId !== null) c.header(RELEVANCE_MODEL_HEADER, modelId);
-    return c.json(body);
+    const answered = await runSearch(account, index, parsed.value, started, metadataAsked(c));
+    if (answered.modelId !== null) c.header(RELEVANCE_MODEL_HEADER, answered.modelId);
+    const res = c.json(answered.body);
+    record(c, [answered], started);
+    return res;
   });
   app.post(FACET_SEARCH_PATH, limitBody(deps.maxBodyBytes ?? MAX_BODY_BYTES), async (c: Context) => {
     const started = performance.now();
@@ -398,22 +510,103 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
       }
     }
     const results: Record<string, unknown>[] = [];
+    const answers: Answered[] = [];
+    const includeMetadata = metadataAsked(c);
     for (const [i, { indexUid, request }] of queries.entries()) {
       try {
-        // Each result keeps its own relevanceScore; no x-relevance-model header (it would be ambiguous).
-        results.push({ indexUid, ...(await runSearch(account, indexUid, request, started)).body });
+        // Each result keeps its own relevanceScore and queryUid; no x-relevance-model header (it would be ambiguous).
+        const answered = await runSearch(account, indexUid, request, started, includeMetadata);
+        answers.push(answered);
+        results.push({ indexUid, ...answered.body });
       } catch (error) {
         throw error instanceof ApiError ? insideQuery(error, i) : error;
       }
     }
-    return c.json({ results });
+    const res = c.json({ results });
+    record(c, answers, started);
+    return res;
   });
+  const recordEvents = deps.recordEvents;
+  {
+    const budget = new PerSecondBudget(
+      nowMs,
+      deps.eventsPerKeyPerSecond ?? DEFAULT_EVENTS_PER_KEY_PER_SECOND,
+    );
+    app.post(EVENTS_PATH, limitBody(MAX_EVENT_BODY_BYTES), async (c: Context) => {
+      if (recordEvents === undefined)
+        throw new ApiError(404, "events_disabled", "this deployment does not record outcome events");
+      const { account, grant, keyHash } = await authenticate(c);
+      // Before the body is read: a key over its rate costs nothing more.
+      if (!budget.take(keyHash)) {
+        throw new ApiError(
+          429,
+          "too_many_requests",
+          "too many events for this API key; retry in a second",
+          undefined,
+          { "Retry-After": "1" },
+        );
+      }
+      const body = await readJson(c);
+      const parsed = EventRequestSchema.safeParse(body);
+      const header = c.req.header(USER_ID_HEADER);
+      const problems: Issue[] = parsed.success ? [] : eventIssues(parsed.error);
+      if (header !== undefined && header.length > MAX_USER_ID_CHARS)
+        problems.push(issue("X-MS-USER-ID", `must be at most ${MAX_USER_ID_CHARS} characters`));
+      const userId = parsed.success ? (parsed.data.userId ?? header) : undefined;
+      if (parsed.success && (userId === undefined || userId === ""))
+        problems.push(issue("userId", "is required (or the X-MS-USER-ID header)"));
+      if (problems.length > 0 || !parsed.success || userId === undefined)
+        throw invalidRequest(problems, "event");
+      const event = parsed.data;
+      allow(grant, "search", event.indexUid);
+      const row: OutcomeEvent = {
+        account,
+        index: event.indexUid,
+        queryUid: event.queryUid ?? null,
+        eventType: event.eventType,
+        eventName: event.eventName,
+        objectId: event.objectId ?? null,
+        objectName: event.objectName ?? null,
+        position: event.position ?? null,
+        userHash: await hashUserId(account, userId),
+        receivedAt: Math.floor(nowMs()),
+      };
+      try {
+        await recordEvents([row]);
+      } catch (error) {
+        // Never the user id, nor its hash, in a log line.
+        log.error("an outcome event could not be stored", {
+          account,
+          index: row.index,
+          problem: errorMessage(error),
+        });
+        throw new ApiError(
+          503,
+          "events_unavailable",
+          "the event could not be stored right now; retry shortly",
+        );
+      }
+      return c.body(null, 201);
+    });
+  }
   app.get(HEALTH_PATH, (c) => c.json({ status: "available" }));
   app.get(VERSION_PATH, async (c) => {
     await authenticate(c);
     return c.json({ commitSha: "unknown", commitDate: "unknown", pkgVersion: SEARCH_API_VERSION });
   });
   return app;
+}
+
+/** Whether the request asked for `metadata` (Meili-Include-Metadata: true). */
+const metadataAsked = (c: Context): boolean => wantsMetadata(c.req.header(INCLUDE_METADATA_HEADER));
+
+/** The Worker's execution context (Hono's `c.executionCtx` throws where there is none: Node). */
+function executionContextOf(c: Context): { waitUntil(promise: Promise<unknown>): void } | null {
+  try {
+    return c.executionCtx;
+  } catch {
+    return null;
+  }
 }
 
 /** An error of the i-th query of a multi-search, said as Meilisearch says it. */

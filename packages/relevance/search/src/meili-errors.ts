@@ -93,6 +93,7 @@ const CODES: Record<string, [string, MeilisearchErrorType]> = {
   settings_unavailable: ["settings_unavailable", "system"],
   backend_unavailable: ["backend_unavailable", "system"],
   backend_timeout: ["backend_timeout", "system"],
+  events_unavailable: ["events_unavailable", "system"],
 };
 
 /** `queries[2].limit` → `limit`; `sort[0]` → `sort`. */

@@ -34,6 +34,7 @@ describe("the search proxy's OpenAPI document", () => {
   it("lists every route the app answers, and the app answers every route listed", () => {
     expect(undocumentedRoutes(app, [doc])).toEqual({ undocumented: [], unserved: [] });
     expect(Object.keys(doc.paths).sort()).toEqual([
+      "/api/v1/events",
       "/api/v1/health",
       "/api/v1/indexes/{index}/facet-search",
       "/api/v1/indexes/{index}/search",
@@ -69,9 +70,11 @@ describe("the search proxy's OpenAPI document", () => {
     expect(SEARCH_OPENAPI_PATHS).toEqual(doc.paths);
     expect(Object.keys(SEARCH_OPENAPI_SCHEMAS).sort()).toEqual([
       "Error",
+      "EventRequest",
       "FacetSearchRequest",
       "FacetSearchResponse",
       "Issue",
+      "SearchMetadata",
       "SearchRequest",
       "SearchResponse",
     ]);

@@ -9,6 +9,7 @@ import { describeType } from "@relevance/core";
 import { INDEX_NAME, INDEX_NAME_RULE } from "@relevance/settings";
 import { ErrorSchema, errorAnswer, json } from "@shared/http";
 import * as z from "zod";
+import { eventsRoute } from "./events.ts";
 import { FacetSearchRequestSchema, FacetSearchResponseSchema } from "./facet-search-schema.ts";
 import {
   MAX_BODY_BYTES,
@@ -47,6 +48,19 @@ export const MultiSearchRequestSchema = z.strictObject(
 /** The multi-search body with its queries not yet looked at (each is checked as a search, by number). */
 export const MultiSearchEnvelopeSchema = z.strictObject({ queries: queriesOf(z.unknown()) }, bodyObject);
 
+/** Meilisearch's search metadata (answered under `Meili-Include-Metadata: true`). */
+export const SearchMetadataSchema = z
+  .object({
+    queryUid: z.string().meta({ description: "This search's uid (a UUID v7); send it back in events." }),
+    indexUid: z.string().meta({ description: "The index or alias the request named." }),
+    primaryKey: z.string(),
+  })
+  .meta({
+    id: "SearchMetadata",
+    description:
+      "Present with the header Meili-Include-Metadata: true, and on every answer with a relevanceScore (header or not).",
+  });
+
 export const SearchResponseSchema = z
   .object({
     hits: z.array(z.record(z.string(), z.unknown())),
@@ -65,6 +79,7 @@ export const SearchResponseSchema = z
       description:
         "How useful the result set is predicted to be; present only when asked for and a model serves.",
     }),
+    metadata: SearchMetadataSchema.optional(),
   })
   .meta({
     id: "SearchResponse",
@@ -258,4 +273,5 @@ export const SEARCH_ROUTES: readonly RouteConfig[] = [
   searchRoute,
   searchGetRoute,
   facetSearchRoute,
+  eventsRoute,
 ];

@@ -26,6 +26,8 @@ export const ROUTE_ACTIONS: readonly RouteActionRow[] = [
   row("POST", `/indexes/${I}/facet-search`, "search"),
   row("POST", `/indexes/${I}/events`, "search"),
   row("POST", "/multi-search", "search"),
+  // Meilisearch's analytics events: a page reports clicks with its search key (the body's indexUid is checked).
+  row("POST", "/events", "search"),
   row("GET", "/version", "version"),
   // Indexes.
   row("GET", "/indexes", "indexes.get"),

@@ -7,6 +7,7 @@ export const CORS_ALLOW_HEADERS = [
   "content-type",
   "x-meilisearch-client",
   "x-ms-user-id",
+  "meili-include-metadata",
   "if-match",
   "if-none-match",
 ];
