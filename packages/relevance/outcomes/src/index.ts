@@ -1,3 +1,4 @@
+export * from "./limit-rows.ts";
 export * from "./limits.ts";
 export type * from "./ports.ts";
 export * from "./query-uid.ts";

@@ -10,7 +10,16 @@ export {
   RELEVANCE_MODEL_HEADER,
   SEARCH_PATH,
   type SearchAppDeps,
+  type SearchRecorder,
 } from "./app.ts";
+export {
+  DEFAULT_EVENTS_PER_KEY_PER_SECOND,
+  EVENT_LIMITS,
+  EVENTS_PATH,
+  EventRequestSchema,
+  MAX_EVENT_BODY_BYTES,
+  MAX_EVENTS_PER_KEY_PER_SECOND,
+} from "./events.ts";
 export * from "./index-manager.ts";
 export * from "./limits.ts";
 export {

@@ -9,5 +9,6 @@ z.config({ jitless: true });
 
 export { ARTIFACT_MAX_BYTES_ENV, artifactMaxBytes, DEFAULT_ARTIFACT_MAX_BYTES } from "@relevance/core";
 export { createSearchApp, type SearchAppDeps } from "./app.ts";
+export { DEFAULT_EVENTS_PER_KEY_PER_SECOND } from "./events.ts";
 export { DEFAULT_MODEL_CACHE_MB } from "./limits.ts";
 export { workerEnvProblems } from "./worker-env.ts";

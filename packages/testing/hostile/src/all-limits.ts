@@ -1,6 +1,7 @@
 import { MONITOR_LIMITS } from "@monitor/core";
 import { ADMIN_LIMITS } from "@relevance/admin";
-import { SEARCH_LIMITS } from "@relevance/search";
+import { RECORDING_LIMITS } from "@relevance/outcomes";
+import { EVENT_LIMITS, SEARCH_LIMITS } from "@relevance/search";
 import { HTTP_LIMITS, type LimitRow } from "@shared/http";
 import { renderLimitsTable } from "./limits-table.ts";
 
@@ -8,6 +9,8 @@ import { renderLimitsTable } from "./limits-table.ts";
 export const ALL_LIMITS: readonly LimitRow[] = [
   ...HTTP_LIMITS,
   ...SEARCH_LIMITS,
+  ...EVENT_LIMITS,
+  ...RECORDING_LIMITS,
   ...ADMIN_LIMITS,
   ...MONITOR_LIMITS,
 ];

@@ -4,7 +4,7 @@
 
 import { MONITOR_LIMITS } from "@monitor/core";
 import { ADMIN_LIMITS } from "@relevance/admin";
-import { SEARCH_LIMITS } from "@relevance/search";
+import { EVENT_LIMITS, SEARCH_LIMITS } from "@relevance/search";
 import type { HostileCase, HostileContext, HostileRequest } from "./catalogue.ts";
 import { limitOf, streamedBody } from "./catalogue.ts";
 import { KEY_CASES } from "./key-cases.ts";
@@ -1091,8 +1091,85 @@ const THROTTLE_CASES: HostileCase[] = [
   },
 ];
 
+const E = (field: string, unit: Parameters<typeof limitOf>[3]) =>
+  limitOf(EVENT_LIMITS, "events", field, unit);
+const CLICK = (ctx: HostileContext) => ({
+  eventType: "click",
+  eventName: "Search Result Clicked",
+  indexUid: ctx.index,
+  userId: "hostile-shopper",
+  objectId: "p1",
+  position: 0,
+});
+const event =
+  (patch: (ctx: HostileContext) => Record<string, unknown>, headers: Record<string, string> = {}) =>
+  (ctx: HostileContext): HostileRequest[] => [
+    {
+      method: "POST",
+      path: "/api/v1/events",
+      headers: { ...searchHeaders(ctx), ...headers },
+      body: JSON.stringify({ ...CLICK(ctx), ...patch(ctx) }),
+    },
+  ];
+
+/** Outcome events (POST /api/v1/events): served where outcomes are recorded (npm start). */
+const EVENT_CASES: HostileCase[] = [
+  {
+    id: "events-body-over-limit",
+    proves: "limit: events body",
+    surfaces: node,
+    requests: event(() => ({ objectName: "x".repeat(E("body", "bytes")) })),
+    expect: tooLarge,
+  },
+  {
+    id: "events-event-name-over-limit",
+    proves: "limit: events eventName",
+    surfaces: node,
+    requests: event(() => ({ eventName: "x".repeat(E("eventName", "characters") + 1) })),
+    expect: invalid("eventName"),
+  },
+  {
+    id: "events-object-name-over-limit",
+    proves: "limit: events objectName",
+    surfaces: node,
+    requests: event(() => ({ objectName: "x".repeat(E("objectName", "characters") + 1) })),
+    expect: invalid("objectName"),
+  },
+  {
+    id: "events-object-id-over-limit",
+    proves: "limit: events objectId",
+    surfaces: node,
+    requests: event(() => ({ objectId: "x".repeat(E("objectId", "characters") + 1) })),
+    expect: invalid("objectId"),
+  },
+  {
+    id: "events-user-id-over-limit",
+    proves: "limit: events userId",
+    surfaces: node,
+    requests: event(() => ({ userId: "u".repeat(E("userId", "characters") + 1) })),
+    expect: invalid("userId"),
+  },
+  {
+    id: "events-user-id-header-over-limit",
+    proves: "limit: events userId (as the X-MS-USER-ID header)",
+    surfaces: node,
+    requests: event(() => ({ userId: undefined }), {
+      "x-ms-user-id": "u".repeat(E("userId", "characters") + 1),
+    }),
+    expect: invalid("X-MS-USER-ID"),
+  },
+  {
+    id: "events-position-over-limit",
+    proves: "limit: events position",
+    surfaces: node,
+    requests: event(() => ({ position: E("position", "items") + 1 })),
+    expect: invalid("position"),
+  },
+];
+
 export const HOSTILE_CASES: readonly HostileCase[] = [
   ...SEARCH_CASES,
+  ...EVENT_CASES,
   ...ROUTE_CASES,
   ...MONITOR_CASES,
   ...API_CASES,
