@@ -13,7 +13,12 @@ import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@monit
 import { alertIntervalFromEnv } from "@monitor/runtime";
 import { BEARER_TOKEN, BEARER_TOKEN_RULE, type BodyLimits, bodyLimitsFromEnv } from "@relevance/admin";
 import { formatIssues } from "@relevance/core";
-import { artifactMaxBytes, DEFAULT_MODEL_CACHE_MB } from "@relevance/search";
+import {
+  artifactMaxBytes,
+  DEFAULT_MODEL_CACHE_MB,
+  type RecordingTuning,
+  recordingTuning,
+} from "@relevance/search";
 
 export interface LocalConfig {
   port: number;
@@ -62,6 +67,8 @@ export interface LocalConfig {
   modelCacheMb: number;
   /** MODEL_MAX_BYTES: the largest model artifact the proxy loads (default 8 MiB, at most 25 MiB). */
   modelMaxBytes: number;
+  /** RECORD_MAX_PER_SECOND, RECORD_QUEUE_MAX, EVENTS_PER_KEY_PER_SECOND (docs/limits.md). */
+  recording?: RecordingTuning;
 }
 
 export type ConfigResult = { ok: true; config: LocalConfig } | { ok: false; error: string };
@@ -136,6 +143,8 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
   if (!autoRegister.ok) return { ok: false, error: autoRegister.errors.join("; ") };
   const maxSkew = maxClockSkewFromEnv(env);
   if (!maxSkew.ok) return { ok: false, error: maxSkew.error };
+  const recording = recordingTuning(env);
+  if (!recording.ok) return { ok: false, error: recording.problems.map((p) => p.message).join("; ") };
   return {
     ok: true,
     config: {
@@ -160,6 +169,7 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
       maxClockSkewMs: maxSkew.value,
       modelCacheMb,
       modelMaxBytes: modelMaxBytes.value,
+      recording: recording.value,
     },
   };
 }

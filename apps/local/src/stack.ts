@@ -28,6 +28,7 @@ import { secureDataDir } from "./data-dir.ts";
 import type { LocalConfig } from "./env.ts";
 import { startMonitorDemo } from "./stack/demo.ts";
 import { createAlerts, monitorApp, openMonitorStores } from "./stack/monitor.ts";
+import { stackRecording } from "./stack/recording.ts";
 import { startSearchSystem } from "./stack/search-system.ts";
 import { localUrl, removeStackFile, writeStackFile } from "./stack-file.ts";
 
@@ -111,6 +112,7 @@ export async function startStack(
   // One failed-authentication budget per client address for every API on this port (search,
   // customer, admin, monitor and the /system login): separate ones would add up to more guesses.
   const authThrottle = new AuthThrottle();
+  const recording = stackRecording(search.outcomes, config, log);
   const app = new Hono();
   app.onError(onError(log));
   app.notFound(routeFallback(app));
@@ -133,6 +135,7 @@ export async function startStack(
       modelMaxBytes: config.modelMaxBytes,
       clientAddress,
       authThrottle,
+      ...recording.deps,
     }),
   );
   app.route(
@@ -189,6 +192,8 @@ export async function startStack(
     async stop() {
       stopping = true;
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      // The searches answered before the close are recorded before the store closes.
+      await recording.drain();
       await search.drain();
       await demo?.stop();
       await monitor.cost.idle();

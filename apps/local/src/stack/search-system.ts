@@ -2,6 +2,7 @@
 // the documents and the embedded engine behind the IndexManager port (SQLite files in DATA_DIR), and
 // the settings exporter tailing the change log into KV. docs/architecture.md, apps/local.
 import { join } from "node:path";
+import type { OutcomeStore } from "@relevance/outcomes";
 import {
   EmbeddedIndexManager,
   EmbeddedRetrieval,
@@ -26,6 +27,8 @@ export interface SearchSystem {
   changeLog: SqliteChangeLog;
   tailer: ChangeTailer | null;
   retrieval: EmbeddedRetrieval;
+  /** Where served searches and outcome events are kept (absent: nothing is recorded). */
+  outcomes?: OutcomeStore;
   /** Ends the work in flight: the exporter, the engine's snapshots and its task worker. */
   drain(): Promise<void>;
   /** Closes the databases (after drain, and after everything that reads them). */

@@ -41,6 +41,7 @@ export {
   searchOpenApiParts,
 } from "./openapi-document.ts";
 export * from "./ports.ts";
+export { RECORDING_VARIABLES, type RecordingTuning, recordingTuning } from "./recording-env.ts";
 export {
   DEFAULT_LIMIT,
   filterDepthExceeds,

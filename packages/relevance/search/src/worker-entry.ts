@@ -11,4 +11,5 @@ export { ARTIFACT_MAX_BYTES_ENV, artifactMaxBytes, DEFAULT_ARTIFACT_MAX_BYTES } 
 export { createSearchApp, type SearchAppDeps } from "./app.ts";
 export { DEFAULT_EVENTS_PER_KEY_PER_SECOND } from "./events.ts";
 export { DEFAULT_MODEL_CACHE_MB } from "./limits.ts";
+export { recordingTuning } from "./recording-env.ts";
 export { workerEnvProblems } from "./worker-env.ts";

@@ -2,6 +2,7 @@
 // Worker on every request before anything else and by `relevance worker check` on a wrangler config
 // before a deploy. Pure: takes the environment as a plain object.
 import { artifactMaxBytes } from "@relevance/core";
+import { recordingTuning } from "./recording-env.ts";
 
 export interface WorkerEnvProblem {
   /** The binding, variable or secret at fault (`KV`, `MEILISEARCH_URL`, `MEILISEARCH_API_KEY`, ...). */
@@ -59,7 +60,8 @@ export function workerEnvProblems(env: Record<string, unknown>, kvBound: boolean
 
 /**
  * The search's optional tuning variables (MEILISEARCH_TIMEOUT_MS, KV_TIMEOUT_MS, MODEL_CACHE_MB,
- * MODEL_MAX_BYTES) outside their ranges: the same bounds wherever the search app runs (the Worker,
+ * MODEL_MAX_BYTES, and the recording's RECORD_MAX_PER_SECOND, RECORD_QUEUE_MAX,
+ * EVENTS_PER_KEY_PER_SECOND) outside their ranges: the same bounds wherever the search app runs (the Worker,
  * the customer Lambda).
  */
 export function searchTuningProblems(env: Record<string, unknown>): WorkerEnvProblem[] {
@@ -75,6 +77,8 @@ export function searchTuningProblems(env: Record<string, unknown>): WorkerEnvPro
       });
     }
   }
+  const recording = recordingTuning(env);
+  if (!recording.ok) problems.push(...recording.problems);
   const maxBytes = env.MODEL_MAX_BYTES;
   if (maxBytes !== undefined && maxBytes !== "") {
     const parsed = artifactMaxBytes(String(maxBytes));
