@@ -19,6 +19,7 @@ export interface LimitRow {
     | "per second"
     | "per minute"
     | "minutes"
+    | "days"
     | "MB";
   /** The status a request beyond it gets (or `0` when it is not a request: a document's task fails, say). */
   status: 400 | 413 | 422 | 429 | 431 | 0;
