@@ -2,6 +2,7 @@
 // isolate and reused by every request the isolate serves, so a loaded model stays in memory until the
 // isolate recycles.
 
+import { Recorder } from "@relevance/outcomes";
 import { MeilisearchRetrieval } from "@relevance/search/meilisearch";
 import {
   ARTIFACT_MAX_BYTES_ENV,
@@ -9,10 +10,20 @@ import {
   createSearchApp,
   DEFAULT_ARTIFACT_MAX_BYTES,
   DEFAULT_MODEL_CACHE_MB,
+  recordingTuning,
   workerEnvProblems,
 } from "@relevance/search/worker";
 import type { Logger } from "@relevance/settings";
 import { type KvNamespaceBinding, WorkersKv } from "@relevance/settings/workers-kv";
+import {
+  clickHouseStoreOf,
+  consumeOutcomes,
+  eventMessages,
+  type MessageBatch,
+  type QueueBinding,
+  searchMessages,
+  sendOutcomes,
+} from "./outcomes-queue.ts";
 
 export interface Env {
   KV: KvNamespaceBinding;
@@ -24,7 +35,23 @@ export interface Env {
   MODEL_CACHE_MB?: string;
   /** Largest model artifact loaded, in bytes (default 8 MiB, at most 25 MiB). */
   MODEL_MAX_BYTES?: string;
+  /**
+   * The outcomes queue (producer; this Worker is its consumer too). Absent: nothing is recorded and
+   * POST /api/v1/events answers 404 (recording is optional in a deployment).
+   */
+  OUTCOMES?: QueueBinding;
+  /** The consumer's ClickHouse (required with OUTCOMES); the password is a secret. */
+  CLICKHOUSE_URL?: string;
+  CLICKHOUSE_USER?: string;
+  CLICKHOUSE_PASSWORD?: string;
+  OUTCOME_RETENTION_DAYS?: string;
+  RECORD_MAX_PER_SECOND?: string;
+  RECORD_QUEUE_MAX?: string;
+  EVENTS_PER_KEY_PER_SECOND?: string;
 }
+
+const outcomesBound = (env: Env): boolean =>
+  typeof (env.OUTCOMES as { sendBatch?: unknown } | undefined)?.sendBatch === "function";
 
 /** Workers Logs keeps console output; one JSON object per line keeps it queryable. */
 const log: Logger = {
@@ -57,7 +84,12 @@ let app: ReturnType<typeof createSearchApp> | null = null;
  * 405 with Allow: the search app's own fallback, since this Worker serves nothing else.
  */
 function appFor(env: Env): ReturnType<typeof createSearchApp> {
-  app ??= createSearchApp({
+  if (app !== null) return app;
+  const queue = outcomesBound(env) ? (env.OUTCOMES as QueueBinding) : null;
+  // workerEnvProblems has refused bad values before: the defaults here only cover absent ones.
+  const tuning = recordingTuning(env as unknown as Record<string, unknown>);
+  const recording = tuning.ok ? tuning.value : null;
+  app = createSearchApp({
     kv: new WorkersKv(env.KV),
     retrieval: new MeilisearchRetrieval({
       url: env.MEILISEARCH_URL,
@@ -68,6 +100,22 @@ function appFor(env: Env): ReturnType<typeof createSearchApp> {
     kvTimeoutMs: positive(env.KV_TIMEOUT_MS, 50),
     modelCacheMb: positive(env.MODEL_CACHE_MB, DEFAULT_MODEL_CACHE_MB),
     modelMaxBytes: modelMaxBytes(env.MODEL_MAX_BYTES),
+    ...(queue === null
+      ? {}
+      : {
+          // One message per row; the app hands each request's flush to waitUntil.
+          recorder: new Recorder({
+            sink: (rows) => sendOutcomes(queue, searchMessages(rows), log),
+            now: Date.now,
+            log,
+            ...(recording === null
+              ? {}
+              : { maxPerSecond: recording.maxPerSecond, queueMax: recording.queueMax }),
+          }),
+          // 201 once the queue has accepted the event.
+          recordEvents: (events) => sendOutcomes(queue, eventMessages(events), log),
+          ...(recording === null ? {} : { eventsPerKeyPerSecond: recording.eventsPerKeyPerSecond }),
+        }),
   });
   return app;
 }
@@ -80,6 +128,7 @@ function misconfigured(env: Env): Response | null {
   const problems = workerEnvProblems(
     env as unknown as Record<string, unknown>,
     typeof (env.KV as { get?: unknown } | undefined)?.get === "function",
+    outcomesBound(env),
   );
   if (problems.length === 0) return null;
   if (!reported) {
@@ -99,8 +148,29 @@ function misconfigured(env: Env): Response | null {
 }
 let reported = false;
 
+let store: ReturnType<typeof clickHouseStoreOf> | null = null;
+
 export default {
   fetch(request: Request, env: Env, ctx: unknown): Response | Promise<Response> {
     return misconfigured(env) ?? appFor(env).fetch(request, env, ctx as never);
+  },
+  /**
+   * The OUTCOMES consumer: messages checked and written to ClickHouse; a store failure retries them
+   * (then the dead-letter queue). A consumer without its ClickHouse settings retries everything.
+   */
+  async queue(batch: MessageBatch, env: Env): Promise<void> {
+    const problems = workerEnvProblems(env as unknown as Record<string, unknown>, true, true).filter(
+      (p) => p.name.startsWith("CLICKHOUSE_") || p.name === "OUTCOME_RETENTION_DAYS",
+    );
+    if (problems.length > 0) {
+      log.error("the outcomes consumer is misconfigured; the batch is retried", {
+        missing: problems.map((p) => p.name),
+      });
+      for (const message of batch.messages) message.retry();
+      return;
+    }
+    store ??= clickHouseStoreOf(env as unknown as Record<string, unknown>);
+    const result = await consumeOutcomes(batch, store, log);
+    log.info("outcomes consumed", { queue: batch.queue, ...result });
   },
 };

@@ -65,4 +65,9 @@ export {
   type SettingsView,
 } from "./settings-copy.ts";
 export { engineSettingsOf, type SyncOptions, type SyncOutcome, syncIndexSettings } from "./settings-sync.ts";
-export { searchTuningProblems, type WorkerEnvProblem, workerEnvProblems } from "./worker-env.ts";
+export {
+  outcomesEnvProblems,
+  searchTuningProblems,
+  type WorkerEnvProblem,
+  workerEnvProblems,
+} from "./worker-env.ts";

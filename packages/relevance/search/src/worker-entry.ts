@@ -12,4 +12,4 @@ export { createSearchApp, type SearchAppDeps } from "./app.ts";
 export { DEFAULT_EVENTS_PER_KEY_PER_SECOND } from "./events.ts";
 export { DEFAULT_MODEL_CACHE_MB } from "./limits.ts";
 export { recordingTuning } from "./recording-env.ts";
-export { workerEnvProblems } from "./worker-env.ts";
+export { outcomesEnvProblems, workerEnvProblems } from "./worker-env.ts";

@@ -2,6 +2,7 @@
 // Worker on every request before anything else and by `relevance worker check` on a wrangler config
 // before a deploy. Pure: takes the environment as a plain object.
 import { artifactMaxBytes } from "@relevance/core";
+import { RETENTION_ENV, retentionDaysFromEnv } from "@relevance/outcomes";
 import { recordingTuning } from "./recording-env.ts";
 
 export interface WorkerEnvProblem {
@@ -21,9 +22,15 @@ const NUMBERS: Array<[string, number, number]> = [
  * Every problem of `env` for the search Worker: the `KV` namespace binding, `MEILISEARCH_URL` (an
  * http or https URL), the `MEILISEARCH_API_KEY` secret, and the optional numeric settings. `kv`
  * says how to tell a binding is there: in the Worker, an object with `get`; in a wrangler config,
- * a `kv_namespaces` entry (the caller decides and passes a boolean).
+ * a `kv_namespaces` entry (the caller decides and passes a boolean). Recording is optional in a
+ * deployment: only with the `OUTCOMES` queue binding (`outcomesBound`) are the ClickHouse
+ * variables of its consumer required.
  */
-export function workerEnvProblems(env: Record<string, unknown>, kvBound: boolean): WorkerEnvProblem[] {
+export function workerEnvProblems(
+  env: Record<string, unknown>,
+  kvBound: boolean,
+  outcomesBound = false,
+): WorkerEnvProblem[] {
   const problems: WorkerEnvProblem[] = [];
   if (!kvBound) problems.push({ name: "KV", message: "the KV namespace binding KV is missing" });
   const url = env.MEILISEARCH_URL;
@@ -55,6 +62,48 @@ export function workerEnvProblems(env: Record<string, unknown>, kvBound: boolean
     });
   }
   problems.push(...searchTuningProblems(env));
+  if (outcomesBound) problems.push(...outcomesEnvProblems(env));
+  return problems;
+}
+
+/** The queue consumer's ClickHouse: CLICKHOUSE_URL (http or https), CLICKHOUSE_USER, the CLICKHOUSE_PASSWORD secret. */
+export function outcomesEnvProblems(env: Record<string, unknown>): WorkerEnvProblem[] {
+  const problems: WorkerEnvProblem[] = [];
+  const url = env.CLICKHOUSE_URL;
+  let parsed: URL | null = null;
+  try {
+    parsed = typeof url === "string" && url.trim() !== "" ? new URL(url) : null;
+  } catch {
+    parsed = null;
+  }
+  if (parsed === null || (parsed.protocol !== "https:" && parsed.protocol !== "http:")) {
+    problems.push({
+      name: "CLICKHOUSE_URL",
+      message:
+        url === undefined || url === ""
+          ? "the OUTCOMES queue is bound, so its consumer needs CLICKHOUSE_URL (the ClickHouse HTTP endpoint)"
+          : `CLICKHOUSE_URL must be an http(s) URL, got ${JSON.stringify(url)}`,
+    });
+  }
+  if (typeof env.CLICKHOUSE_USER !== "string" || env.CLICKHOUSE_USER.trim() === "") {
+    problems.push({
+      name: "CLICKHOUSE_USER",
+      message: "the OUTCOMES queue is bound, so CLICKHOUSE_USER is required",
+    });
+  }
+  if (typeof env.CLICKHOUSE_PASSWORD !== "string" || env.CLICKHOUSE_PASSWORD === "") {
+    problems.push({
+      name: "CLICKHOUSE_PASSWORD",
+      message:
+        "the OUTCOMES queue is bound, so the secret CLICKHOUSE_PASSWORD is required: npx wrangler secret put CLICKHOUSE_PASSWORD --env <env>",
+    });
+  }
+  const retention = env[RETENTION_ENV];
+  try {
+    retentionDaysFromEnv({ [RETENTION_ENV]: retention === undefined ? undefined : String(retention) });
+  } catch (error) {
+    problems.push({ name: RETENTION_ENV, message: (error as Error).message });
+  }
   return problems;
 }
 
