@@ -66,6 +66,36 @@ kv_namespaces = [{ binding = "MODELS", id = "${NAMESPACE}" }]`),
     expect(found.map((f) => f.name)).toEqual(["MODEL_CACHE_MB", "MEILISEARCH_URL"]);
   });
 
+  it("checks the OUTCOMES queue when it is bound: its consumer, dead-letter queue and ClickHouse variables", () => {
+    const producer = `
+[[env.prod.queues.producers]]
+binding = "OUTCOMES"
+queue = "prod-relevance-outcomes"
+`;
+    const consumer = (dlq: string) => `
+[[env.prod.queues.consumers]]
+queue = "prod-relevance-outcomes"
+${dlq}
+`;
+    // Without the binding, recording is off and nothing more is asked.
+    expect(problems(wrangler(GOOD))).toEqual([]);
+    expect(problems(wrangler(GOOD) + producer).map((f) => f.name)).toEqual([
+      "OUTCOMES",
+      "CLICKHOUSE_URL",
+      "CLICKHOUSE_USER",
+    ]);
+    const withVars = GOOD.replace(
+      'MODEL_MAX_BYTES = "8388608" }',
+      'MODEL_MAX_BYTES = "8388608", CLICKHOUSE_URL = "https://ch.acme.net:8443", CLICKHOUSE_USER = "recorder" }',
+    );
+    expect(problems(wrangler(withVars) + producer + consumer("")).map((f) => f.message)).toEqual([
+      expect.stringContaining("no dead_letter_queue"),
+    ]);
+    expect(
+      problems(wrangler(withVars) + producer + consumer('dead_letter_queue = "prod-relevance-outcomes-dlq"')),
+    ).toEqual([]);
+  });
+
   it("names a namespace that differs from relevance.environments.json's", () => {
     const found = problems(wrangler(GOOD), { prod: { kvNamespaceId: "00000000000000000000000000000000" } });
     expect(found.map((f) => f.name)).toEqual(["kvNamespaceId"]);

@@ -61,14 +61,70 @@ export function checkWranglerEnv(config: Table, env: string, environments: Table
       message: `the KV binding's id must be the 32-hex-digit namespace id, got ${JSON.stringify(kv.id ?? null)}`,
     });
   }
-  // The secret is not in the file; it is checked by the Worker itself (503 without it).
+  // Recording is optional: with the OUTCOMES producer bound, the queue needs this Worker as its
+  // consumer with a dead-letter queue, and the consumer needs its ClickHouse variables.
+  const queues = isTable(section.queues) ? section.queues : {};
+  const producers = Array.isArray(queues.producers) ? queues.producers.filter(isTable) : [];
+  const consumers = Array.isArray(queues.consumers) ? queues.consumers.filter(isTable) : [];
+  const outcomes = producers.find((p) => p.binding === "OUTCOMES");
+  if (outcomes !== undefined) {
+    const consumer = consumers.find((c) => c.queue === outcomes.queue);
+    if (typeof outcomes.queue !== "string" || outcomes.queue === "") {
+      findings.push({ name: "OUTCOMES", ok: false, message: "the OUTCOMES producer names no queue" });
+    } else if (consumer === undefined) {
+      findings.push({
+        name: "OUTCOMES",
+        ok: false,
+        message: `the queue ${outcomes.queue} has no [[env.${env}.queues.consumers]] entry: nothing would store what is recorded`,
+      });
+    } else if (typeof consumer.dead_letter_queue !== "string" || consumer.dead_letter_queue === "") {
+      findings.push({
+        name: "OUTCOMES",
+        ok: false,
+        message: `the consumer of ${outcomes.queue} has no dead_letter_queue: messages that keep failing would be lost`,
+      });
+    } else {
+      findings.push({
+        name: "OUTCOMES",
+        ok: true,
+        message: `queue ${outcomes.queue}, consumed here, dead letters to ${consumer.dead_letter_queue}`,
+      });
+    }
+  }
+  // The secrets are not in the file; they are checked by the Worker itself (503 without them).
   const problems = workerEnvProblems(
-    { ...vars, MEILISEARCH_API_KEY: "(a secret, not in the file)" },
+    {
+      ...vars,
+      MEILISEARCH_API_KEY: "(a secret, not in the file)",
+      CLICKHOUSE_PASSWORD: "(a secret, not in the file)",
+    },
     kv !== undefined,
+    outcomes !== undefined,
   );
   for (const p of problems) findings.push({ name: p.name, ok: false, message: p.message });
   if (kv !== undefined && typeof kv.id === "string" && HEX32.test(kv.id)) {
     findings.push({ name: "KV", ok: true, message: `namespace ${kv.id}` });
+  }
+  const chUrl = vars.CLICKHOUSE_URL;
+  if (
+    outcomes !== undefined &&
+    typeof chUrl === "string" &&
+    !problems.some((p) => p.name === "CLICKHOUSE_URL")
+  ) {
+    const host = new URL(chUrl).hostname;
+    if (host.endsWith(".example") || host === "example.com") {
+      findings.push({
+        name: "CLICKHOUSE_URL",
+        ok: false,
+        message: `CLICKHOUSE_URL is still the placeholder ${chUrl}`,
+      });
+    } else if (!chUrl.startsWith("https:")) {
+      findings.push({
+        name: "CLICKHOUSE_URL",
+        ok: false,
+        message: `CLICKHOUSE_URL must use https in ${env}, got ${chUrl}`,
+      });
+    } else findings.push({ name: "CLICKHOUSE_URL", ok: true, message: chUrl });
   }
   const url = vars.MEILISEARCH_URL;
   if (typeof url === "string" && !problems.some((p) => p.name === "MEILISEARCH_URL")) {
@@ -108,6 +164,13 @@ export function checkWranglerEnv(config: Table, env: string, environments: Table
     ok: true,
     message: `a secret, not in the file: set it with \`npx wrangler secret put MEILISEARCH_API_KEY --env ${env}\` (the Worker answers 503 without it)`,
   });
+  if (outcomes !== undefined) {
+    findings.push({
+      name: "CLICKHOUSE_PASSWORD",
+      ok: true,
+      message: `a secret, not in the file: set it with \`npx wrangler secret put CLICKHOUSE_PASSWORD --env ${env}\` (the Worker answers 503 without it)`,
+    });
+  }
   return findings;
 }
 
