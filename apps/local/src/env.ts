@@ -13,6 +13,7 @@ import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@monit
 import { alertIntervalFromEnv } from "@monitor/runtime";
 import { BEARER_TOKEN, BEARER_TOKEN_RULE, type BodyLimits, bodyLimitsFromEnv } from "@relevance/admin";
 import { formatIssues } from "@relevance/core";
+import { retentionDaysFromEnv } from "@relevance/outcomes";
 import {
   artifactMaxBytes,
   DEFAULT_MODEL_CACHE_MB,
@@ -69,6 +70,8 @@ export interface LocalConfig {
   modelMaxBytes: number;
   /** RECORD_MAX_PER_SECOND, RECORD_QUEUE_MAX, EVENTS_PER_KEY_PER_SECOND (docs/limits.md). */
   recording?: RecordingTuning;
+  /** OUTCOME_RETENTION_DAYS: days served searches and outcome events are kept (default 90, 1..3650). */
+  outcomeRetentionDays: number;
 }
 
 export type ConfigResult = { ok: true; config: LocalConfig } | { ok: false; error: string };
@@ -145,6 +148,12 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
   if (!maxSkew.ok) return { ok: false, error: maxSkew.error };
   const recording = recordingTuning(env);
   if (!recording.ok) return { ok: false, error: recording.problems.map((p) => p.message).join("; ") };
+  let outcomeRetentionDays: number;
+  try {
+    outcomeRetentionDays = retentionDaysFromEnv(env);
+  } catch (err) {
+    return { ok: false, error: (err as Error).message };
+  }
   return {
     ok: true,
     config: {
@@ -170,6 +179,7 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
       modelCacheMb,
       modelMaxBytes: modelMaxBytes.value,
       recording: recording.value,
+      outcomeRetentionDays,
     },
   };
 }

@@ -20,6 +20,7 @@ import { statsRouteDocs } from "./customer/stats.ts";
 import { taskRouteDocs } from "./customer/tasks.ts";
 import { adminLimitRows, type BodyLimits, resolveBodyLimits } from "./limits.ts";
 import { bodyLimitAnswers, json } from "./openapi-parts.ts";
+import { recordingConfigRouteDocs } from "./recording-config-routes.ts";
 
 export interface OpenApiOptions {
   /** The deployment's body limits (the defaults unless given). */
@@ -104,6 +105,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
   for (const route of [
     documentRoute,
     ...adminRouteDocs(answers),
+    ...recordingConfigRouteDocs(answers),
     ...adminKeyRouteDocs(answers),
     ...indexRouteDocs(answers),
     ...documentRouteDocs(answers),

@@ -31,11 +31,65 @@ export function retentionDaysFromEnv(env: Record<string, string | undefined>): n
 export const OUTCOME_RETENTION_LIMITS: readonly LimitRow[] = [
   {
     area: "outcomes",
-    field: "served searches and outcome events",
+    field: "retention",
     limit: DEFAULT_RETENTION_DAYS,
     unit: "days",
     status: 0,
-    note: `kept this many days (${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}), then deleted: the tables' TTL and an hourly purge`,
+    note: `served searches and outcome events older than this are deleted (the tables' TTL, and a purge every hour); ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS} days, else the service does not start`,
     env: RETENTION_ENV,
   },
 ];
+
+const DAY_MS = 86_400_000;
+export const PURGE_INTERVAL_MS = 3_600_000;
+
+export interface RetentionPurge {
+  /** Purges what is older than the retention now (also what each hourly tick does). */
+  runOnce(): Promise<void>;
+  /** Stops the hourly purge and waits for one in flight. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Purges `store` of rows older than `retentionDays` at once and then every `intervalMs`. A failed
+ * purge is logged and retried at the next tick; it never stops the process. The clock is a
+ * parameter: the cut-off is `now() - retentionDays`.
+ */
+export function startRetentionPurge(opts: {
+  store: Pick<import("./ports.ts").OutcomeStore, "purge">;
+  retentionDays: number;
+  now: () => number;
+  log: { warn(message: string, fields?: Record<string, unknown>): void };
+  intervalMs?: number;
+}): RetentionPurge {
+  const days = checkRetentionDays(opts.retentionDays);
+  let inFlight: Promise<void> | null = null;
+  let stopped = false;
+  const runOnce = (): Promise<void> => {
+    inFlight ??= opts.store
+      .purge(opts.now() - days * DAY_MS)
+      .catch((err: unknown) => {
+        opts.log.warn("outcome retention purge failed; retried at the next tick", {
+          error: err instanceof Error ? err.message : String(err),
+        });
+      })
+      .finally(() => {
+        inFlight = null;
+      });
+    return inFlight;
+  };
+  const timer = setInterval(() => {
+    if (!stopped) void runOnce();
+  }, opts.intervalMs ?? PURGE_INTERVAL_MS);
+  // The hourly purge alone never keeps a process alive.
+  (timer as { unref?: () => void }).unref?.();
+  void runOnce();
+  return {
+    runOnce,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await inFlight;
+    },
+  };
+}
