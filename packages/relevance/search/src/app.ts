@@ -427,20 +427,23 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
     const latencyMs = performance.now() - started;
     const servedAt = nowMs();
     const userId = c.req.header(USER_ID_HEADER);
-    const work = (async () => {
-      for (const { served, recordingConfig } of answers) {
-        if (served === null) continue;
-        const rate = recordingSampleRate(recordingConfig);
-        if (!rate.valid && recordLimiter.take(`${served.account}\u0000${served.index}`) !== null)
-          log.error("relevance recording config is malformed; recording every search", {
-            account: served.account,
-            index: served.index,
-          });
-        recorder.offer(await servedSearchRow({ ...served, latencyMs, servedAt, userId }), rate.rate);
-      }
-    })().catch((error: unknown) => {
-      log.error("a served search could not be recorded", { problem: errorMessage(error) });
-    });
+    // A macrotask later: the row is built after the answer has left, not before it.
+    const work = new Promise<void>((resolve) => setTimeout(resolve, 0))
+      .then(async () => {
+        for (const { served, recordingConfig } of answers) {
+          if (served === null) continue;
+          const rate = recordingSampleRate(recordingConfig);
+          if (!rate.valid && recordLimiter.take(`${served.account}\u0000${served.index}`) !== null)
+            log.error("relevance recording config is malformed; recording every search", {
+              account: served.account,
+              index: served.index,
+            });
+          recorder.offer(await servedSearchRow({ ...served, latencyMs, servedAt, userId }), rate.rate);
+        }
+      })
+      .catch((error: unknown) => {
+        log.error("a served search could not be recorded", { problem: errorMessage(error) });
+      });
     const ctx = executionContextOf(c);
     if (ctx !== null) ctx.waitUntil(work.then(() => recorder.flush()));
   }
