@@ -6,6 +6,7 @@ import type { ClickHouseCostStore } from "@monitor/cost";
 import type { IngestConsumer, SqliteQueue } from "@monitor/queues";
 import type { AlertEngine, Scheduler } from "@monitor/runtime";
 import { createApiApp } from "@relevance/admin";
+import type { OutcomeStore, Recorder } from "@relevance/outcomes";
 import {
   createSearchApp,
   SEARCH_LIMITS,
@@ -59,6 +60,10 @@ export interface Stack {
   ingest: IngestConsumer | null;
   /** Cost reports, cost per hierarchy node per day, the service's own cost (docs/monitor-cost.md). */
   cost: ClickHouseCostStore;
+  /** Served searches and outcome events (the search's recorder and POST /api/v1/events write here). */
+  outcomes: OutcomeStore;
+  /** The search's recorder: its counters (Recorder.stats) and flush. */
+  recorder: Recorder | null;
   stop(): Promise<void>;
 }
 
@@ -190,6 +195,8 @@ export async function startStack(
     eventQueue: monitor.eventQueue,
     ingest: demo?.ingest ?? null,
     cost: monitor.cost,
+    outcomes: search.outcomes,
+    recorder: recording.recorder,
     async stop() {
       stopping = true;
       await new Promise<void>((resolve) => server.close(() => resolve()));
