@@ -19,7 +19,7 @@ import { type KvNamespaceBinding, WorkersKv } from "@relevance/settings/workers-
 import { Meilisearch } from "meilisearch";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleWorker } from "./test-support.ts";
+import { bundleWorker, startWorker } from "./test-support.ts";
 
 const ACCOUNT = "acct_0123456789ab";
 const API_KEY = "rk_worker_outcomes_key";
@@ -157,6 +157,27 @@ describe("recording through the OUTCOMES queue (Miniflare's queue, ClickHouse HT
     expect(JSON.stringify(events)).not.toContain("shopper-1");
   }, 60_000);
 
+  it("answers metadata in each multi-search result and records each scored query", async () => {
+    const res = await mf.dispatchFetch("http://worker/api/v1/multi-search", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": API_KEY, "Meili-Include-Metadata": "true" },
+      body: JSON.stringify({
+        queries: [
+          { indexUid: "products", q: "blue socks", relevanceScore: true },
+          { indexUid: "catalog", q: "blue socks" },
+        ],
+      }),
+    });
+    const body = (await res.json()) as { results: { metadata: { queryUid: string; indexUid: string } }[] };
+    expect(body.results.map((r) => r.metadata.indexUid)).toEqual(["products", "catalog"]);
+    const [scored, unscored] = body.results.map((r) => r.metadata.queryUid);
+    const stored = await until(
+      () => rows("served_searches", `query_uid IN ('${scored}', '${unscored}')`),
+      (r) => r.length >= 1,
+    );
+    expect(stored.map((r) => r.query_uid)).toEqual([scored]); // the unscored query is not recorded
+  }, 60_000);
+
   it("answers a search with metadata also when nothing asked for it but the score", async () => {
     const res = await mf.dispatchFetch("http://worker/api/v1/indexes/products/search", {
       method: "POST",
@@ -166,4 +187,39 @@ describe("recording through the OUTCOMES queue (Miniflare's queue, ClickHouse HT
     const body = (await res.json()) as { metadata?: { queryUid: string } };
     expect(body.metadata?.queryUid).toMatch(QUERY_UID);
   });
+});
+
+describe("a Worker deployed without the OUTCOMES queue (recording off)", () => {
+  it("still answers queryUids, records nothing, answers events 404 and needs no ClickHouse variable", async () => {
+    const started = await startWorker(await bundleWorker(), {
+      MEILISEARCH_URL: meili.url,
+      MEILISEARCH_API_KEY: MASTER_KEY,
+      KV_TIMEOUT_MS: "1000",
+    });
+    try {
+      await putApiKey(started.kv, API_KEY, ACCOUNT);
+      await putSettings(started.kv, ACCOUNT, "products", {});
+      const search = await started.mf.dispatchFetch("http://worker/api/v1/indexes/products/search", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-api-key": API_KEY,
+          "Meili-Include-Metadata": "true",
+        },
+        body: JSON.stringify({ q: "red" }),
+      });
+      expect(search.status).toBe(200);
+      expect(((await search.json()) as { metadata: { queryUid: string } }).metadata.queryUid).toMatch(
+        QUERY_UID,
+      );
+      const event = await started.mf.dispatchFetch("http://worker/api/v1/events", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": API_KEY },
+        body: JSON.stringify({ eventType: "click", eventName: "c", indexUid: "products", userId: "u" }),
+      });
+      expect(event.status).toBe(404);
+    } finally {
+      await started.mf.dispose();
+    }
+  }, 60_000);
 });
