@@ -34,6 +34,12 @@ async function writeRoutes(h: Harness) {
     routes: [
       ["POST", "/api/v1/admin/accounts", adminHeaders, SMALL.jsonBodyBytes],
       ["PUT", h.configPath(account, "products"), adminHeaders, SMALL.jsonBodyBytes],
+      [
+        "PUT",
+        `/api/v1/admin/accounts/${account}/indexes/products/relevance-recording-config`,
+        adminHeaders,
+        SMALL.jsonBodyBytes,
+      ],
       ["POST", "/api/v1/indexes", customer, SMALL.jsonBodyBytes],
       ["PATCH", "/api/v1/indexes/products/settings", customer, SMALL.jsonBodyBytes],
       ["PUT", "/api/v1/aliases/shop", customer, SMALL.jsonBodyBytes],
@@ -103,6 +109,7 @@ describe("body limits", () => {
       [
         "POST /api/v1/admin/accounts",
         "PUT /api/v1/admin/accounts/{id}/indexes/{index}/relevance-trigger-config",
+        "PUT /api/v1/admin/accounts/{id}/indexes/{index}/relevance-recording-config",
         "POST /api/v1/indexes",
         "PATCH /api/v1/indexes/{name}/settings",
         "PUT /api/v1/aliases/{alias}",

@@ -60,7 +60,7 @@ describe("admin relevance-recording-config", () => {
   });
 
   it("refuses a bad rate or body with a 422 naming the field", async () => {
-    const { h, put } = await setup();
+    const { h, account, put } = await setup();
     const cases: [unknown, string][] = [
       [{ sampleRate: 1.5 }, "relevanceRecordingConfig.sampleRate"],
       [{ sampleRate: -0.01 }, "relevanceRecordingConfig.sampleRate"],
@@ -76,7 +76,6 @@ describe("admin relevance-recording-config", () => {
       expect(res.body.error.code).toBe("validation_failed");
       expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(field);
     }
-    const { account } = await h.account("Other");
     const missingKey = await h.admin("PUT", path(account, "products"), {});
     expect(missingKey.status).toBe(422);
     expect(missingKey.body.error.details[0].path).toBe("relevanceRecordingConfig");

@@ -45,6 +45,9 @@ export function escapeParam(value: string | number): string {
   );
 }
 
+/** Characters of ClickHouse's answer kept in an error: its exception text, not an arbitrary body. */
+const MAX_ERROR_TEXT = 1000;
+
 export function httpClickHouse(opts: HttpClickHouseOptions): ClickHouseSql {
   const base = new URL(opts.url);
   if (base.protocol !== "http:" && base.protocol !== "https:")
@@ -83,7 +86,7 @@ export function httpClickHouse(opts: HttpClickHouseOptions): ClickHouseSql {
     if (!res.ok || headerCode !== null) {
       const code = headerCode !== null ? Number(headerCode) : exceptionCode(text);
       throw new ClickHouseError(
-        `ClickHouse at ${base.origin} failed (HTTP ${res.status}): ${text.trim().slice(0, 2000)}`,
+        `ClickHouse at ${base.origin} failed (HTTP ${res.status}): ${text.trim().slice(0, MAX_ERROR_TEXT)}`,
         code,
       );
     }

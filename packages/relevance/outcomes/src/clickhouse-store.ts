@@ -186,12 +186,16 @@ export class ClickHouseOutcomeStore implements OutcomeStore {
     };
   }
 
-  /** Each queryUid of the scoped searches with whether it had a click and a conversion of its account. */
+  /**
+   * Each queryUid the account's events name, with whether it had a click and a conversion: joined
+   * to the scoped searches by a hash join. (Filtering the events by `IN (the scoped uids)` first
+   * costs five times as much on chDB at a million searches.)
+   */
   private outcomesSql(): string {
     return `SELECT assumeNotNull(query_uid) AS query_uid,
         max(event_type = 'click') AS clicked, max(event_type = 'conversion') AS converted
       FROM ${this.db}.outcome_events
-      WHERE account = {account:String} AND query_uid IN (SELECT query_uid FROM scoped)
+      WHERE account = {account:String} AND isNotNull(query_uid)
       GROUP BY query_uid`;
   }
 
