@@ -142,7 +142,7 @@ describe("recording through the OUTCOMES queue (Miniflare's queue, ClickHouse HT
       score: answer.relevanceScore,
       query: "red shoes",
     });
-    expect((searches[0]?.features as number[]).length).toBe(9);
+    expect(searches[0]?.features).toHaveLength(9);
     expect(String(searches[0]?.user_hash)).toMatch(/^[0-9a-f]{64}$/);
     const events = await until(
       () => rows("outcome_events", `query_uid = '${uid}'`),

@@ -89,11 +89,9 @@ describe("outcomes on npm start", () => {
     };
     // The trigger config reaches the search through the exporter (milliseconds).
     for (let i = 0; ; i++) {
-      res = (await client
-        .index("products")
-        .search("red shoes", { relevanceScore: true } as never, {
-          headers: { "X-MS-USER-ID": "shopper-1" },
-        })) as never;
+      res = (await client.index("products").search("red shoes", { relevanceScore: true } as never, {
+        headers: { "X-MS-USER-ID": "shopper-1" },
+      })) as never;
       if (res.relevanceScore !== undefined || i > 200) break;
       await new Promise((r) => setTimeout(r, 10));
     }

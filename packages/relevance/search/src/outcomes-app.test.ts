@@ -242,7 +242,10 @@ describe("recording scored searches", () => {
         now: clock.now,
         log,
         batchSize: 1,
-        schedule: (fn) => (fn(), () => {}),
+        schedule: (fn) => {
+          fn();
+          return () => {};
+        },
       });
       build();
       const res = await search("products", { q: "red", relevanceScore: true });
