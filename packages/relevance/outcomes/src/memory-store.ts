@@ -5,7 +5,7 @@
  * uses chDB and production a ClickHouse server (clickhouse-store.ts). It runs the same contract suite
  * (contract/outcome-store.contract.ts) as those, so a test that passes over it passes over them.
  */
-import { compareUtf8, dayBin, scoreBin, utcDay } from "./outcome-math.ts";
+import { compareUtf8, dayBin, EVENT_LEAD_MS, scoreBin, utcDay } from "./outcome-math.ts";
 import type {
   OutcomeScope,
   OutcomeStore,
@@ -36,7 +36,7 @@ export class MemoryOutcomeStore implements OutcomeStore {
 
   async quality(q: QualityQuery): Promise<QualityInputs> {
     const scoped = this.scoped(q);
-    const outcomes = this.outcomesOf(q.account, scoped);
+    const outcomes = this.outcomesOf(q, scoped);
 
     const daily = new Map<string, QualityInputs["daily"][number]>();
     const bins = new Map<string, QualityInputs["bins"][number]>();
@@ -94,7 +94,7 @@ export class MemoryOutcomeStore implements OutcomeStore {
 
   async trainingRows(q: TrainingRowsQuery): Promise<TrainingQueryRow[]> {
     const scoped = this.scoped(q);
-    const outcomes = this.outcomesOf(q.account, scoped);
+    const outcomes = this.outcomesOf(q, scoped);
     const rows = new Map<string, TrainingQueryRow & { latest: ServedSearch }>();
     for (const s of scoped) {
       const o = outcomes.get(s.queryUid) ?? { clicked: false, converted: false };
@@ -148,12 +148,17 @@ export class MemoryOutcomeStore implements OutcomeStore {
     );
   }
 
-  /** Whether each scoped search had a click and a conversion: events of its account and queryUid only. */
-  private outcomesOf(account: string, scoped: readonly ServedSearch[]): Map<string, Outcome> {
+  /**
+   * Whether each scoped search had a click and a conversion: events of its account and queryUid
+   * only, received at most EVENT_LEAD_MS before the range.
+   */
+  private outcomesOf(q: OutcomeScope, scoped: readonly ServedSearch[]): Map<string, Outcome> {
     const uids = new Set(scoped.map((s) => s.queryUid));
     const out = new Map<string, Outcome>();
+    const from = q.since - EVENT_LEAD_MS;
     for (const e of this.events) {
-      if (e.account !== account || e.queryUid === null || !uids.has(e.queryUid)) continue;
+      if (e.account !== q.account || e.queryUid === null || !uids.has(e.queryUid) || e.receivedAt < from)
+        continue;
       const o = out.get(e.queryUid) ?? { clicked: false, converted: false };
       if (e.eventType === "click") o.clicked = true;
       else o.converted = true;

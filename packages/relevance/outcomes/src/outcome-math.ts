@@ -6,6 +6,13 @@
  * so both give the same order.
  */
 
+/**
+ * How long before a search an event naming it may have been received, at most: none can (an event
+ * follows its search), but the search and the event are timed by different machines. Reads skip
+ * older events, so a report over a week does not read the account's whole retention of events.
+ */
+export const EVENT_LEAD_MS = 86_400_000;
+
 /** The fine score bin of QualityInputs.bins: Math.round(score * 100), 0..1000. */
 export function scoreBin(score: number): number {
   return Math.round(score * 100);

@@ -218,6 +218,27 @@ export function outcomeStoreContract(adapter: OutcomeStoreAdapter): void {
       expect(q.events).toEqual({ attributed: 0, unattributed: 2, duplicates: 0 });
     });
 
+    it("reads an event timed up to a day before the range (clock skew), and none earlier", async () => {
+      const store = await adapter.open();
+      const skewed = search({ servedAt: T0, queryKey: "skewed" });
+      const impossible = search({ servedAt: T0, queryKey: "impossible" });
+      await store.recordSearches([skewed, impossible]);
+      await store.recordEvents([
+        event(skewed, { receivedAt: T0 - DAY }),
+        event(impossible, { receivedAt: T0 - DAY - 1 }),
+      ]);
+      const q = await store.quality(scope());
+      expect(q.queries.map((x) => [x.queryKey, x.clicked])).toEqual([
+        ["impossible", 0],
+        ["skewed", 1],
+      ]);
+      const rows = await store.trainingRows(training());
+      expect(rows.map((r) => [r.queryKey, r.clicked])).toEqual([
+        ["impossible", 0],
+        ["skewed", 1],
+      ]);
+    });
+
     it("puts each search in its UTC day and a score bin of width 1 (a 10 in bin 9)", async () => {
       const store = await adapter.open();
       await store.recordSearches([
