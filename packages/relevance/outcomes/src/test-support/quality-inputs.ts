@@ -1,0 +1,66 @@
+/**
+ * Synthetic QualityInputs for the report's tests and its benchmark: a model whose click-through
+ * rate rises with the score (so τ, ρ and the AUC are clearly positive), seeded and deterministic.
+ */
+import type { QualityInputs } from "../ports.ts";
+
+/** mulberry32, as @relevance/core's test support has it: replayable data. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface SyntheticOptions {
+  modelId?: string;
+  /** Searches per fine score bin, over bins 0..1000. */
+  searchesPerBin?: number;
+  days?: number;
+  queries?: number;
+  seed?: number;
+}
+
+export function syntheticQualityInputs(options: SyntheticOptions = {}): QualityInputs {
+  const { modelId = "demo:products:v1", searchesPerBin = 3, days = 7, queries = 200, seed = 7 } = options;
+  const random = mulberry32(seed);
+  const bins: QualityInputs["bins"] = [];
+  const perHistogramBin = new Array<number>(10).fill(0);
+  for (let bin = 0; bin <= 1000; bin++) {
+    const p = bin / 1000;
+    let clicked = 0;
+    let converted = 0;
+    for (let s = 0; s < searchesPerBin; s++) {
+      if (random() < p) {
+        clicked++;
+        if (random() < 0.3) converted++;
+      }
+    }
+    bins.push({ modelId, bin, searches: searchesPerBin, clicked, converted });
+    const h = Math.min(9, Math.floor(bin / 100));
+    perHistogramBin[h] = (perHistogramBin[h] ?? 0) + searchesPerBin;
+  }
+  const daily: QualityInputs["daily"] = [];
+  for (let d = 0; d < days; d++) {
+    const day = new Date(Date.UTC(2026, 10, 1 + d)).toISOString().slice(0, 10);
+    for (let b = 0; b < 10; b++) {
+      const searches =
+        Math.floor((perHistogramBin[b] as number) / days) +
+        (d < (perHistogramBin[b] as number) % days ? 1 : 0);
+      if (searches > 0) daily.push({ modelId, day, bin: b, searches });
+    }
+  }
+  const rows: QualityInputs["queries"] = [];
+  for (let q = 0; q < queries; q++) {
+    const meanScore = random() * 10;
+    const impressions = 5 + Math.floor(random() * 50);
+    let clicked = 0;
+    for (let i = 0; i < impressions; i++) if (random() < meanScore / 10) clicked++;
+    rows.push({ modelId, queryKey: `query ${q}`, impressions, clicked, converted: 0, meanScore });
+  }
+  return { daily, bins, queries: rows, events: { attributed: 0, unattributed: 0, duplicates: 0 } };
+}
