@@ -23,6 +23,7 @@ import {
   pathParam,
 } from "./openapi-parts.ts";
 import type { AdminDeps } from "./ports.ts";
+import { adminQualityRoutes } from "./quality-route.ts";
 import { etag, findRecord } from "./records.ts";
 import {
   AccountCreated,
@@ -125,6 +126,7 @@ export function createAdminApp(deps: AdminDeps): Hono {
   });
 
   app.route("/", adminKeyRoutes({ table, now, random, log }));
+  app.route("/", adminQualityRoutes({ table, now, outcomes: deps.outcomes }));
 
   const configPath = `${ADMIN_BASE}/accounts/:account/indexes/:index/relevance-trigger-config`;
 

@@ -20,6 +20,7 @@ import { statsRouteDocs } from "./customer/stats.ts";
 import { taskRouteDocs } from "./customer/tasks.ts";
 import { adminLimitRows, type BodyLimits, resolveBodyLimits } from "./limits.ts";
 import { bodyLimitAnswers, json } from "./openapi-parts.ts";
+import { adminQualityRouteDocs } from "./quality-route.ts";
 
 export interface OpenApiOptions {
   /** The deployment's body limits (the defaults unless given). */
@@ -105,6 +106,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
     documentRoute,
     ...adminRouteDocs(answers),
     ...adminKeyRouteDocs(answers),
+    ...adminQualityRouteDocs(),
     ...indexRouteDocs(answers),
     ...documentRouteDocs(answers),
     ...documentEditRouteDocs(answers),
