@@ -1,47 +1,14 @@
-import {
-  DEFAULT_MIN_IMPRESSIONS,
-  MAX_QUALITY_QUERIES,
-  type OutcomeStore,
-  type QualityInputs,
-  type QualityQuery,
-  QualityReportSchema,
-} from "@relevance/outcomes";
-import { syntheticQualityInputs } from "@relevance/outcomes/test-support/quality-inputs";
+import { DEFAULT_MIN_IMPRESSIONS, MAX_QUALITY_QUERIES, QualityReportSchema } from "@relevance/outcomes";
+import { fixedQualityStore, syntheticQualityInputs } from "@relevance/outcomes/test-support/quality-inputs";
 import { describe, expect, it } from "vitest";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { MAX_MIN_IMPRESSIONS, MAX_QUALITY_MODEL_CHARS, MAX_QUALITY_RANGE_DAYS } from "./quality-params.ts";
 import { makeHarness } from "./test-support/harness.ts";
 
-/**
- * The OutcomeStore port over fixed aggregates: answers its inputs (one model's, when the query names
- * one) and keeps every query it was asked, so a test sees the scope the route read.
- */
-function fakeOutcomes(inputs: QualityInputs) {
-  const asked: QualityQuery[] = [];
-  const store: OutcomeStore = {
-    recordSearches: async () => {},
-    recordEvents: async () => {},
-    trainingRows: async () => [],
-    purge: async () => {},
-    quality: async (query) => {
-      asked.push(query);
-      const keep = <T extends { modelId: string }>(rows: T[]) =>
-        query.modelId === undefined ? rows : rows.filter((r) => r.modelId === query.modelId);
-      return {
-        daily: keep(inputs.daily),
-        bins: keep(inputs.bins),
-        queries: keep(inputs.queries).slice(0, query.maxQueries),
-        events: inputs.events,
-      };
-    },
-  };
-  return { store, asked };
-}
-
 const NOW = "2026-11-21T12:00:00.000Z";
 
 async function setup(inputs = syntheticQualityInputs({ modelId: "m:v1" })) {
-  const fake = fakeOutcomes({ ...inputs, events: { attributed: 7, unattributed: 2, duplicates: 1 } });
+  const fake = fixedQualityStore({ ...inputs, events: { attributed: 7, unattributed: 2, duplicates: 1 } });
   const h = makeHarness({ outcomes: fake.store });
   const { systemAccountId: account, apiKey } = await h.account();
   await h.index(apiKey, "products");

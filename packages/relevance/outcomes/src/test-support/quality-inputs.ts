@@ -2,7 +2,7 @@
  * Synthetic QualityInputs for the report's tests and its benchmark: a model whose click-through
  * rate rises with the score (so τ, ρ and the AUC are clearly positive), seeded and deterministic.
  */
-import type { QualityInputs } from "../ports.ts";
+import type { OutcomeStore, QualityInputs, QualityQuery } from "../ports.ts";
 
 /** mulberry32, as @relevance/core's test support has it: replayable data. */
 function mulberry32(seed: number): () => number {
@@ -63,4 +63,31 @@ export function syntheticQualityInputs(options: SyntheticOptions = {}): QualityI
     rows.push({ modelId, queryKey: `query ${q}`, impressions, clicked, converted: 0, meanScore });
   }
   return { daily, bins, queries: rows, events: { attributed: 0, unattributed: 0, duplicates: 0 } };
+}
+
+/**
+ * The OutcomeStore port over fixed aggregates, for the quality route and its callers until a real
+ * adapter is wired: answers `inputs` (one model's, when the query names one; at most maxQueries
+ * queries) and keeps every query it was asked, so a test sees the scope that was read.
+ */
+export function fixedQualityStore(inputs: QualityInputs): { store: OutcomeStore; asked: QualityQuery[] } {
+  const asked: QualityQuery[] = [];
+  const store: OutcomeStore = {
+    recordSearches: async () => {},
+    recordEvents: async () => {},
+    trainingRows: async () => [],
+    purge: async () => {},
+    quality: async (query) => {
+      asked.push(query);
+      const keep = <T extends { modelId: string }>(rows: T[]) =>
+        query.modelId === undefined ? rows : rows.filter((r) => r.modelId === query.modelId);
+      return {
+        daily: keep(inputs.daily),
+        bins: keep(inputs.bins),
+        queries: keep(inputs.queries).slice(0, query.maxQueries),
+        events: inputs.events,
+      };
+    },
+  };
+  return { store, asked };
 }
