@@ -22,7 +22,11 @@ function histogramLines(model: ModelQuality): string[] {
   }
   // Where the searches fall, over the whole range: one bar per score bin.
   const sums = new Array<number>(10).fill(0);
-  for (const { counts } of model.histogram) counts.forEach((c, i) => (sums[i] = (sums[i] ?? 0) + c));
+  for (const { counts } of model.histogram) {
+    counts.forEach((c, i) => {
+      sums[i] = (sums[i] ?? 0) + c;
+    });
+  }
   const max = Math.max(1, ...sums);
   lines.push("    all days:");
   sums.forEach((s, i) => {

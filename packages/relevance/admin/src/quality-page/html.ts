@@ -9,7 +9,7 @@ export function qualityPageHtml(scriptPath: string): string {
 <style>${STYLES}</style>
 </head>
 <body>
-<header><h1>Search quality</h1><p>Live quality of an index's relevance score, per model: what shoppers clicked and bought after each scored search.What each number means: docs/quality.md.</p></header>
+<header><h1>Search quality</h1><p>Live quality of an index's relevance score, per model: what shoppers clicked and bought after each scored search. What each number means: docs/quality.md in the repository.</p></header>
 <form id="query" autocomplete="off">
   <label>Admin token<input id="q-token" type="password" placeholder="ADMIN_TOKEN from npm start's banner" required></label>
   <label>Account<input id="q-account" placeholder="acct_…" required></label>
@@ -52,7 +52,7 @@ section.model h3{margin:18px 0 6px;font-size:15px}
 .tile.few .tile-value{font-size:17px;color:#8a5a00}
 .few{color:#8a5a00}
 .note{font-size:13px;color:#57606a}
-svg.chart{width:100%;height:auto;max-width:760px;display:block}
+svg.chart{max-width:100%;height:auto;display:block}
 svg .grid{stroke:#e6e8eb}
 svg .tick,svg .axis-label{font-size:12px;fill:#57606a}
 svg .whisker{stroke:#1f6feb;stroke-width:1.6}

@@ -21,12 +21,21 @@ export interface SyntheticOptions {
   /** Searches per fine score bin, over bins 0..1000. */
   searchesPerBin?: number;
   days?: number;
+  /** The first UTC day of the histogram (YYYY-MM-DD). */
+  firstDay?: string;
   queries?: number;
   seed?: number;
 }
 
 export function syntheticQualityInputs(options: SyntheticOptions = {}): QualityInputs {
-  const { modelId = "demo:products:v1", searchesPerBin = 3, days = 7, queries = 200, seed = 7 } = options;
+  const {
+    modelId = "demo:products:v1",
+    searchesPerBin = 3,
+    days = 7,
+    firstDay = "2026-11-01",
+    queries = 200,
+    seed = 7,
+  } = options;
   const random = mulberry32(seed);
   const bins: QualityInputs["bins"] = [];
   const perHistogramBin = new Array<number>(10).fill(0);
@@ -44,13 +53,21 @@ export function syntheticQualityInputs(options: SyntheticOptions = {}): QualityI
     const h = Math.min(9, Math.floor(bin / 100));
     perHistogramBin[h] = (perHistogramBin[h] ?? 0) + searchesPerBin;
   }
+  // Each score bin's searches spread over the days unevenly (busier mid-range), all of them kept.
   const daily: QualityInputs["daily"] = [];
-  for (let d = 0; d < days; d++) {
-    const day = new Date(Date.UTC(2026, 10, 1 + d)).toISOString().slice(0, 10);
-    for (let b = 0; b < 10; b++) {
-      const searches =
-        Math.floor((perHistogramBin[b] as number) / days) +
-        (d < (perHistogramBin[b] as number) % days ? 1 : 0);
+  const weights = Array.from(
+    { length: days },
+    (_, d) => 1 + 0.5 * Math.sin((d * Math.PI) / Math.max(1, days - 1)),
+  );
+  const weightSum = weights.reduce((a, b) => a + b, 0);
+  const start = Date.parse(`${firstDay}T00:00:00Z`);
+  for (let b = 0; b < 10; b++) {
+    const total = perHistogramBin[b] ?? 0;
+    let left = total;
+    for (let d = 0; d < days; d++) {
+      const day = new Date(start + d * 86_400_000).toISOString().slice(0, 10);
+      const searches = d === days - 1 ? left : Math.floor((total * (weights[d] ?? 1)) / weightSum);
+      left -= searches;
       if (searches > 0) daily.push({ modelId, day, bin: b, searches });
     }
   }

@@ -1,11 +1,10 @@
-// The page's two charts as SVG, scaled by their viewBox so one drawing fits a phone and a desktop:
+// The page's two charts as SVG, drawn at the width they are shown at (a phone's or a desktop's):
 // the score histogram per day (stacked bars, one colour per score bin) and the calibration chart
 // (click-through per decile against its mean score, with the Wilson interval as a whisker).
 import type { ModelQuality } from "@relevance/outcomes/quality-schema";
 import { svg } from "./dom.ts";
 import { pct } from "./format.ts";
 
-const W = 640;
 const H = 260;
 const M = { left: 52, right: 12, top: 12, bottom: 40 };
 /** Score bins 0..9, light (low score) to dark (high score). */
@@ -31,11 +30,19 @@ function niceStep(max: number, ticks: number): number {
 }
 
 function axes(
+  W: number,
   yMax: number,
   yLabel: (v: number) => string,
   title: string,
 ): { root: SVGSVGElement; y: (v: number) => number } {
-  const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": title, class: "chart" });
+  const root = svg("svg", {
+    viewBox: `0 0 ${W} ${H}`,
+    width: W,
+    height: H,
+    role: "img",
+    "aria-label": title,
+    class: "chart",
+  });
   const plotH = H - M.top - M.bottom;
   const y = (v: number) => M.top + plotH - (v / yMax) * plotH;
   const step = niceStep(yMax, 4);
@@ -48,11 +55,16 @@ function axes(
   return { root, y };
 }
 
-export function histogramChart(model: ModelQuality): SVGSVGElement {
+/**
+ * Charts are drawn at the width they are shown at (`width`, CSS pixels), so their labels keep their
+ * size on a phone instead of shrinking with a scaled drawing.
+ */
+export function histogramChart(model: ModelQuality, W: number): SVGSVGElement {
   const days = model.histogram;
   const totals = days.map((d) => d.counts.reduce((a, b) => a + b, 0));
   const yMax = Math.max(1, ...totals) * 1.05;
   const { root, y } = axes(
+    W,
     yMax,
     (v) => String(Math.round(v)),
     `Searches per day by score, model ${model.modelId}`,
@@ -60,7 +72,7 @@ export function histogramChart(model: ModelQuality): SVGSVGElement {
   const plotW = W - M.left - M.right;
   const slot = plotW / Math.max(1, days.length);
   const barW = Math.max(2, Math.min(48, slot * 0.7));
-  const labelEvery = Math.ceil(days.length / 8);
+  const labelEvery = Math.ceil(days.length / Math.max(2, Math.floor(plotW / 60)));
   days.forEach((d, i) => {
     const x = M.left + slot * i + (slot - barW) / 2;
     let base = 0;
@@ -91,12 +103,17 @@ export function histogramChart(model: ModelQuality): SVGSVGElement {
   return root;
 }
 
-export function calibrationChart(model: ModelQuality): SVGSVGElement | null {
+export function calibrationChart(model: ModelQuality, W: number): SVGSVGElement | null {
   if (model.calibration.status !== "ok") return null;
   const groups = model.calibration.groups;
   const top = Math.max(0.05, ...groups.map((g) => g.clickThrough.interval[1]));
   const yMax = Math.min(1, niceStep(top, 4) * Math.ceil(top / niceStep(top, 4)));
-  const { root, y } = axes(yMax, (v) => pct(v), `Click-through by score decile, model ${model.modelId}`);
+  const { root, y } = axes(
+    W,
+    yMax,
+    (v) => `${Math.round(v * 100)} %`,
+    `Click-through by score decile, model ${model.modelId}`,
+  );
   const plotW = W - M.left - M.right;
   const x = (score: number) => M.left + (score / 10) * plotW;
   for (let s = 0; s <= 10; s += 2) {

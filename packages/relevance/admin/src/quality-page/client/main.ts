@@ -58,7 +58,15 @@ function legend(): HTMLElement {
     { class: "legend" },
     "score ",
     ...BIN_COLOURS.map((colour, bin) =>
-      el("span", { class: "swatch", style: `background:${colour}`, title: `${bin}–${bin + 1}` }, String(bin)),
+      el(
+        "span",
+        {
+          class: "swatch",
+          style: `background:${colour}${bin >= 6 ? ";color:#fff" : ""}`,
+          title: `${bin}–${bin + 1}`,
+        },
+        String(bin),
+      ),
     ),
   );
 }
@@ -93,6 +101,9 @@ function calibrationTable(model: ModelQuality): HTMLElement {
   );
 }
 
+/** The width the charts are drawn at: the section's content width, at most 760 px. */
+const chartWidth = (): number => Math.max(280, Math.min(760, document.documentElement.clientWidth - 62));
+
 function modelSection(model: ModelQuality): HTMLElement {
   const section = el("section", { class: "model", "data-model": model.modelId });
   section.append(
@@ -119,11 +130,11 @@ function modelSection(model: ModelQuality): HTMLElement {
   section.append(
     model.histogram.length === 0
       ? el("p", { class: "few" }, "No searches in the range.")
-      : histogramChart(model),
+      : histogramChart(model, chartWidth()),
     legend(),
   );
   section.append(el("h3", {}, "Calibration: click-through by score decile"));
-  const chart = calibrationChart(model);
+  const chart = calibrationChart(model, chartWidth());
   if (chart === null) {
     const c = model.calibration as TooLittle;
     section.append(el("p", { class: "few", "data-metric": "calibration" }, `Too little data: ${c.reason}.`));
