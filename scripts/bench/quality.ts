@@ -21,15 +21,24 @@ const query = {
 const now = new Date(query.until);
 let sink = 0;
 for (let i = 0; i < 20; i++) sink += qualityReport(query, inputs, now).models.length;
+// Wall time, and the process's CPU time (what the report costs when the machine is shared: a
+// contended CPU stretches the wall time of one call but not its CPU time).
 const samples: number[] = [];
+const cpu: number[] = [];
 for (let i = 0; i < 101; i++) {
   const start = performance.now();
+  const startCpu = process.cpuUsage();
   sink += qualityReport(query, inputs, now).models.length;
+  const used = process.cpuUsage(startCpu);
   samples.push(performance.now() - start);
+  cpu.push((used.user + used.system) / 1000);
 }
 samples.sort((a, b) => a - b);
+cpu.sort((a, b) => a - b);
 const p50 = percentile(samples, 50);
 const p99 = percentile(samples, 99);
+const cpuP50 = percentile(cpu, 50);
+const cpuP99 = percentile(cpu, 99);
 const target = 50;
 printTargetTable(
   [
@@ -38,6 +47,18 @@ printTargetTable(
       `${p50.toFixed(2)} ms`,
       `< ${target} ms`,
       p50 < target ? "ok" : "MISSED",
+    ],
+    [
+      `quality report, ${MAX_QUALITY_QUERIES} queries (CPU p50)`,
+      `${cpuP50.toFixed(2)} ms`,
+      `< ${target} ms`,
+      cpuP50 < target ? "ok" : "MISSED",
+    ],
+    [
+      `quality report, ${MAX_QUALITY_QUERIES} queries (CPU p99)`,
+      `${cpuP99.toFixed(2)} ms`,
+      `< ${target} ms`,
+      cpuP99 < target ? "ok" : "MISSED",
     ],
     [
       `quality report, ${MAX_QUALITY_QUERIES} queries (p99)`,
@@ -51,5 +72,5 @@ printTargetTable(
 mkdirSync(`${ROOT}bench-results`, { recursive: true });
 writeFileSync(
   `${ROOT}bench-results/quality.json`,
-  `${JSON.stringify({ p50Ms: p50, p99Ms: p99, samples: samples.length, queries: MAX_QUALITY_QUERIES, sink }, null, 2)}\n`,
+  `${JSON.stringify({ p50Ms: p50, p99Ms: p99, cpuP50Ms: cpuP50, cpuP99Ms: cpuP99, samples: samples.length, queries: MAX_QUALITY_QUERIES, sink }, null, 2)}\n`,
 );
