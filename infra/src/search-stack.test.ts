@@ -108,7 +108,14 @@ describe.each(SEARCH_ENVIRONMENTS)("%s-EcomSearch", (env) => {
     });
     template().hasResourceProperties("AWS::Lambda::Function", {
       FunctionName: `${env}-AdminInternalApi`,
-      Environment: { Variables: Match.objectLike({ ENV: env }) },
+      Environment: {
+        Variables: Match.objectLike({
+          ENV: env,
+          CLICKHOUSE_URL: { Ref: "ClickHouseUrl" },
+          CLICKHOUSE_USER: { Ref: "ClickHouseUser" },
+          OUTCOME_RETENTION_DAYS: { Ref: "OutcomeRetentionDays" },
+        }),
+      },
     });
   });
 
@@ -120,6 +127,7 @@ describe.each(SEARCH_ENVIRONMENTS)("%s-EcomSearch", (env) => {
       expect(vars).not.toHaveProperty("CLOUDFLARE_API_TOKEN");
       expect(vars).not.toHaveProperty("ADMIN_TOKEN");
       expect(vars).not.toHaveProperty("MEILISEARCH_API_KEY");
+      expect(vars).not.toHaveProperty("CLICKHOUSE_PASSWORD");
       expect(vars).toHaveProperty(SECRET_ENV_MAP);
     }
     expect(
@@ -130,6 +138,7 @@ describe.each(SEARCH_ENVIRONMENTS)("%s-EcomSearch", (env) => {
       `${env}/ecom-search/cloudflare-kv-write-token`,
       `${env}/ecom-search/cloudflare-kv-read-token`,
       `${env}/ecom-search/admin-token`,
+      `${env}/ecom-search/clickhouse-password`,
     ]);
   });
 

@@ -6,6 +6,8 @@
  * throttling and access logs, and the secrets they read.
  * The Worker and its KV namespace are deployed with wrangler (apps/edge-worker/wrangler.toml).
  */
+
+import { DEFAULT_RETENTION_DAYS, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from "@relevance/outcomes";
 import { CfnOutput, CfnParameter, Duration, RemovalPolicy, Stack, type StackProps, Tags } from "aws-cdk-lib";
 import { AccessLogFormat } from "aws-cdk-lib/aws-apigateway";
 import * as apigwv2 from "aws-cdk-lib/aws-apigatewayv2";
@@ -138,6 +140,33 @@ export class SearchStack extends Stack {
       generateSecretString: { passwordLength: 48, excludePunctuation: true },
     });
 
+    // The ClickHouse server of served searches and outcome events (docs/outcomes.md): the admin
+    // API's quality report and training export read it. Empty: those routes answer 503.
+    const clickhouseUrl = new CfnParameter(this, "ClickHouseUrl", {
+      type: "String",
+      description: `ClickHouse HTTP endpoint of ${name}'s outcomes (https://...); empty: no outcome store.`,
+      allowedPattern: "^(https://[^\\s]+)?$",
+      constraintDescription: "an https URL, or empty",
+      default: "",
+    });
+    const clickhouseUser = new CfnParameter(this, "ClickHouseUser", {
+      type: "String",
+      description: `ClickHouse user of ${name}'s outcomes (empty: the server's default user).`,
+      default: "",
+    });
+    const outcomeRetentionDays = new CfnParameter(this, "OutcomeRetentionDays", {
+      type: "Number",
+      description:
+        "Days served searches and outcome events are kept (the tables' TTL); the queue consumer must use the same.",
+      minValue: MIN_RETENTION_DAYS,
+      maxValue: MAX_RETENTION_DAYS,
+      default: DEFAULT_RETENTION_DAYS,
+    });
+    const clickhousePassword = new secretsmanager.Secret(this, "ClickHousePassword", {
+      secretName: `${name}/ecom-search/clickhouse-password`,
+      description: `Password of ClickHouseUser on ${name}'s outcome ClickHouse (AdminInternalApi). Put the real password after the first deploy, before setting ClickHouseUrl.`,
+    });
+
     // Changes the exporter could not copy after its retries: the Lambda form of a "parked" change.
     this.parked = new sqs.Queue(this, "ExporterParked", {
       queueName: `${name}-ecom_settings_exporter-parked`,
@@ -207,10 +236,17 @@ export class SearchStack extends Stack {
       bundle: "search-admin",
       memorySize: 256,
       timeout: Duration.seconds(15),
-      environment: { ENV: name, ...kvEnvironment },
+      environment: {
+        ENV: name,
+        ...kvEnvironment,
+        CLICKHOUSE_URL: clickhouseUrl.valueAsString,
+        CLICKHOUSE_USER: clickhouseUser.valueAsString,
+        OUTCOME_RETENTION_DAYS: outcomeRetentionDays.valueAsString,
+      },
       secretEnvironment: {
         ADMIN_TOKEN: { secret: adminToken },
         CLOUDFLARE_API_TOKEN: { secret: kvReadToken },
+        CLICKHOUSE_PASSWORD: { secret: clickhousePassword },
       },
     });
     this.admin.role.addToPrincipalPolicy(

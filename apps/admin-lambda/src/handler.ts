@@ -3,6 +3,12 @@
 // runs elsewhere; this function serves /api/v1/admin/* only (see ../README.md).
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type AdminDeps, bodyLimitsFromEnv, createAdminApp } from "@relevance/admin";
+import {
+  ClickHouseOutcomeStore,
+  httpClickHouse,
+  type OutcomeStore,
+  retentionDaysFromEnv,
+} from "@relevance/outcomes";
 import { CloudflareRestKv } from "@relevance/settings/cloudflare-rest";
 import { DynamoSettingsTable } from "@relevance/settings/dynamodb";
 import { lambdaClientAddress, lambdaStageProblem, missingEnv } from "@shared/http";
@@ -39,7 +45,42 @@ export function depsFromEnv(env: Record<string, string | undefined>): AdminDeps 
     log: jsonLogger(COMPONENT),
     now: () => new Date(),
     limits: bodyLimitsFromEnv(env),
+    ...outcomesFromEnv(env),
   };
+}
+
+/** Deadline of one ClickHouse call: within the function's 15 s, with room for the answer. */
+const CLICKHOUSE_TIMEOUT_MS = 10_000;
+
+/**
+ * The outcome store (quality report, training export) on the ClickHouse server at CLICKHOUSE_URL,
+ * with CLICKHOUSE_USER / CLICKHOUSE_PASSWORD when set. Unset or empty: none (those routes answer
+ * 503). OUTCOME_RETENTION_DAYS must be the queue consumer's: both set the tables' TTL.
+ */
+export function outcomesFromEnv(env: Record<string, string | undefined>): { outcomes?: OutcomeStore } {
+  const url = env.CLICKHOUSE_URL?.trim() ?? "";
+  if (url === "") return {};
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {}
+  if (parsed === null || (parsed.protocol !== "https:" && parsed.protocol !== "http:"))
+    throw new Error(`${COMPONENT}: CLICKHOUSE_URL must be an http(s) URL`);
+  let retentionDays: number;
+  try {
+    retentionDays = retentionDaysFromEnv(env);
+  } catch (err) {
+    throw new Error(`${COMPONENT}: ${(err as Error).message}`);
+  }
+  const user = env.CLICKHOUSE_USER?.trim() ?? "";
+  const password = env.CLICKHOUSE_PASSWORD ?? "";
+  const sql = httpClickHouse({
+    url,
+    timeoutMs: CLICKHOUSE_TIMEOUT_MS,
+    ...(user === "" ? {} : { user }),
+    ...(password === "" ? {} : { password }),
+  });
+  return { outcomes: new ClickHouseOutcomeStore(sql, { retentionDays }) };
 }
 
 /**

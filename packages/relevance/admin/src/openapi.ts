@@ -21,6 +21,7 @@ import { taskRouteDocs } from "./customer/tasks.ts";
 import { adminLimitRows, type BodyLimits, resolveBodyLimits } from "./limits.ts";
 import { bodyLimitAnswers, json } from "./openapi-parts.ts";
 import { adminQualityRouteDocs } from "./quality-route.ts";
+import { recordingConfigRouteDocs } from "./recording-config-routes.ts";
 
 export interface OpenApiOptions {
   /** The deployment's body limits (the defaults unless given). */
@@ -105,6 +106,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
   for (const route of [
     documentRoute,
     ...adminRouteDocs(answers),
+    ...recordingConfigRouteDocs(answers),
     ...adminKeyRouteDocs(answers),
     ...adminQualityRouteDocs(),
     ...indexRouteDocs(answers),

@@ -55,8 +55,8 @@ function tiedPairs(sorted: Int32Array | Float64Array): number {
 /** Sorts `values` ascending in place (stable merge sort) and returns how many swaps a bubble sort would make. */
 function mergeSortSwaps(values: Int32Array): number {
   const n = values.length;
-  let buffer = new Int32Array(n);
-  let source = values;
+  let buffer: Int32Array = new Int32Array(n);
+  let source: Int32Array = values;
   let swaps = 0;
   for (let width = 1; width < n; width *= 2) {
     for (let lo = 0; lo < n; lo += 2 * width) {
