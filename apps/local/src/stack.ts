@@ -7,6 +7,7 @@ import type { IngestConsumer, SqliteQueue } from "@monitor/queues";
 import type { AlertEngine, Scheduler } from "@monitor/runtime";
 import { createApiApp } from "@relevance/admin";
 import { qualityPageApp, qualityPageOpenApiPaths } from "@relevance/admin/quality-page";
+import type { OutcomeStore } from "@relevance/outcomes";
 import {
   createSearchApp,
   SEARCH_LIMITS,
@@ -59,6 +60,8 @@ export interface Stack {
   ingest: IngestConsumer | null;
   /** Cost reports, cost per hierarchy node per day, the service's own cost (docs/monitor-cost.md). */
   cost: ClickHouseCostStore;
+  /** Served searches and outcome events (chDB, database `relevance`; docs/outcomes.md). */
+  outcomes: OutcomeStore;
   stop(): Promise<void>;
 }
 
@@ -194,6 +197,7 @@ export async function startStack(
     eventQueue: monitor.eventQueue,
     ingest: demo?.ingest ?? null,
     cost: monitor.cost,
+    outcomes: search.outcomes,
     async stop() {
       stopping = true;
       await new Promise<void>((resolve) => server.close(() => resolve()));

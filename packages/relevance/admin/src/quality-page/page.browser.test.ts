@@ -4,14 +4,10 @@
  * per model (tiles with n and intervals, the histogram and calibration charts, the calibration
  * table, "too little data"), that the token never reaches the URL, an error line for a wrong token,
  * and the layout at 1280 and 390 px (no horizontal scrolling on a phone).
- *
- * Screenshots: with UPDATE_SCREENSHOTS=1 it writes docs/quality-desktop.png (1280 wide) and
- * docs/quality-phone.png (390 wide), full page; otherwise it only checks.
+ * The documentation's screenshots come from the same page on npm start's stack
+ * (apps/local/src/quality-page.browser.test.ts).
  */
-import { mkdirSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { type ServerType, serve } from "@hono/node-server";
 import { fixedQualityStore, syntheticQualityInputs } from "@relevance/outcomes/test-support/quality-inputs";
 import { launchChromium } from "@shared/test-support/chromium";
@@ -20,9 +16,6 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, makeHarness } from "../test-support/harness.ts";
 import { QUALITY_PAGE_PATH, qualityPageApp } from "./routes.ts";
-
-const UPDATE = process.env.UPDATE_SCREENSHOTS === "1";
-const DOCS = fileURLToPath(new URL("../../../../../docs/", import.meta.url));
 
 let browser: Browser;
 let server: ServerType;
@@ -75,12 +68,6 @@ async function open(width: number, token = ADMIN_TOKEN): Promise<Page> {
   return page;
 }
 
-async function shot(page: Page, name: string): Promise<void> {
-  if (!UPDATE) return;
-  mkdirSync(DOCS, { recursive: true });
-  await page.screenshot({ path: join(DOCS, name), fullPage: true });
-}
-
 describe("the quality page", () => {
   it("shows each model's searches, τ, ρ and AUC with n and intervals, both charts and the calibration table", async () => {
     const page = await open(1280);
@@ -121,7 +108,6 @@ describe("the quality page", () => {
       // The account and range are in the URL to share; the token is not.
       expect(page.url()).toContain(`account=${account}`);
       expect(page.url()).not.toContain(ADMIN_TOKEN);
-      await shot(page, "quality-desktop.png");
     } finally {
       await page.context().close();
     }
@@ -139,7 +125,6 @@ describe("the quality page", () => {
         .locator(".tile")
         .evaluateAll((els) => els.map((e) => e.getBoundingClientRect().left));
       expect(new Set(tiles.map(Math.round)).size).toBeLessThanOrEqual(2);
-      await shot(page, "quality-phone.png");
     } finally {
       await page.context().close();
     }
