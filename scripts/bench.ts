@@ -3,7 +3,7 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const suites = ["relevance-core", "settings", "search", "monitor", "cost", "hostile"];
+const suites = ["relevance-core", "settings", "search", "monitor", "cost", "hostile", "quality"];
 const only = process.argv.slice(2);
 for (const suite of suites) {
   if (only.length > 0 && !only.includes(suite)) continue;

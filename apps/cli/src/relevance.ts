@@ -10,6 +10,7 @@ import { configDisable, configEditTable, configGet, configSet } from "./procedur
 import { modelDelete, modelGet, modelUpload } from "./procedures/model.ts";
 import { COMMON_FLAGS, type Procedure, runProcedure } from "./procedures/procedure.ts";
 import { prune } from "./procedures/prune.ts";
+import { quality } from "./procedures/quality.ts";
 import { rollback, rollout } from "./procedures/rollout.ts";
 import { verify } from "./procedures/verify.ts";
 
@@ -43,6 +44,7 @@ const PROCEDURES: [string, Command][] = [
   procedure(rollout),
   procedure(rollback),
   procedure(prune),
+  procedure(quality),
 ];
 
 const COMMANDS: Record<string, Command> = {

@@ -40,6 +40,7 @@ export function renderBanner(info: BannerInfo, color: boolean): string[] {
     "",
     `  API            ${info.url}   (search, customer and admin APIs)`,
     `  System status  ${info.url}/system   (log in with the monitor token)`,
+    `  Search quality ${info.url}/relevance/quality   (paste the admin token)`,
     `  Data folder    ${info.dataDir}`,
     "",
     `  Admin token    ${token("ADMIN_TOKEN", info.adminToken)}`,

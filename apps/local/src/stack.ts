@@ -6,6 +6,7 @@ import type { ClickHouseCostStore } from "@monitor/cost";
 import type { IngestConsumer, SqliteQueue } from "@monitor/queues";
 import type { AlertEngine, Scheduler } from "@monitor/runtime";
 import { createApiApp } from "@relevance/admin";
+import { qualityPageApp, qualityPageOpenApiPaths } from "@relevance/admin/quality-page";
 import type { OutcomeStore, Recorder } from "@relevance/outcomes";
 import {
   createSearchApp,
@@ -159,11 +160,17 @@ export async function startStack(
       limits: config.apiBodyLimits,
       // The OpenAPI document also describes the search route this process serves.
       extraLimitRows: SEARCH_LIMITS,
-      extraOpenApi: { paths: SEARCH_OPENAPI_PATHS, schemas: SEARCH_OPENAPI_SCHEMAS },
+      extraOpenApi: {
+        paths: { ...SEARCH_OPENAPI_PATHS, ...qualityPageOpenApiPaths() },
+        schemas: SEARCH_OPENAPI_SCHEMAS,
+      },
       clientAddress,
       authThrottle,
     }),
   );
+
+  // The search team's quality page: it calls the admin API above with the token the user pastes.
+  app.route("/", qualityPageApp());
 
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));

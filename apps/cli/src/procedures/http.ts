@@ -116,6 +116,22 @@ export class AdminApi {
     const warnings = Array.isArray(answer.warnings) ? answer.warnings.map(String) : [];
     return { ok: true, version: answer.version, warnings };
   }
+
+  /** `GET .../indexes/{index}/quality` with the given query parameters: the report as answered. */
+  async quality(account: string, index: string, params: Record<string, string>): Promise<unknown> {
+    const query = new URLSearchParams(params).toString();
+    const url = `${this.baseUrl}/api/v1/admin/accounts/${encodeURIComponent(account)}/indexes/${encodeURIComponent(index)}/quality${query === "" ? "" : `?${query}`}`;
+    const res = await request("admin API", url, {
+      headers: await this.auth.headers({ method: "GET", url, headers: {} }),
+    });
+    const body = await readBody(res);
+    if (res.status === 503)
+      throw new UserError(
+        `${errorLine(body)} (admin API, 503): this environment records no searches; configure its outcome store`,
+      );
+    if (res.status !== 200) this.fail(res.status, body, account, index);
+    return body;
+  }
 }
 
 export interface SearchAnswer {

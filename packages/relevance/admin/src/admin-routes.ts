@@ -23,6 +23,7 @@ import {
   pathParam,
 } from "./openapi-parts.ts";
 import type { AdminDeps } from "./ports.ts";
+import { adminQualityRoutes } from "./quality-route.ts";
 import { recordingConfigRoutes } from "./recording-config-routes.ts";
 import { etag, findRecord } from "./records.ts";
 import {
@@ -126,6 +127,7 @@ export function createAdminApp(deps: AdminDeps): Hono {
   });
 
   app.route("/", adminKeyRoutes({ table, now, random, log }));
+  app.route("/", adminQualityRoutes({ table, now, outcomes: deps.outcomes }));
   app.route("/", recordingConfigRoutes({ table, now, log }));
 
   const configPath = `${ADMIN_BASE}/accounts/:account/indexes/:index/relevance-trigger-config`;

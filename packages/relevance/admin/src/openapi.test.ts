@@ -40,6 +40,7 @@ describe("GET /api/v1/openapi.json", () => {
         "POST /api/v1/admin/accounts",
         "GET /api/v1/admin/accounts/{id}/indexes/{index}/relevance-trigger-config",
         "PUT /api/v1/admin/accounts/{id}/indexes/{index}/relevance-trigger-config",
+        "GET /api/v1/admin/accounts/{id}/indexes/{index}/quality",
         "GET /api/v1/admin/accounts/{id}/indexes/{index}/relevance-recording-config",
         "PUT /api/v1/admin/accounts/{id}/indexes/{index}/relevance-recording-config",
         "GET /api/v1/indexes",

@@ -20,6 +20,7 @@ import { statsRouteDocs } from "./customer/stats.ts";
 import { taskRouteDocs } from "./customer/tasks.ts";
 import { adminLimitRows, type BodyLimits, resolveBodyLimits } from "./limits.ts";
 import { bodyLimitAnswers, json } from "./openapi-parts.ts";
+import { adminQualityRouteDocs } from "./quality-route.ts";
 import { recordingConfigRouteDocs } from "./recording-config-routes.ts";
 
 export interface OpenApiOptions {
@@ -107,6 +108,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
     ...adminRouteDocs(answers),
     ...recordingConfigRouteDocs(answers),
     ...adminKeyRouteDocs(answers),
+    ...adminQualityRouteDocs(),
     ...indexRouteDocs(answers),
     ...documentRouteDocs(answers),
     ...documentEditRouteDocs(answers),

@@ -6,6 +6,7 @@ export * from "./limits.ts";
 export * from "./memory-store.ts";
 export * from "./outcome-math.ts";
 export type * from "./ports.ts";
+export * from "./quality/index.ts";
 export * from "./query-uid.ts";
 export * from "./recorder.ts";
 export * from "./recording-config.ts";

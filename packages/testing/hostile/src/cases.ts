@@ -8,6 +8,7 @@ import { EVENT_LIMITS, SEARCH_LIMITS } from "@relevance/search";
 import type { HostileCase, HostileContext, HostileRequest } from "./catalogue.ts";
 import { limitOf, streamedBody } from "./catalogue.ts";
 import { KEY_CASES } from "./key-cases.ts";
+import { QUALITY_CASES } from "./quality-cases.ts";
 
 const S = (field: string, unit: Parameters<typeof limitOf>[3], status?: Parameters<typeof limitOf>[4]) =>
   limitOf(SEARCH_LIMITS, "search", field, unit, status);
@@ -1174,6 +1175,7 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
   ...MONITOR_CASES,
   ...API_CASES,
   ...KEY_CASES,
+  ...QUALITY_CASES,
   ...CPU_CASES,
   ...THROTTLE_CASES,
 ];

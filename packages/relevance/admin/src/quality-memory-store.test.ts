@@ -1,0 +1,104 @@
+// The quality route over the MemoryOutcomeStore (the adapter that runs the outcome stores'
+// contract suite): recorded searches and events in, the report's counts out, end to end through
+// the store's aggregation and the pure report.
+import { FEATURE_SET_V1 } from "@relevance/core";
+import {
+  kendallTauB,
+  MemoryOutcomeStore,
+  type OutcomeEvent,
+  QualityReportSchema,
+  type ServedSearch,
+  uuidV7,
+} from "@relevance/outcomes";
+import { describe, expect, it } from "vitest";
+import { makeHarness } from "./test-support/harness.ts";
+
+const NOW = Date.parse("2026-11-21T12:00:00.000Z");
+const HOUR = 3_600_000;
+
+let uidSeq = 0;
+const uid = (at: number) => {
+  uidSeq++;
+  const bytes = new Uint8Array(10);
+  new DataView(bytes.buffer).setUint32(6, uidSeq);
+  return uuidV7(at, bytes);
+};
+
+function search(account: string, at: number, query: string, score: number): ServedSearch {
+  return {
+    queryUid: uid(at),
+    account,
+    index: "products",
+    indexUid: "products",
+    modelId: `${account}:products:v1`,
+    score,
+    features: new Array(FEATURE_SET_V1.length).fill(0),
+    query,
+    queryKey: query,
+    hitIds: ["1", "2"],
+    estimatedTotalHits: 2,
+    latencyMs: 3,
+    servedAt: at,
+    userHash: null,
+  };
+}
+
+function click(account: string, s: ServedSearch, userHash: string, queryUid = s.queryUid): OutcomeEvent {
+  return {
+    account,
+    index: "products",
+    queryUid,
+    eventType: "click",
+    eventName: "Product clicked",
+    objectId: "1",
+    objectName: null,
+    position: 0,
+    userHash,
+    receivedAt: s.servedAt + 1000,
+  };
+}
+
+describe("the quality route over the MemoryOutcomeStore", () => {
+  it("counts the recorded searches and the account's events, and ranks queries by their click-through", async () => {
+    const store = new MemoryOutcomeStore();
+    const h = makeHarness({ outcomes: store });
+    const { systemAccountId: account, apiKey } = await h.account();
+    await h.index(apiKey, "products");
+    const { systemAccountId: other } = await h.account("Other");
+    // 12 queries × 10 searches over the last 2 days; query q has score q/2 + 1 and q of its 10
+    // searches clicked (so click-through rises with the score, with one tie at the ends).
+    const searches: ServedSearch[] = [];
+    const events: OutcomeEvent[] = [];
+    for (let q = 0; q < 12; q++) {
+      for (let i = 0; i < 10; i++) {
+        const s = search(account, NOW - (q * 10 + i + 1) * 0.4 * HOUR, `query ${q}`, q / 2 + 1);
+        searches.push(s);
+        if (i < Math.min(q, 10)) events.push(click(account, s, `user-${q}-${i}`));
+      }
+    }
+    const first = searches[11 * 10] as ServedSearch;
+    // The same click again (counted once), a click for a queryUid no search has, and another
+    // account's click for this account's search (never attributed here).
+    events.push(click(account, first, "user-11-0"));
+    events.push(click(account, first, "user-x", uid(NOW - HOUR)));
+    await store.recordSearches(searches);
+    await store.recordEvents(events);
+    await store.recordEvents([click(other, first, "user-y")]);
+
+    const res = await h.admin("GET", `/api/v1/admin/accounts/${account}/indexes/products/quality?since=3d`);
+    expect(res.status).toBe(200);
+    const report = QualityReportSchema.parse(res.body);
+    expect(report.events).toEqual({ attributed: 65, unattributed: 1, duplicates: 1 });
+    const [model] = report.models;
+    expect(model?.modelId).toBe(`${account}:products:v1`);
+    expect(model?.searches).toBe(120);
+    expect(model?.histogram.flatMap((d) => d.counts).reduce((a, b) => a + b, 0)).toBe(120);
+    expect(model?.calibration).toMatchObject({ status: "ok" });
+    if (model?.calibration.status !== "ok") throw new Error("calibration expected");
+    expect(model.calibration.groups.reduce((s, g) => s + g.n, 0)).toBe(120);
+    const ctr = Array.from({ length: 12 }, (_, q) => Math.min(q, 10) / 10);
+    const score = Array.from({ length: 12 }, (_, q) => q / 2 + 1);
+    expect(model.kendallTau).toMatchObject({ status: "ok", n: 12, value: kendallTauB(score, ctr) });
+    expect(model.auc).toMatchObject({ status: "ok", clicked: 65, notClicked: 55 });
+  });
+});
