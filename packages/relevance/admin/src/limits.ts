@@ -6,6 +6,7 @@ import { MAX_DOCUMENTS_PER_INDEX } from "@relevance/settings";
 import { DEFAULT_JSON_BODY_BYTES, type LimitRow, MAX_ERROR_DETAILS } from "@shared/http";
 import { KEY_LIMIT_ROWS } from "./key-limits.ts";
 import { managementLimitRows } from "./management-limits.ts";
+import { TRAINING_LIMIT_ROWS } from "./training-limits.ts";
 
 /** The body limits a deployment may change (`ApiDeps.limits`, `MAX_JSON_BODY_BYTES`, `MAX_DOCUMENTS_BODY_BYTES`). */
 export interface BodyLimits {
@@ -411,6 +412,7 @@ export function adminLimitRows(body: BodyLimits = DEFAULT_BODY_LIMITS): LimitRow
     },
     ...KEY_LIMIT_ROWS,
     ...managementLimitRows(MAX_ATTRIBUTE_CHARS),
+    ...TRAINING_LIMIT_ROWS,
   ];
 }
 

@@ -40,6 +40,7 @@ describe("GET /api/v1/openapi.json", () => {
         "POST /api/v1/admin/accounts",
         "GET /api/v1/admin/accounts/{id}/indexes/{index}/relevance-trigger-config",
         "PUT /api/v1/admin/accounts/{id}/indexes/{index}/relevance-trigger-config",
+        "GET /api/v1/admin/accounts/{id}/indexes/{index}/training-rows",
         "GET /api/v1/indexes",
         "POST /api/v1/indexes",
         "GET /api/v1/indexes/{name}",

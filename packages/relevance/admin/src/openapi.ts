@@ -20,6 +20,7 @@ import { statsRouteDocs } from "./customer/stats.ts";
 import { taskRouteDocs } from "./customer/tasks.ts";
 import { adminLimitRows, type BodyLimits, resolveBodyLimits } from "./limits.ts";
 import { bodyLimitAnswers, json } from "./openapi-parts.ts";
+import { trainingRowRouteDocs } from "./training-rows.ts";
 
 export interface OpenApiOptions {
   /** The deployment's body limits (the defaults unless given). */
@@ -105,6 +106,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
     documentRoute,
     ...adminRouteDocs(answers),
     ...adminKeyRouteDocs(answers),
+    ...trainingRowRouteDocs(),
     ...indexRouteDocs(answers),
     ...documentRouteDocs(answers),
     ...documentEditRouteDocs(answers),

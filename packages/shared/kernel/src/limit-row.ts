@@ -10,7 +10,7 @@ export interface LimitRow {
   field: string;
   /** The bound itself. */
   limit: number;
-  unit: "bytes" | "characters" | "items" | "levels" | "words" | "per minute" | "minutes" | "MB";
+  unit: "bytes" | "characters" | "items" | "levels" | "words" | "per minute" | "minutes" | "days" | "MB";
   /** The status a request beyond it gets (or `0` when it is not a request: a document's task fails, say). */
   status: 400 | 413 | 422 | 429 | 431 | 0;
   /** What happens beyond it, when the status alone does not say (truncation, a failed task, ...). */

@@ -8,6 +8,7 @@ import { SEARCH_LIMITS } from "@relevance/search";
 import type { HostileCase, HostileContext, HostileRequest } from "./catalogue.ts";
 import { limitOf, streamedBody } from "./catalogue.ts";
 import { KEY_CASES } from "./key-cases.ts";
+import { TRAINING_CASES } from "./training-cases.ts";
 
 const S = (field: string, unit: Parameters<typeof limitOf>[3], status?: Parameters<typeof limitOf>[4]) =>
   limitOf(SEARCH_LIMITS, "search", field, unit, status);
@@ -1097,6 +1098,7 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
   ...MONITOR_CASES,
   ...API_CASES,
   ...KEY_CASES,
+  ...TRAINING_CASES,
   ...CPU_CASES,
   ...THROTTLE_CASES,
 ];
