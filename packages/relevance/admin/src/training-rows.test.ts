@@ -14,7 +14,10 @@ const DAY = 86_400_000;
  */
 class RowsStore implements OutcomeStore {
   readonly queries: TrainingRowsQuery[] = [];
-  constructor(private readonly rows: TrainingQueryRow[]) {}
+  private readonly rows: TrainingQueryRow[];
+  constructor(rows: TrainingQueryRow[]) {
+    this.rows = rows;
+  }
   async recordSearches(): Promise<void> {}
   async recordEvents(): Promise<void> {}
   async quality(): Promise<QualityInputs> {

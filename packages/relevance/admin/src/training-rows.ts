@@ -49,20 +49,12 @@ export const TrainingRowsParams = z.object({
 });
 
 export const TrainingRowsQuerySchema = z.strictObject({
-  since: z
-    .string()
-    .max(40)
-    .default(DEFAULT_TRAINING_SINCE)
-    .meta({
-      description: "Start of the range: a duration back from now (30d, 12h) or an ISO time. Default 30d.",
-    }),
-  until: z
-    .string()
-    .max(40)
-    .optional()
-    .meta({
-      description: "End of the range (exclusive): a duration back from now or an ISO time. Default now.",
-    }),
+  since: z.string().max(40).default(DEFAULT_TRAINING_SINCE).meta({
+    description: "Start of the range: a duration back from now (30d, 12h) or an ISO time. Default 30d.",
+  }),
+  until: z.string().max(40).optional().meta({
+    description: "End of the range (exclusive): a duration back from now or an ISO time. Default now.",
+  }),
   model: z
     .string()
     .min(1)
