@@ -76,6 +76,8 @@ describe("the simulated shopper", () => {
     });
     const events = sent.filter((s) => s.url.endsWith("/events")).map((s) => s.body);
     expect(summary.byQuery.toys?.clicks).toBe(summary.byQuery.toys?.searches);
+    expect(summary.byQuery.toys?.relevant).toBe(summary.byQuery.toys?.searches);
+    expect(summary.byQuery["garden chair"]?.relevant).toBe(0);
     expect(summary.byQuery.rubber?.clicks).toBe(0);
     expect(summary.byQuery["garden chair"]?.clicks).toBe(0);
     expect(events.length).toBe(summary.byQuery.toys?.searches);

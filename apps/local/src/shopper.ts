@@ -76,6 +76,8 @@ export interface ShopperSummary {
   searches: number;
   /** Answers with a relevanceScore. */
   scored: number;
+  /** Answers with a hit of the intended category in the top k: those the shopper may click. */
+  relevant: number;
   withoutQueryUid: number;
   searchErrors: number;
   clicks: number;
@@ -147,6 +149,7 @@ export async function runShopper(options: ShopperOptions): Promise<ShopperSummar
   const summary: ShopperSummary = {
     searches: 0,
     scored: 0,
+    relevant: 0,
     withoutQueryUid: 0,
     searchErrors: 0,
     clicks: 0,
@@ -179,6 +182,7 @@ export async function runShopper(options: ShopperOptions): Promise<ShopperSummar
     const stats = summary.byQuery[query.q] ?? {
       intendedCategory: query.intendedCategory,
       searches: 0,
+      relevant: 0,
       clicks: 0,
       conversions: 0,
     };
@@ -208,13 +212,17 @@ export async function runShopper(options: ShopperOptions): Promise<ShopperSummar
       metadata?: { queryUid?: unknown; indexUid?: unknown };
     };
     if (typeof answer.relevanceScore === "number") summary.scored += 1;
+    const hits = Array.isArray(answer.hits) ? answer.hits : [];
+    const position = hits.slice(0, o.topK).findIndex((h) => h.category === query.intendedCategory);
+    if (position >= 0) {
+      summary.relevant += 1;
+      stats.relevant += 1;
+    }
     const queryUid = answer.metadata?.queryUid;
     if (typeof queryUid !== "string") {
       summary.withoutQueryUid += 1;
       continue;
     }
-    const hits = Array.isArray(answer.hits) ? answer.hits : [];
-    const position = hits.slice(0, o.topK).findIndex((h) => h.category === query.intendedCategory);
     if (position < 0 || clickRoll >= o.clickProbability) continue;
     const hit = hits[position] as Hit;
     const event = {
@@ -278,7 +286,8 @@ if (import.meta.main) {
     });
     const { byQuery, ...totals } = summary;
     process.stdout.write(
-      `shopper: ${totals.searches} searches (${totals.scored} scored, ${Object.keys(byQuery).length} queries), ` +
+      `shopper: ${totals.searches} searches (${totals.scored} scored, ${Object.keys(byQuery).length} queries, ` +
+        `${totals.relevant} with the intended category in the top ${SHOPPER_DEFAULTS.topK}), ` +
         `${totals.clicks} clicks, ${totals.conversions} conversions` +
         `${totals.withoutQueryUid > 0 ? `; ${totals.withoutQueryUid} answers without a queryUid (no events sent for them)` : ""}` +
         `${totals.searchErrors > 0 ? `; ${totals.searchErrors} searches failed` : ""}` +
