@@ -204,10 +204,7 @@ interface ExportInput {
 function instantFlag(flags: Flags, name: string): string | undefined {
   const value = flags[name] as string | undefined;
   if (value !== undefined && !INSTANT.test(value))
-    throw new UserError(
-      `--${name} must be a duration back from now (30d, 12h) or an ISO time, got "${value}"`,
-      2,
-    );
+    throw new UserError(`--${name} must be a duration (30d, 12h) or an ISO time, got "${value}"`, 2);
   return value;
 }
 
@@ -229,7 +226,10 @@ export const featuresExport: Procedure<ExportInput> = {
     account: { type: "string", required: true, help: "the system account id that owns the index" },
     index: { type: "string", required: true, help: "the index (or alias) as the searches named it" },
     out: { type: "string", required: true, help: "the JSON-lines training file to write" },
-    since: { type: "string", help: "start of the range: 30d, 12h or an ISO time (default 30d)" },
+    since: {
+      type: "string",
+      help: "start of the range: a duration back from --until (30d, 12h) or an ISO time (default 30d)",
+    },
     until: {
       type: "string",
       help: "end of the range: a duration back from now or an ISO time (default now)",

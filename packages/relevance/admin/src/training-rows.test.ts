@@ -84,6 +84,15 @@ describe("GET …/training-rows", () => {
     });
   });
 
+  it("counts a since duration back from until", async () => {
+    const { h, store, path } = await setup();
+    expect((await h.admin("GET", path("?since=2d&until=2026-11-10T00:00:00Z"))).status).toBe(200);
+    expect(store.queries[0]).toMatchObject({
+      since: Date.parse("2026-11-08T00:00:00Z"),
+      until: Date.parse("2026-11-10T00:00:00Z"),
+    });
+  });
+
   it("pages by queryKey: following next returns every row once", async () => {
     const keys = ["a", "b", "c", "d", "e"];
     const { h, path } = await setup(keys.map((k) => row(k, 9)));
@@ -137,7 +146,7 @@ describe("GET …/training-rows", () => {
       ["?minImpressions=1000001", "minImpressions"],
       [`?since=${MAX_TRAINING_RANGE_DAYS + 1}d`, "since"],
       ["?since=yesterday", "since"],
-      ["?since=1d&until=2d", "since"],
+      ["?since=2026-11-20T00:00:00Z&until=2026-11-19T00:00:00Z", "since"],
       ["?until=2026-13-45", "until"],
       [`?after=${"x".repeat(513)}`, "after"],
       [`?model=${"m".repeat(257)}`, "model"],

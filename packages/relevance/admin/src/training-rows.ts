@@ -29,14 +29,14 @@ const DURATION = /^(\d{1,7})([hd])$/;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
 /**
- * A point in time as the query gives it: a duration back from `now` (`30d`, `12h`) or an ISO
- * time. Null when it is neither.
+ * A point in time as the query gives it: a duration (`30d`, `12h`) back from `reference` (now for
+ * `until`, `until` for `since`) or an ISO time. Null when it is neither.
  */
-export function parseInstant(raw: string, now: number): number | null {
+export function parseInstant(raw: string, reference: number): number | null {
   const duration = DURATION.exec(raw);
   if (duration !== null) {
     const amount = Number(duration[1]);
-    return now - amount * (duration[2] === "d" ? DAY_MS : 3_600_000);
+    return reference - amount * (duration[2] === "d" ? DAY_MS : 3_600_000);
   }
   if (!ISO_TIME.test(raw)) return null;
   const at = Date.parse(raw);
@@ -50,7 +50,7 @@ export const TrainingRowsParams = z.object({
 
 export const TrainingRowsQuerySchema = z.strictObject({
   since: z.string().max(40).default(DEFAULT_TRAINING_SINCE).meta({
-    description: "Start of the range: a duration back from now (30d, 12h) or an ISO time. Default 30d.",
+    description: "Start of the range: a duration back from until (30d, 12h) or an ISO time. Default 30d.",
   }),
   until: z.string().max(40).optional().meta({
     description: "End of the range (exclusive): a duration back from now or an ISO time. Default now.",
@@ -136,9 +136,10 @@ export function trainingRowRoutes(deps: {
     const issues: Issue[] = [];
     if (!INDEX_NAME.test(index)) issues.push({ path: "index", message: "must match [A-Za-z0-9_-]{1,64}" });
     const now = deps.now().getTime();
-    const since = parseInstant(query.since, now);
+    // As the quality report reads them: until from now, a duration of since back from until.
     const until = query.until === undefined ? now : parseInstant(query.until, now);
-    const when = "must be a duration back from now (30d, 12h) or an ISO time";
+    const since = parseInstant(query.since, until ?? now);
+    const when = "must be a duration (30d, 12h) or an ISO time";
     if (since === null) issues.push({ path: "since", message: when });
     if (until === null) issues.push({ path: "until", message: when });
     if (since !== null && until !== null) {
