@@ -85,10 +85,10 @@ export interface ShopperSummary {
   /** Events answered with anything but 201, and the first such answer. */
   eventsRefused: number;
   firstRefusal: string | null;
-  /** Per query text: searches and clicks, the truth the report should find. */
+  /** Per query text: searches, those with the intended category in the top k, clicks, conversions. */
   byQuery: Record<
     string,
-    { intendedCategory: string; searches: number; clicks: number; conversions: number }
+    { intendedCategory: string; searches: number; relevant: number; clicks: number; conversions: number }
   >;
 }
 
