@@ -124,7 +124,9 @@ export async function exportTrainingRows(options: {
     if (text !== "") await options.write(text);
     options.onPage?.(summary);
     if (page.next === null) return summary;
-    if (after !== undefined && page.next <= after)
+    // The store orders queryKeys by their UTF-8 bytes, which JavaScript's < does not: only a
+    // cursor that repeats is a sure sign of a loop.
+    if (page.next === after)
       throw new UserError(`the admin API's next page (${JSON.stringify(page.next)}) does not move forward`);
     after = page.next;
   }
