@@ -13,6 +13,7 @@ import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@monit
 import { alertIntervalFromEnv } from "@monitor/runtime";
 import { BEARER_TOKEN, BEARER_TOKEN_RULE, type BodyLimits, bodyLimitsFromEnv } from "@relevance/admin";
 import { formatIssues } from "@relevance/core";
+import { retentionDaysFromEnv } from "@relevance/outcomes";
 import { artifactMaxBytes, DEFAULT_MODEL_CACHE_MB } from "@relevance/search";
 
 export interface LocalConfig {
@@ -62,6 +63,8 @@ export interface LocalConfig {
   modelCacheMb: number;
   /** MODEL_MAX_BYTES: the largest model artifact the proxy loads (default 8 MiB, at most 25 MiB). */
   modelMaxBytes: number;
+  /** OUTCOME_RETENTION_DAYS: days served searches and outcome events are kept (default 90, 1..3650). */
+  outcomeRetentionDays: number;
 }
 
 export type ConfigResult = { ok: true; config: LocalConfig } | { ok: false; error: string };
@@ -136,6 +139,12 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
   if (!autoRegister.ok) return { ok: false, error: autoRegister.errors.join("; ") };
   const maxSkew = maxClockSkewFromEnv(env);
   if (!maxSkew.ok) return { ok: false, error: maxSkew.error };
+  let outcomeRetentionDays: number;
+  try {
+    outcomeRetentionDays = retentionDaysFromEnv(env);
+  } catch (err) {
+    return { ok: false, error: (err as Error).message };
+  }
   return {
     ok: true,
     config: {
@@ -160,6 +169,7 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
       maxClockSkewMs: maxSkew.value,
       modelCacheMb,
       modelMaxBytes: modelMaxBytes.value,
+      outcomeRetentionDays,
     },
   };
 }

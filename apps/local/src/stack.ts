@@ -142,6 +142,7 @@ export async function startStack(
       kv: search.kv,
       documents: search.documents,
       indexManager: search.indexManager,
+      outcomes: search.outcomes,
       // Read-your-writes, as the embedded stack always had: each write's task ends before the answer.
       awaitTasks: { timeoutMs: 30_000 },
       adminToken: config.adminToken,

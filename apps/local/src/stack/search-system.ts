@@ -1,7 +1,9 @@
 // The search system of the embedded stack: the settings table and its change log, the KV copies,
 // the documents and the embedded engine behind the IndexManager port (SQLite files in DATA_DIR), and
-// the settings exporter tailing the change log into KV. docs/architecture.md, apps/local.
+// the settings exporter tailing the change log into KV, and the outcome store (served searches and
+// outcome events) on the stack's chDB folder. docs/architecture.md, apps/local.
 import { join } from "node:path";
+import type { OutcomeStore } from "@relevance/outcomes";
 import {
   EmbeddedIndexManager,
   EmbeddedRetrieval,
@@ -16,6 +18,7 @@ import {
   SqliteSettingsTable,
 } from "@relevance/settings/sqlite";
 import type { LocalConfig } from "../env.ts";
+import { type OutcomeRetention, startOutcomeStore } from "./outcome-store.ts";
 
 export interface SearchSystem {
   table: SqliteSettingsTable;
@@ -26,6 +29,9 @@ export interface SearchSystem {
   changeLog: SqliteChangeLog;
   tailer: ChangeTailer | null;
   retrieval: EmbeddedRetrieval;
+  /** Served searches and outcome events (chDB, database `relevance`), purged every hour. */
+  outcomes: OutcomeStore;
+  outcomeRetention: OutcomeRetention;
   /** Ends the work in flight: the exporter, the engine's snapshots and its task worker. */
   drain(): Promise<void>;
   /** Closes the databases (after drain, and after everything that reads them). */
@@ -73,6 +79,8 @@ export function startSearchSystem(config: LocalConfig, log: Logger): SearchSyste
     logger: log,
   });
 
+  const outcomes = startOutcomeStore(config, log);
+
   return {
     table,
     kv,
@@ -81,15 +89,19 @@ export function startSearchSystem(config: LocalConfig, log: Logger): SearchSyste
     changeLog,
     tailer,
     retrieval,
+    outcomes: outcomes.store,
+    outcomeRetention: outcomes.retention,
     async drain() {
       unsubscribe();
       await tailer?.stop();
       await retrieval.flush();
       await indexManager.idle();
+      await outcomes.retention.stop();
     },
     close() {
       settingsDb.close();
       kvDb.close();
+      outcomes.close();
     },
   };
 }

@@ -1,5 +1,11 @@
+export * from "./clickhouse-http.ts";
+export * from "./clickhouse-sql.ts";
+export * from "./clickhouse-store.ts";
 export * from "./limits.ts";
+export * from "./memory-store.ts";
+export * from "./outcome-math.ts";
 export type * from "./ports.ts";
 export * from "./query-uid.ts";
 export * from "./recording-config.ts";
 export * from "./records.ts";
+export * from "./retention.ts";

@@ -1,5 +1,6 @@
 import { MONITOR_LIMITS } from "@monitor/core";
 import { ADMIN_LIMITS } from "@relevance/admin";
+import { OUTCOME_RETENTION_LIMITS } from "@relevance/outcomes";
 import { SEARCH_LIMITS } from "@relevance/search";
 import { HTTP_LIMITS, type LimitRow } from "@shared/http";
 import { renderLimitsTable } from "./limits-table.ts";
@@ -9,6 +10,7 @@ export const ALL_LIMITS: readonly LimitRow[] = [
   ...HTTP_LIMITS,
   ...SEARCH_LIMITS,
   ...ADMIN_LIMITS,
+  ...OUTCOME_RETENTION_LIMITS,
   ...MONITOR_LIMITS,
 ];
 
