@@ -6,7 +6,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApiApp } from "@relevance/admin";
 import { FEATURE_SET_V1 } from "@relevance/core";
-import type { OutcomeStore, TrainingQueryRow, TrainingRowsQuery } from "@relevance/outcomes";
+import {
+  MemoryOutcomeStore,
+  type OutcomeEvent,
+  type OutcomeStore,
+  type ServedSearch,
+  type TrainingQueryRow,
+  type TrainingRowsQuery,
+  uuidV7,
+} from "@relevance/outcomes";
 import { openDatabase, SqliteDocumentStore, SqliteKv, SqliteSettingsTable } from "@relevance/settings/sqlite";
 import { describe, expect, it, vi } from "vitest";
 import { type Io, nodeIo } from "../io.ts";
@@ -61,8 +69,11 @@ class RowsStore implements OutcomeStore {
 
 /** The admin app over in-memory SQLite with `rows` behind the outcome port; its fetch calls it in process. */
 async function adminOver(rows: TrainingQueryRow[]) {
+  return adminWith(new RowsStore(rows));
+}
+
+async function adminWith<S extends OutcomeStore>(store: S) {
   const db = openDatabase(":memory:");
-  const store = new RowsStore(rows);
   const app = createApiApp({
     table: new SqliteSettingsTable(db),
     kv: new SqliteKv(db),
@@ -111,6 +122,76 @@ async function collect(fetchPage: FetchPage, label: "ctr" | "conversion" = "ctr"
 }
 
 describe("features export --from-events", () => {
+  it("exports what MemoryOutcomeStore kept: the last served features, labels from the account's own clicks", async () => {
+    const store = new MemoryOutcomeStore();
+    const { pages, account } = await adminWith(store);
+    let n = 0;
+    const search = (queryKey: string, at: number, features: number[]): ServedSearch => {
+      n += 1;
+      return {
+        queryUid: uuidV7(at, new Uint8Array(16).fill(n)),
+        account,
+        index: "products",
+        indexUid: "products",
+        modelId: "acme:products:v1",
+        score: 5,
+        features,
+        query: queryKey.toUpperCase(),
+        queryKey,
+        hitIds: ["1", "2"],
+        estimatedTotalHits: 2,
+        latencyMs: 3,
+        servedAt: at,
+        userHash: null,
+      };
+    };
+    const event = (
+      s: ServedSearch,
+      eventType: "click" | "conversion",
+      user: string,
+      acct = account,
+    ): OutcomeEvent => ({
+      account: acct,
+      index: "products",
+      queryUid: s.queryUid,
+      eventType,
+      eventName: eventType,
+      objectId: "1",
+      objectName: null,
+      position: 0,
+      userHash: user,
+      receivedAt: s.servedAt + 1000,
+    });
+    const old = [1, 1, 1, 1, 1, 1, 1, 1, 1];
+    const last = [2, 20, 3, 0.5, 1, 1, 0.25, 1, 3];
+    const shoes = Array.from({ length: 5 }, (_, i) =>
+      search("shoes", NOW - 86_400_000 + i * 60_000, i === 4 ? last : old),
+    );
+    const socks = [search("socks", NOW - 3_600_000, old), search("socks", NOW - 3_000_000, old)];
+    await store.recordSearches([...shoes, ...socks]);
+    await store.recordEvents([
+      event(shoes[0] as ServedSearch, "click", "u1"),
+      event(shoes[0] as ServedSearch, "click", "u1"), // the same click twice counts once
+      event(shoes[0] as ServedSearch, "conversion", "u1"),
+      event(shoes[1] as ServedSearch, "click", "u2"),
+      event(shoes[2] as ServedSearch, "click", "u3", "acct_ffffffffffff"), // another account's: never counted
+    ]);
+    const { summary, lines } = await collect(pages());
+    expect(lines).toEqual([
+      {
+        q: "SHOES",
+        features: Object.fromEntries(FEATURE_SET_V1.map((name, i) => [name, last[i]])),
+        label: 4,
+        impressions: 5,
+        clicks: 2,
+        conversions: 1,
+        modelId: "acme:products:v1",
+        queryKey: "shoes",
+      },
+    ]);
+    expect(summary).toMatchObject({ rows: 1, leftOut: 1, leftOutImpressions: 2 });
+  });
+
   it("writes one features-log line per query, labelled 10 × its click-through rate", async () => {
     const { pages } = await adminOver([row("red shoes", 10, 4, 1), row("socks", 8, 0)]);
     const { lines } = await collect(pages());
