@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { type Lane, laneOf, relativeImports } from "./lanes.ts";
 
-const ROOTS = ["packages", "apps", "infra/src", "scripts"];
+const ROOTS = ["packages", "apps", "infra/src", "scripts", "training"];
 
 function walk(dir: string, out: string[]): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {

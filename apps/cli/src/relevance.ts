@@ -7,6 +7,7 @@ import { workerCheck, workerCheckFlags } from "./commands/worker-check.ts";
 import { type CommandHelp, commandHelp, mainHelp } from "./help.ts";
 import { type Io, UserError } from "./io.ts";
 import { configDisable, configEditTable, configGet, configSet } from "./procedures/config.ts";
+import { featuresExport } from "./procedures/features-export.ts";
 import { modelDelete, modelGet, modelUpload } from "./procedures/model.ts";
 import { COMMON_FLAGS, type Procedure, runProcedure } from "./procedures/procedure.ts";
 import { prune } from "./procedures/prune.ts";
@@ -80,6 +81,7 @@ const COMMANDS: Record<string, Command> = {
     run: modelInspect,
   },
   "features log": featuresLogCommand,
+  "features export": procedure(featuresExport)[1],
   "worker check": {
     summary: "check the search Worker's wrangler config for an environment before deploying it",
     usage: "relevance worker check --env dev|staging|preprod|prod [--wrangler F] [--json]",

@@ -13,7 +13,7 @@ import {
   validateEnvironments,
 } from "../environments.ts";
 import { type Io, UserError } from "../io.ts";
-import { adminAuthFor } from "./admin-auth.ts";
+import { type AdminAuth, adminAuthFor } from "./admin-auth.ts";
 import { AdminApi } from "./http.ts";
 import { Report } from "./report.ts";
 
@@ -29,6 +29,8 @@ export interface ProcedureContext {
   clockOverridden: boolean;
   /** The admin API; only for procedures that declare `needsAdmin` (ADMIN_TOKEN is checked first). */
   admin: () => AdminApi;
+  /** How requests to the admin API authenticate (for calls AdminApi does not wrap); `needsAdmin` only. */
+  adminAuth?: () => AdminAuth;
   /** How long to poll for propagation when `--timeout` is not given (Workers KV takes up to ~60 s). */
   defaultTimeoutS: number;
 }
@@ -136,6 +138,7 @@ export async function runProcedure<P>(
     now,
     clockOverridden: Boolean(processEnv.RELEVANCE_NOW),
     admin: () => new AdminApi(env.adminBaseUrl, adminAuthFor(env.adminSigning, adminToken ?? "")),
+    adminAuth: () => adminAuthFor(env.adminSigning, adminToken ?? ""),
     defaultTimeoutS: env.name === "local" ? 10 : 90,
   };
   const frame = { command: procedure.name, env: envName as EnvironmentName };

@@ -7,6 +7,7 @@ import { DEFAULT_JSON_BODY_BYTES, type LimitRow, MAX_ERROR_DETAILS } from "@shar
 import { KEY_LIMIT_ROWS } from "./key-limits.ts";
 import { managementLimitRows } from "./management-limits.ts";
 import { QUALITY_LIMIT_ROWS } from "./quality-params.ts";
+import { TRAINING_LIMIT_ROWS } from "./training-limits.ts";
 
 /** The body limits a deployment may change (`ApiDeps.limits`, `MAX_JSON_BODY_BYTES`, `MAX_DOCUMENTS_BODY_BYTES`). */
 export interface BodyLimits {
@@ -413,6 +414,7 @@ export function adminLimitRows(body: BodyLimits = DEFAULT_BODY_LIMITS): LimitRow
     ...KEY_LIMIT_ROWS,
     ...managementLimitRows(MAX_ATTRIBUTE_CHARS),
     ...QUALITY_LIMIT_ROWS,
+    ...TRAINING_LIMIT_ROWS,
   ];
 }
 

@@ -22,6 +22,7 @@ import { adminLimitRows, type BodyLimits, resolveBodyLimits } from "./limits.ts"
 import { bodyLimitAnswers, json } from "./openapi-parts.ts";
 import { adminQualityRouteDocs } from "./quality-route.ts";
 import { recordingConfigRouteDocs } from "./recording-config-routes.ts";
+import { trainingRowRouteDocs } from "./training-rows.ts";
 
 export interface OpenApiOptions {
   /** The deployment's body limits (the defaults unless given). */
@@ -109,6 +110,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
     ...recordingConfigRouteDocs(answers),
     ...adminKeyRouteDocs(answers),
     ...adminQualityRouteDocs(),
+    ...trainingRowRouteDocs(),
     ...indexRouteDocs(answers),
     ...documentRouteDocs(answers),
     ...documentEditRouteDocs(answers),

@@ -9,6 +9,7 @@ import type { HostileCase, HostileContext, HostileRequest } from "./catalogue.ts
 import { limitOf, streamedBody } from "./catalogue.ts";
 import { KEY_CASES } from "./key-cases.ts";
 import { QUALITY_CASES } from "./quality-cases.ts";
+import { TRAINING_CASES } from "./training-cases.ts";
 
 const S = (field: string, unit: Parameters<typeof limitOf>[3], status?: Parameters<typeof limitOf>[4]) =>
   limitOf(SEARCH_LIMITS, "search", field, unit, status);
@@ -1176,6 +1177,7 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
   ...API_CASES,
   ...KEY_CASES,
   ...QUALITY_CASES,
+  ...TRAINING_CASES,
   ...CPU_CASES,
   ...THROTTLE_CASES,
 ];
