@@ -1,7 +1,7 @@
 /**
  * `npm run build:page-client`: rewrites the bundled browser clients of the pages the stack serves:
  * packages/monitor/api/src/page/client-bundle.gen.ts (the /system page, see that package's
- * src/page/client-build.ts) and packages/relevance/admin/src/quality-page/client-bundle.gen.ts (the
+ * src/page/client-build.ts) and packages/relevance/quality-page/src/client-bundle.gen.ts (the
  * search team's quality page).
  */
 import { writeFileSync } from "node:fs";
@@ -9,7 +9,7 @@ import { GENERATED, pageClientModule } from "../packages/monitor/api/src/page/cl
 import {
   GENERATED as QUALITY_GENERATED,
   qualityClientModule,
-} from "../packages/relevance/admin/src/quality-page/client-build.ts";
+} from "../packages/relevance/quality-page/src/client-build.ts";
 
 for (const [file, make] of [
   [GENERATED, pageClientModule],

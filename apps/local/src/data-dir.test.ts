@@ -5,17 +5,35 @@ import { describe, expect, it } from "vitest";
 import { secureDataDir } from "./data-dir.ts";
 import { spawnStack } from "./test-support.ts";
 
-/** Every folder and file under `dir` with its permission bits. */
+/**
+ * Every folder and file under `dir` with its permission bits. The running stack's chDB renames
+ * and removes its temporary parts while this walks (the outcome store writes at start too): an
+ * entry gone between the listing and the stat is skipped, it has no mode left to check.
+ */
 function modes(dir: string): Array<{ path: string; mode: number; dir: boolean }> {
   const out: Array<{ path: string; mode: number; dir: boolean }> = [];
+  const gone = (error: unknown) => (error as NodeJS.ErrnoException).code === "ENOENT";
   const stack = [dir];
   while (stack.length > 0) {
     const folder = stack.pop() as string;
-    out.push({ path: folder, mode: statSync(folder).mode & 0o777, dir: true });
-    for (const e of readdirSync(folder, { withFileTypes: true })) {
+    let entries: import("node:fs").Dirent[];
+    try {
+      out.push({ path: folder, mode: statSync(folder).mode & 0o777, dir: true });
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch (error) {
+      if (folder !== dir && gone(error)) continue;
+      throw error;
+    }
+    for (const e of entries) {
       const path = join(folder, e.name);
       if (e.isDirectory()) stack.push(path);
-      else if (e.isFile()) out.push({ path, mode: lstatSync(path).mode & 0o777, dir: false });
+      else if (e.isFile()) {
+        try {
+          out.push({ path, mode: lstatSync(path).mode & 0o777, dir: false });
+        } catch (error) {
+          if (!gone(error)) throw error;
+        }
+      }
     }
   }
   return out;

@@ -3,7 +3,7 @@
  * chDB outcome store, the page beside it) with recorded data: two weeks of a shop's scored searches
  * and its shoppers' clicks and conversions written to the store, then the page in headless Chromium
  * showing what the store's aggregation and the report make of them. The in-process page test
- * (packages/relevance/admin/src/quality-page/page.browser.test.ts) covers the page's states; this
+ * (packages/relevance/quality-page/src/page.browser.test.ts) covers the page's states; this
  * one proves the whole path and writes the documentation's screenshots with UPDATE_SCREENSHOTS=1
  * (docs/quality-desktop.png at 1280 px, docs/quality-phone.png at 390 px).
  */

@@ -6,8 +6,8 @@ import type { ClickHouseCostStore } from "@monitor/cost";
 import type { IngestConsumer, SqliteQueue } from "@monitor/queues";
 import type { AlertEngine, Scheduler } from "@monitor/runtime";
 import { createApiApp } from "@relevance/admin";
-import { qualityPageApp, qualityPageOpenApiPaths } from "@relevance/admin/quality-page";
 import type { OutcomeStore, Recorder } from "@relevance/outcomes";
+import { qualityPageApp, qualityPageOpenApiPaths } from "@relevance/quality-page";
 import {
   createSearchApp,
   SEARCH_LIMITS,

@@ -2,12 +2,11 @@
 // Each constant is the number the code enforces; the rows below are built from the same constants,
 // so the documented value and the enforced one cannot drift apart.
 
+import { QUALITY_LIMIT_ROWS, TRAINING_LIMIT_ROWS } from "@relevance/outcomes";
 import { MAX_DOCUMENTS_PER_INDEX } from "@relevance/settings";
 import { DEFAULT_JSON_BODY_BYTES, type LimitRow, MAX_ERROR_DETAILS } from "@shared/http";
 import { KEY_LIMIT_ROWS } from "./key-limits.ts";
 import { managementLimitRows } from "./management-limits.ts";
-import { QUALITY_LIMIT_ROWS } from "./quality-params.ts";
-import { TRAINING_LIMIT_ROWS } from "./training-limits.ts";
 
 /** The body limits a deployment may change (`ApiDeps.limits`, `MAX_JSON_BODY_BYTES`, `MAX_DOCUMENTS_BODY_BYTES`). */
 export interface BodyLimits {

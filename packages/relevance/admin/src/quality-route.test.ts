@@ -1,8 +1,14 @@
-import { DEFAULT_MIN_IMPRESSIONS, MAX_QUALITY_QUERIES, QualityReportSchema } from "@relevance/outcomes";
+import {
+  DEFAULT_MIN_IMPRESSIONS,
+  MAX_MIN_IMPRESSIONS,
+  MAX_QUALITY_MODEL_CHARS,
+  MAX_QUALITY_QUERIES,
+  MAX_QUALITY_RANGE_DAYS,
+  QualityReportSchema,
+} from "@relevance/outcomes";
 import { fixedQualityStore, syntheticQualityInputs } from "@relevance/outcomes/test-support/quality-inputs";
 import { describe, expect, it } from "vitest";
 import { buildOpenApiDocument } from "./openapi.ts";
-import { MAX_MIN_IMPRESSIONS, MAX_QUALITY_MODEL_CHARS, MAX_QUALITY_RANGE_DAYS } from "./quality-params.ts";
 import { makeHarness } from "./test-support/harness.ts";
 
 const NOW = "2026-11-21T12:00:00.000Z";

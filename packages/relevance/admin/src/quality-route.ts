@@ -8,6 +8,8 @@ import { createRoute } from "@hono/zod-openapi";
 import {
   MAX_QUALITY_QUERIES,
   type OutcomeStore,
+  parseQualityQuery,
+  QualityQueryParams,
   QualityReportSchema,
   qualityReport,
 } from "@relevance/outcomes";
@@ -17,7 +19,6 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { requireAccount } from "./key-store.ts";
 import { ADMIN, AUTHENTICATED, errorAnswer, json, pathParam } from "./openapi-parts.ts";
-import { parseQualityQuery, QualityQueryParams } from "./quality-params.ts";
 import { findRecord } from "./records.ts";
 
 export const RECORDING_NOT_CONFIGURED = "recording_not_configured";

@@ -1,9 +1,8 @@
 import type { OutcomeStore, QualityInputs, TrainingQueryRow, TrainingRowsQuery } from "@relevance/outcomes";
+import { MAX_TRAINING_RANGE_DAYS, MAX_TRAINING_ROWS_PAGE } from "@relevance/outcomes";
 import { describe, expect, it } from "vitest";
 import { openApiDocument } from "./openapi.ts";
 import { makeHarness } from "./test-support/harness.ts";
-import { MAX_TRAINING_RANGE_DAYS, MAX_TRAINING_ROWS_PAGE } from "./training-limits.ts";
-import { parseInstant } from "./training-rows.ts";
 
 const NOW = Date.parse("2026-11-21T12:00:00.000Z");
 const DAY = 86_400_000;
@@ -169,16 +168,5 @@ describe("GET …/training-rows", () => {
     expect(op?.parameters?.map((p) => p.name).sort()).toEqual(
       ["after", "id", "index", "limit", "minImpressions", "model", "since", "until"].sort(),
     );
-  });
-});
-
-describe("parseInstant", () => {
-  it("reads durations back from now and ISO times, and nothing else", () => {
-    expect(parseInstant("30d", NOW)).toBe(NOW - 30 * DAY);
-    expect(parseInstant("2h", NOW)).toBe(NOW - 7_200_000);
-    expect(parseInstant("2026-11-20", NOW)).toBe(Date.parse("2026-11-20"));
-    expect(parseInstant("2026-11-20T10:00:00+01:00", NOW)).toBe(Date.parse("2026-11-20T09:00:00Z"));
-    for (const bad of ["", "30", "d", "-1d", "1w", "now", "2026-11-20T10:00"])
-      expect(parseInstant(bad, NOW)).toBeNull();
   });
 });

@@ -6,7 +6,19 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import { FEATURE_SET_V1 } from "@relevance/core";
-import { DEFAULT_MIN_IMPRESSIONS, MAX_RECORDED_QUERY_CHARS, type OutcomeStore } from "@relevance/outcomes";
+import {
+  DEFAULT_MIN_IMPRESSIONS,
+  DEFAULT_TRAINING_ROWS_PAGE,
+  DEFAULT_TRAINING_SINCE,
+  MAX_MIN_IMPRESSIONS,
+  MAX_MODEL_ID_CHARS,
+  MAX_RECORDED_QUERY_CHARS,
+  MAX_TIME_CHARS,
+  MAX_TRAINING_RANGE_DAYS,
+  MAX_TRAINING_ROWS_PAGE,
+  type OutcomeStore,
+  parseTimeRange,
+} from "@relevance/outcomes";
 import { INDEX_NAME, type SettingsTable } from "@relevance/settings";
 import { ApiError, invalid } from "@shared/http";
 import type { Issue } from "@shared/kernel";
@@ -15,44 +27,17 @@ import { z } from "zod";
 import { parseWith } from "./body.ts";
 import { requireAccount } from "./key-store.ts";
 import { ADMIN, AUTHENTICATED, errorAnswer, json, pathParam } from "./openapi-parts.ts";
-import {
-  DEFAULT_TRAINING_ROWS_PAGE,
-  DEFAULT_TRAINING_SINCE,
-  MAX_MIN_IMPRESSIONS,
-  MAX_MODEL_ID_CHARS,
-  MAX_TRAINING_RANGE_DAYS,
-  MAX_TRAINING_ROWS_PAGE,
-} from "./training-limits.ts";
-
-const DAY_MS = 86_400_000;
-const DURATION = /^(\d{1,7})([hd])$/;
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
-
-/**
- * A point in time as the query gives it: a duration (`30d`, `12h`) back from `reference` (now for
- * `until`, `until` for `since`) or an ISO time. Null when it is neither.
- */
-export function parseInstant(raw: string, reference: number): number | null {
-  const duration = DURATION.exec(raw);
-  if (duration !== null) {
-    const amount = Number(duration[1]);
-    return reference - amount * (duration[2] === "d" ? DAY_MS : 3_600_000);
-  }
-  if (!ISO_TIME.test(raw)) return null;
-  const at = Date.parse(raw);
-  return Number.isNaN(at) ? null : at;
-}
-
 export const TrainingRowsParams = z.object({
   id: pathParam("System account ID."),
   index: pathParam("Index or alias name, as the searches named it."),
 });
 
 export const TrainingRowsQuerySchema = z.strictObject({
-  since: z.string().max(40).default(DEFAULT_TRAINING_SINCE).meta({
-    description: "Start of the range: a duration back from until (30d, 12h) or an ISO time. Default 30d.",
+  since: z.string().max(MAX_TIME_CHARS).default(DEFAULT_TRAINING_SINCE).meta({
+    description:
+      "Start of the range: a duration back from until (30d, 12h, 90m) or an ISO time. Default 30d.",
   }),
-  until: z.string().max(40).optional().meta({
+  until: z.string().max(MAX_TIME_CHARS).optional().meta({
     description: "End of the range (exclusive): a duration back from now or an ISO time. Default now.",
   }),
   model: z
@@ -135,20 +120,13 @@ export function trainingRowRoutes(deps: {
     const query = parseWith(TrainingRowsQuerySchema, c.req.query(), "the training-rows query is invalid");
     const issues: Issue[] = [];
     if (!INDEX_NAME.test(index)) issues.push({ path: "index", message: "must match [A-Za-z0-9_-]{1,64}" });
-    const now = deps.now().getTime();
-    // As the quality report reads them: until from now, a duration of since back from until.
-    const until = query.until === undefined ? now : parseInstant(query.until, now);
-    const since = parseInstant(query.since, until ?? now);
-    const when = "must be a duration (30d, 12h) or an ISO time";
-    if (since === null) issues.push({ path: "since", message: when });
-    if (until === null) issues.push({ path: "until", message: when });
-    if (since !== null && until !== null) {
-      if (since >= until) issues.push({ path: "since", message: "must be before until" });
-      else if (until - since > MAX_TRAINING_RANGE_DAYS * DAY_MS)
-        issues.push({ path: "since", message: `the range must be at most ${MAX_TRAINING_RANGE_DAYS} days` });
-    }
-    if (issues.length > 0 || since === null || until === null)
-      throw invalid("the training-rows query is invalid", issues);
+    const range = parseTimeRange(query, deps.now().getTime(), {
+      defaultSince: DEFAULT_TRAINING_SINCE,
+      maxDays: MAX_TRAINING_RANGE_DAYS,
+    });
+    if (!range.ok) issues.push(...range.issues);
+    if (issues.length > 0 || !range.ok) throw invalid("the training-rows query is invalid", issues);
+    const { since, until } = range.value;
     if (deps.outcomes === undefined) throw recordingNotConfigured();
     const account = c.req.param("account");
     await requireAccount(deps.table, account);

@@ -16,3 +16,5 @@ export const MIN_RETENTION_DAYS = 1;
 export const MAX_RETENTION_DAYS = 3650;
 /** Searches of one query needed before its click-through rate counts (quality τ, training labels). */
 export const DEFAULT_MIN_IMPRESSIONS = 5;
+/** Largest `minImpressions` a quality report or a training export takes. */
+export const MAX_MIN_IMPRESSIONS = 1_000_000;

@@ -1,5 +1,5 @@
 // The live-quality report's query: one case per bound of docs/limits.md (the rows live in
-// @relevance/admin's quality-params.ts). Node only: the Worker serves search, not the admin API.
+// @relevance/outcomes' quality-params.ts). Node only: the Worker serves search, not the admin API.
 // The bounds are checked before anything else, so they answer 422 also where nothing is recorded.
 
 import { ADMIN_LIMITS } from "@relevance/admin";

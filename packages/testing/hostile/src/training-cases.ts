@@ -1,5 +1,5 @@
 // The training export's admin route (GET …/training-rows): one case per bound of docs/limits.md (its
-// rows live in @relevance/admin's training-limits.ts). Node only: the Worker serves search. A query
+// rows live in @relevance/outcomes' training-limits.ts). Node only: the Worker serves search. A query
 // beyond a bound answers 422 before the outcome store is read, so the cases hold with or without one.
 
 import { ADMIN_LIMITS } from "@relevance/admin";

@@ -2,26 +2,20 @@
  * The query of `GET /api/v1/admin/accounts/{id}/indexes/{index}/quality`, checked before the
  * store is asked anything: each parameter bounded, a bad one answers 422 naming it.
  */
-import type { Issue } from "@relevance/core";
-import { DEFAULT_MIN_IMPRESSIONS, MAX_QUALITY_QUERIES } from "@relevance/outcomes";
-import type { LimitRow } from "@shared/http";
+import type { Issue, LimitRow } from "@shared/kernel";
 import { z } from "zod";
+import { DEFAULT_MIN_IMPRESSIONS, MAX_MIN_IMPRESSIONS } from "./limits.ts";
+import { MAX_QUALITY_QUERIES } from "./quality/thresholds.ts";
+import { MAX_TIME_CHARS, parseTimeRange } from "./time-range.ts";
 
 /** The widest range a report covers: the default retention, and what one report reads at most. */
 export const MAX_QUALITY_RANGE_DAYS = 90;
 /** `since` when absent. */
 export const DEFAULT_QUALITY_SINCE = "7d";
-/** Largest `minImpressions`. */
-export const MAX_MIN_IMPRESSIONS = 1_000_000;
 /** Characters of `model` (a model id, as served-search records bound it). */
 export const MAX_QUALITY_MODEL_CHARS = 256;
-/** Characters of `since` and `until` (an ISO time with offset and milliseconds is 29). */
-export const MAX_QUALITY_TIME_CHARS = 40;
-
-const DAY_MS = 86_400_000;
-const DURATION = /^([1-9][0-9]{0,4})([dhm])$/;
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
-const UNIT_MS = { d: DAY_MS, h: 3_600_000, m: 60_000 } as const;
+/** Characters of `since` and `until`. */
+export const MAX_QUALITY_TIME_CHARS = MAX_TIME_CHARS;
 
 export const QualityQueryParams = z.object({
   since: z
@@ -35,7 +29,7 @@ export const QualityQueryParams = z.object({
     .string()
     .max(MAX_QUALITY_TIME_CHARS)
     .optional()
-    .describe("End of the range (exclusive), an ISO time; default now."),
+    .describe("End of the range (exclusive): a duration before now or an ISO time; default now."),
   model: z
     .string()
     .min(1)
@@ -57,12 +51,6 @@ export interface QualityRange {
   minImpressions: number;
 }
 
-function isoTime(raw: string): number | null {
-  if (!ISO_TIME.test(raw)) return null;
-  const t = Date.parse(raw);
-  return Number.isFinite(t) ? t : null;
-}
-
 /** The range and filters of a quality request, or the issues naming each bad parameter. */
 export function parseQualityQuery(
   query: Record<string, string | undefined>,
@@ -76,33 +64,11 @@ export function parseQualityQuery(
     }
     return false;
   };
-  let until = now;
-  const rawUntil = query.until;
-  if (rawUntil !== undefined && !tooLong("until", rawUntil, MAX_QUALITY_TIME_CHARS)) {
-    const t = isoTime(rawUntil);
-    if (t === null)
-      issues.push({ path: "until", message: "must be an ISO time such as 2026-11-28T12:00:00Z" });
-    else until = t;
-  }
-  let since = until - 7 * DAY_MS;
-  const rawSince = query.since ?? DEFAULT_QUALITY_SINCE;
-  if (!tooLong("since", rawSince, MAX_QUALITY_TIME_CHARS)) {
-    const duration = DURATION.exec(rawSince);
-    if (duration !== null) {
-      since = until - Number(duration[1]) * UNIT_MS[duration[2] as keyof typeof UNIT_MS];
-    } else {
-      const t = isoTime(rawSince);
-      if (t === null) {
-        issues.push({ path: "since", message: "must be a duration (7d, 24h, 90m) or an ISO time" });
-      } else since = t;
-    }
-  }
-  if (issues.length === 0) {
-    if (since >= until) issues.push({ path: "since", message: "must be before until" });
-    else if (until - since > MAX_QUALITY_RANGE_DAYS * DAY_MS) {
-      issues.push({ path: "since", message: `must be at most ${MAX_QUALITY_RANGE_DAYS} days before until` });
-    }
-  }
+  const range = parseTimeRange(query, now, {
+    defaultSince: DEFAULT_QUALITY_SINCE,
+    maxDays: MAX_QUALITY_RANGE_DAYS,
+  });
+  if (!range.ok) issues.push(...range.issues);
   const model = query.model;
   if (model !== undefined && !tooLong("model", model, MAX_QUALITY_MODEL_CHARS) && model.length === 0) {
     issues.push({ path: "model", message: "must not be empty" });
@@ -118,7 +84,8 @@ export function parseQualityQuery(
       });
     } else minImpressions = n;
   }
-  if (issues.length > 0) return { ok: false, issues };
+  if (issues.length > 0 || !range.ok) return { ok: false, issues };
+  const { since, until } = range.value;
   return {
     ok: true,
     value: { since, until, minImpressions, ...(model === undefined ? {} : { modelId: model }) },

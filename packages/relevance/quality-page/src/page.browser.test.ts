@@ -9,12 +9,12 @@
  */
 import type { AddressInfo } from "node:net";
 import { type ServerType, serve } from "@hono/node-server";
+import { ADMIN_TOKEN, makeHarness } from "@relevance/admin/test-support";
 import { fixedQualityStore, syntheticQualityInputs } from "@relevance/outcomes/test-support/quality-inputs";
 import { launchChromium } from "@shared/test-support/chromium";
 import { Hono } from "hono";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, makeHarness } from "../test-support/harness.ts";
 import { QUALITY_PAGE_PATH, qualityPageApp } from "./routes.ts";
 
 let browser: Browser;

@@ -18,8 +18,8 @@ describe("the quality page's client bundle", () => {
   }, 60_000);
 
   it("type-checks against the DOM library (tsconfig.client.json)", () => {
-    const project = fileURLToPath(new URL("../../tsconfig.client.json", import.meta.url));
-    const tsc = fileURLToPath(new URL("../../../../../node_modules/.bin/tsc", import.meta.url));
+    const project = fileURLToPath(new URL("../tsconfig.client.json", import.meta.url));
+    const tsc = fileURLToPath(new URL("../../../../node_modules/.bin/tsc", import.meta.url));
     expect(() => execFileSync(tsc, ["--noEmit", "-p", project], { stdio: "pipe" })).not.toThrow();
   }, 60_000);
 });

@@ -1,7 +1,12 @@
 // The bounds of the training export's admin route (docs/limits.md); the rows are built from the
 // same constants the route's schema enforces.
-import { DEFAULT_MIN_IMPRESSIONS, MAX_RECORDED_QUERY_CHARS, MAX_RETENTION_DAYS } from "@relevance/outcomes";
-import type { LimitRow } from "@shared/http";
+import type { LimitRow } from "@shared/kernel";
+import {
+  DEFAULT_MIN_IMPRESSIONS,
+  MAX_MIN_IMPRESSIONS,
+  MAX_RECORDED_QUERY_CHARS,
+  MAX_RETENTION_DAYS,
+} from "./limits.ts";
 
 /** Rows per page (`limit`). */
 export const MAX_TRAINING_ROWS_PAGE = 1000;
@@ -10,8 +15,6 @@ export const DEFAULT_TRAINING_ROWS_PAGE = 500;
 export const MAX_TRAINING_RANGE_DAYS = MAX_RETENTION_DAYS;
 /** The default range: the last 30 days. */
 export const DEFAULT_TRAINING_SINCE = "30d";
-/** `minImpressions`: a query needs this many searches to have a label at all. */
-export const MAX_MIN_IMPRESSIONS = 1_000_000;
 /** `model`: a model id as the trigger config names it. */
 export const MAX_MODEL_ID_CHARS = 256;
 
