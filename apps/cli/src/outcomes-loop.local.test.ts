@@ -182,6 +182,6 @@ describe("serve, click, export, train, upload, roll out, measure (npm start's de
     expect(second.code, second.stderr).toBe(0);
     const after = await qualityOnce(v2, 300);
     expect(after.find((m) => m.modelId === v2)?.searches).toBeGreaterThanOrEqual(300);
-    expect(after.find((m) => m.modelId === v1)?.searches).toBe(served.searches);
+    expect(after.find((m) => m.modelId === v1)?.searches).toBeGreaterThanOrEqual(served.searches);
   }, 300_000);
 });

@@ -27,13 +27,20 @@ const HITS: Record<string, { id: string; title: string; category: string }[]> = 
   })),
 };
 
-function shop(options: { queryUid?: boolean; eventStatus?: number } = {}) {
+function shop(options: { queryUid?: boolean; eventStatus?: number; throttleEvery?: number } = {}) {
   const sent: Sent[] = [];
   let clock = 1_000_000;
   let uid = 0;
+  let events = 0;
   const fetch = (async (url: string, init: RequestInit) => {
     const body = JSON.parse(String(init.body)) as Record<string, unknown>;
     sent.push({ at: clock, url, headers: init.headers as Record<string, string>, body });
+    // Every n-th event sent is over the key's rate: 429 with Retry-After, as the search API answers.
+    if (url.endsWith("/api/v1/events") && options.throttleEvery !== undefined) {
+      events += 1;
+      if (events % options.throttleEvery === 0)
+        return new Response("{}", { status: 429, headers: { "retry-after": "1" } });
+    }
     if (url.endsWith("/api/v1/events"))
       return new Response(options.eventStatus === undefined ? "{}" : "{}", {
         status: options.eventStatus ?? 201,
@@ -174,6 +181,24 @@ describe("the simulated shopper", () => {
     expect(summary.clicks).toBe(0);
     expect(summary.eventsRefused).toBeGreaterThan(0);
     expect(summary.firstRefusal).toMatch(/^404/);
+  });
+
+  it("sends an event again after the Retry-After of a 429, and clicks the same as without it", async () => {
+    const plain = shop();
+    const throttled = shop({ throttleEvery: 3 });
+    const options = { ...base, searches: 30, seed: 2, clickProbability: 1 };
+    const expected = await runShopper({ ...options, ...plain.deps });
+    const summary = await runShopper({ ...options, ...throttled.deps });
+    expect(summary.eventsRetried).toBeGreaterThan(0);
+    expect(summary.eventsRefused).toBe(0);
+    expect(summary.clicks).toBe(expected.clicks);
+    const resent = throttled.sent.filter((s) => s.url.endsWith("/events"));
+    expect(resent).toHaveLength(
+      plain.sent.filter((s) => s.url.endsWith("/events")).length + summary.eventsRetried,
+    );
+    // The retry waited the second the 429 asked for.
+    const gaps = resent.slice(1).map((s, i) => s.at - (resent[i] as Sent).at);
+    expect(gaps.some((g) => g >= 1000)).toBe(true);
   });
 
   it("refuses more searches than its bound, or no rate, before sending anything", async () => {

@@ -33,6 +33,8 @@ import { type DemoQuery, generateDemoQueries } from "./demo-queries.ts";
 
 export const MAX_SHOPPER_SEARCHES = 100_000;
 export const MAX_SHOPPER_RATE = 200;
+/** Times an event refused for the key's rate (429) is sent again, after its Retry-After. */
+export const MAX_EVENT_RETRIES = 3;
 
 export const SHOPPER_DEFAULTS = {
   index: DEMO_INDEX,
@@ -82,8 +84,10 @@ export interface ShopperSummary {
   searchErrors: number;
   clicks: number;
   conversions: number;
-  /** Events answered with anything but 201, and the first such answer. */
+  /** Events answered with anything but 201 (after the retries of a 429), and the first such answer. */
   eventsRefused: number;
+  /** Events sent again after a 429 (the key's event rate). */
+  eventsRetried: number;
   firstRefusal: string | null;
   /** Per query text: searches, those with the intended category in the top k, clicks, conversions. */
   byQuery: Record<
@@ -155,17 +159,29 @@ export async function runShopper(options: ShopperOptions): Promise<ShopperSummar
     clicks: 0,
     conversions: 0,
     eventsRefused: 0,
+    eventsRetried: 0,
     firstRefusal: null,
     byQuery: {},
   };
   const send = async (event: Record<string, unknown>, userId: string) => {
-    const res = await paced(() =>
-      doFetch(`${base}/api/v1/events`, {
-        method: "POST",
-        headers: { ...auth, "content-type": "application/json", "x-ms-user-id": userId },
-        body: JSON.stringify(event),
-      }),
-    );
+    const post = () =>
+      paced(() =>
+        doFetch(`${base}/api/v1/events`, {
+          method: "POST",
+          headers: { ...auth, "content-type": "application/json", "x-ms-user-id": userId },
+          body: JSON.stringify(event),
+        }),
+      );
+    let res = await post();
+    // Over the key's event rate (429), a shop's page waits as told and sends again, as here; a
+    // few times at most. No random number is drawn, so the seed still decides every choice.
+    for (let retry = 0; res.status === 429 && retry < MAX_EVENT_RETRIES; retry++) {
+      await res.text();
+      const seconds = Number(res.headers.get("retry-after"));
+      await sleep(1000 * (Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 5) : 1));
+      summary.eventsRetried += 1;
+      res = await post();
+    }
     const text = await res.text();
     if (res.status === 201) return true;
     summary.eventsRefused += 1;
@@ -291,6 +307,7 @@ if (import.meta.main) {
         `${totals.clicks} clicks, ${totals.conversions} conversions` +
         `${totals.withoutQueryUid > 0 ? `; ${totals.withoutQueryUid} answers without a queryUid (no events sent for them)` : ""}` +
         `${totals.searchErrors > 0 ? `; ${totals.searchErrors} searches failed` : ""}` +
+        `${totals.eventsRetried > 0 ? `; ${totals.eventsRetried} events sent again after a 429` : ""}` +
         `${totals.eventsRefused > 0 ? `; ${totals.eventsRefused} events refused (first: ${totals.firstRefusal})` : ""}\n`,
     );
   } catch (error) {
