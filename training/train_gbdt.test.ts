@@ -6,18 +6,8 @@ import { type Io, nodeIo } from "../apps/cli/src/io.ts";
 import { runRelevance } from "../apps/cli/src/relevance.ts";
 import { compileModel } from "../packages/relevance/core/src/artifact/compile.ts";
 import { importXgboost } from "../packages/relevance/core/src/import/xgboost.ts";
+import { mulberry32 as random } from "../packages/shared/kernel/src/seeded-random.ts";
 import { FEATURES, predict, type Row, readRows, trainFromRows } from "./train_gbdt.ts";
-
-/** A seeded PRNG for the synthetic rows (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Rows whose label is a known function of three features plus noise: a step in jaccard, a slope

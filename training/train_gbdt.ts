@@ -25,6 +25,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { FEATURE_SET_V1 } from "../packages/relevance/core/src/features.ts";
+// mulberry32: a subsampled training run is the same every time.
+import { mulberry32 as prng } from "../packages/shared/kernel/src/seeded-random.ts";
 
 export const FEATURES: readonly string[] = FEATURE_SET_V1;
 const f32 = Math.fround;
@@ -133,18 +135,6 @@ export function splitRows(rows: readonly Row[]): { train: Row[]; held: Row[] } {
       held: rows.filter((r) => r.split === "holdout"),
     };
   return { train: rows.filter((_, i) => i % 5 !== 4), held: rows.filter((_, i) => i % 5 === 4) };
-}
-
-/** mulberry32: a small seeded PRNG, so a subsampled training run is the same every time. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The leaf a row reaches: fround(x) < threshold goes left, a missing value takes the default side. */

@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { FEATURE_SET_V1 } from "@relevance/core";
 import { newQueryUid, type OutcomeEvent, type ServedSearch } from "@relevance/outcomes";
 import type { Logger } from "@relevance/settings";
+import { mulberry32 as prng } from "@shared/kernel";
 import { launchChromium } from "@shared/test-support/chromium";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,18 +30,6 @@ const DAY = 86_400_000;
 let stack: Stack;
 let browser: Browser;
 let account: string;
-
-/** mulberry32: replayable data. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A shop's two weeks: 60 queries of model v3, each with its own quality (the score tracks it with

@@ -28,6 +28,7 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { mulberry32 } from "@shared/kernel";
 import { DEMO_INDEX } from "./demo.ts";
 import { type DemoQuery, generateDemoQueries } from "./demo-queries.ts";
 
@@ -96,17 +97,8 @@ export interface ShopperSummary {
   >;
 }
 
-/** mulberry32: the shopper's seeded random numbers. */
-export function shopperRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The shopper's seeded random numbers: the kernel's mulberry32. */
+export const shopperRandom: (seed: number) => () => number = mulberry32;
 
 interface Hit {
   id?: unknown;

@@ -13,4 +13,5 @@ export {
   ok,
   type Result,
 } from "./result.ts";
+export { mulberry32 } from "./seeded-random.ts";
 export { USAGE_EXIT, UserError } from "./user-error.ts";

@@ -1,4 +1,5 @@
 /** Deterministic randomness for the simulated cloud: the same seed and key give the same demo data. */
+import { mulberry32 } from "@shared/kernel";
 
 /** FNV-1a: a stable 32-bit seed from text. */
 export function hash32(text: string): number {
@@ -10,14 +11,5 @@ export function hash32(text: string): number {
   return h >>> 0;
 }
 
-/** mulberry32: a small seeded PRNG returning floats in [0, 1). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (the kernel's seeded PRNG): floats in [0, 1). */
+export const prng: (seed: number) => () => number = mulberry32;

@@ -1,11 +1,2 @@
-/** mulberry32: a small seeded PRNG, so that generated test and benchmark data can be replayed. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// mulberry32, for replayable test and benchmark data: the kernel's one seeded PRNG.
+export { mulberry32 } from "@shared/kernel";

@@ -2,19 +2,8 @@
  * Synthetic QualityInputs for the report's tests and its benchmark: a model whose click-through
  * rate rises with the score (so τ, ρ and the AUC are clearly positive), seeded and deterministic.
  */
+import { mulberry32 } from "@shared/kernel";
 import type { OutcomeStore, QualityInputs, QualityQuery } from "../ports.ts";
-
-/** mulberry32, as @relevance/core's test support has it: replayable data. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface SyntheticOptions {
   modelId?: string;
