@@ -3,7 +3,7 @@
  * store is asked anything: each parameter bounded, a bad one answers 422 naming it.
  */
 import type { Issue, LimitRow } from "@shared/kernel";
-import { z } from "zod";
+import * as z from "zod";
 import { DEFAULT_MIN_IMPRESSIONS, MAX_MIN_IMPRESSIONS } from "./limits.ts";
 import { MAX_QUALITY_QUERIES } from "./quality/thresholds.ts";
 import { MAX_TIME_CHARS, parseTimeRange } from "./time-range.ts";
