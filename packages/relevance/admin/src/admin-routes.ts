@@ -3,7 +3,6 @@ import { toStoredConfig } from "@relevance/core";
 import { ACCOUNT_SK, type IndexSettingsAttributes, indexSk } from "@relevance/settings";
 import { conflict, invalid, limitBody, notFound, onError, routeFallback } from "@shared/http";
 import { Hono } from "hono";
-import { z } from "zod";
 import { adminKeyRoutes } from "./admin-keys.ts";
 import { adminAuth, authGuard, BEARER_TOKEN, BEARER_TOKEN_RULE } from "./auth.ts";
 import { listed, parseWith, readJson } from "./body.ts";
@@ -19,8 +18,8 @@ import {
   ETAG,
   errorAnswer,
   IF_MATCH,
+  IndexRouteParams,
   json,
-  pathParam,
 } from "./openapi-parts.ts";
 import type { AdminDeps } from "./ports.ts";
 import { adminQualityRoutes } from "./quality-route.ts";
@@ -211,10 +210,6 @@ export function createAdminApp(deps: AdminDeps): Hono {
   return app;
 }
 
-const ConfigParams = z.object({
-  id: pathParam("System account ID."),
-  index: pathParam("Index or alias name."),
-});
 const CONFIG_PATH = "/api/v1/admin/accounts/{id}/indexes/{index}/relevance-trigger-config";
 
 /** The routes above as the OpenAPI document lists them. */
@@ -239,7 +234,7 @@ export const adminRouteDocs = (limits: BodyLimitAnswers) => [
     path: CONFIG_PATH,
     ...ADMIN,
     summary: "Read the relevance trigger config of an index or alias record.",
-    request: { params: ConfigParams },
+    request: { params: IndexRouteParams },
     responses: {
       200: {
         description: "The config (null when not set) and the record's version.",
@@ -256,7 +251,7 @@ export const adminRouteDocs = (limits: BodyLimitAnswers) => [
     ...ADMIN,
     summary:
       "Set (or with null remove) the relevance trigger config; a conditional write on the record's version.",
-    request: { params: ConfigParams, headers: IF_MATCH, body: body(PutTriggerConfig) },
+    request: { params: IndexRouteParams, headers: IF_MATCH, body: body(PutTriggerConfig) },
     responses: {
       200: { description: "Written.", headers: ETAG, content: json(TriggerConfigWritten) },
       ...AUTHENTICATED,

@@ -54,3 +54,9 @@ export const ETAG = z.object({
   ETag: z.string().meta({ description: 'The record\'s version, quoted: "3".' }),
 });
 export { pathParam };
+
+/** `{id}` and `{index}` of the per-index admin routes (trigger, recording config, quality). */
+export const IndexRouteParams = z.object({
+  id: pathParam("System account ID."),
+  index: pathParam("Index or alias name."),
+});

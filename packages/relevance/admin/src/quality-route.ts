@@ -16,9 +16,8 @@ import {
 import type { SettingsTable } from "@relevance/settings";
 import { ApiError, invalid, notFound } from "@shared/http";
 import { Hono } from "hono";
-import { z } from "zod";
 import { requireAccount } from "./key-store.ts";
-import { ADMIN, AUTHENTICATED, errorAnswer, json, pathParam } from "./openapi-parts.ts";
+import { ADMIN, AUTHENTICATED, errorAnswer, IndexRouteParams, json } from "./openapi-parts.ts";
 import { findRecord } from "./records.ts";
 
 export const RECORDING_NOT_CONFIGURED = "recording_not_configured";
@@ -63,7 +62,7 @@ export const adminQualityRouteDocs = () => [
     summary:
       "Live quality of an index's scored searches per model: searches, score histogram per day, calibration by score decile, Kendall τ and Spearman ρ between score and click-through over queries, AUC for searches with no click; each with its sample size and 95 % interval, or too_little_data (docs/quality.md).",
     request: {
-      params: z.object({ id: pathParam("System account ID."), index: pathParam("Index or alias name.") }),
+      params: IndexRouteParams,
       query: QualityQueryParams,
     },
     responses: {

@@ -23,8 +23,8 @@ import {
   ETAG,
   errorAnswer,
   IF_MATCH,
+  IndexRouteParams,
   json,
-  pathParam,
 } from "./openapi-parts.ts";
 import { etag, findRecord } from "./records.ts";
 import { IssueSchema } from "./schemas.ts";
@@ -156,10 +156,6 @@ export function recordingConfigRoutes(deps: { table: SettingsTable; log: Logger;
   return app;
 }
 
-const Params = z.object({
-  id: pathParam("System account ID."),
-  index: pathParam("Index or alias name."),
-});
 const DOC_PATH = "/api/v1/admin/accounts/{id}/indexes/{index}/relevance-recording-config";
 
 /** The routes above as the OpenAPI document lists them. */
@@ -170,7 +166,7 @@ export const recordingConfigRouteDocs = (limits: BodyLimitAnswers) => [
     ...ADMIN,
     summary:
       "Read the relevance recording config (the sample rate of recorded searches) of an index or alias.",
-    request: { params: Params },
+    request: { params: IndexRouteParams },
     responses: {
       200: {
         description:
@@ -188,7 +184,7 @@ export const recordingConfigRouteDocs = (limits: BodyLimitAnswers) => [
     ...ADMIN,
     summary:
       "Set (or with null remove) the relevance recording config; a conditional write on the record's version.",
-    request: { params: Params, headers: IF_MATCH, body: body(PutRecordingConfig) },
+    request: { params: IndexRouteParams, headers: IF_MATCH, body: body(PutRecordingConfig) },
     responses: {
       200: { description: "Written.", headers: ETAG, content: json(RecordingConfigWritten) },
       ...AUTHENTICATED,
