@@ -106,7 +106,8 @@ async function main(): Promise<void> {
   if (!draft.ok) throw new Error("fixture");
   const kv = new SqliteKv(openDatabase(join(dataDir, "kv.db")));
   let artifactBytes = 0;
-  for (let v = 1; v <= 101; v++) {
+  // v102 is the shadow model of 1d only: the other sections' loads stay as they were.
+  for (let v = 1; v <= 102; v++) {
     const built = buildArtifact(draft.value, {
       modelId: `${acct}:products:v${v}`,
       titleField: "title",
@@ -238,6 +239,39 @@ async function main(): Promise<void> {
     }
   }
 
+  // 1d. The cost of shadow scoring on the served answer: an alias recording every scored search with
+  // a shadow model scoring every one too (sample rate 1), alternating with the recorded alias above.
+  // The shadow runs after the answer; what it may cost the answer is the difference.
+  await call("PUT", "/api/v1/aliases/shadowed", { index: "products" }, key);
+  await call(
+    "PUT",
+    `/api/v1/admin/accounts/${acct}/indexes/shadowed/relevance-trigger-config`,
+    { relevanceTriggerConfig: { modelId: `${acct}:products:v1`, titleField: "title", tagsField: "tags" } },
+    admin,
+  );
+  await call(
+    "PUT",
+    `/api/v1/admin/accounts/${acct}/indexes/shadowed/relevance-shadow-config`,
+    { relevanceShadowConfig: { modelId: `${acct}:products:v102`, sampleRate: 1 } },
+    admin,
+  );
+  for (;;) {
+    const copy = JSON.parse((await kv.get(`${acct}-shadowed`)) ?? "{}");
+    if (copy.relevance_shadow_config?.sample_rate === 1 && copy.relevance_trigger_config) break;
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  const shadowed: number[] = [];
+  const unshadowed: number[] = [];
+  for (let t = 0; t < 2000; t++) {
+    const q = queries[t % queries.length] as string;
+    const order = t % 2 === 0 ? (["shadowed", "recorded"] as const) : (["recorded", "shadowed"] as const);
+    for (const alias of order) {
+      const r = await search(q, true, {}, alias);
+      if (!r.scored) throw new Error(`the ${alias} alias did not score`);
+      (alias === "shadowed" ? shadowed : unshadowed).push(r.ms);
+    }
+  }
+
   // 2. First scored request after a model appears: switch to a model no request has loaded yet.
   const firstExtra: number[] = [];
   for (let v = 2; v <= 21; v++) {
@@ -356,6 +390,24 @@ async function main(): Promise<void> {
       "-",
     ],
     [
+      "scored, recorded, with a shadow model (rate 1), p50 / p95 / p99",
+      `${median(shadowed).toFixed(3)} / ${p95(shadowed).toFixed(3)} / ${p99(shadowed).toFixed(3)} ms`,
+      "-",
+      "-",
+    ],
+    [
+      "  scored, recorded, no shadow, alternating, p50 / p95 / p99",
+      `${median(unshadowed).toFixed(3)} / ${p95(unshadowed).toFixed(3)} / ${p99(unshadowed).toFixed(3)} ms`,
+      "-",
+      "-",
+    ],
+    [
+      "added by shadow scoring, p50 / p99",
+      `${(median(shadowed) - median(unshadowed)).toFixed(3)} / ${(p99(shadowed) - p99(unshadowed)).toFixed(3)} ms`,
+      "-",
+      "-",
+    ],
+    [
       "added by recording, p50 / p99",
       `${(median(recorded) - median(unrecorded)).toFixed(3)} / ${(p99(recorded) - p99(unrecorded)).toFixed(3)} ms`,
       "-",
@@ -386,7 +438,7 @@ async function main(): Promise<void> {
   const file = join(ROOT, "bench-results", "search.json");
   writeFileSync(
     file,
-    `${JSON.stringify({ date: new Date().toISOString(), machine: { cpu: os.cpus()[0]?.model, cpus: os.cpus().length, node: process.version }, documents: docs.length, artifactBytes, unscoredMs: { p50: median(unscored), p95: p95(unscored), p99: p99(unscored), n: unscored.length }, unscoredAgainMs: { p50: median(unscoredAgain), p99: p99(unscoredAgain) }, facetsSortMs: { p50: median(faceted), p95: p95(faceted), p99: p99(faceted), n: faceted.length }, plainAlternatingMs: { p50: median(plain), p95: p95(plain), p99: p99(plain) }, scorerAloneUs: { p50: scorerP50 * 1000, p99: scorerP99 * 1000 }, scoredMs: { p50: median(scored), p95: p95(scored), p99: p99(scored), n: scored.length }, recordingMs: { recorded: { p50: median(recorded), p95: p95(recorded), p99: p99(recorded), n: recorded.length }, unrecorded: { p50: median(unrecorded), p95: p95(unrecorded), p99: p99(unrecorded), n: unrecorded.length } }, addedMs: { p50: added50, p99: added99 }, firstScoredExtraMs: { median: firstMedian, samples: firstExtra }, throughputRps: rps, rssMiB: { oneModel: rssBefore, hundredOneModels: rssAfter }, targets: { addedP50Ms: 0.2, addedP99Ms: 1, firstScoredExtraMs: 5 } }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), machine: { cpu: os.cpus()[0]?.model, cpus: os.cpus().length, node: process.version }, documents: docs.length, artifactBytes, unscoredMs: { p50: median(unscored), p95: p95(unscored), p99: p99(unscored), n: unscored.length }, unscoredAgainMs: { p50: median(unscoredAgain), p99: p99(unscoredAgain) }, facetsSortMs: { p50: median(faceted), p95: p95(faceted), p99: p99(faceted), n: faceted.length }, plainAlternatingMs: { p50: median(plain), p95: p95(plain), p99: p99(plain) }, scorerAloneUs: { p50: scorerP50 * 1000, p99: scorerP99 * 1000 }, scoredMs: { p50: median(scored), p95: p95(scored), p99: p99(scored), n: scored.length }, recordingMs: { recorded: { p50: median(recorded), p95: p95(recorded), p99: p99(recorded), n: recorded.length }, unrecorded: { p50: median(unrecorded), p95: p95(unrecorded), p99: p99(unrecorded), n: unrecorded.length } }, shadowMs: { shadowed: { p50: median(shadowed), p95: p95(shadowed), p99: p99(shadowed), n: shadowed.length }, unshadowed: { p50: median(unshadowed), p95: p95(unshadowed), p99: p99(unshadowed), n: unshadowed.length } }, addedMs: { p50: added50, p99: added99 }, firstScoredExtraMs: { median: firstMedian, samples: firstExtra }, throughputRps: rps, rssMiB: { oneModel: rssBefore, hundredOneModels: rssAfter }, targets: { addedP50Ms: 0.2, addedP99Ms: 1, firstScoredExtraMs: 5 } }, null, 2)}\n`,
   );
   console.log(`\nResults written to ${file}`);
 }

@@ -11,6 +11,7 @@ import {
   type OutcomeEvent,
   type OutcomeStore,
   type ServedSearch,
+  type ShadowPair,
   type TrainingQueryRow,
   type TrainingRowsQuery,
   uuidV7,
@@ -58,6 +59,9 @@ class RowsStore implements OutcomeStore {
     throw new Error("not read here");
   }
   async purge(): Promise<void> {}
+  async shadowPairs(): Promise<ShadowPair[]> {
+    return [];
+  }
   async trainingRows(q: TrainingRowsQuery): Promise<TrainingQueryRow[]> {
     this.queries.push(q);
     return this.rows

@@ -21,6 +21,9 @@ class ArrayStore implements OutcomeStore {
     throw new Error("not read here");
   }
   async purge() {}
+  async shadowPairs() {
+    return [];
+  }
 }
 
 const log = { info() {}, warn() {}, error() {} };

@@ -32,6 +32,7 @@ import {
   TriggerConfigRead,
   TriggerConfigWritten,
 } from "./schemas.ts";
+import { shadowConfigRoutes } from "./shadow-config-routes.ts";
 import { trainingRowRoutes } from "./training-rows.ts";
 import { configView, configWarnings, parseIfMatch, validatePutBody } from "./trigger-config.ts";
 
@@ -129,6 +130,7 @@ export function createAdminApp(deps: AdminDeps): Hono {
   app.route("/", adminKeyRoutes({ table, now, random, log }));
   app.route("/", adminQualityRoutes({ table, now, outcomes: deps.outcomes }));
   app.route("/", recordingConfigRoutes({ table, now, log }));
+  app.route("/", shadowConfigRoutes({ table, kv, now, log }));
   app.route("/", trainingRowRoutes({ table, outcomes: deps.outcomes, now }));
 
   const configPath = `${ADMIN_BASE}/accounts/:account/indexes/:index/relevance-trigger-config`;

@@ -2,7 +2,7 @@
 // Each constant is the number the code enforces; the rows below are built from the same constants,
 // so the documented value and the enforced one cannot drift apart.
 
-import { QUALITY_LIMIT_ROWS, TRAINING_LIMIT_ROWS } from "@relevance/outcomes";
+import { MAX_SHADOW_MODEL_ID_CHARS, QUALITY_LIMIT_ROWS, TRAINING_LIMIT_ROWS } from "@relevance/outcomes";
 import { MAX_DOCUMENTS_PER_INDEX } from "@relevance/settings";
 import { DEFAULT_JSON_BODY_BYTES, type LimitRow, MAX_ERROR_DETAILS } from "@shared/http";
 import { KEY_LIMIT_ROWS } from "./key-limits.ts";
@@ -194,6 +194,14 @@ export function adminLimitRows(body: BodyLimits = DEFAULT_BODY_LIMITS): LimitRow
       unit: "characters",
       status: 422,
       note: "a model id of another account (<other_account>:<index>:v<n>) is refused too",
+    },
+    {
+      area: "admin",
+      field: "relevanceShadowConfig.modelId",
+      limit: MAX_SHADOW_MODEL_ID_CHARS,
+      unit: "characters",
+      status: 422,
+      note: "the shadow model; a model id of another account is refused too",
     },
     {
       area: "admin",

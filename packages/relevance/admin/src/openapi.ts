@@ -22,6 +22,7 @@ import { adminLimitRows, type BodyLimits, resolveBodyLimits } from "./limits.ts"
 import { bodyLimitAnswers, json } from "./openapi-parts.ts";
 import { adminQualityRouteDocs } from "./quality-route.ts";
 import { recordingConfigRouteDocs } from "./recording-config-routes.ts";
+import { shadowConfigRouteDocs } from "./shadow-config-routes.ts";
 import { trainingRowRouteDocs } from "./training-rows.ts";
 
 export interface OpenApiOptions {
@@ -108,6 +109,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
     documentRoute,
     ...adminRouteDocs(answers),
     ...recordingConfigRouteDocs(answers),
+    ...shadowConfigRouteDocs(answers),
     ...adminKeyRouteDocs(answers),
     ...adminQualityRouteDocs(),
     ...trainingRowRouteDocs(),

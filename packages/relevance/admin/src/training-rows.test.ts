@@ -1,4 +1,10 @@
-import type { OutcomeStore, QualityInputs, TrainingQueryRow, TrainingRowsQuery } from "@relevance/outcomes";
+import type {
+  OutcomeStore,
+  QualityInputs,
+  ShadowPair,
+  TrainingQueryRow,
+  TrainingRowsQuery,
+} from "@relevance/outcomes";
 import { MAX_TRAINING_RANGE_DAYS, MAX_TRAINING_ROWS_PAGE } from "@relevance/outcomes";
 import { describe, expect, it } from "vitest";
 import { openApiDocument } from "./openapi.ts";
@@ -23,6 +29,9 @@ class RowsStore implements OutcomeStore {
     return { daily: [], bins: [], queries: [], events: { attributed: 0, unattributed: 0, duplicates: 0 } };
   }
   async purge(): Promise<void> {}
+  async shadowPairs(): Promise<ShadowPair[]> {
+    return [];
+  }
   async trainingRows(query: TrainingRowsQuery): Promise<TrainingQueryRow[]> {
     this.queries.push(query);
     return this.rows

@@ -14,6 +14,8 @@ import type {
   OutcomeStore,
   QualityInputs,
   QualityQuery,
+  ShadowPair,
+  ShadowPairsQuery,
   TrainingQueryRow,
   TrainingRowsQuery,
 } from "./ports.ts";
@@ -102,6 +104,13 @@ export class ClickHouseOutcomeStore implements OutcomeStore {
       ORDER BY (account, index_name, received_at)
       TTL toDateTime(received_at) + INTERVAL ${days} DAY`,
     );
+    // Columns added after the table was first made: idempotent, so an existing table gains them once.
+    // Nullable: rows from before shadow scoring, and unsampled searches, have no shadow score.
+    await this.sql.exec(
+      `ALTER TABLE ${this.db}.served_searches
+        ADD COLUMN IF NOT EXISTS shadow_model_id Nullable(String),
+        ADD COLUMN IF NOT EXISTS shadow_score Nullable(Float64)`,
+    );
     // A changed OUTCOME_RETENTION_DAYS changes the TTL of tables made under the old one.
     for (const [table, column] of [
       ["served_searches", "served_at"],
@@ -145,8 +154,32 @@ export class ClickHouseOutcomeStore implements OutcomeStore {
         latency_ms: r.latencyMs,
         served_at: chTime(r.servedAt),
         user_hash: r.userHash,
+        shadow_model_id: r.shadowModelId ?? null,
+        shadow_score: r.shadowScore ?? null,
       })),
     );
+  }
+
+  async shadowPairs(q: ShadowPairsQuery): Promise<ShadowPair[]> {
+    await this.migrate();
+    const { where, params } = this.scope(q);
+    const rows = await this.sql.query<Record<string, unknown>>(
+      `SELECT query_uid, toUnixTimestamp64Milli(served_at) AS served_ms, model_id, score,
+          assumeNotNull(shadow_model_id) AS shadow_model, assumeNotNull(shadow_score) AS shadow
+        FROM ${this.db}.served_searches
+        WHERE ${where} AND shadow_model_id IS NOT NULL AND shadow_score IS NOT NULL
+        ORDER BY served_at, query_uid
+        LIMIT {limit:UInt32}`,
+      { ...params, limit: Math.max(0, Math.floor(q.limit)) },
+    );
+    return rows.map((r) => ({
+      queryUid: String(r.query_uid),
+      servedAt: Number(r.served_ms),
+      modelId: String(r.model_id),
+      score: Number(r.score),
+      shadowModelId: String(r.shadow_model),
+      shadowScore: Number(r.shadow),
+    }));
   }
 
   async recordEvents(rows: readonly OutcomeEvent[]): Promise<void> {

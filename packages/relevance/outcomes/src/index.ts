@@ -13,6 +13,7 @@ export * from "./recorder.ts";
 export * from "./recording-config.ts";
 export * from "./records.ts";
 export * from "./retention.ts";
+export * from "./shadow-config.ts";
 export * from "./time-range.ts";
 export * from "./training-limits.ts";
 export * from "./user-hash.ts";

@@ -11,6 +11,8 @@ import type {
   OutcomeStore,
   QualityInputs,
   QualityQuery,
+  ShadowPair,
+  ShadowPairsQuery,
   TrainingQueryRow,
   TrainingRowsQuery,
 } from "./ports.ts";
@@ -130,6 +132,24 @@ export class MemoryOutcomeStore implements OutcomeStore {
       .sort((a, b) => compareUtf8(a.queryKey, b.queryKey))
       .slice(0, Math.max(0, q.limit))
       .map(({ latest, ...r }) => r);
+  }
+
+  async shadowPairs(q: ShadowPairsQuery): Promise<ShadowPair[]> {
+    const pairs: ShadowPair[] = [];
+    for (const s of this.scoped(q)) {
+      if (s.shadowModelId === undefined || s.shadowScore === undefined) continue;
+      pairs.push({
+        queryUid: s.queryUid,
+        servedAt: s.servedAt,
+        modelId: s.modelId,
+        score: s.score,
+        shadowModelId: s.shadowModelId,
+        shadowScore: s.shadowScore,
+      });
+    }
+    return pairs
+      .sort((a, b) => a.servedAt - b.servedAt || compareUtf8(a.queryUid, b.queryUid))
+      .slice(0, Math.max(0, q.limit));
   }
 
   async purge(before: number): Promise<void> {

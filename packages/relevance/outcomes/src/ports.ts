@@ -78,6 +78,21 @@ export interface TrainingQueryRow {
   lastServedAt: number;
 }
 
+/** The scope's searches that a shadow model scored too, oldest first, at most `limit`. */
+export interface ShadowPairsQuery extends OutcomeScope {
+  limit: number;
+}
+
+/** One search scored by both models: the served score and the shadow's, on the same feature vector. */
+export interface ShadowPair {
+  queryUid: string;
+  servedAt: number;
+  modelId: string;
+  score: number;
+  shadowModelId: string;
+  shadowScore: number;
+}
+
 export interface OutcomeStore {
   /** Stores served searches; resolves only once they are stored (a failure rejects). */
   recordSearches(rows: readonly ServedSearch[]): Promise<void>;
@@ -85,6 +100,8 @@ export interface OutcomeStore {
   recordEvents(rows: readonly OutcomeEvent[]): Promise<void>;
   quality(query: QualityQuery): Promise<QualityInputs>;
   trainingRows(query: TrainingRowsQuery): Promise<TrainingQueryRow[]>;
+  /** Searches with shadow scores (`shadowModelId` set), ordered by servedAt then queryUid. */
+  shadowPairs(query: ShadowPairsQuery): Promise<ShadowPair[]>;
   /** Deletes searches and events older than `before` (epoch ms): the retention. */
   purge(before: number): Promise<void>;
 }

@@ -40,6 +40,14 @@ export const ServedSearchSchema = z.strictObject({
   servedAt: z.number().int().min(0),
   /** hashUserId of the shopper (X-MS-USER-ID on the search), or null. Never the id itself. */
   userHash: z.string().max(64).nullable(),
+  /**
+   * The shadow model (relevance_shadow_config) that scored the same feature vector after the answer
+   * left, when this search was in its sample and the model loaded. Optional, both or neither: rows
+   * and queue messages from before shadow scoring, and unsampled searches, have neither.
+   */
+  shadowModelId: z.string().min(1).max(256).optional(),
+  /** What the shadow model predicted on `features`, in [0, 10]; never answered. */
+  shadowScore: z.number().min(0).max(10).optional(),
 });
 export type ServedSearch = z.infer<typeof ServedSearchSchema>;
 

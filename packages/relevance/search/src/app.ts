@@ -67,6 +67,7 @@ import {
   wantsMetadata,
 } from "./served-search.ts";
 import { parseApiKeyCopy, parseSettingsCopy, type SettingsView } from "./settings-copy.ts";
+import { shadowScoring } from "./shadow-scoring.ts";
 import { errorMessage, withTimeout } from "./timeout.ts";
 
 export interface SearchAppDeps {
@@ -109,6 +110,8 @@ export interface SearchAppDeps {
   recordEvents?: (events: readonly OutcomeEvent[]) => Promise<void>;
   /** Events accepted per API key per second (`EVENTS_PER_KEY_PER_SECOND`). Default 50. */
   eventsPerKeyPerSecond?: number;
+  /** In [0, 1), for the shadow model's sample. Default Math.random. */
+  random?: () => number;
 }
 
 /** What the search needs of a Recorder: a synchronous offer, and a flush for `waitUntil`. */
@@ -141,6 +144,8 @@ interface Resolved {
   relevanceConfig: unknown;
   /** relevance_recording_config of the record the request named, as stored. */
   recordingConfig: unknown;
+  /** relevance_shadow_config of the record the request named, as stored. */
+  shadowConfig: unknown;
 }
 
 /** A search answered, with what recording needs of it. */
@@ -150,6 +155,7 @@ interface Answered {
   /** The scored search as served (no score: nothing to record). */
   served: Omit<ServedInput, "latencyMs" | "servedAt" | "userId"> | null;
   recordingConfig: unknown;
+  shadowConfig: unknown;
 }
 
 /** The search proxy: `POST /api/v1/indexes/{index}/search` (docs/search.md). Runtime-neutral. */
@@ -299,6 +305,7 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
       },
       relevanceConfig: named.relevanceTriggerConfig,
       recordingConfig: named.relevanceRecordingConfig,
+      shadowConfig: named.relevanceShadowConfig,
     };
   }
 
@@ -354,7 +361,7 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
     started: number,
     includeMetadata: boolean,
   ): Promise<Answered> {
-    const { target, relevanceConfig, recordingConfig } = await resolve(account, index);
+    const { target, relevanceConfig, recordingConfig, shadowConfig } = await resolve(account, index);
     const result = await retrieve(account, index, target, request);
     const scored = request.relevanceScore
       ? await scoreSafely({
@@ -412,10 +419,11 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
             hits: result.hits,
             estimatedTotalHits: result.estimatedTotalHits,
           };
-    return { body, modelId: scored?.modelId ?? null, served, recordingConfig };
+    return { body, modelId: scored?.modelId ?? null, served, recordingConfig, shadowConfig };
   }
 
   const recordLimiter = new RateLimiter(nowMs, 60_000);
+  const shadow = shadowScoring({ scorer, log, limiter: recordLimiter, random: deps.random ?? Math.random });
   /**
    * Hands the scored searches of one request to the recorder, after the answer is ready: the row
    * (with the shopper's hash) is built in a promise the search does not await; in the Worker that
@@ -430,7 +438,7 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
     // A macrotask later: the row is built after the answer has left, not before it.
     const work = new Promise<void>((resolve) => setTimeout(resolve, 0))
       .then(async () => {
-        for (const { served, recordingConfig } of answers) {
+        for (const { served, recordingConfig, shadowConfig } of answers) {
           if (served === null) continue;
           const rate = recordingSampleRate(recordingConfig);
           if (!rate.valid && recordLimiter.take(`${served.account}\u0000${served.index}`) !== null)
@@ -438,7 +446,8 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
               account: served.account,
               index: served.index,
             });
-          recorder.offer(await servedSearchRow({ ...served, latencyMs, servedAt, userId }), rate.rate);
+          const row = await servedSearchRow({ ...served, latencyMs, servedAt, userId });
+          recorder.offer({ ...row, ...((await shadow(served, shadowConfig)) ?? {}) }, rate.rate);
         }
       })
       .catch((error: unknown) => {

@@ -32,9 +32,24 @@ export interface Score {
   features: number[];
 }
 
+/** A shadow model's prediction on a feature vector a serving model saw. */
+export interface ShadowInput {
+  account: string;
+  index: string;
+  /** The shadow model (`relevance_shadow_config.model_id`). */
+  modelId: string;
+  /** Feature set v1 as served (Score.features). */
+  features: readonly number[];
+}
+
 /** Computes `relevanceScore`. Never throws: any problem means no score (and a log line). */
 export interface Scorer {
   score(input: ScoreInput): Promise<Score | null>;
+  /**
+   * The shadow model's score in [0, 10] on the served feature vector, or null when its artifact is
+   * missing or does not load (a log line per model and window). Absent: no shadow scoring.
+   */
+  shadowScore?(input: ShadowInput): Promise<number | null>;
 }
 
 export interface RelevanceScorerOptions extends Omit<ModelCacheOptions, "now"> {
@@ -127,6 +142,47 @@ export class RelevanceScorer implements Scorer {
       return { score, modelId, features: Array.from(features) };
     } catch (error) {
       this.emit("error", "relevance scoring failed", "failed", {
+        account,
+        index,
+        modelId,
+        problem: errorMessage(error),
+      });
+      return null;
+    }
+  }
+
+  async shadowScore(input: ShadowInput): Promise<number | null> {
+    const { account, index, modelId } = input;
+    try {
+      const found = await this.cache.get(modelId);
+      if (found.status === "missing") {
+        this.emit("warn", "relevance shadow model artifact missing", "shadow_missing", {
+          account,
+          index,
+          modelId,
+        });
+        return null;
+      }
+      if (found.status !== "loaded") {
+        this.emit("error", "relevance shadow model does not load", `shadow_${found.status}`, {
+          account,
+          index,
+          modelId,
+          problem: found.problem,
+        });
+        return null;
+      }
+      const score = clampScore(found.model.model.predictV1(Float64Array.from(input.features)));
+      if (score === null) {
+        this.emit("error", "relevance shadow model produced no number", "shadow_nan", {
+          account,
+          index,
+          modelId,
+        });
+      }
+      return score;
+    } catch (error) {
+      this.emit("error", "relevance shadow scoring failed", "shadow_failed", {
         account,
         index,
         modelId,

@@ -51,6 +51,12 @@ export interface SettingsView {
    * share of the scored searches is recorded; @relevance/outcomes reads it (recordingSampleRate).
    */
   relevanceRecordingConfig: unknown;
+  /**
+   * `relevance_shadow_config` as stored (`{model_id, sample_rate}`, possibly absent or malformed):
+   * the model that scores a sampled share of the scored searches after the answer has left;
+   * @relevance/outcomes reads it (shadowConfigOf).
+   */
+  relevanceShadowConfig: unknown;
 }
 
 const DEFAULT_PRIMARY_KEY = "id";
@@ -178,5 +184,6 @@ export function settingsView(v: unknown): Result<SettingsView> {
     rankingRules,
     relevanceTriggerConfig: v.relevance_trigger_config,
     relevanceRecordingConfig: v.relevance_recording_config,
+    relevanceShadowConfig: v.relevance_shadow_config,
   });
 }

@@ -551,6 +551,25 @@ const API_CASES: HostileCase[] = [
     expect: invalid(/modelId$/),
   },
   {
+    id: "admin-shadow-config-model-id",
+    proves: "limit: relevanceShadowConfig.modelId",
+    surfaces: node,
+    requests: (ctx) => [
+      {
+        method: "PUT",
+        path: `/api/v1/admin/accounts/${ctx.account}/indexes/${ctx.index}/relevance-shadow-config`,
+        headers: adminHeaders(ctx),
+        body: JSON.stringify({
+          relevanceShadowConfig: {
+            modelId: `${ctx.account}:${ctx.index}:v${"9".repeat(A("admin", "relevanceShadowConfig.modelId", "characters"))}`,
+            sampleRate: 1,
+          },
+        }),
+      },
+    ],
+    expect: invalid(/modelId$/),
+  },
+  {
     id: "admin-config-proto",
     proves: "limit: keys named __proto__ in the admin config body",
     surfaces: node,

@@ -368,6 +368,42 @@ export function outcomeStoreContract(adapter: OutcomeStoreAdapter): void {
       expect((await store.trainingRows(training()))[0]?.features).toEqual(exact);
     });
 
+    it("reads back the shadow model and score of a search side by side with the served ones", async () => {
+      const store = await adapter.open();
+      const paired = search({ score: 6.25, shadowModelId: "acct-a:products:v2", shadowScore: 3.5 });
+      const later = search({ servedAt: T0 + 7_200_000, score: 1, shadowModelId: "s2", shadowScore: 10 });
+      await store.recordSearches([later, paired]);
+      expect(await store.shadowPairs({ ...scope(), limit: 10 })).toEqual([
+        {
+          queryUid: paired.queryUid,
+          servedAt: paired.servedAt,
+          modelId: "m1",
+          score: 6.25,
+          shadowModelId: "acct-a:products:v2",
+          shadowScore: 3.5,
+        },
+        {
+          queryUid: later.queryUid,
+          servedAt: later.servedAt,
+          modelId: "m1",
+          score: 1,
+          shadowModelId: "s2",
+          shadowScore: 10,
+        },
+      ]);
+      expect(await store.shadowPairs({ ...scope(), limit: 1 })).toHaveLength(1);
+      expect(await store.shadowPairs({ ...scope({ account: "acct-b" }), limit: 10 })).toEqual([]);
+    });
+
+    it("keeps searches without shadow fields valid and out of the shadow pairs", async () => {
+      const store = await adapter.open();
+      await store.recordSearches([search(), search({ shadowModelId: "m2", shadowScore: 0 })]);
+      const q = await store.quality(scope());
+      expect(q.daily.reduce((n, d) => n + d.searches, 0)).toBe(2);
+      const pairs = await store.shadowPairs({ ...scope(), limit: 10 });
+      expect(pairs.map((p) => [p.shadowModelId, p.shadowScore])).toEqual([["m2", 0]]);
+    });
+
     it("pages training rows by queryKey with after and limit", async () => {
       const store = await adapter.open();
       const keys = ["a", "b", "c", "d", "e", "é", "😀"];

@@ -83,6 +83,7 @@ export function fixedQualityStore(inputs: QualityInputs): { store: OutcomeStore;
     recordEvents: async () => {},
     trainingRows: async () => [],
     purge: async () => {},
+    shadowPairs: async () => [],
     quality: async (query) => {
       asked.push(query);
       const keep = <T extends { modelId: string }>(rows: T[]) =>

@@ -18,11 +18,15 @@ const FIXTURE = fileURLToPath(
   new URL("../../../core/fixtures/xgboost/squarederror_default_base.model.json", import.meta.url),
 );
 
-/** A real artifact: the committed XGBoost 1.7.4 fixture, imported and built under `modelId`. */
-export function artifactText(modelId: string): string {
+/**
+ * A real artifact: the committed XGBoost 1.7.4 fixture, imported and built under `modelId`. With
+ * `baseScoreShift`, another model: the same trees over a moved base score (predictions move by it).
+ */
+export function artifactText(modelId: string, baseScoreShift = 0): string {
   const draft = importXgboost(JSON.parse(readFileSync(FIXTURE, "utf8")));
   if (!draft.ok) throw new Error(JSON.stringify(draft.errors));
-  const built = buildArtifact(draft.value, {
+  const value = { ...draft.value, baseScore: draft.value.baseScore + baseScoreShift };
+  const built = buildArtifact(value, {
     modelId,
     index: "products",
     titleField: "title",

@@ -1,0 +1,33 @@
+/**
+ * `relevance_shadow_config`: an internal index setting beside `relevance_trigger_config` (which keeps
+ * its three fields exactly), naming a second model that scores a sampled share of the index's scored
+ * searches after the answer has left, on the same feature vector, so both scores are recorded side by
+ * side. Absent or null: no shadow scoring. Defined once here; the admin API's camelCase body
+ * (`relevanceShadowConfig: {modelId, sampleRate}`) maps onto it.
+ */
+import * as z from "zod";
+
+/** Longest model id (as the trigger config's, MAX_NAME_LENGTH of @relevance/core). */
+export const MAX_SHADOW_MODEL_ID_CHARS = 256;
+
+/** The stored shape (snake_case, as in the settings table and its KV copy). */
+export const ShadowConfigSchema = z.strictObject({
+  model_id: z
+    .string()
+    .min(1)
+    .max(MAX_SHADOW_MODEL_ID_CHARS)
+    .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "must not contain control characters"),
+  sample_rate: z.number().min(0).max(1),
+});
+export type ShadowConfig = z.infer<typeof ShadowConfigSchema>;
+
+/**
+ * The shadow config as the search reads it from the KV copy: null when absent, null too when
+ * malformed (a direct table edit must never cost the search), with `valid` false for a rate-limited
+ * log line.
+ */
+export function shadowConfigOf(stored: unknown): { config: ShadowConfig | null; valid: boolean } {
+  if (stored === undefined || stored === null) return { config: null, valid: true };
+  const parsed = ShadowConfigSchema.safeParse(stored);
+  return parsed.success ? { config: parsed.data, valid: true } : { config: null, valid: false };
+}
