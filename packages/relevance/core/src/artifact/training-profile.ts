@@ -76,7 +76,10 @@ export function profileDistribution(
   const max = present[n - 1] as number;
   if (max > (edges[edges.length - 1] as number)) edges.push(max);
   const counts = new Array<number>(Math.max(1, edges.length - 1)).fill(0);
-  for (const v of present) counts[profileBin(edges, v)]! += 1;
+  for (const v of present) {
+    const bin = profileBin(edges, v);
+    counts[bin] = (counts[bin] ?? 0) + 1;
+  }
   return {
     edges,
     shares: counts.map((c) => round(c / total)),

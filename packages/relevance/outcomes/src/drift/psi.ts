@@ -35,7 +35,10 @@ export function binByProfile(
   let missing = 0;
   for (const v of values) {
     if (v === null || v === undefined || !Number.isFinite(v) || counts.length === 0) missing++;
-    else counts[profileBin(dist.edges, v)]! += 1;
+    else {
+      const bin = profileBin(dist.edges, v);
+      counts[bin] = (counts[bin] ?? 0) + 1;
+    }
   }
   return { counts, missing };
 }
