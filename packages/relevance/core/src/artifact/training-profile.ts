@@ -6,6 +6,11 @@ import { at, describeType, type Issue, isPlainObject, issue } from "../result.ts
  * holds about a tenth of the training rows.
  */
 export const PROFILE_BINS = 10;
+/**
+ * The most training rows `model export --profile-rows` profiles: quantiles sort every value, and a
+ * million rows of twenty features is about 160 MB of numbers in memory; a sample profiles as well.
+ */
+export const MAX_PROFILE_ROWS = 1_000_000;
 /** The most bins a loaded profile may declare per distribution (edges hold one more value). */
 export const MAX_PROFILE_BINS = 100;
 /** Shares are rounded to this many decimals so the export is byte-for-byte reproducible. */
