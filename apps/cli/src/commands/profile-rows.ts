@@ -1,4 +1,4 @@
-import { formatIssues, MAX_PROFILE_ROWS, validateFeatureRecord } from "@relevance/core";
+import { FEATURE_SET_V1, formatIssues, MAX_PROFILE_ROWS, validateFeatureRecord } from "@relevance/core";
 import { UserError } from "../io.ts";
 import { readJsonLines } from "../jsonl.ts";
 
@@ -11,7 +11,15 @@ type FeatureRecord = Record<string, number | null>;
  * model feature absent from a row counts as missing, as the trainers count it.
  */
 export function readProfileRows(text: string, path: string, features: readonly string[]): FeatureRecord[] {
-  const known = new Set(features);
+  // Counted before any line is parsed, so an oversized file costs no parsing.
+  let lines = 0;
+  for (const line of text.split("\n")) if (line.trim() !== "") lines++;
+  if (lines > MAX_PROFILE_ROWS)
+    throw new UserError(
+      `${path}: has ${lines} rows, above the limit of ${MAX_PROFILE_ROWS} for --profile-rows; pass a sample`,
+    );
+  // A training file carries every v1 feature; the model may use fewer.
+  const known = new Set<string>([...features, ...FEATURE_SET_V1]);
   const rows = readJsonLines(text, path, (value, where): FeatureRecord | null => {
     const row = value as Record<string, unknown>;
     if (typeof row !== "object" || row === null || Array.isArray(row))
@@ -25,9 +33,5 @@ export function readProfileRows(text: string, path: string, features: readonly s
   }).filter((r): r is FeatureRecord => r !== null);
   if (rows.length === 0)
     throw new UserError(`${path}: has no training rows; write one JSON line {"features": {...}} per row`);
-  if (rows.length > MAX_PROFILE_ROWS)
-    throw new UserError(
-      `${path}: has ${rows.length} training rows, above the limit of ${MAX_PROFILE_ROWS} for --profile-rows; pass a sample`,
-    );
   return rows;
 }
