@@ -14,6 +14,7 @@ import { type FlagSpec, nullable, parseFlags, USAGE_EXIT } from "../args.ts";
 import { type Io, UserError } from "../io.ts";
 import { readJsonLines } from "../jsonl.ts";
 import { artifactLimit, maxBytesFlag } from "../procedures/validate.ts";
+import { readProfileRows } from "./profile-rows.ts";
 
 export const exportFlags: FlagSpec = {
   from: { type: "string", required: true, help: "xgboost (save_model JSON) or lightgbm (dump_model JSON)" },
@@ -34,6 +35,10 @@ export const exportFlags: FlagSpec = {
   golden: {
     type: "string",
     help: "JSON lines {features, prediction} predicted by the training library; each is checked",
+  },
+  "profile-rows": {
+    type: "string",
+    help: "training rows (JSON lines {features, ...}, as the trainers read) to store as the training profile for drift",
   },
   objective: { type: "string", help: "LightGBM objective when the dump lacks one (e.g. regression, binary)" },
   ...maxBytesFlag,
@@ -90,6 +95,10 @@ export async function modelExport(argv: string[], io: Io): Promise<number> {
         `${draft.source.library} ${draft.source.version}`,
       )
     : undefined;
+  const profilePath = flags["profile-rows"] as string | undefined;
+  const profileRows = profilePath
+    ? readProfileRows(await io.readText(profilePath), profilePath, draft.features)
+    : undefined;
   const built = buildArtifact(draft, {
     modelId: flags["model-id"] as string,
     index: flags.index as string | undefined,
@@ -97,6 +106,7 @@ export async function modelExport(argv: string[], io: Io): Promise<number> {
     tagsField: nullable(flags["tags-field"] as string),
     golden,
     maxBytes,
+    profileRows,
   });
   if (!built.ok) throw new UserError(`cannot export ${input}: ${formatIssues(built.errors)}`);
   const { artifact, text, bytes, warnings } = built.value;
@@ -109,7 +119,9 @@ export async function modelExport(argv: string[], io: Io): Promise<number> {
   const nodes = artifact.trees.reduce((n, t) => n + t.left.length, 0);
   io.out(
     `wrote ${out}: ${artifact.modelId}, ${artifact.trees.length} trees, ${nodes} nodes, ${(bytes / 1024).toFixed(1)} KB; ` +
-      `${artifact.golden.rows.length} golden rows from ${artifact.golden.source} reproduced within 1e-5\n`,
+      `${artifact.golden.rows.length} golden rows from ${artifact.golden.source} reproduced within 1e-5` +
+      (artifact.trainingProfile ? `; training profile of ${artifact.trainingProfile.rows} rows` : "") +
+      "\n",
   );
   return 0;
 }

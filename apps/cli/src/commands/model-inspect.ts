@@ -44,6 +44,8 @@ export interface ModelSummary {
   features: { name: string; splits: number }[];
   trainedOn: { titleField: string | null; tagsField: string | null };
   golden: { source: string; rows: number };
+  /** How many training rows the artifact's drift profile describes, or null without one. */
+  trainingProfileRows: number | null;
   bytes: number;
 }
 
@@ -111,6 +113,7 @@ export function summarize(artifact: ModelArtifact, maxDepth: number, bytes: numb
     features: artifact.features.map((name, i) => ({ name, splits: splits[i] ?? 0 })),
     trainedOn: artifact.trainedOn,
     golden: { source: artifact.golden.source, rows: artifact.golden.rows.length },
+    trainingProfileRows: artifact.trainingProfile?.rows ?? null,
     bytes,
   };
 }
@@ -135,6 +138,7 @@ function render(s: ModelSummary): string {
     `trees         ${s.trees}, max depth ${s.maxDepth}, ${s.nodes} nodes (${s.leaves} leaves)`,
     `trained on    titleField ${JSON.stringify(s.trainedOn.titleField)}, tagsField ${JSON.stringify(s.trainedOn.tagsField)}`,
     `golden rows   ${s.golden.rows} from ${s.golden.source}, all reproduced`,
+    `profile       ${s.trainingProfileRows === null ? "none (drift cannot be measured; export with --profile-rows)" : `${s.trainingProfileRows} training rows, per feature and score`}`,
     `size          ${s.bytes} bytes (${(s.bytes / 1024).toFixed(1)} KB)`,
     "features      name                     splits",
     ...s.features.map((f) => `              ${f.name.padEnd(24)} ${f.splits}`),

@@ -18,6 +18,7 @@ export {
   outputTransform,
 } from "./artifact/objectives.ts";
 export { recordFromRow, rowFromRecord } from "./artifact/rows.ts";
+export * from "./artifact/training-profile.ts";
 export { validateTree, validateTrees } from "./artifact/validate-trees.ts";
 export * from "./config.ts";
 export * from "./features.ts";

@@ -1,7 +1,13 @@
 // The bounds of one search request, in one place: the constants the code enforces and the rows of
 // the limits table (docs/limits.md) are the same numbers. Every bound is checked before the work it
 // protects, so no single request can stall, bloat or trick the proxy.
-import { ARTIFACT_MAX_BYTES_ENV, DEFAULT_ARTIFACT_MAX_BYTES, MAX_ARTIFACT_BYTES } from "@relevance/core";
+import {
+  ARTIFACT_MAX_BYTES_ENV,
+  DEFAULT_ARTIFACT_MAX_BYTES,
+  MAX_ARTIFACT_BYTES,
+  MAX_PROFILE_BINS,
+  MAX_PROFILE_ROWS,
+} from "@relevance/core";
 import { DEFAULT_JSON_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH, type LimitRow } from "@shared/http";
 
 /** Largest request body (bytes). Read before parsing: a larger body is refused with 413. */
@@ -328,5 +334,21 @@ export const SEARCH_LIMITS: LimitRow[] = [
     status: 0,
     note: `relevance model export and upload refuse (exit 1, nothing written; upload checks the file size before reading); the search proxy refuses to parse a larger one (no score, error logged, search succeeds); settable up to ${MAX_ARTIFACT_BYTES} bytes (the KV value limit)`,
     env: ARTIFACT_MAX_BYTES_ENV,
+  },
+  {
+    area: "model artifact",
+    field: "trainingProfile bins",
+    limit: MAX_PROFILE_BINS,
+    unit: "items",
+    status: 0,
+    note: "bins per feature or score distribution (edges at most one more); a loader refuses an artifact whose profile has more, naming the field (the export writes at most 10)",
+  },
+  {
+    area: "model artifact",
+    field: "--profile-rows",
+    limit: MAX_PROFILE_ROWS,
+    unit: "items",
+    status: 0,
+    note: "rows of the training file; relevance model export refuses a larger one (exit 1, nothing written); profile a sample",
   },
 ];

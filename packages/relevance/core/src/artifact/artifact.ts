@@ -3,6 +3,7 @@ import { FEATURE_SET_V1, isFeatureV1 } from "../features.ts";
 import { at, describeType, fail, type Issue, isPlainObject, issue, ok, type Result } from "../result.ts";
 import type { ModelDraft, ObjectiveParams, Semantics, SourceInfo, TreeArrays } from "./model.ts";
 import { baseMargin, knownObjectives, LIGHTGBM_SQRT_OBJECTIVES, outputTransform } from "./objectives.ts";
+import { type TrainingProfile, validateTrainingProfile } from "./training-profile.ts";
 import { validateTrees } from "./validate-trees.ts";
 
 export const ARTIFACT_FORMAT = "relevance-model";
@@ -45,6 +46,8 @@ export interface ModelArtifact extends ModelDraft {
   featureSet: "v1";
   trainedOn: { titleField: string | null; tagsField: string | null };
   golden: Golden;
+  /** The training rows' feature and score distributions, when the export was given them. */
+  trainingProfile?: TrainingProfile;
 }
 
 function nameOrNull(value: unknown, path: string, errors: Issue[]): void {
@@ -216,6 +219,8 @@ export function validateArtifact(input: unknown): Result<ModelArtifact> {
   }
   if (nFeatures > 0) errors.push(...validateTrees(input.trees, "trees", nFeatures, semantics));
   if (Array.isArray(features)) validateGolden(input.golden, "golden", features as string[], errors);
+  if (input.trainingProfile !== undefined && Array.isArray(features))
+    validateTrainingProfile(input.trainingProfile, "trainingProfile", features as string[], errors);
   if (errors.length > 0) return fail(errors);
 
   return ok(input as unknown as ModelArtifact);
@@ -224,9 +229,15 @@ export function validateArtifact(input: unknown): Result<ModelArtifact> {
 /** The draft fields of an artifact, in a fixed key order so that exports are byte-for-byte reproducible. */
 export function artifactFromDraft(
   draft: ModelDraft,
-  meta: { modelId: string; index: string; trainedOn: ModelArtifact["trainedOn"]; golden: Golden },
+  meta: {
+    modelId: string;
+    index: string;
+    trainedOn: ModelArtifact["trainedOn"];
+    golden: Golden;
+    trainingProfile?: TrainingProfile;
+  },
 ): ModelArtifact {
-  return {
+  const artifact: ModelArtifact = {
     format: ARTIFACT_FORMAT,
     formatVersion: ARTIFACT_FORMAT_VERSION,
     modelId: meta.modelId,
@@ -243,6 +254,8 @@ export function artifactFromDraft(
     trees: draft.trees.map(compactTree),
     golden: meta.golden,
   };
+  if (meta.trainingProfile !== undefined) artifact.trainingProfile = meta.trainingProfile;
+  return artifact;
 }
 
 function compactTree(tree: TreeArrays): TreeArrays {

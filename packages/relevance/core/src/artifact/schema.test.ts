@@ -83,6 +83,26 @@ describe("artifact.schema.json (the published JSON Schema) agrees with the loade
     expect(validateArtifact(artifact).ok).toBe(false);
   });
 
+  it("accepts an export with a training profile, and rejects a profile the loader rejects", () => {
+    const draft = importXgboost(readXgboostCase("missing_values").model);
+    if (!draft.ok) throw new Error(formatIssues(draft.errors));
+    const profileRows = Array.from({ length: 30 }, (_, i) =>
+      Object.fromEntries(draft.value.features.map((f, j) => [f, i % 5 === j ? null : (i * (j + 1)) % 11])),
+    );
+    const built = buildArtifact(draft.value, {
+      modelId: "acme:products:v1",
+      titleField: null,
+      tagsField: null,
+      profileRows,
+    });
+    if (!built.ok) throw new Error(formatIssues(built.errors));
+    const a = JSON.parse(built.value.text);
+    expect(validate(a), JSON.stringify(validate.errors)).toBe(true);
+    a.trainingProfile.features.price = a.trainingProfile.score;
+    expect(validate(a)).toBe(false);
+    expect(validateArtifact(a).ok).toBe(false);
+  });
+
   it("rejects documents the loader rejects for their shape", () => {
     const bad = [
       (a: Json) => {

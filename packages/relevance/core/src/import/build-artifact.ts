@@ -10,6 +10,8 @@ import {
 import { compileModel } from "../artifact/compile.ts";
 import { checkGolden, engineGoldenRows } from "../artifact/golden.ts";
 import type { ModelDraft } from "../artifact/model.ts";
+import { rowFromRecord } from "../artifact/rows.ts";
+import { computeTrainingProfile, type TrainingProfile } from "../artifact/training-profile.ts";
 import { parseModelId } from "../config.ts";
 import { isFeatureV1 } from "../features.ts";
 import { fail, issue, ok, type Result } from "../result.ts";
@@ -24,6 +26,11 @@ export interface BuildOptions {
   golden?: { source: string; rows: GoldenRow[] };
   /** Refuse an artifact above this many bytes. Default 8 MiB (`MODEL_MAX_BYTES`); loaders refuse the same. */
   maxBytes?: number;
+  /**
+   * Training rows (feature name to value or null) to profile: each feature's quantile bins and the
+   * model's own score on each row, stored as the artifact's `trainingProfile`.
+   */
+  profileRows?: readonly Record<string, number | null>[];
 }
 
 export interface BuiltArtifact {
@@ -52,11 +59,22 @@ export function buildArtifact(draft: ModelDraft, options: BuildOptions): Result<
   }
   const model = compileModel(draft);
   const golden = options.golden ?? { source: "engine", rows: engineGoldenRows(draft, model) };
+  let trainingProfile: TrainingProfile | undefined;
+  if (options.profileRows !== undefined) {
+    const scores: number[] = [];
+    for (const [i, record] of options.profileRows.entries()) {
+      const row = rowFromRecord(draft.features, record, `profileRows[${i}]`);
+      if (!row.ok) return row;
+      scores.push(model.predict(row.value));
+    }
+    trainingProfile = computeTrainingProfile(draft.features, options.profileRows, scores);
+  }
   const artifact = artifactFromDraft(draft, {
     modelId: options.modelId,
     index,
     trainedOn: { titleField: options.titleField, tagsField: options.tagsField },
     golden,
+    trainingProfile,
   });
   const goldenErrors = checkGolden(model, golden);
   if (goldenErrors.length > 0) return fail(goldenErrors);
