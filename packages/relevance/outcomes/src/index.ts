@@ -1,6 +1,7 @@
 export * from "./clickhouse-http.ts";
 export * from "./clickhouse-sql.ts";
 export * from "./clickhouse-store.ts";
+export * from "./drift/drift-schema.ts";
 export * from "./drift/psi.ts";
 export * from "./limit-rows.ts";
 export * from "./limits.ts";

@@ -3,9 +3,11 @@
  * given. Per model: searches, the per-day histogram, calibration by decile, τ and ρ over queries
  * with enough impressions, the AUC, and the events counts of the scope.
  */
+import type { ModelDrift } from "../drift/drift-schema.ts";
 import type { QualityInputs, QualityQuery } from "../ports.ts";
 import { aucFromBins, hanleyMcNeilInterval } from "./auc.ts";
 import { calibrationGroups } from "./calibration.ts";
+import type { ShadowComparison } from "./comparison-schema.ts";
 import { kendallInterval, kendallTauB, spearmanInterval, spearmanRho } from "./rank-correlation.ts";
 import type { ModelQuality, QualityReport } from "./schema.ts";
 import {
@@ -32,7 +34,18 @@ function push<T>(map: Map<string, T[]>, key: string, value: T): void {
   else list.push(value);
 }
 
-export function qualityReport(query: QualityQuery, inputs: QualityInputs, now: Date): QualityReport {
+/** The parts of the report read from other store queries: serving against shadow, and drift. */
+export interface ReportSections {
+  comparisons?: ShadowComparison[];
+  drift?: ModelDrift[];
+}
+
+export function qualityReport(
+  query: QualityQuery,
+  inputs: QualityInputs,
+  now: Date,
+  sections: ReportSections = {},
+): QualityReport {
   const bins = new Map<string, Bin[]>();
   const daily = new Map<string, Daily[]>();
   const queries = new Map<string, Query[]>();
@@ -60,6 +73,8 @@ export function qualityReport(query: QualityQuery, inputs: QualityInputs, now: D
     generatedAt: now.toISOString(),
     events: { ...inputs.events },
     models,
+    comparisons: sections.comparisons ?? [],
+    drift: sections.drift ?? [],
   };
 }
 

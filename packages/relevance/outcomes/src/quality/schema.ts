@@ -5,58 +5,9 @@
  * needs (thresholds.ts).
  */
 import * as z from "zod";
-
-const Interval = z.tuple([z.number(), z.number()]).describe("95 % interval [low, high] of the value.");
-
-const TooLittleData = z.strictObject({
-  status: z.literal("too_little_data"),
-  n: z.number().int().min(0).describe("What the metric had (searches or queries, as the metric counts)."),
-  needed: z.number().int().min(1).describe("What it needs before it is shown."),
-  reason: z.string().describe("Why, in words (a count below the threshold, or no variation to rank)."),
-});
-
-const Rate = z.strictObject({ rate: z.number().min(0).max(1), interval: Interval });
-
-export const CalibrationGroupSchema = z.strictObject({
-  decile: z
-    .number()
-    .int()
-    .min(1)
-    .max(10)
-    .describe("The tenth of the searches, by score, this group ends in."),
-  minScore: z.number(),
-  maxScore: z.number(),
-  n: z.number().int().min(1).describe("Searches in the group."),
-  meanScore: z.number(),
-  clickThrough: Rate.describe("Share of the group's searches with at least one click (Wilson interval)."),
-  conversion: Rate.describe("Share with at least one conversion (Wilson interval)."),
-});
-
-const Calibration = z.discriminatedUnion("status", [
-  z.strictObject({ status: z.literal("ok"), groups: z.array(CalibrationGroupSchema) }),
-  TooLittleData,
-]);
-
-const Correlation = z.discriminatedUnion("status", [
-  z.strictObject({
-    status: z.literal("ok"),
-    value: z.number().min(-1).max(1),
-    n: z.number().int().describe("Queries (each with at least minImpressions searches)."),
-    interval: Interval,
-  }),
-  TooLittleData,
-]);
-
-const Auc = z.discriminatedUnion("status", [
-  z.strictObject({
-    status: z.literal("ok"),
-    value: z.number().min(0).max(1),
-    clicked: z.number().int().describe("Searches with at least one click."),
-    notClicked: z.number().int().describe("Searches with none."),
-    interval: Interval.describe("Hanley–McNeil 95 % interval."),
-  }),
-  TooLittleData,
-]);
+import { ModelDriftSchema } from "../drift/drift-schema.ts";
+import { ShadowComparisonSchema } from "./comparison-schema.ts";
+import { AucSchema, CalibrationSchema, CorrelationSchema } from "./metric-schemas.ts";
 
 export const ModelQualitySchema = z.strictObject({
   modelId: z.string(),
@@ -72,16 +23,18 @@ export const ModelQualitySchema = z.strictObject({
       }),
     )
     .describe("Score distribution per UTC day, days ascending."),
-  calibration: Calibration,
-  kendallTau: Correlation.describe("Kendall τ-b between a query's mean score and its click-through rate."),
-  spearmanRho: Correlation.describe("Spearman ρ (with ties) between the same."),
+  calibration: CalibrationSchema,
+  kendallTau: CorrelationSchema.describe(
+    "Kendall τ-b between a query's mean score and its click-through rate.",
+  ),
+  spearmanRho: CorrelationSchema.describe("Spearman ρ (with ties) between the same."),
   queries: z.strictObject({
     n: z.number().int().min(0),
     truncated: z
       .boolean()
       .describe("True when maxQueries queries were read: the ones with the most searches."),
   }),
-  auc: Auc.describe(
+  auc: AucSchema.describe(
     "AUC of the score for searches that got no click (a no-click search scored lower; ties half).",
   ),
 });
@@ -101,6 +54,14 @@ export const QualityReportSchema = z
       duplicates: z.number().int().min(0),
     }),
     models: z.array(ModelQualitySchema).describe("Per model, the one with the most searches first."),
+    comparisons: z
+      .array(ShadowComparisonSchema)
+      .describe("Per serving and shadow model pair seen in the range, the two judged on the same searches."),
+    drift: z
+      .array(ModelDriftSchema)
+      .describe(
+        "Per model served in the range, the PSI of its score and features against its training profile, per day.",
+      ),
   })
   .describe("Live quality of an index's scored searches, per model.");
 
