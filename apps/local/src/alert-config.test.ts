@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type HttpReceiverDouble, startHttpReceiverDouble } from "@monitor/notify/test-support";
+import { type HttpReceiverDouble, startHttpReceiverDouble } from "@shared/notify/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, MAIN, MONITOR_TOKEN, type RunningStack, spawnStack } from "./test-support.ts";
 

@@ -9,7 +9,6 @@ import {
   MONITOR_TOKEN_RULE,
   maxClockSkewFromEnv,
 } from "@monitor/core";
-import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@monitor/notify";
 import { alertIntervalFromEnv } from "@monitor/runtime";
 import { BEARER_TOKEN, BEARER_TOKEN_RULE, type BodyLimits, bodyLimitsFromEnv } from "@relevance/admin";
 import { formatIssues } from "@relevance/core";
@@ -20,6 +19,7 @@ import {
   type RecordingTuning,
   recordingTuning,
 } from "@relevance/search";
+import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@shared/notify";
 
 export interface LocalConfig {
   port: number;

@@ -7,8 +7,8 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type HttpReceiverDouble, startHttpReceiverDouble } from "@monitor/notify/test-support";
 import type { Logger } from "@relevance/settings";
+import { type HttpReceiverDouble, startHttpReceiverDouble } from "@shared/notify/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configFrom } from "./env.ts";
 import { type Stack, startStack } from "./stack.ts";

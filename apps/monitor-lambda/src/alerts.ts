@@ -20,10 +20,10 @@ import {
   type ClickHouseRunStore,
 } from "@monitor/clickhouse";
 import type { SilenceStore, TransitionStore } from "@monitor/core";
-import { type Channel, createChannels } from "@monitor/notify";
 import { AlertEngine } from "@monitor/runtime";
 import type { Logger } from "@shared/kernel";
 import { jsonLogger } from "@shared/kernel/json-logger";
+import { type Channel, createChannels } from "@shared/notify";
 import { alertsFromEnv, clickHouseFromEnv, orThrow } from "./config.ts";
 import { type QueueHealthRead, queueHealthFromEnv } from "./queues.ts";
 import { once, openStore } from "./store.ts";

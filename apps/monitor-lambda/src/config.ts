@@ -14,7 +14,7 @@ import {
   maxClockSkewFromEnv,
   type Result,
 } from "@monitor/core";
-import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@monitor/notify";
+import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@shared/notify";
 
 export interface ClickHouseSettings {
   url: string;

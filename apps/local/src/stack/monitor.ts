@@ -11,7 +11,6 @@ import {
 } from "@monitor/clickhouse";
 import { openChdbRunStore } from "@monitor/clickhouse/chdb";
 import { ClickHouseCostStore } from "@monitor/cost";
-import { createChannels } from "@monitor/notify";
 import { queueHealthReader, SqliteQueue } from "@monitor/queues";
 import {
   AlertEngine,
@@ -22,6 +21,7 @@ import {
 } from "@monitor/runtime";
 import type { Logger } from "@relevance/settings";
 import type { AuthThrottle, ClientAddress } from "@shared/http";
+import { createChannels } from "@shared/notify";
 import type { LocalConfig } from "../env.ts";
 import { sessionKeysFor } from "../session-key.ts";
 

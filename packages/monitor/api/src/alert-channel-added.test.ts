@@ -13,9 +13,9 @@ import {
 } from "@monitor/clickhouse";
 import { openChdbRunStore } from "@monitor/clickhouse/chdb";
 import { type CollectorSpec, InMemoryCollectorRegistry, type RunStatus } from "@monitor/core";
-import { type Channel, type Notification, webhookChannel } from "@monitor/notify";
-import { type HttpReceiverDouble, startHttpReceiverDouble } from "@monitor/notify/test-support";
 import { AlertEngine, SqliteTransitionStore } from "@monitor/runtime";
+import { type Channel, type Notification, webhookChannel } from "@shared/notify";
+import { type HttpReceiverDouble, startHttpReceiverDouble } from "@shared/notify/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, MIN, makeApp, memoryLog, uuid } from "./test-support.ts";
 

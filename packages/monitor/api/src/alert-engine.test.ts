@@ -17,9 +17,9 @@ import {
   InMemoryCollectorRegistry,
   type RunStatus,
 } from "@monitor/core";
-import { type Channel, type DeliveryLog, InMemoryDeliveryLog, webhookChannel } from "@monitor/notify";
-import { type HttpReceiverDouble, startHttpReceiverDouble } from "@monitor/notify/test-support";
 import { AlertEngine } from "@monitor/runtime";
+import { type Channel, type DeliveryLog, InMemoryDeliveryLog, webhookChannel } from "@shared/notify";
+import { type HttpReceiverDouble, startHttpReceiverDouble } from "@shared/notify/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, MIN, makeApp, memoryLog, uuid } from "./test-support.ts";
 

@@ -19,9 +19,9 @@ import {
   notificationIntentId,
   type RunStatus,
 } from "@monitor/core";
-import { type Notification, webhookChannel } from "@monitor/notify";
-import { type HttpReceiverDouble, startHttpReceiverDouble } from "@monitor/notify/test-support";
 import { AlertEngine } from "@monitor/runtime";
+import { type Notification, webhookChannel } from "@shared/notify";
+import { type HttpReceiverDouble, startHttpReceiverDouble } from "@shared/notify/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, MIN, makeApp, memoryLog, uuid } from "./test-support.ts";
 

@@ -11,9 +11,9 @@ import {
   type ClickHouseRunStore,
 } from "@monitor/clickhouse";
 import { DEFAULT_AUTO_REGISTER, InMemoryCollectorRegistry } from "@monitor/core";
-import { InMemoryDeliveryLog, webhookChannel } from "@monitor/notify";
-import { type HttpReceiverDouble, startHttpReceiverDouble } from "@monitor/notify/test-support";
 import { AlertEngine } from "@monitor/runtime";
+import { InMemoryDeliveryLog, webhookChannel } from "@shared/notify";
+import { type HttpReceiverDouble, startHttpReceiverDouble } from "@shared/notify/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, MIN, makeApp, memoryLog, openTempStore, runAt, uuid } from "./test-support.ts";
 

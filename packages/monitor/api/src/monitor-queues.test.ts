@@ -9,10 +9,10 @@ import { SQSClient } from "@aws-sdk/client-sqs";
 import { InMemoryAlertStateStore } from "@monitor/clickhouse";
 import type { InMemoryRunStore } from "@monitor/core";
 import { alertKey, InMemoryCollectorRegistry } from "@monitor/core";
-import { InMemoryDeliveryLog } from "@monitor/notify";
 import { combineQueueHealth, queueHealthReader, SqliteQueue, SqsQueueHealth } from "@monitor/queues";
 import { DOUBLE_REGION, SqsDouble } from "@monitor/queues/test-support/sqs-double";
 import { AlertEngine } from "@monitor/runtime";
+import { InMemoryDeliveryLog } from "@shared/notify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, hangingStore, makeApp, memoryLog, openMemoryStore } from "./test-support.ts";
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { deliveryLogContract } from "@monitor/notify/delivery-log-contract";
+import { deliveryLogContract } from "@shared/notify/delivery-log-contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openChdbRunStore } from "./chdb.ts";
 import type { ClickHouseRunStore } from "./clickhouse-run-store.ts";

@@ -1,11 +1,11 @@
 /**
- * `@monitor/notify`'s DeliveryLog in the analytics database: every attempt is one row of
+ * `@shared/notify`'s DeliveryLog in the analytics database: every attempt is one row of
  * svc.notification_attempts (migration 6, 90-day TTL), written on the run store's own client. It
  * outlives a restart, so `deliver` does not send a notification again to a channel that accepted it
  * before the restart (docs/notifications.md, "The delivery log").
  */
 import type { ClickHouseClient } from "@clickhouse/client";
-import type { DeliveryAttempt, DeliveryLog } from "@monitor/notify";
+import type { DeliveryAttempt, DeliveryLog } from "@shared/notify";
 import { msToCh } from "./clickhouse-call.ts";
 import type { ClickHouseRunStore } from "./clickhouse-run-store.ts";
 

@@ -226,7 +226,7 @@ ORDER BY key`,
     version: 6,
     name: "create_notification_attempts",
     statements: [
-      // Every delivery attempt of every notification on every channel (@monitor/notify's DeliveryLog,
+      // Every delivery attempt of every notification on every channel (@shared/notify's DeliveryLog,
       // docs/notifications.md): an append-only log read by notification id, so it leads the key.
       `CREATE TABLE IF NOT EXISTS svc.notification_attempts
 (

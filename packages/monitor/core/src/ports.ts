@@ -4,7 +4,7 @@
  * no I/O. Adapters (ClickHouse/chDB, SQS, the embedded SQLite queue, AWS, in-memory doubles) import
  * these; this package never imports an adapter. Times are epoch milliseconds.
  *
- * The notification ports (`Channel`, `DeliveryLog`, `Notification`) are owned by `@monitor/notify`,
+ * The notification ports (`Channel`, `DeliveryLog`, `Notification`) are owned by `@shared/notify`,
  * which is shared with producers outside the monitor.
  */
 import type { AlertState, Silence } from "./alerts/index.ts";

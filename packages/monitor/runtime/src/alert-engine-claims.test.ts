@@ -9,8 +9,8 @@ import {
   type TransitionsDynalite,
 } from "@monitor/aws/test-support/dynalite-transitions";
 import { InMemoryCollectorRegistry, InMemoryTransitionStore, type TransitionStore } from "@monitor/core";
-import { alertmanagerChannel, type Channel, InMemoryDeliveryLog, type Notification } from "@monitor/notify";
-import { startAlertmanagerDouble } from "@monitor/notify/alertmanager-double";
+import { alertmanagerChannel, type Channel, InMemoryDeliveryLog, type Notification } from "@shared/notify";
+import { startAlertmanagerDouble } from "@shared/notify/alertmanager-double";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AlertEngine, type AlertEngineLogger } from "./alert-engine.ts";
 import { dlq, emptyRunStore, MemoryStateStore, quiet } from "./test-support/engine-fixtures.ts";

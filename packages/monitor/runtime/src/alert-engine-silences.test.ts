@@ -8,7 +8,7 @@ import {
   InMemoryTransitionStore,
   type Silence,
 } from "@monitor/core";
-import { type Channel, InMemoryDeliveryLog, type Notification } from "@monitor/notify";
+import { type Channel, InMemoryDeliveryLog, type Notification } from "@shared/notify";
 import { describe, expect, it } from "vitest";
 import { AlertEngine } from "./alert-engine.ts";
 import { SqliteSilenceStore } from "./silence-store-sqlite.ts";

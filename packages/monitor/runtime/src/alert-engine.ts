@@ -1,7 +1,7 @@
 /**
  * The alert engine loop (docs/monitor-alerts.md "The engine loop"): every tick it reads the
  * same data as the status endpoint, runs the pure rules and state machine of `@monitor/core`, saves
- * the state, delivers the owed intents through `@monitor/notify` and saves the confirmations.
+ * the state, delivers the owed intents through `@shared/notify` and saves the confirmations.
  */
 
 import { randomUUID } from "node:crypto";
@@ -39,6 +39,7 @@ import {
   step,
   type TransitionStore,
 } from "@monitor/core";
+import type { Logger } from "@shared/kernel";
 import {
   type Channel,
   channelsFromEnv,
@@ -49,8 +50,7 @@ import {
   type Notification,
   type NotificationAlert,
   overallStatus,
-} from "@monitor/notify";
-import type { Logger } from "@shared/kernel";
+} from "@shared/notify";
 import { alertInput, type FiringAlertJson, firingAlerts, readSnapshot } from "./evaluate.ts";
 import { SilenceMatchMemo } from "./silence-matches.ts";
 
