@@ -1,5 +1,5 @@
 import { at, type Issue } from "@relevance/core";
-import { checkJsonShape, invalid, parseJsonBody } from "@shared/http";
+import { checkJsonShape, invalid, parseJsonBody, shortPath } from "@shared/http";
 import type { Context } from "hono";
 import type { z } from "zod";
 import { BatchCounter, batchSizeIssue } from "./document-batch.ts";
@@ -75,19 +75,6 @@ async function readBatchText(c: Context, max: number): Promise<string> {
 /** At most 100 issues, each path shortened: what an answer lists of a validator's findings. */
 export function listed(issues: readonly Issue[]): Issue[] {
   return issues.slice(0, MAX_DETAILS).map((i) => ({ path: shortPath(i.path), message: i.message }));
-}
-
-const MAX_PATH_CHARS = 200;
-
-/**
- * A path as an answer names it: at most 200 characters, its start and its end kept (the end names
- * the offending key). A body's keys are the client's, and a megabyte-long key must not come back
- * twenty times in the details.
- */
-export function shortPath(path: string): string {
-  if (path.length <= MAX_PATH_CHARS) return path;
-  const half = MAX_PATH_CHARS / 2;
-  return `${path.slice(0, half)}…${path.slice(-half)}`;
 }
 
 /**

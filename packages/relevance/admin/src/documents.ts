@@ -1,7 +1,6 @@
 import { at, describeType, type Issue, isPlainObject, issue } from "@relevance/core";
-import { FORBIDDEN_KEYS, formatBytes } from "@shared/http";
-import { shortPath } from "./body.ts";
-import { jsonStringBytes } from "./json-size.ts";
+import { FORBIDDEN_KEYS, formatBytes, shortPath } from "@shared/http";
+import { jsonStringBytes } from "@shared/kernel";
 import {
   MAX_DETAILS,
   MAX_DOCUMENT_BYTES,

@@ -3,7 +3,19 @@
 // so the documented value and the enforced one cannot drift apart.
 
 import { MAX_SHADOW_MODEL_ID_CHARS, QUALITY_LIMIT_ROWS, TRAINING_LIMIT_ROWS } from "@relevance/outcomes";
-import { MAX_DOCUMENTS_PER_INDEX } from "@relevance/settings";
+import {
+  MAX_ATTRIBUTE_CHARS,
+  MAX_ATTRIBUTES,
+  MAX_DOCUMENTS_PER_INDEX,
+  MAX_RANKING_RULES,
+  MAX_SETTINGS_BYTES,
+  MAX_STOP_WORDS,
+  MAX_SYNONYM_KEYS,
+  MAX_SYNONYM_WORDS,
+  MAX_TYPO_DISABLED_WORDS,
+  MAX_TYPO_WORD_SIZE,
+  MAX_WORD_CHARS,
+} from "@relevance/settings";
 import { DEFAULT_JSON_BODY_BYTES, type LimitRow, MAX_ERROR_DETAILS } from "@shared/http";
 import { KEY_LIMIT_ROWS } from "./key-limits.ts";
 import { managementLimitRows } from "./management-limits.ts";
@@ -64,32 +76,20 @@ export const MAX_ACCOUNT_NAME_CHARS = 256;
 /** `modelId`, `titleField`, `tagsField` of the relevance trigger config (enforced by @relevance/core). */
 export const MAX_TRIGGER_CONFIG_STRING_CHARS = 256;
 
-// --- customer settings ---
+// --- customer settings (bounded where they are checked, @relevance/settings) ---
 
-/** Items in each of searchableAttributes, displayedAttributes, filterableAttributes, sortableAttributes. */
-export const MAX_ATTRIBUTES = 1000;
-/** Characters of one attribute name. */
-export const MAX_ATTRIBUTE_CHARS = 256;
-/** Keys of `synonyms`. */
-export const MAX_SYNONYM_KEYS = 10_000;
-/** Words in one synonym list (`synonyms.<word>`). */
-export const MAX_SYNONYM_WORDS = 100;
-/** Items of `stopWords`. */
-export const MAX_STOP_WORDS = 10_000;
-/** Characters of one synonym key, synonym or stop word. */
-export const MAX_WORD_CHARS = 256;
-/** Items of `typoTolerance.disableOnWords`. */
-export const MAX_TYPO_DISABLED_WORDS = 1000;
-/** `typoTolerance.minWordSizeForTypos.oneTypo` / `twoTypos`: whole numbers from 0 to this. */
-export const MAX_TYPO_WORD_SIZE = 255;
-/** Items of `rankingRules` (the only lists accepted are the default six, `sort` at any position). */
-export const MAX_RANKING_RULES = 20;
-/**
- * The eight customer settings together, as stored (UTF-8 JSON bytes), after a PATCH is applied. The
- * record is one DynamoDB item (at most 400 KB with the internal attributes) and its KV copy is read
- * by the search proxy, so the per-field bounds alone (which multiply out to megabytes) are not enough.
- */
-export const MAX_SETTINGS_BYTES = 256 * 1024;
+export {
+  MAX_ATTRIBUTE_CHARS,
+  MAX_ATTRIBUTES,
+  MAX_RANKING_RULES,
+  MAX_SETTINGS_BYTES,
+  MAX_STOP_WORDS,
+  MAX_SYNONYM_KEYS,
+  MAX_SYNONYM_WORDS,
+  MAX_TYPO_DISABLED_WORDS,
+  MAX_TYPO_WORD_SIZE,
+  MAX_WORD_CHARS,
+};
 
 // --- documents ---
 

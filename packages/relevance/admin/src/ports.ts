@@ -1,8 +1,14 @@
 import type { OutcomeStore } from "@relevance/outcomes";
-import type { Document, DocumentStore, Kv, Logger, SettingsTable } from "@relevance/settings";
+import type {
+  CustomerSettings,
+  Document,
+  DocumentStore,
+  Kv,
+  Logger,
+  SettingsTable,
+} from "@relevance/settings";
 import type { AuthThrottle, ClientAddress, LimitRow } from "@shared/http";
 import type { BodyLimits } from "./limits.ts";
-import type { CustomerSettings } from "./settings-mapping.ts";
 
 export type { Document, DocumentStore };
 

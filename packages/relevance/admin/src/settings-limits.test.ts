@@ -1,5 +1,6 @@
+import { validateSettingsPatch } from "@relevance/settings";
+import { jsonBytes } from "@shared/kernel";
 import { describe, expect, it } from "vitest";
-import { jsonBytes } from "./json-size.ts";
 import {
   DEFAULT_BODY_LIMITS,
   MAX_ATTRIBUTE_CHARS,
@@ -10,7 +11,6 @@ import {
   MAX_SYNONYM_WORDS,
   MAX_WORD_CHARS,
 } from "./limits.ts";
-import { validateSettingsPatch } from "./settings-mapping.ts";
 import { type Harness, makeHarness } from "./test-support/harness.ts";
 
 const SETTINGS = "/api/v1/indexes/products/settings";

@@ -6,4 +6,6 @@ export type * from "./ports.ts";
 export * from "./ranking-rules.ts";
 export * from "./records.ts";
 export * from "./route-actions.ts";
+export * from "./settings-limits.ts";
+export * from "./settings-mapping.ts";
 export * from "./tailer.ts";

@@ -9,5 +9,6 @@ export * from "./json-guards.ts";
 export * from "./lambda-env.ts";
 export * from "./limits.ts";
 export * from "./openapi-routes.ts";
+export * from "./short-path.ts";
 export * from "./storage.ts";
 export * from "./throttle.ts";

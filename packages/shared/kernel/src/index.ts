@@ -1,5 +1,6 @@
 export { type Settled, settleWithin, TimeoutError, withDeadline, withTimeout } from "./deadline.ts";
 export { errorMessage } from "./error-message.ts";
+export { jsonBytes, jsonStringBytes } from "./json-size.ts";
 export type { LimitRow } from "./limit-row.ts";
 export type { Logger } from "./logger.ts";
 export {

@@ -7,6 +7,7 @@
  */
 
 import { createRoute } from "@hono/zod-openapi";
+import { type CustomerSettings, customerSettings, validateSettingsPatch } from "@relevance/settings";
 import { ApiError, invalid } from "@shared/http";
 import { Hono } from "hono";
 import type { CustomerEnv } from "../auth.ts";
@@ -30,7 +31,6 @@ import {
 } from "../openapi-parts.ts";
 import { etag } from "../records.ts";
 import { SettingsPatchSchema } from "../schemas.ts";
-import { type CustomerSettings, customerSettings, validateSettingsPatch } from "../settings-mapping.ts";
 import { CUSTOMER_BASE, type CustomerContext } from "./context.ts";
 import { writeSettings } from "./settings.ts";
 

@@ -2,6 +2,16 @@
 
 import { createRoute } from "@hono/zod-openapi";
 import type { TableItem } from "@relevance/settings";
+import {
+  applySettingsPatch,
+  type CustomerSettings,
+  customerSettings,
+  INTERNAL_SETTINGS,
+  mergedSettingsProblem,
+  type SettingsPatch,
+  settingsSizeProblem,
+  validateSettingsPatch,
+} from "@relevance/settings";
 import { conflict, invalid } from "@shared/http";
 import { type Context, Hono } from "hono";
 import type { CustomerEnv } from "../auth.ts";
@@ -24,16 +34,6 @@ import {
 import type { TaskSummary } from "../ports.ts";
 import { etag, isAlias, recordName, retryOnConflict } from "../records.ts";
 import { SettingsPatchSchema, SettingsSchema } from "../schemas.ts";
-import {
-  applySettingsPatch,
-  type CustomerSettings,
-  customerSettings,
-  INTERNAL_SETTINGS,
-  mergedSettingsProblem,
-  type SettingsPatch,
-  settingsSizeProblem,
-  validateSettingsPatch,
-} from "../settings-mapping.ts";
 import { parseIfMatch } from "../trigger-config.ts";
 import { CUSTOMER_BASE, type CustomerContext, WRITE_ATTEMPTS } from "./context.ts";
 

@@ -9,14 +9,12 @@ import {
   type Result,
   tokenize,
 } from "@relevance/core";
-import { DEFAULT_RANKING_RULES, rankingRulesSupported } from "@relevance/settings";
-import { formatBytes } from "@shared/http";
-import { shortPath } from "./body.ts";
-import { jsonBytes } from "./json-size.ts";
+import { formatBytes, MAX_ERROR_DETAILS as MAX_DETAILS, shortPath } from "@shared/http";
+import { jsonBytes } from "@shared/kernel";
+import { DEFAULT_RANKING_RULES, rankingRulesSupported } from "./ranking-rules.ts";
 import {
   MAX_ATTRIBUTE_CHARS,
   MAX_ATTRIBUTES,
-  MAX_DETAILS,
   MAX_RANKING_RULES,
   MAX_SETTINGS_BYTES,
   MAX_STOP_WORDS,
@@ -25,7 +23,7 @@ import {
   MAX_TYPO_DISABLED_WORDS,
   MAX_TYPO_WORD_SIZE,
   MAX_WORD_CHARS,
-} from "./limits.ts";
+} from "./settings-limits.ts";
 
 // The customer settings: camelCase in the API, snake_case in the settings record and its KV copy.
 
