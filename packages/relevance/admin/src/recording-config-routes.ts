@@ -5,29 +5,16 @@
  * record stores `relevance_recording_config: {sample_rate}`, and the search reads its KV copy
  * (SettingsView.relevanceRecordingConfig).
  */
-import { DEFAULT_SAMPLE_RATE, type RecordingConfig, RecordingConfigSchema } from "@relevance/outcomes";
-import { z } from "zod";
+import { type RecordingConfig, RecordingConfigBodySchema, RecordingConfigSchema } from "@relevance/outcomes";
 import { type IndexSettingDeps, indexSettingRouteDocs, indexSettingRoutes } from "./index-setting-routes.ts";
 import type { BodyLimitAnswers } from "./openapi-parts.ts";
-
-const RelevanceRecordingConfigSchema = z
-  .strictObject({
-    sampleRate: z
-      .number()
-      .min(0)
-      .max(1)
-      .meta({
-        description: `Share of the index's scored searches that are recorded, 0 to 1 (default ${DEFAULT_SAMPLE_RATE}: every one).`,
-      }),
-  })
-  .meta({ id: "RelevanceRecordingConfig" });
 
 const RECORDING = {
   segment: "relevance-recording-config",
   attribute: "relevance_recording_config",
   bodyKey: "relevanceRecordingConfig",
   label: "relevance recording config",
-  schema: RelevanceRecordingConfigSchema,
+  schema: RecordingConfigBodySchema,
   stored: RecordingConfigSchema,
   toStored: (c: { sampleRate: number }): RecordingConfig => ({ sample_rate: c.sampleRate }),
   fromStored: (s: RecordingConfig) => ({ sampleRate: s.sample_rate }),

@@ -7,29 +7,15 @@
  * (SettingsView.relevanceShadowConfig).
  */
 import { modelKey, otherAccountModelProblem, parseArtifact, parseModelId } from "@relevance/core";
-import { MAX_SHADOW_MODEL_ID_CHARS, type ShadowConfig, ShadowConfigSchema } from "@relevance/outcomes";
+import {
+  type ShadowConfigBody as Config,
+  type ShadowConfig,
+  ShadowConfigBodySchema,
+  ShadowConfigSchema,
+} from "@relevance/outcomes";
 import type { Kv } from "@relevance/settings";
-import { z } from "zod";
 import { type IndexSettingDeps, indexSettingRouteDocs, indexSettingRoutes } from "./index-setting-routes.ts";
 import type { BodyLimitAnswers } from "./openapi-parts.ts";
-
-const RelevanceShadowConfigSchema = z
-  .strictObject({
-    modelId: z
-      .string()
-      .min(1)
-      .max(MAX_SHADOW_MODEL_ID_CHARS)
-      .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "must not contain control characters")
-      .meta({
-        description:
-          "The shadow model, `<system_account_id>:<index_name>:v<n>` of this account (artifact in KV under relevance_model:<modelId>).",
-      }),
-    sampleRate: z.number().min(0).max(1).meta({
-      description: "Share of the index's scored searches the shadow model scores too, 0 to 1.",
-    }),
-  })
-  .meta({ id: "RelevanceShadowConfig" });
-type Config = z.infer<typeof RelevanceShadowConfigSchema>;
 
 /** Warnings, never errors: uploading the artifact and configuring the shadow are independent steps. */
 async function shadowWarnings(kv: Kv, modelId: string): Promise<string[]> {
@@ -56,7 +42,7 @@ const shadow = (kv: Kv) => ({
   attribute: "relevance_shadow_config",
   bodyKey: "relevanceShadowConfig",
   label: "relevance shadow config",
-  schema: RelevanceShadowConfigSchema,
+  schema: ShadowConfigBodySchema,
   stored: ShadowConfigSchema,
   toStored: (c: Config): ShadowConfig => ({ model_id: c.modelId, sample_rate: c.sampleRate }),
   fromStored: (s: ShadowConfig): Config => ({ modelId: s.model_id, sampleRate: s.sample_rate }),
