@@ -6,6 +6,7 @@ import { Hono } from "hono";
 import { adminKeyRoutes } from "./admin-keys.ts";
 import { adminAuth, authGuard, BEARER_TOKEN, BEARER_TOKEN_RULE } from "./auth.ts";
 import { listed, parseWith, readJson } from "./body.ts";
+import { canaryConfigRoutes } from "./canary-config-routes.ts";
 import { defaultRandomBytes, newAccountId } from "./crypto.ts";
 import { createKey, DEFAULT_ADMIN_KEY, DEFAULT_SEARCH_KEY } from "./key-store.ts";
 import { resolveBodyLimits } from "./limits.ts";
@@ -131,6 +132,7 @@ export function createAdminApp(deps: AdminDeps): Hono {
   app.route("/", adminQualityRoutes({ table, now, outcomes: deps.outcomes }));
   app.route("/", recordingConfigRoutes({ table, now, log }));
   app.route("/", shadowConfigRoutes({ table, kv, now, log }));
+  app.route("/", canaryConfigRoutes({ table, kv, now, log }));
   app.route("/", trainingRowRoutes({ table, outcomes: deps.outcomes, now }));
 
   const configPath = `${ADMIN_BASE}/accounts/:account/indexes/:index/relevance-trigger-config`;

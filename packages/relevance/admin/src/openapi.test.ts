@@ -45,6 +45,8 @@ describe("GET /api/v1/openapi.json", () => {
         "PUT /api/v1/admin/accounts/{id}/indexes/{index}/relevance-recording-config",
         "GET /api/v1/admin/accounts/{id}/indexes/{index}/relevance-shadow-config",
         "PUT /api/v1/admin/accounts/{id}/indexes/{index}/relevance-shadow-config",
+        "GET /api/v1/admin/accounts/{id}/indexes/{index}/relevance-canary-config",
+        "PUT /api/v1/admin/accounts/{id}/indexes/{index}/relevance-canary-config",
         "GET /api/v1/admin/accounts/{id}/indexes/{index}/training-rows",
         "GET /api/v1/indexes",
         "POST /api/v1/indexes",

@@ -9,6 +9,7 @@ import type { LimitRow } from "@shared/http";
 import { z } from "zod";
 import { adminKeyRouteDocs } from "./admin-keys.ts";
 import { adminRouteDocs } from "./admin-routes.ts";
+import { canaryConfigRouteDocs } from "./canary-config-routes.ts";
 import { aliasRouteDocs } from "./customer/aliases.ts";
 import { documentEditRouteDocs } from "./customer/document-edits.ts";
 import { documentRouteDocs } from "./customer/documents.ts";
@@ -110,6 +111,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}) {
     ...adminRouteDocs(answers),
     ...recordingConfigRouteDocs(answers),
     ...shadowConfigRouteDocs(answers),
+    ...canaryConfigRouteDocs(answers),
     ...adminKeyRouteDocs(answers),
     ...adminQualityRouteDocs(),
     ...trainingRowRouteDocs(),

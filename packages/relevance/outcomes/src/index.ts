@@ -1,3 +1,4 @@
+export * from "./canary-config.ts";
 export * from "./clickhouse-http.ts";
 export * from "./clickhouse-sql.ts";
 export * from "./clickhouse-store.ts";

@@ -14,6 +14,19 @@ export const RecordingConfigSchema = z.strictObject({
 });
 export type RecordingConfig = z.infer<typeof RecordingConfigSchema>;
 
+/** The admin API's shape (camelCase). */
+export const RecordingConfigBodySchema = z
+  .strictObject({
+    sampleRate: z
+      .number()
+      .min(0)
+      .max(1)
+      .meta({
+        description: `Share of the index's scored searches that are recorded, 0 to 1 (default ${DEFAULT_SAMPLE_RATE}: every one).`,
+      }),
+  })
+  .meta({ id: "RelevanceRecordingConfig" });
+
 /**
  * The sample rate of a stored config as the search reads it from the KV copy. A malformed copy must
  * never cost the search (nor stop the recording): it records everything, and `valid` says so, for a

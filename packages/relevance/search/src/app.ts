@@ -40,6 +40,7 @@ import {
   routeFallback,
 } from "@shared/http";
 import { type Context, Hono } from "hono";
+import { canaryChoice } from "./canary.ts";
 import {
   DEFAULT_EVENTS_PER_KEY_PER_SECOND,
   EVENTS_PATH,
@@ -146,6 +147,8 @@ interface Resolved {
   recordingConfig: unknown;
   /** relevance_shadow_config of the record the request named, as stored. */
   shadowConfig: unknown;
+  /** relevance_canary_config of the record the request named, as stored. */
+  canaryConfig: unknown;
 }
 
 /** A search answered, with what recording needs of it. */
@@ -157,6 +160,9 @@ interface Answered {
   recordingConfig: unknown;
   shadowConfig: unknown;
 }
+
+/** Meilisearch's X-MS-USER-ID: who the shopper is, for the canary's share and the recorded hash. */
+const userIdOf = (c: Context): string | undefined => c.req.header(USER_ID_HEADER);
 
 /** The search proxy: `POST /api/v1/indexes/{index}/search` (docs/search.md). Runtime-neutral. */
 export function createSearchApp(deps: SearchAppDeps): Hono {
@@ -306,6 +312,7 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
       relevanceConfig: named.relevanceTriggerConfig,
       recordingConfig: named.relevanceRecordingConfig,
       shadowConfig: named.relevanceShadowConfig,
+      canaryConfig: named.relevanceCanaryConfig,
     };
   }
 
@@ -360,9 +367,14 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
     request: SearchRequest,
     started: number,
     includeMetadata: boolean,
+    userId: string | undefined,
   ): Promise<Answered> {
-    const { target, relevanceConfig, recordingConfig, shadowConfig } = await resolve(account, index);
+    const { target, relevanceConfig, recordingConfig, shadowConfig, canaryConfig } = await resolve(
+      account,
+      index,
+    );
     const result = await retrieve(account, index, target, request);
+    const candidate = request.relevanceScore ? canary(account, index, canaryConfig, userId) : undefined;
     const scored = request.relevanceScore
       ? await scoreSafely({
           account,
@@ -371,6 +383,7 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
           query: request.q,
           hits: result.hits,
           estimatedTotalHits: result.estimatedTotalHits,
+          candidateModelId: candidate,
         })
       : null;
     // Every search has its uid; it is answered when asked for and whenever a score is.
@@ -419,10 +432,19 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
             hits: result.hits,
             estimatedTotalHits: result.estimatedTotalHits,
           };
-    return { body, modelId: scored?.modelId ?? null, served, recordingConfig, shadowConfig };
+    // The comparison pairs the serving model with the shadow: a canary-served search is not one.
+    const canaryServed = candidate !== undefined && scored?.modelId === candidate;
+    return {
+      body,
+      modelId: scored?.modelId ?? null,
+      served,
+      recordingConfig,
+      shadowConfig: canaryServed ? null : shadowConfig,
+    };
   }
 
   const recordLimiter = new RateLimiter(nowMs, 60_000);
+  const canary = canaryChoice({ log, limiter: recordLimiter });
   const shadow = shadowScoring({ scorer, log, limiter: recordLimiter, random: deps.random ?? Math.random });
   /**
    * Hands the scored searches of one request to the recorder, after the answer is ready: the row
@@ -469,7 +491,7 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
     const { account } = await authenticate(c);
     const request = await readRequest(c);
     const index = c.req.param("index") ?? "";
-    const answered = await runSearch(account, index, request, started, metadataAsked(c));
+    const answered = await runSearch(account, index, request, started, metadataAsked(c), userIdOf(c));
     if (answered.modelId !== null) c.header(RELEVANCE_MODEL_HEADER, answered.modelId);
     const res = c.json(answered.body);
     record(c, [answered], started);
@@ -484,7 +506,7 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
     const parsed = parseSearchRequest(searchBodyOfQueryString(at === -1 ? "" : url.slice(at + 1)));
     if (!parsed.ok) throw invalidRequest(parsed.errors);
     const index = c.req.param("index") ?? "";
-    const answered = await runSearch(account, index, parsed.value, started, metadataAsked(c));
+    const answered = await runSearch(account, index, parsed.value, started, metadataAsked(c), userIdOf(c));
     if (answered.modelId !== null) c.header(RELEVANCE_MODEL_HEADER, answered.modelId);
     const res = c.json(answered.body);
     record(c, [answered], started);
@@ -527,7 +549,7 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
     for (const [i, { indexUid, request }] of queries.entries()) {
       try {
         // Each result keeps its own relevanceScore and queryUid; no x-relevance-model header (it would be ambiguous).
-        const answered = await runSearch(account, indexUid, request, started, includeMetadata);
+        const answered = await runSearch(account, indexUid, request, started, includeMetadata, userIdOf(c));
         answers.push(answered);
         results.push({ indexUid, ...answered.body });
       } catch (error) {

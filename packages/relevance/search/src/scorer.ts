@@ -18,6 +18,12 @@ export interface ScoreInput {
   query: string;
   hits: readonly Record<string, unknown>[];
   estimatedTotalHits: number;
+  /**
+   * The canary's candidate model when this shopper is in its share (relevance_canary_config): it
+   * scores instead of the serving model, on the same features; when its artifact does not load, the
+   * serving model scores (a log line per model and window).
+   */
+  candidateModelId?: string | undefined;
 }
 
 export interface Score {
@@ -97,7 +103,10 @@ export class RelevanceScorer implements Scorer {
       }
       if (config.value === null) return null;
       modelId = config.value.modelId;
-      const found = await this.cache.get(modelId);
+      const candidate = input.candidateModelId;
+      const served = candidate === undefined ? null : await this.candidate(candidate, account, index);
+      if (served !== null) modelId = candidate as string;
+      const found = served ?? (await this.cache.get(modelId));
       switch (found.status) {
         case "missing":
           this.emit("warn", "relevance model artifact missing", "missing", { account, index, modelId });
@@ -149,6 +158,24 @@ export class RelevanceScorer implements Scorer {
       });
       return null;
     }
+  }
+
+  /** The candidate's cache entry, or null (and a rate-limited line) when the serving model must score. */
+  private async candidate(modelId: string, account: string, index: string) {
+    const found = await this.cache.get(modelId);
+    if (found.status === "loaded") return found;
+    this.emit(
+      "warn",
+      "relevance canary model does not load; the serving model scores",
+      `canary_${found.status}`,
+      {
+        account,
+        index,
+        modelId,
+        ...(found.status === "missing" ? {} : { problem: found.problem }),
+      },
+    );
+    return null;
   }
 
   async shadowScore(input: ShadowInput): Promise<number | null> {

@@ -57,6 +57,12 @@ export interface SettingsView {
    * @relevance/outcomes reads it (shadowConfigOf).
    */
   relevanceShadowConfig: unknown;
+  /**
+   * `relevance_canary_config` as stored (`{model_id, percent}`, possibly absent or malformed): the
+   * candidate model that serves the score to a stable share of shoppers; @relevance/outcomes reads it
+   * (canaryConfigOf).
+   */
+  relevanceCanaryConfig: unknown;
 }
 
 const DEFAULT_PRIMARY_KEY = "id";
@@ -185,5 +191,6 @@ export function settingsView(v: unknown): Result<SettingsView> {
     relevanceTriggerConfig: v.relevance_trigger_config,
     relevanceRecordingConfig: v.relevance_recording_config,
     relevanceShadowConfig: v.relevance_shadow_config,
+    relevanceCanaryConfig: v.relevance_canary_config,
   });
 }

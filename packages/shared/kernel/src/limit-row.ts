@@ -20,7 +20,8 @@ export interface LimitRow {
     | "per minute"
     | "minutes"
     | "days"
-    | "MB";
+    | "MB"
+    | "percent";
   /** The status a request beyond it gets (or `0` when it is not a request: a document's task fails, say). */
   status: 400 | 413 | 422 | 429 | 431 | 0;
   /** What happens beyond it, when the status alone does not say (truncation, a failed task, ...). */

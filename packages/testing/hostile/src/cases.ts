@@ -5,6 +5,7 @@
 import { MONITOR_LIMITS } from "@monitor/core";
 import { ADMIN_LIMITS } from "@relevance/admin";
 import { EVENT_LIMITS, SEARCH_LIMITS } from "@relevance/search";
+import { CANARY_CASES } from "./canary-cases.ts";
 import type { HostileCase, HostileContext, HostileRequest } from "./catalogue.ts";
 import { limitOf, streamedBody } from "./catalogue.ts";
 import { KEY_CASES } from "./key-cases.ts";
@@ -1196,6 +1197,7 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
   ...API_CASES,
   ...KEY_CASES,
   ...QUALITY_CASES,
+  ...CANARY_CASES,
   ...TRAINING_CASES,
   ...CPU_CASES,
   ...THROTTLE_CASES,
