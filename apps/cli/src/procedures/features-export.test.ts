@@ -62,6 +62,9 @@ class RowsStore implements OutcomeStore {
   async shadowPairs(): Promise<ShadowPair[]> {
     return [];
   }
+  async shadowComparison() {
+    return { pairs: [], bins: [], queries: [], samples: [] };
+  }
   async trainingRows(q: TrainingRowsQuery): Promise<TrainingQueryRow[]> {
     this.queries.push(q);
     return this.rows

@@ -24,6 +24,9 @@ class ArrayStore implements OutcomeStore {
   async shadowPairs() {
     return [];
   }
+  async shadowComparison() {
+    return { pairs: [], bins: [], queries: [], samples: [] };
+  }
 }
 
 const log = { info() {}, warn() {}, error() {} };

@@ -101,4 +101,45 @@ describe("the quality route over the MemoryOutcomeStore", () => {
     expect(model.kendallTau).toMatchObject({ status: "ok", n: 12, value: kendallTauB(score, ctr) });
     expect(model.auc).toMatchObject({ status: "ok", clicked: 65, notClicked: 55 });
   });
+
+  it("puts the serving model and its shadow side by side on the same searches (comparisons)", async () => {
+    const store = new MemoryOutcomeStore();
+    const h = makeHarness({ outcomes: store });
+    const { systemAccountId: account, apiKey } = await h.account();
+    await h.index(apiKey, "products");
+    const shadowId = `${account}:products:v2`;
+    // 12 queries × 10 searches, each scored by the shadow too: the serving score rises with the
+    // click-through, the shadow's falls with it; plus 20 searches no shadow scored.
+    const searches: ServedSearch[] = [];
+    const events: OutcomeEvent[] = [];
+    for (let q = 0; q < 12; q++) {
+      for (let i = 0; i < 10; i++) {
+        const s = search(account, NOW - (q * 10 + i + 1) * 0.4 * HOUR, `query ${q}`, q / 2 + 1);
+        searches.push({ ...s, shadowModelId: shadowId, shadowScore: 9 - q / 2 });
+        if (i < Math.min(q, 10)) events.push(click(account, s, `user-${q}-${i}`));
+      }
+    }
+    for (let i = 0; i < 20; i++) searches.push(search(account, NOW - (i + 1) * HOUR, "alone", 5));
+    await store.recordSearches(searches);
+    await store.recordEvents(events);
+
+    const res = await h.admin("GET", `/api/v1/admin/accounts/${account}/indexes/products/quality?since=3d`);
+    expect(res.status).toBe(200);
+    const report = QualityReportSchema.parse(res.body);
+    expect(report.comparisons).toHaveLength(1);
+    const [c] = report.comparisons;
+    expect(c).toMatchObject({
+      servingModelId: `${account}:products:v1`,
+      shadowModelId: shadowId,
+      pairs: 120,
+      withClick: 65,
+    });
+    expect(c?.agreement).toMatchObject({ status: "ok", n: 120, spearmanRho: -1 });
+    expect(c?.serving.kendallTau).toMatchObject({ status: "ok", n: 12 });
+    expect(c?.shadow.kendallTau).toMatchObject({ status: "ok", n: 12 });
+    if (c?.serving.auc.status !== "ok" || c.shadow.auc.status !== "ok") throw new Error("AUCs expected");
+    // The shadow's score is the serving one reversed: its AUC is the serving model's complement.
+    expect(c.shadow.auc.value).toBeCloseTo(1 - c.serving.auc.value, 12);
+    expect(c.serving.auc.value).toBeGreaterThan(0.8);
+  });
 });

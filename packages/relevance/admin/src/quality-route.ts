@@ -6,12 +6,14 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import {
+  MAX_AGREEMENT_SAMPLES,
   MAX_QUALITY_QUERIES,
   type OutcomeStore,
   parseQualityQuery,
   QualityQueryParams,
   QualityReportSchema,
   qualityReport,
+  shadowComparisons,
 } from "@relevance/outcomes";
 import type { SettingsTable } from "@relevance/settings";
 import { ApiError, invalid, notFound } from "@shared/http";
@@ -47,8 +49,11 @@ export function adminQualityRoutes(deps: {
     await requireAccount(table, account);
     if ((await findRecord(table, account, index)) === null) throw notFound("index not found");
     const query = { account, index, ...parsed.value, maxQueries: MAX_QUALITY_QUERIES };
-    const inputs = await outcomes.quality(query);
-    return c.json(qualityReport(query, inputs, at));
+    const [inputs, paired] = await Promise.all([
+      outcomes.quality(query),
+      outcomes.shadowComparison({ ...query, maxSamples: MAX_AGREEMENT_SAMPLES }),
+    ]);
+    return c.json(qualityReport(query, inputs, at, { comparisons: shadowComparisons(paired) }));
   });
   return app;
 }
@@ -60,7 +65,7 @@ export const adminQualityRouteDocs = () => [
     path: "/api/v1/admin/accounts/{id}/indexes/{index}/quality",
     ...ADMIN,
     summary:
-      "Live quality of an index's scored searches per model: searches, score histogram per day, calibration by score decile, Kendall τ and Spearman ρ between score and click-through over queries, AUC for searches with no click; each with its sample size and 95 % interval, or too_little_data (docs/quality.md).",
+      "Live quality of an index's scored searches per model: searches, score histogram per day, calibration by score decile, Kendall τ and Spearman ρ between score and click-through over queries, AUC for searches with no click; serving against shadow on the same searches (comparisons) and drift against the training profile; each with its sample size and 95 % interval, or too_little_data (docs/quality.md).",
     request: {
       params: IndexRouteParams,
       query: QualityQueryParams,

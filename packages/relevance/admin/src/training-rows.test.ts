@@ -32,6 +32,9 @@ class RowsStore implements OutcomeStore {
   async shadowPairs(): Promise<ShadowPair[]> {
     return [];
   }
+  async shadowComparison() {
+    return { pairs: [], bins: [], queries: [], samples: [] };
+  }
   async trainingRows(query: TrainingRowsQuery): Promise<TrainingQueryRow[]> {
     this.queries.push(query);
     return this.rows

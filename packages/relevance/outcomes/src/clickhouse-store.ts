@@ -6,6 +6,7 @@
  * query parameter; only the database name (a checked identifier) and the retention (a checked
  * integer) are written into DDL, where parameters are not allowed.
  */
+import { clickhouseShadowComparison } from "./clickhouse-comparison.ts";
 import { type ClickHouseSql, type SqlParams, sqlIdentifier } from "./clickhouse-sql.ts";
 import { DEFAULT_RETENTION_DAYS } from "./limits.ts";
 import { EVENT_LEAD_MS } from "./outcome-math.ts";
@@ -14,6 +15,8 @@ import type {
   OutcomeStore,
   QualityInputs,
   QualityQuery,
+  ShadowComparisonInputs,
+  ShadowComparisonQuery,
   ShadowPair,
   ShadowPairsQuery,
   TrainingQueryRow,
@@ -180,6 +183,16 @@ export class ClickHouseOutcomeStore implements OutcomeStore {
       shadowModelId: String(r.shadow_model),
       shadowScore: Number(r.shadow),
     }));
+  }
+
+  async shadowComparison(q: ShadowComparisonQuery): Promise<ShadowComparisonInputs> {
+    await this.migrate();
+    const { where, params } = this.scope(q);
+    return clickhouseShadowComparison(
+      this.sql,
+      { db: this.db, where, params, outcomesSql: this.outcomesSql() },
+      q,
+    );
   }
 
   async recordEvents(rows: readonly OutcomeEvent[]): Promise<void> {

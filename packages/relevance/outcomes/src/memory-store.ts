@@ -5,12 +5,15 @@
  * uses chDB and production a ClickHouse server (clickhouse-store.ts). It runs the same contract suite
  * (contract/outcome-store.contract.ts) as those, so a test that passes over it passes over them.
  */
+import { memoryShadowComparison } from "./memory-comparison.ts";
 import { compareUtf8, dayBin, EVENT_LEAD_MS, scoreBin, utcDay } from "./outcome-math.ts";
 import type {
   OutcomeScope,
   OutcomeStore,
   QualityInputs,
   QualityQuery,
+  ShadowComparisonInputs,
+  ShadowComparisonQuery,
   ShadowPair,
   ShadowPairsQuery,
   TrainingQueryRow,
@@ -150,6 +153,16 @@ export class MemoryOutcomeStore implements OutcomeStore {
     return pairs
       .sort((a, b) => a.servedAt - b.servedAt || compareUtf8(a.queryUid, b.queryUid))
       .slice(0, Math.max(0, q.limit));
+  }
+
+  async shadowComparison(q: ShadowComparisonQuery): Promise<ShadowComparisonInputs> {
+    const scoped = this.scoped(q);
+    const outcomes = this.outcomesOf(q, scoped);
+    return memoryShadowComparison(
+      scoped,
+      (uid) => outcomes.get(uid) ?? { clicked: false, converted: false },
+      q,
+    );
   }
 
   async purge(before: number): Promise<void> {

@@ -93,6 +93,51 @@ export interface ShadowPair {
   shadowScore: number;
 }
 
+/** What the serving-against-shadow comparison reads: a quality query plus how many pairs ρ samples. */
+export interface ShadowComparisonQuery extends QualityQuery {
+  /** Per model pair, at most this many of the most recent paired searches for ρ between the two scores. */
+  maxSamples: number;
+}
+
+/**
+ * What the comparison (quality/comparison.ts) needs, aggregated by the store over the scope's
+ * searches that carry a shadow score, per serving and shadow model pair. Events join as in quality().
+ */
+export interface ShadowComparisonInputs {
+  pairs: {
+    servingModelId: string;
+    shadowModelId: string;
+    pairs: number;
+    /** Paired searches with at least one click. */
+    withClick: number;
+    /** Sum over paired searches of |shadow − serving| and of (shadow − serving). */
+    absDiffSum: number;
+    diffSum: number;
+  }[];
+  /** Fine bins (Math.round(score × 100)) of each model's score over the paired searches. */
+  bins: {
+    servingModelId: string;
+    shadowModelId: string;
+    side: "serving" | "shadow";
+    bin: number;
+    searches: number;
+    clicked: number;
+    converted: number;
+  }[];
+  /** Per query with at least minImpressions paired searches (at most maxQueries): both mean scores. */
+  queries: {
+    servingModelId: string;
+    shadowModelId: string;
+    queryKey: string;
+    impressions: number;
+    clicked: number;
+    servingMeanScore: number;
+    shadowMeanScore: number;
+  }[];
+  /** The most recent paired searches' two scores, at most maxSamples per pair, newest first. */
+  samples: { servingModelId: string; shadowModelId: string; score: number; shadowScore: number }[];
+}
+
 export interface OutcomeStore {
   /** Stores served searches; resolves only once they are stored (a failure rejects). */
   recordSearches(rows: readonly ServedSearch[]): Promise<void>;
@@ -102,6 +147,8 @@ export interface OutcomeStore {
   trainingRows(query: TrainingRowsQuery): Promise<TrainingQueryRow[]>;
   /** Searches with shadow scores (`shadowModelId` set), ordered by servedAt then queryUid. */
   shadowPairs(query: ShadowPairsQuery): Promise<ShadowPair[]>;
+  /** Serving against shadow on the same searches, aggregated per model pair. */
+  shadowComparison(query: ShadowComparisonQuery): Promise<ShadowComparisonInputs>;
   /** Deletes searches and events older than `before` (epoch ms): the retention. */
   purge(before: number): Promise<void>;
 }

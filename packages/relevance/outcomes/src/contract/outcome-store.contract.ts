@@ -404,6 +404,97 @@ export function outcomeStoreContract(adapter: OutcomeStoreAdapter): void {
       expect(pairs.map((p) => [p.shadowModelId, p.shadowScore])).toEqual([["m2", 0]]);
     });
 
+    it("aggregates serving against shadow per model pair over the paired searches only, with their outcomes", async () => {
+      const store = await adapter.open();
+      const v2 = "acct-a:products:v2";
+      const a = search({ score: 6.25, shadowModelId: v2, shadowScore: 3.5, queryKey: "red shoes" });
+      const b = search({
+        servedAt: T0 + 7_200_000,
+        score: 2,
+        shadowModelId: v2,
+        shadowScore: 4,
+        queryKey: "red shoes",
+      });
+      const c = search({
+        servedAt: T0 + 7_300_000,
+        score: 9,
+        shadowModelId: "s3",
+        shadowScore: 9.004,
+        queryKey: "boots",
+      });
+      const unpaired = search({ score: 1 });
+      const foreign = search({ account: "acct-b", shadowModelId: v2, shadowScore: 1 });
+      await store.recordSearches([a, b, c, unpaired, foreign]);
+      await store.recordEvents([
+        event(a),
+        event(a, { eventType: "conversion" }),
+        event(a, { userHash: "u2" }),
+        event(unpaired),
+        // Another account's event for a's queryUid counts for nothing.
+        event({ ...a, account: "acct-b" }),
+      ]);
+      const got = await store.shadowComparison({
+        ...scope(),
+        minImpressions: 2,
+        maxQueries: 10,
+        maxSamples: 1,
+      });
+      expect(got.pairs).toEqual([
+        { servingModelId: "m1", shadowModelId: v2, pairs: 2, withClick: 1, absDiffSum: 4.75, diffSum: -0.75 },
+        {
+          servingModelId: "m1",
+          shadowModelId: "s3",
+          pairs: 1,
+          withClick: 0,
+          absDiffSum: expect.closeTo(0.004, 9),
+          diffSum: expect.closeTo(0.004, 9),
+        },
+      ]);
+      const binsOf = (shadow: string, side: string) =>
+        got.bins
+          .filter((x) => x.shadowModelId === shadow && x.side === side)
+          .map((x) => [x.bin, x.searches, x.clicked, x.converted]);
+      expect(binsOf(v2, "serving")).toEqual([
+        [200, 1, 0, 0],
+        [625, 1, 1, 1],
+      ]);
+      expect(binsOf(v2, "shadow")).toEqual([
+        [350, 1, 1, 1],
+        [400, 1, 0, 0],
+      ]);
+      expect(binsOf("s3", "shadow")).toEqual([[900, 1, 0, 0]]);
+      expect(got.queries).toEqual([
+        {
+          servingModelId: "m1",
+          shadowModelId: v2,
+          queryKey: "red shoes",
+          impressions: 2,
+          clicked: 1,
+          servingMeanScore: 4.125,
+          shadowMeanScore: 3.75,
+        },
+      ]);
+      // The most recent pair of each model pair, newest first.
+      expect(got.samples).toEqual([
+        { servingModelId: "m1", shadowModelId: v2, score: 2, shadowScore: 4 },
+        { servingModelId: "m1", shadowModelId: "s3", score: 9, shadowScore: 9.004 },
+      ]);
+      const none = await store.shadowComparison({
+        ...scope({ account: "acct-c" }),
+        minImpressions: 1,
+        maxQueries: 10,
+        maxSamples: 10,
+      });
+      expect(none).toEqual({ pairs: [], bins: [], queries: [], samples: [] });
+      const oneModel = await store.shadowComparison({
+        ...scope({ modelId: "m9" }),
+        minImpressions: 1,
+        maxQueries: 0,
+        maxSamples: 0,
+      });
+      expect(oneModel.pairs).toEqual([]);
+    });
+
     it("pages training rows by queryKey with after and limit", async () => {
       const store = await adapter.open();
       const keys = ["a", "b", "c", "d", "e", "é", "😀"];

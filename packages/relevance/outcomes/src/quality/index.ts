@@ -1,5 +1,6 @@
 export * from "./auc.ts";
 export * from "./calibration.ts";
+export * from "./comparison.ts";
 export * from "./comparison-schema.ts";
 export * from "./metric-schemas.ts";
 export * from "./promotion-gate.ts";

@@ -5,8 +5,8 @@
  */
 import type { ModelDrift } from "../drift/drift-schema.ts";
 import type { QualityInputs, QualityQuery } from "../ports.ts";
-import { aucFromBins, hanleyMcNeilInterval } from "./auc.ts";
-import { calibrationGroups } from "./calibration.ts";
+import { type AucBin, aucFromBins, hanleyMcNeilInterval } from "./auc.ts";
+import { type CalibrationBin, calibrationGroups } from "./calibration.ts";
 import type { ShadowComparison } from "./comparison-schema.ts";
 import { kendallInterval, kendallTauB, spearmanInterval, spearmanRho } from "./rank-correlation.ts";
 import type { ModelQuality, QualityReport } from "./schema.ts";
@@ -91,17 +91,10 @@ function modelQuality(
     modelId,
     searches,
     histogram: histogram(daily),
-    calibration:
-      searchesFromBins >= MIN_CALIBRATION_SEARCHES
-        ? { status: "ok", groups: calibrationGroups(bins) }
-        : tooLittle(
-            searchesFromBins,
-            MIN_CALIBRATION_SEARCHES,
-            `${searchesFromBins} searches; calibration needs ${MIN_CALIBRATION_SEARCHES}`,
-          ),
+    calibration: calibrationMetric(bins),
     ...correlations(queries),
     queries: { n: queries.length, truncated },
-    auc: auc(bins),
+    auc: aucMetric(bins),
   };
 }
 
@@ -121,7 +114,29 @@ function histogram(daily: readonly Daily[]): ModelQuality["histogram"] {
     .map(([day, counts]) => ({ day, counts }));
 }
 
-function correlations(queries: readonly Query[]): Pick<ModelQuality, "kendallTau" | "spearmanRho"> {
+/** Calibration by decile of the fine bins, or too little data below MIN_CALIBRATION_SEARCHES. */
+export function calibrationMetric(bins: readonly CalibrationBin[]): ModelQuality["calibration"] {
+  const searches = bins.reduce((sum, b) => sum + b.searches, 0);
+  return searches >= MIN_CALIBRATION_SEARCHES
+    ? { status: "ok", groups: calibrationGroups(bins) }
+    : tooLittle(
+        searches,
+        MIN_CALIBRATION_SEARCHES,
+        `${searches} searches; calibration needs ${MIN_CALIBRATION_SEARCHES}`,
+      );
+}
+
+/** One query's searches as the rank correlations read them: the mean score served and the clicks. */
+export interface QueryOutcome {
+  meanScore: number;
+  impressions: number;
+  clicked: number;
+}
+
+/** Kendall τ-b and Spearman ρ between queries' mean scores and click-through rates, or too little data. */
+export function correlations(
+  queries: readonly QueryOutcome[],
+): Pick<ModelQuality, "kendallTau" | "spearmanRho"> {
   const n = queries.length;
   if (n < MIN_CORRELATION_QUERIES) {
     const few = tooLittle(
@@ -148,7 +163,8 @@ function correlations(queries: readonly Query[]): Pick<ModelQuality, "kendallTau
   };
 }
 
-function auc(bins: readonly Bin[]): ModelQuality["auc"] {
+/** The AUC with its Hanley–McNeil interval, or too little data below MIN_AUC_SEARCHES_PER_CLASS of a class. */
+export function aucMetric(bins: readonly AucBin[]): ModelQuality["auc"] {
   const { auc: value, clicked, notClicked } = aucFromBins(bins);
   const smaller = Math.min(clicked, notClicked);
   if (value === null || smaller < MIN_AUC_SEARCHES_PER_CLASS) {

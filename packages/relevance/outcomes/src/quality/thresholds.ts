@@ -23,3 +23,13 @@ export const MAX_QUALITY_QUERIES = 5000;
 export const HISTOGRAM_BINS = 10;
 /** Two-sided 95 % normal quantile, used by every interval of the report. */
 export const Z95 = 1.959963984540054;
+/**
+ * Paired searches before the two models' scores are compared (MAD, ρ): about as many as the
+ * Fisher z interval of ρ needs to be narrower than ±0.35.
+ */
+export const MIN_AGREEMENT_PAIRS = 30;
+/**
+ * Paired searches ρ between the two models' scores is computed over, per model pair (the most
+ * recent): ranking is O(n log n) in JavaScript, and ten thousand pairs pin ρ to about ±0.02.
+ */
+export const MAX_AGREEMENT_SAMPLES = 10_000;
