@@ -58,8 +58,8 @@ export class AdminApi {
     this.auth = auth;
   }
 
-  private url(account: string, index: string): string {
-    return `${this.baseUrl}/api/v1/admin/accounts/${encodeURIComponent(account)}/indexes/${encodeURIComponent(index)}/relevance-trigger-config`;
+  private url(account: string, index: string, segment = "relevance-trigger-config"): string {
+    return `${this.baseUrl}/api/v1/admin/accounts/${encodeURIComponent(account)}/indexes/${encodeURIComponent(index)}/${segment}`;
   }
 
   private fail(status: number, body: unknown, account: string, index: string): never {
@@ -95,14 +95,54 @@ export class AdminApi {
   }
 
   /** A conditional PUT (`If-Match: "<version>"`); a 409 is returned, not thrown, so callers can say what to do. */
-  async put(
+  put(
     account: string,
     index: string,
     config: RelevanceTriggerConfig | null,
     version: number,
   ): Promise<PutOutcome> {
-    const url = this.url(account, index);
-    const body = JSON.stringify({ relevanceTriggerConfig: config });
+    const value = config === null ? null : { ...config };
+    return this.putSetting(
+      account,
+      index,
+      "relevance-trigger-config",
+      "relevanceTriggerConfig",
+      value,
+      version,
+    );
+  }
+
+  /**
+   * GET of another per-index setting (`relevance-shadow-config`, `relevance-canary-config`): its
+   * `{<bodyKey>: value | null, version}`.
+   */
+  async getSetting(
+    account: string,
+    index: string,
+    segment: string,
+    bodyKey: string,
+  ): Promise<{ value: unknown; version: number }> {
+    const url = this.url(account, index, segment);
+    const res = await request("admin API", url, {
+      headers: await this.auth.headers({ method: "GET", url, headers: {} }),
+    });
+    const body = await readBody(res);
+    if (res.status !== 200 || !isPlainObject(body) || typeof body.version !== "number")
+      this.fail(res.status, body, account, index);
+    return { value: body[bodyKey] ?? null, version: body.version };
+  }
+
+  /** A conditional PUT of another per-index setting; a 409 is returned, not thrown. */
+  async putSetting(
+    account: string,
+    index: string,
+    segment: string,
+    bodyKey: string,
+    value: Record<string, unknown> | null,
+    version: number,
+  ): Promise<PutOutcome> {
+    const url = this.url(account, index, segment);
+    const body = JSON.stringify({ [bodyKey]: value });
     const headers = { "content-type": "application/json", "if-match": `"${version}"` };
     const res = await request("admin API", url, {
       method: "PUT",

@@ -21,6 +21,8 @@ import {
   versionPrefix,
   versionsSeen,
 } from "./records.ts";
+import { awaitGate, endShadow, type GateDeps, type GateOptions, startShadow } from "./shadow-gate.ts";
+import { gateFlags, gateOptions } from "./shadow-gate-flags.ts";
 import {
   artifactLimit,
   type CheckedArtifact,
@@ -193,19 +195,29 @@ async function switchAndConfirm(
   throw new UserError(`not confirmed: ${failure}. ${undone}; ${kept}. Fix the cause, then retry: ${retry}`);
 }
 
-export const rollout: Procedure<ServingCheckInput & { path: string; artifact: CheckedArtifact }> = {
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export const rollout: Procedure<
+  ServingCheckInput & {
+    path: string;
+    artifact: CheckedArtifact;
+    gate: (Omit<GateOptions, "pollMs"> & { pollMs: number | null }) | null;
+  }
+> = {
   name: "rollout",
   summary:
     "the update procedure: upload the next version, switch the index and its aliases, confirm it serves",
   usage:
-    "relevance rollout --env E --account A --index I --file model-<index>.json --api-key K [--query Q] [--timeout S] [--max-bytes N] [--json]",
+    "relevance rollout --env E --account A --index I --file model-<index>.json --api-key K [--shadow-first [--min-outcomes N] [--margin X] [--deadline D] [--poll S] [--shadow-sample-rate R] [--canary P]] [--query Q] [--timeout S] [--max-bytes N] [--json]",
   examples: [
     'relevance rollout --env prod --account acct_3f9c2a7b10de --index products --file model-products.json --api-key "$API_KEY"',
+    'relevance rollout --env prod --account acct_3f9c2a7b10de --index products --file model-products.json --api-key "$API_KEY" --shadow-first --min-outcomes 500 --deadline 48h --canary 5',
   ],
   flags: {
     ...COMMON_FLAGS,
     file: { type: "string", required: true, help: "the new artifact; it must carry the next model id" },
     ...maxBytesFlag,
+    ...gateFlags,
   },
   needsAdmin: true,
   async prepare(flags, io) {
@@ -219,7 +231,7 @@ export const rollout: Procedure<ServingCheckInput & { path: string; artifact: Ch
       throw new UserError(
         `${path} carries modelId ${a.modelId}; a rollout of ${c.account}/${c.index} needs ${c.account}:${c.index}:v<n>`,
       );
-    return { ...c, path, artifact };
+    return { ...c, path, artifact, gate: gateOptions(flags) };
   },
   async run(ctx, input) {
     const { env, report } = ctx;
@@ -228,6 +240,18 @@ export const rollout: Procedure<ServingCheckInput & { path: string; artifact: Ch
     report.step("check", describeArtifact(path, artifact), { file: path });
     const { current } = await indexAndConfig(ctx, input, "roll out");
     const from = current.modelId;
+    const gateDeps: GateDeps = { admin: ctx.admin(), report, now: ctx.now, sleep };
+    const gate =
+      input.gate === null
+        ? null
+        : { ...input.gate, pollMs: input.gate.pollMs ?? (env.name === "local" ? 2_000 : 60_000) };
+    if (gate !== null && from === newId) {
+      // A gated rollout that switched and stopped before tidying up: finish it.
+      report.step("check", `${index} already serves ${newId}: the gate passed in an earlier run`);
+      await endShadow(gateDeps, { account, index, serving: newId, candidate: newId });
+      report.step("done", `${newId} serves ${index}`);
+      return { account, index, from: newId, to: newId, records: [] };
+    }
 
     // The next version: above every version in KV and every version a record names or once named.
     const records = await accountRecords(env.table, account);
@@ -262,17 +286,33 @@ export const rollout: Procedure<ServingCheckInput & { path: string; artifact: Ch
     if (resume) report.step("upload", `${modelKey(newId)} is already uploaded with these bytes (resuming)`);
     else await uploadArtifact(ctx, newId, artifact);
 
-    const retry = `relevance rollout --env ${env.name} --account ${account} --index ${index} --file ${path} --api-key <key>`;
+    const retry = `relevance rollout --env ${env.name} --account ${account} --index ${index} --file ${path} --api-key <key>${gate === null ? "" : " --shadow-first"}`;
+    const target = { account, index, serving: from, candidate: newId };
+    const decision = gate === null ? null : await gatedWait(gateDeps, target, gate);
     await switchAndConfirm(ctx, input, names, from, newId, retry, `${modelKey(newId)} stays uploaded`);
+    if (gate !== null) await endShadow(gateDeps, target);
     const after = new Date(ctx.now().getTime() + GRACE_MS).toISOString();
     report.step(
       "done",
       `${newId} serves ${names.join(", ")}; ${modelKey(from)} stays for rollback: delete it after ${after} (relevance model delete --model-id ${from}, or relevance prune)`,
       { deleteAfter: after },
     );
-    return { account, index, from, to: newId, records: names, oldModelDeletableAfter: after };
+    return {
+      account,
+      index,
+      from,
+      to: newId,
+      records: names,
+      oldModelDeletableAfter: after,
+      ...(decision === null ? {} : { gate: decision }),
+    };
   },
 };
+
+async function gatedWait(deps: GateDeps, target: Parameters<typeof startShadow>[1], gate: GateOptions) {
+  await startShadow(deps, target, gate);
+  return awaitGate(deps, target, gate);
+}
 
 export const rollback: Procedure<ServingCheckInput & { to: string }> = {
   name: "rollback",
