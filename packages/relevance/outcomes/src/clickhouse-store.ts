@@ -7,9 +7,12 @@
  * integer) are written into DDL, where parameters are not allowed.
  */
 import { type ClickHouseSql, type SqlParams, sqlIdentifier } from "./clickhouse-sql.ts";
+import { checkDriftCountsQuery, emptyBinCounts } from "./drift/drift-counts.ts";
 import { DEFAULT_RETENTION_DAYS } from "./limits.ts";
 import { EVENT_LEAD_MS } from "./outcome-math.ts";
 import type {
+  DriftCountsQuery,
+  DriftDayCounts,
   OutcomeScope,
   OutcomeStore,
   QualityInputs,
@@ -180,6 +183,53 @@ export class ClickHouseOutcomeStore implements OutcomeStore {
       shadowModelId: String(r.shadow_model),
       shadowScore: Number(r.shadow),
     }));
+  }
+
+  /**
+   * Bins in the database: each search is expanded into one (slot, value) per counted distribution
+   * (slot 1 the score, then the features), each value's bin is how many inner edges are <= it
+   * (profileBin's rule), and only the (day, slot, bin) counts come back: at most days × 22 × 101
+   * rows, whatever the number of searches. The edges travel as one JSON text parameter.
+   */
+  async driftCounts(q: DriftCountsQuery): Promise<DriftDayCounts[]> {
+    checkDriftCountsQuery(q);
+    await this.migrate();
+    const { where, params } = this.scope(q);
+    const edges = [q.scoreEdges, ...q.features.map((f) => f.edges)];
+    // 0 is the score; a feature is its 1-based position in the features array.
+    const sources = [0, ...q.features.map((f) => f.index + 1)];
+    const rows = await this.sql.query(
+      `SELECT day, slot, bin, count() AS c FROM (
+        WITH JSONExtract({edges:String}, 'Array(Array(Float64))') AS E,
+          JSONExtract({sources:String}, 'Array(UInt16)') AS S
+        SELECT toString(toDate(served_at)) AS day, arrayJoin(arrayEnumerate(S)) AS slot,
+          if(S[slot] = 0, score, features[S[slot]]) AS v, E[slot] AS e,
+          if(length(e) = 0 OR NOT isFinite(v), -1,
+            toInt32(arrayCount(x -> x <= v, arraySlice(e, 2, greatest(toInt64(length(e)) - 2, 0))))) AS bin
+        FROM ${this.db}.served_searches WHERE ${where})
+      GROUP BY day, slot, bin ORDER BY day, slot, bin`,
+      { ...params, edges: JSON.stringify(edges), sources: JSON.stringify(sources) },
+    );
+    const days = new Map<string, DriftDayCounts>();
+    for (const r of rows) {
+      const day = String(r.day);
+      let d = days.get(day);
+      if (d === undefined) {
+        d = {
+          day,
+          score: emptyBinCounts(q.scoreEdges),
+          features: q.features.map((f) => emptyBinCounts(f.edges)),
+        };
+        days.set(day, d);
+      }
+      const slot = n(r.slot);
+      const into = slot === 1 ? d.score : d.features[slot - 2];
+      if (into === undefined) continue;
+      const bin = n(r.bin);
+      if (bin < 0) into.missing += n(r.c);
+      else into.counts[bin] = (into.counts[bin] ?? 0) + n(r.c);
+    }
+    return [...days.values()];
   }
 
   async recordEvents(rows: readonly OutcomeEvent[]): Promise<void> {

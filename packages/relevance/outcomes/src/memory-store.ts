@@ -5,8 +5,11 @@
  * uses chDB and production a ClickHouse server (clickhouse-store.ts). It runs the same contract suite
  * (contract/outcome-store.contract.ts) as those, so a test that passes over it passes over them.
  */
+import { checkDriftCountsQuery, countValue, emptyBinCounts } from "./drift/drift-counts.ts";
 import { compareUtf8, dayBin, EVENT_LEAD_MS, scoreBin, utcDay } from "./outcome-math.ts";
 import type {
+  DriftCountsQuery,
+  DriftDayCounts,
   OutcomeScope,
   OutcomeStore,
   QualityInputs,
@@ -150,6 +153,27 @@ export class MemoryOutcomeStore implements OutcomeStore {
     return pairs
       .sort((a, b) => a.servedAt - b.servedAt || compareUtf8(a.queryUid, b.queryUid))
       .slice(0, Math.max(0, q.limit));
+  }
+
+  async driftCounts(q: DriftCountsQuery): Promise<DriftDayCounts[]> {
+    checkDriftCountsQuery(q);
+    const days = new Map<string, DriftDayCounts>();
+    for (const s of this.scoped({ ...q, modelId: q.modelId })) {
+      const day = utcDay(s.servedAt);
+      let d = days.get(day);
+      if (d === undefined) {
+        d = {
+          day,
+          score: emptyBinCounts(q.scoreEdges),
+          features: q.features.map((f) => emptyBinCounts(f.edges)),
+        };
+        days.set(day, d);
+      }
+      countValue(d.score, q.scoreEdges, s.score);
+      for (const [i, f] of q.features.entries())
+        countValue(d.features[i] as DriftDayCounts["score"], f.edges, s.features[f.index]);
+    }
+    return [...days.values()].sort((a, b) => compareUtf8(a.day, b.day));
   }
 
   async purge(before: number): Promise<void> {

@@ -93,6 +93,33 @@ export interface ShadowPair {
   shadowScore: number;
 }
 
+/**
+ * One model's searches of the scope counted per UTC day in the bins of given edges: the score's and
+ * the chosen features' (a model's training profile, drift/). Bins as core's profileBin: bin i holds
+ * edges[i] <= v < edges[i + 1], the first and the last open; no edges, every value missing.
+ */
+export interface DriftCountsQuery extends OutcomeScope {
+  modelId: string;
+  /** The score's edges (at most MAX_PROFILE_BINS + 1, ascending). */
+  scoreEdges: readonly number[];
+  /** Features to count: their index in FEATURE_SET_V1 and their edges; at most FEATURE_SET_V1.length. */
+  features: readonly { index: number; edges: readonly number[] }[];
+}
+
+/** Counts in the bins of the query's edges (one more count than edges less one; none without edges). */
+export interface DriftBinCounts {
+  counts: number[];
+  /** Values that fell in no bin: not finite, or the distribution has no edges. */
+  missing: number;
+}
+
+/** One UTC day's counts: `features` in the query's order. */
+export interface DriftDayCounts {
+  day: string;
+  score: DriftBinCounts;
+  features: DriftBinCounts[];
+}
+
 export interface OutcomeStore {
   /** Stores served searches; resolves only once they are stored (a failure rejects). */
   recordSearches(rows: readonly ServedSearch[]): Promise<void>;
@@ -102,6 +129,11 @@ export interface OutcomeStore {
   trainingRows(query: TrainingRowsQuery): Promise<TrainingQueryRow[]>;
   /** Searches with shadow scores (`shadowModelId` set), ordered by servedAt then queryUid. */
   shadowPairs(query: ShadowPairsQuery): Promise<ShadowPair[]>;
+  /**
+   * The model's searches per UTC day (ascending; days without searches absent), binned in the store
+   * by the query's edges: a day of a million searches reaches JavaScript as a few hundred counts.
+   */
+  driftCounts(query: DriftCountsQuery): Promise<DriftDayCounts[]>;
   /** Deletes searches and events older than `before` (epoch ms): the retention. */
   purge(before: number): Promise<void>;
 }
