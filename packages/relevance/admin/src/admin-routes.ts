@@ -128,7 +128,7 @@ export function createAdminApp(deps: AdminDeps): Hono {
   });
 
   app.route("/", adminKeyRoutes({ table, now, random, log }));
-  app.route("/", adminQualityRoutes({ table, now, outcomes: deps.outcomes }));
+  app.route("/", adminQualityRoutes({ table, kv, now, outcomes: deps.outcomes }));
   app.route("/", recordingConfigRoutes({ table, now, log }));
   app.route("/", shadowConfigRoutes({ table, kv, now, log }));
   app.route("/", trainingRowRoutes({ table, outcomes: deps.outcomes, now }));

@@ -5,15 +5,18 @@
  * few ms (`npm run bench -- quality`).
  */
 import { createRoute } from "@hono/zod-openapi";
+import { modelKey } from "@relevance/core";
 import {
+  driftSection,
   MAX_QUALITY_QUERIES,
+  modelsBySearches,
   type OutcomeStore,
   parseQualityQuery,
   QualityQueryParams,
   QualityReportSchema,
   qualityReport,
 } from "@relevance/outcomes";
-import type { SettingsTable } from "@relevance/settings";
+import type { Kv, SettingsTable } from "@relevance/settings";
 import { ApiError, invalid, notFound } from "@shared/http";
 import { Hono } from "hono";
 import { requireAccount } from "./key-store.ts";
@@ -31,10 +34,12 @@ const notConfigured = () =>
 
 export function adminQualityRoutes(deps: {
   table: SettingsTable;
+  /** Where the models' artifacts are (their training profiles: the report's drift). */
+  kv: Kv;
   now: () => Date;
   outcomes: OutcomeStore | undefined;
 }): Hono {
-  const { table, now, outcomes } = deps;
+  const { table, kv, now, outcomes } = deps;
   const app = new Hono();
   app.get("/api/v1/admin/accounts/:account/indexes/:index/quality", async (c) => {
     const at = now();
@@ -48,7 +53,12 @@ export function adminQualityRoutes(deps: {
     if ((await findRecord(table, account, index)) === null) throw notFound("index not found");
     const query = { account, index, ...parsed.value, maxQueries: MAX_QUALITY_QUERIES };
     const inputs = await outcomes.quality(query);
-    return c.json(qualityReport(query, inputs, at));
+    const drift = await driftSection(
+      { store: outcomes, artifactText: (id) => kv.get(modelKey(id)) },
+      query,
+      modelsBySearches(inputs.daily),
+    );
+    return c.json(qualityReport(query, inputs, at, { drift }));
   });
   return app;
 }

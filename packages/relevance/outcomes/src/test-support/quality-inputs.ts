@@ -84,6 +84,7 @@ export function fixedQualityStore(inputs: QualityInputs): { store: OutcomeStore;
     trainingRows: async () => [],
     purge: async () => {},
     shadowPairs: async () => [],
+    driftCounts: async () => [],
     quality: async (query) => {
       asked.push(query);
       const keep = <T extends { modelId: string }>(rows: T[]) =>
