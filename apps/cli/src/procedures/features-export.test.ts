@@ -60,6 +60,9 @@ class RowsStore implements OutcomeStore {
     throw new Error("not read here");
   }
   async purge(): Promise<void> {}
+  async scoredModels(): Promise<[]> {
+    return [];
+  }
   async driftCounts(): Promise<DriftDayCounts[]> {
     return [];
   }

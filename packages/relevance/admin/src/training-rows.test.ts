@@ -30,6 +30,9 @@ class RowsStore implements OutcomeStore {
     return { daily: [], bins: [], queries: [], events: { attributed: 0, unattributed: 0, duplicates: 0 } };
   }
   async purge(): Promise<void> {}
+  async scoredModels(): Promise<[]> {
+    return [];
+  }
   async driftCounts(): Promise<DriftDayCounts[]> {
     return [];
   }

@@ -17,6 +17,8 @@ import type {
   OutcomeStore,
   QualityInputs,
   QualityQuery,
+  ScoredModel,
+  ScoredModelsQuery,
   ShadowPair,
   ShadowPairsQuery,
   TrainingQueryRow,
@@ -230,6 +232,26 @@ export class ClickHouseOutcomeStore implements OutcomeStore {
       else into.counts[bin] = (into.counts[bin] ?? 0) + n(r.c);
     }
     return [...days.values()];
+  }
+
+  async scoredModels(q: ScoredModelsQuery): Promise<ScoredModel[]> {
+    if (q.limit <= 0) return [];
+    await this.migrate();
+    const rows = await this.sql.query(
+      `SELECT account, index_name, model_id, count() AS searches
+      FROM ${this.db}.served_searches
+      WHERE served_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')
+        AND served_at < fromUnixTimestamp64Milli({until:Int64}, 'UTC')
+      GROUP BY account, index_name, model_id
+      ORDER BY account, index_name, model_id LIMIT {limit:UInt32}`,
+      { since: Math.floor(q.since), until: Math.floor(q.until), limit: Math.floor(q.limit) },
+    );
+    return rows.map((r) => ({
+      account: String(r.account),
+      index: String(r.index_name),
+      modelId: String(r.model_id),
+      searches: n(r.searches),
+    }));
   }
 
   async recordEvents(rows: readonly OutcomeEvent[]): Promise<void> {

@@ -14,6 +14,8 @@ import type {
   OutcomeStore,
   QualityInputs,
   QualityQuery,
+  ScoredModel,
+  ScoredModelsQuery,
   ShadowPair,
   ShadowPairsQuery,
   TrainingQueryRow,
@@ -174,6 +176,25 @@ export class MemoryOutcomeStore implements OutcomeStore {
         countValue(d.features[i] as DriftDayCounts["score"], f.edges, s.features[f.index]);
     }
     return [...days.values()].sort((a, b) => compareUtf8(a.day, b.day));
+  }
+
+  async scoredModels(q: ScoredModelsQuery): Promise<ScoredModel[]> {
+    const out = new Map<string, ScoredModel>();
+    for (const s of this.searches) {
+      if (s.servedAt < q.since || s.servedAt >= q.until) continue;
+      const key = JSON.stringify([s.account, s.index, s.modelId]);
+      const m = out.get(key) ?? { account: s.account, index: s.index, modelId: s.modelId, searches: 0 };
+      m.searches += 1;
+      out.set(key, m);
+    }
+    return [...out.values()]
+      .sort(
+        (a, b) =>
+          compareUtf8(a.account, b.account) ||
+          compareUtf8(a.index, b.index) ||
+          compareUtf8(a.modelId, b.modelId),
+      )
+      .slice(0, Math.max(0, q.limit));
   }
 
   async purge(before: number): Promise<void> {

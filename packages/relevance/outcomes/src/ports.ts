@@ -120,6 +120,23 @@ export interface DriftDayCounts {
   features: DriftBinCounts[];
 }
 
+/** Which models served searches in a time range, across accounts: what the drift check goes over. */
+export interface ScoredModelsQuery {
+  /** Epoch ms, inclusive. */
+  since: number;
+  /** Epoch ms, exclusive. */
+  until: number;
+  /** At most this many, in (account, index, modelId) order. */
+  limit: number;
+}
+
+export interface ScoredModel {
+  account: string;
+  index: string;
+  modelId: string;
+  searches: number;
+}
+
 export interface OutcomeStore {
   /** Stores served searches; resolves only once they are stored (a failure rejects). */
   recordSearches(rows: readonly ServedSearch[]): Promise<void>;
@@ -134,6 +151,8 @@ export interface OutcomeStore {
    * by the query's edges: a day of a million searches reaches JavaScript as a few hundred counts.
    */
   driftCounts(query: DriftCountsQuery): Promise<DriftDayCounts[]>;
+  /** Every (account, index, model) with searches in the range, with how many, in that order. */
+  scoredModels(query: ScoredModelsQuery): Promise<ScoredModel[]>;
   /** Deletes searches and events older than `before` (epoch ms): the retention. */
   purge(before: number): Promise<void>;
 }

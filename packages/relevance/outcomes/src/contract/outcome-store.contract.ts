@@ -452,6 +452,26 @@ export function outcomeStoreContract(adapter: OutcomeStoreAdapter): void {
       ]);
     });
 
+    it("lists every account's, index's and model's searches of a range, in that order, at most limit", async () => {
+      const store = await adapter.open();
+      await store.recordSearches([
+        search({ modelId: "m2" }),
+        search({ modelId: "m1" }),
+        search({ modelId: "m1" }),
+        search({ account: "acct-b", index: "zeta" }),
+        search({ account: "acct-b", index: "alpha", modelId: "m9" }),
+        search({ servedAt: T0 + DAY, modelId: "later" }),
+      ]);
+      const all = await store.scoredModels({ since: T0, until: T0 + DAY, limit: 10 });
+      expect(all).toEqual([
+        { account: "acct-a", index: "products", modelId: "m1", searches: 2 },
+        { account: "acct-a", index: "products", modelId: "m2", searches: 1 },
+        { account: "acct-b", index: "alpha", modelId: "m9", searches: 1 },
+        { account: "acct-b", index: "zeta", modelId: "m1", searches: 1 },
+      ]);
+      expect(await store.scoredModels({ since: T0, until: T0 + DAY, limit: 2 })).toEqual(all.slice(0, 2));
+    });
+
     it("refuses drift edges beyond their bound before reading", async () => {
       const store = await adapter.open();
       const base = { ...scope(), modelId: "m1", features: [] };

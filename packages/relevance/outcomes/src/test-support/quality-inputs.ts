@@ -85,6 +85,7 @@ export function fixedQualityStore(inputs: QualityInputs): { store: OutcomeStore;
     purge: async () => {},
     shadowPairs: async () => [],
     driftCounts: async () => [],
+    scoredModels: async () => [],
     quality: async (query) => {
       asked.push(query);
       const keep = <T extends { modelId: string }>(rows: T[]) =>
