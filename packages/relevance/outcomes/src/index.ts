@@ -5,6 +5,7 @@ export * from "./drift/drift-alert-store.ts";
 export * from "./drift/drift-alerts.ts";
 export * from "./drift/drift-check.ts";
 export * from "./drift/drift-counts.ts";
+export * from "./drift/drift-limits.ts";
 export * from "./drift/drift-report.ts";
 export * from "./drift/drift-schema.ts";
 export * from "./drift/psi.ts";

@@ -10,9 +10,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MemoryOutcomeStore } from "../memory-store.ts";
 import { uuidV7 } from "../query-uid.ts";
 import type { ServedSearch } from "../records.ts";
-import { TableDriftAlertStore } from "./drift-alert-store.ts";
+import { DRIFT_HISTORY_DAYS, TableDriftAlertStore } from "./drift-alert-store.ts";
 import { DRIFT_RULE } from "./drift-alerts.ts";
-import { type DriftCheckDeps, driftCheckEnv, runDriftCheck } from "./drift-check.ts";
+import { type DriftCheckDeps, driftCheckEnv, MAX_DRIFT_CHECK_MODELS, runDriftCheck } from "./drift-check.ts";
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 2, 10);
@@ -194,6 +194,55 @@ describe("the drift check", () => {
     at(2);
     expect(await runDriftCheck(deps())).toMatchObject({ checked: 0, unprofiled: 1, transitions: [] });
     expect(receiver.received).toEqual([]);
+  });
+
+  it("reads at most MAX_DRIFT_CHECK_MODELS models a run, and says so when it reaches them", async () => {
+    const { outcomes, deps, at } = setup();
+    at(2);
+    const asked: number[] = [];
+    const warned: string[] = [];
+    const many = Array.from({ length: MAX_DRIFT_CHECK_MODELS }, (_, i) => ({
+      account: "acct",
+      index: "products",
+      modelId: `m${i}`,
+      searches: 1,
+    }));
+    const capped = Object.assign(Object.create(outcomes) as MemoryOutcomeStore, {
+      scoredModels: async (q: { limit: number }) => {
+        asked.push(q.limit);
+        return many;
+      },
+    });
+    const r = await runDriftCheck(
+      deps({
+        outcomes: capped,
+        artifactText: async () => null,
+        log: { info() {}, warn: (m) => warned.push(m) },
+      }),
+    );
+    expect(asked).toEqual([MAX_DRIFT_CHECK_MODELS]);
+    expect(r.unprofiled).toBe(MAX_DRIFT_CHECK_MODELS);
+    expect(warned).toEqual(["drift check: only the first models are checked"]);
+  });
+
+  it("deletes sent rows older than DRIFT_HISTORY_DAYS but keeps each alert's latest", async () => {
+    const { outcomes, table, deps, at } = setup();
+    await outcomes.recordSearches([...day(1, true), ...day(2, false)]);
+    at(2);
+    await runDriftCheck(deps()); // fires (day 1)
+    at(3);
+    await runDriftCheck(deps()); // resolves (day 2)
+    const rows = async () => (await table.query("DRIFT#acct", "")).length;
+    expect(await rows()).toBe(4);
+    at(3 + DRIFT_HISTORY_DAYS); // the firing rows are now past the history; the resolves are the latest
+    await outcomes.recordSearches(day(3 + DRIFT_HISTORY_DAYS - 1, false));
+    await runDriftCheck(deps());
+    expect(await rows()).toBe(2);
+    const left = await table.query("DRIFT#acct", "");
+    expect(left.map((r) => (r.attributes.transition as { status: string }).status)).toEqual([
+      "resolved",
+      "resolved",
+    ]);
   });
 
   it("takes DRIFT_PSI_THRESHOLD and DRIFT_CHECK_INTERVAL_MS within their bounds", async () => {
