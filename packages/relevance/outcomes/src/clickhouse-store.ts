@@ -190,8 +190,9 @@ export class ClickHouseOutcomeStore implements OutcomeStore {
   /**
    * Bins in the database: each search is expanded into one (slot, value) per counted distribution
    * (slot 1 the score, then the features), each value's bin is how many inner edges are <= it
-   * (profileBin's rule), and only the (day, slot, bin) counts come back: at most days × 22 × 101
-   * rows, whatever the number of searches. The edges travel as one JSON text parameter.
+   * (profileBin's rule), and only the (day, slot, bin) counts come back: at most days × 10 × 101
+   * rows, whatever the number of searches (a million searches: about 0.75 s on chDB). The edges
+   * travel as one JSON text parameter.
    */
   async driftCounts(q: DriftCountsQuery): Promise<DriftDayCounts[]> {
     checkDriftCountsQuery(q);
