@@ -6,13 +6,8 @@
 // (docs/notifications.md); DRIFT_PSI_THRESHOLD sets the threshold. docs/deploy.md.
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { modelKey } from "@relevance/core";
-import {
-  type DriftCheckDeps,
-  type DriftCheckResult,
-  driftCheckEnv,
-  runDriftCheck,
-  TableDriftAlertStore,
-} from "@relevance/outcomes";
+import { driftCheckEnv, TableDriftAlertStore } from "@relevance/outcomes";
+import { type DriftCheckDeps, type DriftCheckResult, runDriftCheck } from "@relevance/outcomes/drift-check";
 import { CloudflareRestKv } from "@relevance/settings/cloudflare-rest";
 import { DynamoSettingsTable } from "@relevance/settings/dynamodb";
 import { lambdaStageProblem, missingEnv } from "@shared/http";

@@ -5,12 +5,8 @@
 // and the next one tries again. docs/quality.md "Drift alerts".
 import { hostname } from "node:os";
 import { modelKey } from "@relevance/core";
-import {
-  type DriftCheckResult,
-  type OutcomeStore,
-  runDriftCheck,
-  TableDriftAlertStore,
-} from "@relevance/outcomes";
+import { type OutcomeStore, TableDriftAlertStore } from "@relevance/outcomes";
+import { type DriftCheckResult, runDriftCheck } from "@relevance/outcomes/drift-check";
 import type { Kv, Logger, SettingsTable } from "@relevance/settings";
 import { type Channel, createChannels, InMemoryDeliveryLog } from "@shared/notify";
 import type { LocalConfig } from "../env.ts";

@@ -3,7 +3,7 @@ export * from "./clickhouse-sql.ts";
 export * from "./clickhouse-store.ts";
 export * from "./drift/drift-alert-store.ts";
 export * from "./drift/drift-alerts.ts";
-export * from "./drift/drift-check.ts";
+export * from "./drift/drift-check-config.ts";
 export * from "./drift/drift-counts.ts";
 export * from "./drift/drift-limits.ts";
 export * from "./drift/drift-report.ts";

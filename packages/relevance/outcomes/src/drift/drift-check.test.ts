@@ -12,7 +12,8 @@ import { uuidV7 } from "../query-uid.ts";
 import type { ServedSearch } from "../records.ts";
 import { DRIFT_HISTORY_DAYS, TableDriftAlertStore } from "./drift-alert-store.ts";
 import { DRIFT_RULE } from "./drift-alerts.ts";
-import { type DriftCheckDeps, driftCheckEnv, MAX_DRIFT_CHECK_MODELS, runDriftCheck } from "./drift-check.ts";
+import { type DriftCheckDeps, runDriftCheck } from "./drift-check.ts";
+import { driftCheckEnv, MAX_DRIFT_CHECK_MODELS } from "./drift-check-config.ts";
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 2, 10);

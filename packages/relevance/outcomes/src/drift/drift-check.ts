@@ -6,7 +6,9 @@
  * run again at any time and from two places at once: a change is stored once (its id), sent by the
  * one check that claims it, and retried by the next run until every channel took it.
  *
- * npm start runs it on an interval (apps/local), production on a schedule (docs/deploy.md).
+ * npm start runs it on an interval (apps/local), production on a schedule (docs/deploy.md). Its
+ * own entry (`@relevance/outcomes/drift-check`), not the package's index: it sends through
+ * @shared/notify (SMTP included), which the Worker, a user of the index, must not bundle.
  */
 import {
   type Channel,
@@ -24,17 +26,9 @@ import {
   driftNotification,
   driftTransitions,
 } from "./drift-alerts.ts";
+import { MAX_DRIFT_CHECK_MODELS } from "./drift-check-config.ts";
 import { driftCountsQuery, modelDrift, type ProfileLookup, profileFromArtifact } from "./drift-report.ts";
 import { PSI_DRIFT_THRESHOLD } from "./psi.ts";
-
-/** (account, index, model) triples one run checks at most: each is one store query and maybe an artifact read. */
-export const MAX_DRIFT_CHECK_MODELS = 1000;
-/** The interval of npm start's check (DRIFT_CHECK_INTERVAL_MS): hourly, so a day's verdict is out early on the next. */
-export const DEFAULT_DRIFT_CHECK_INTERVAL_MS = 3_600_000;
-export const MIN_DRIFT_CHECK_INTERVAL_MS = 10_000;
-export const MAX_DRIFT_CHECK_INTERVAL_MS = 86_400_000;
-/** The largest DRIFT_PSI_THRESHOLD: beyond it nothing short of a total change would ever fire. */
-export const MAX_DRIFT_PSI_THRESHOLD = 10;
 
 export interface DriftCheckLog {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -154,36 +148,4 @@ async function sendUnsent(
       });
     }
   }
-}
-
-export interface DriftCheckEnv {
-  threshold: number;
-  intervalMs: number;
-}
-
-/** DRIFT_PSI_THRESHOLD and DRIFT_CHECK_INTERVAL_MS, checked; a problem names the variable and its bound. */
-export function driftCheckEnv(
-  env: Record<string, string | undefined>,
-): { ok: true; value: DriftCheckEnv } | { ok: false; error: string } {
-  const t = env.DRIFT_PSI_THRESHOLD?.trim() ?? "";
-  const threshold = t === "" ? PSI_DRIFT_THRESHOLD : Number(t);
-  if (!(Number.isFinite(threshold) && threshold > 0 && threshold <= MAX_DRIFT_PSI_THRESHOLD))
-    return {
-      ok: false,
-      error: `DRIFT_PSI_THRESHOLD must be a number above 0 and at most ${MAX_DRIFT_PSI_THRESHOLD}, got ${JSON.stringify(t)}`,
-    };
-  const i = env.DRIFT_CHECK_INTERVAL_MS?.trim() ?? "";
-  const intervalMs = i === "" ? DEFAULT_DRIFT_CHECK_INTERVAL_MS : Number(i);
-  if (
-    !(
-      Number.isInteger(intervalMs) &&
-      intervalMs >= MIN_DRIFT_CHECK_INTERVAL_MS &&
-      intervalMs <= MAX_DRIFT_CHECK_INTERVAL_MS
-    )
-  )
-    return {
-      ok: false,
-      error: `DRIFT_CHECK_INTERVAL_MS must be a whole number of ms from ${MIN_DRIFT_CHECK_INTERVAL_MS} to ${MAX_DRIFT_CHECK_INTERVAL_MS}, got ${JSON.stringify(i)}`,
-    };
-  return { ok: true, value: { threshold, intervalMs } };
 }

@@ -5,7 +5,7 @@ import {
   MAX_DRIFT_CHECK_INTERVAL_MS,
   MAX_DRIFT_CHECK_MODELS,
   MIN_DRIFT_CHECK_INTERVAL_MS,
-} from "./drift-check.ts";
+} from "./drift-check-config.ts";
 import { MAX_DRIFT_MODELS } from "./drift-report.ts";
 
 export const DRIFT_LIMITS: readonly LimitRow[] = [
