@@ -61,6 +61,12 @@ describe("the Lambda bundles", () => {
     expect(r.error).toMatch(/^AdminInternalApi: missing environment ENV, ADMIN_TOKEN/);
   });
 
+  it("search-drift reaches the drift check, which names its missing settings", () => {
+    const r = invoke("search-drift", { source: "aws.events", "detail-type": "Scheduled Event" });
+    expect(r.exported).toBe("function");
+    expect(r.error).toMatch(/^RelevanceDriftCheck: missing environment ENV, CLOUDFLARE_ACCOUNT_ID/);
+  });
+
   it("search-customer reaches the customer API, which answers 503 naming its missing settings", () => {
     const r = invoke("search-customer", {
       version: "2.0",

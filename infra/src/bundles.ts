@@ -17,6 +17,7 @@ export const BUNDLES = {
   "search-exporter": "search-exporter.ts",
   "search-admin": "search-admin.ts",
   "search-customer": "search-customer.ts",
+  "search-drift": "search-drift.ts",
   "monitor-status": "monitor-status.ts",
   "monitor-collector": "monitor-collector.ts",
   "monitor-ingest": "monitor-ingest.ts",

@@ -139,7 +139,37 @@ describe.each(SEARCH_ENVIRONMENTS)("%s-EcomSearch", (env) => {
       `${env}/ecom-search/cloudflare-kv-read-token`,
       `${env}/ecom-search/admin-token`,
       `${env}/ecom-search/clickhouse-password`,
+      `${env}/ecom-search/drift-alert-channels`,
     ]);
+  });
+
+  it("runs the drift check hourly with the outcome store, the KV read token and its channels secret", () => {
+    template().hasResourceProperties("AWS::Lambda::Function", {
+      FunctionName: `${env}-RelevanceDriftCheck`,
+      Environment: {
+        Variables: Match.objectLike({
+          ENV: env,
+          CLICKHOUSE_URL: Match.anyValue(),
+          KV_NAMESPACE_ID: Match.anyValue(),
+        }),
+      },
+    });
+    template().hasResourceProperties("AWS::Events::Rule", {
+      Name: `${env}-RelevanceDriftCheck`,
+      ScheduleExpression: "rate(1 hour)",
+    });
+    const fn = ofType(json().Resources, "AWS::Lambda::Function").find(
+      ([, f]) => f.Properties?.FunctionName === `${env}-RelevanceDriftCheck`,
+    );
+    const secrets = JSON.stringify(variablesOf(fn?.[1])[SECRET_ENV_MAP]);
+    for (const name of [
+      "CLOUDFLARE_API_TOKEN",
+      "CLICKHOUSE_PASSWORD",
+      "ALERT_CONFIG_JSON",
+      "DriftAlertChannels",
+    ])
+      expect(secrets).toContain(name);
+    expect(secrets).not.toContain("AdminToken");
   });
 
   it("puts the admin function behind IAM authorization on every route of its API", () => {

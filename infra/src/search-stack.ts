@@ -8,12 +8,23 @@
  */
 
 import { DEFAULT_RETENTION_DAYS, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from "@relevance/outcomes";
-import { CfnOutput, CfnParameter, Duration, RemovalPolicy, Stack, type StackProps, Tags } from "aws-cdk-lib";
+import {
+  CfnOutput,
+  CfnParameter,
+  Duration,
+  RemovalPolicy,
+  SecretValue,
+  Stack,
+  type StackProps,
+  Tags,
+} from "aws-cdk-lib";
 import { AccessLogFormat } from "aws-cdk-lib/aws-apigateway";
 import * as apigwv2 from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpIamAuthorizer } from "aws-cdk-lib/aws-apigatewayv2-authorizers";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
 import * as dynamodb from "aws-cdk-lib/aws-dynamodb";
+import * as events from "aws-cdk-lib/aws-events";
+import * as targets from "aws-cdk-lib/aws-events-targets";
 import * as iam from "aws-cdk-lib/aws-iam";
 import * as lambda from "aws-cdk-lib/aws-lambda";
 import { SqsDlq } from "aws-cdk-lib/aws-lambda-event-sources";
@@ -68,6 +79,8 @@ export class SearchStack extends Stack {
   readonly table: dynamodb.Table;
   readonly exporter: ServiceFunction;
   readonly admin: ServiceFunction;
+  /** `{env}-RelevanceDriftCheck`: the hourly drift check (docs/quality.md, "Drift alerts"). */
+  readonly driftCheck: ServiceFunction;
   readonly parked: sqs.Queue;
   readonly api: apigwv2.HttpApi;
   readonly customer: ServiceFunction;
@@ -252,6 +265,48 @@ export class SearchStack extends Stack {
     this.admin.role.addToPrincipalPolicy(
       new iam.PolicyStatement({ actions: ADMIN_TABLE_ACTIONS, resources: [this.table.tableArn] }),
     );
+
+    // The drift check: hourly over the admin function's backends (the outcome ClickHouse, the
+    // models in KV, the table for the alerts' rows and claims). Its channels are a secret: webhook
+    // and Slack URLs carry tokens. The initial value holds no secret.
+    const driftChannels = new secretsmanager.Secret(this, "DriftAlertChannels", {
+      secretName: `${name}/ecom-search/drift-alert-channels`,
+      description: `Channels of ${name}'s relevance drift alerts: {"channels": [...]} (webhook, Slack, SMTP, Alertmanager; docs/notifications.md)`,
+      secretStringValue: SecretValue.unsafePlainText(JSON.stringify({ channels: [] })),
+    });
+    this.driftCheck = new ServiceFunction(this, "DriftCheck", {
+      functionName: `${name}-RelevanceDriftCheck`,
+      description: `${name}-RelevanceDriftCheck: PSI of live searches against each model's training profile; relevance_drift alerts`,
+      bundle: "search-drift",
+      memorySize: 256,
+      timeout: Duration.minutes(5),
+      environment: {
+        ENV: name,
+        ...kvEnvironment,
+        CLICKHOUSE_URL: clickhouseUrl.valueAsString,
+        CLICKHOUSE_USER: clickhouseUser.valueAsString,
+        OUTCOME_RETENTION_DAYS: outcomeRetentionDays.valueAsString,
+      },
+      secretEnvironment: {
+        CLOUDFLARE_API_TOKEN: { secret: kvReadToken },
+        CLICKHOUSE_PASSWORD: { secret: clickhousePassword },
+        ALERT_CONFIG_JSON: { secret: driftChannels },
+      },
+    });
+    this.driftCheck.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ADMIN_TABLE_ACTIONS, resources: [this.table.tableArn] }),
+    );
+    new events.Rule(this, "DriftCheckSchedule", {
+      ruleName: `${name}-RelevanceDriftCheck`,
+      description: "Runs the relevance drift check every hour",
+      schedule: events.Schedule.rate(Duration.hours(1)),
+      targets: [
+        new targets.LambdaFunction(this.driftCheck.function, {
+          retryAttempts: 1,
+          maxEventAge: Duration.minutes(30),
+        }),
+      ],
+    });
 
     const accessLogs = new logs.LogGroup(this, "AdminApiAccessLogs", {
       logGroupName: `/aws/apigateway/${name}-AdminInternalApi`,

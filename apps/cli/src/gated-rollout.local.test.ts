@@ -82,7 +82,16 @@ describe("relevance rollout --shadow-first on live shoppers (npm start's demo)",
         "model",
         "export",
         ...["--from", "xgboost", "--input", "model.json", "--golden", "golden.jsonl"],
-        ...["--model-id", modelId, "--title-field", "title", "--tags-field", "tags", "--out", "model.json.artifact"],
+        ...[
+          "--model-id",
+          modelId,
+          "--title-field",
+          "title",
+          "--tags-field",
+          "tags",
+          "--out",
+          "model.json.artifact",
+        ],
       ],
       dir,
     );
@@ -137,10 +146,19 @@ describe("relevance rollout --shadow-first on live shoppers (npm start's demo)",
     expect(rollout.code, rollout.stderr + rollout.stdout).toBe(0);
     const out = JSON.parse(rollout.stdout) as {
       steps: { step: string; message: string }[];
-      result: { to: string; gate: { decision: string; numbers: { withClick: number; candidateAuc: number } } };
+      result: {
+        to: string;
+        gate: { decision: string; numbers: { withClick: number; candidateAuc: number } };
+      };
     };
     expect(out.steps.map((s) => s.step)).toEqual(
-      expect.arrayContaining(["relevance-shadow-config", "relevance-canary-config", "gate", "switch", "done"]),
+      expect.arrayContaining([
+        "relevance-shadow-config",
+        "relevance-canary-config",
+        "gate",
+        "switch",
+        "done",
+      ]),
     );
     // v2 accumulated paired scores beside v1 before it was judged.
     expect(out.result.gate.decision).toBe("promote");
@@ -155,7 +173,9 @@ describe("relevance rollout --shadow-first on live shoppers (npm start's demo)",
       shadowModelId: string;
       pairs: number;
     }[];
-    expect(comparisons.find((c) => c.servingModelId === v1 && c.shadowModelId === v2)?.pairs).toBeGreaterThan(150);
+    expect(comparisons.find((c) => c.servingModelId === v1 && c.shadowModelId === v2)?.pairs).toBeGreaterThan(
+      150,
+    );
   }, 420_000);
 
   it("refuses a v3 that predicts the clicks worse, with the numbers, and leaves v2 serving", async () => {
@@ -177,7 +197,9 @@ describe("relevance rollout --shadow-first on live shoppers (npm start's demo)",
     expect(third.code, third.stderr).toBe(0);
     const rollout = await rolling;
     expect(rollout.code).toBe(1);
-    expect(rollout.stderr).toMatch(/refused: candidate AUC 0\.\d{3} is 0\.\d{3} below the serving model's 0\.\d{3}/);
+    expect(rollout.stderr).toMatch(
+      /refused: candidate AUC 0\.\d{3} is 0\.\d{3} below the serving model's 0\.\d{3}/,
+    );
     expect(rollout.stderr).toContain(`${v2} keeps serving products`);
     expect(await servingModel()).toBe(v2);
     expect(await shadowConfig()).toBeNull();

@@ -12,7 +12,7 @@ import {
 import { alertIntervalFromEnv } from "@monitor/runtime";
 import { BEARER_TOKEN, BEARER_TOKEN_RULE, type BodyLimits, bodyLimitsFromEnv } from "@relevance/admin";
 import { formatIssues } from "@relevance/core";
-import { retentionDaysFromEnv } from "@relevance/outcomes";
+import { type DriftCheckEnv, driftCheckEnv, retentionDaysFromEnv } from "@relevance/outcomes";
 import {
   artifactMaxBytes,
   DEFAULT_MODEL_CACHE_MB,
@@ -41,6 +41,8 @@ export interface LocalConfig {
   sessionKeys?: string[];
   /** Alert channels: the ALERT_CONFIG file's, then the ALERT_WEBHOOK_URL shortcut; may be empty. */
   alertChannels: ChannelConfig[];
+  /** The drift check (DRIFT_PSI_THRESHOLD, DRIFT_CHECK_INTERVAL_MS; docs/quality.md). */
+  drift: DriftCheckEnv;
   /** Absolute path of ALERT_CONFIG, or null when unset. */
   alertConfigFile: string | null;
   /** ALERT_EVAL_INTERVAL_S in milliseconds. */
@@ -146,6 +148,8 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
   if (!autoRegister.ok) return { ok: false, error: autoRegister.errors.join("; ") };
   const maxSkew = maxClockSkewFromEnv(env);
   if (!maxSkew.ok) return { ok: false, error: maxSkew.error };
+  const drift = driftCheckEnv(env);
+  if (!drift.ok) return { ok: false, error: drift.error };
   const recording = recordingTuning(env);
   if (!recording.ok) return { ok: false, error: recording.problems.map((p) => p.message).join("; ") };
   let outcomeRetentionDays: number;
@@ -168,6 +172,7 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
       monitorTokenGenerated: monitorToken === undefined,
       ...(sessionKeys === undefined ? {} : { sessionKeys: sessionKeys.value }),
       alertChannels: alerts.channels,
+      drift: drift.value,
       alertConfigFile: alerts.file,
       alertIntervalMs,
       publicUrl: publicUrl === "" ? null : publicUrl,

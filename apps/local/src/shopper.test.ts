@@ -201,6 +201,21 @@ describe("the simulated shopper", () => {
     expect(gaps.some((g) => g >= 1000)).toBe(true);
   });
 
+  it("types the intended category's name under the categories behaviour, drawing the same choices", async () => {
+    const normal = shop();
+    const switched = shop();
+    const a = await runShopper({ ...base, ...normal.deps, searches: 30, seed: 5 });
+    const b = await runShopper({ ...base, ...switched.deps, searches: 30, seed: 5, behaviour: "categories" });
+    const typed = (sent: Sent[]) => sent.filter((s) => s.url.endsWith("/search")).map((s) => s.body.q);
+    const intended: Record<string, string> = { toys: "toys", rubber: "baby", "garden chair": "garden" };
+    expect(typed(switched.sent)).toEqual(typed(normal.sent).map((q) => intended[q as string]));
+    // The same queries drawn for the same shoppers: the behaviour changes only what is typed.
+    expect(Object.keys(b.byQuery).sort()).toEqual(Object.keys(a.byQuery).sort());
+    await expect(
+      runShopper({ ...base, ...shop().deps, searches: 1, seed: 1, behaviour: "x" as "queries" }),
+    ).rejects.toThrow(/behaviour must be one of queries, categories/);
+  });
+
   it("refuses more searches than its bound, or no rate, before sending anything", async () => {
     const { sent, deps } = shop();
     await expect(

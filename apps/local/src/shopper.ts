@@ -24,7 +24,12 @@
 // queryUid, objectId, objectName, position, userId), only for answers that carry
 // `metadata.queryUid`; answers without one are counted (`withoutQueryUid`).
 //
-//   npm run demo:shopper -- --url http://127.0.0.1:8787 --searches 500 --seed 1 [--data-dir .data]
+// Behaviour (`behaviour`, `--behaviour`): `queries` (the default) types the judged query; `categories`
+// types only the intended category's name, as a front end whose category links search would: the
+// same shoppers and intentions, a different query mix (one or two words, many hits), so live
+// searches drift away from what a model trained on `queries` traffic saw (docs/quality.md, drift).
+//
+//   npm run demo:shopper -- --url http://127.0.0.1:8787 --searches 500 --seed 1 [--data-dir .data] [--behaviour categories]
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -50,6 +55,10 @@ export const SHOPPER_DEFAULTS = {
   ratePerSecond: 20,
 } as const;
 
+/** What the shopper types: the judged query, or the intended category's name. */
+export const SHOPPER_BEHAVIOURS = ["queries", "categories"] as const;
+export type ShopperBehaviour = (typeof SHOPPER_BEHAVIOURS)[number];
+
 export const CLICK_EVENT_NAME = "Search Result Clicked";
 export const CONVERSION_EVENT_NAME = "Product Purchased";
 
@@ -68,6 +77,8 @@ export interface ShopperOptions {
   conversionProbability?: number;
   limit?: number;
   ratePerSecond?: number;
+  /** What the shopper types (default `queries`). */
+  behaviour?: ShopperBehaviour;
   /** The judged queries (default: the demo's, generateDemoQueries()). */
   queries?: readonly Pick<DemoQuery, "q" | "intendedCategory">[];
   fetch?: typeof fetch;
@@ -125,6 +136,9 @@ function check(o: Required<Pick<ShopperOptions, "searches" | "ratePerSecond" | "
 export async function runShopper(options: ShopperOptions): Promise<ShopperSummary> {
   const o = { ...SHOPPER_DEFAULTS, ...options };
   check(o);
+  const behaviour = options.behaviour ?? "queries";
+  if (!SHOPPER_BEHAVIOURS.includes(behaviour))
+    throw new RangeError(`behaviour must be one of ${SHOPPER_BEHAVIOURS.join(", ")}, got ${behaviour}`);
   const doFetch = options.fetch ?? fetch;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const now = options.now ?? Date.now;
@@ -206,7 +220,11 @@ export async function runShopper(options: ShopperOptions): Promise<ShopperSummar
           "meili-include-metadata": "true",
           "x-ms-user-id": userId,
         },
-        body: JSON.stringify({ q: query.q, limit: o.limit, relevanceScore: true }),
+        body: JSON.stringify({
+          q: behaviour === "categories" ? query.intendedCategory.toLowerCase() : query.q,
+          limit: o.limit,
+          relevanceScore: true,
+        }),
       }),
     );
     if (res.status !== 200) {
@@ -281,6 +299,7 @@ if (import.meta.main) {
       "search-key": { type: "string" },
       index: { type: "string", default: DEMO_INDEX },
       rate: { type: "string", default: String(SHOPPER_DEFAULTS.ratePerSecond) },
+      behaviour: { type: "string", default: "queries" },
     },
   });
   try {
@@ -291,6 +310,7 @@ if (import.meta.main) {
       seed: Number(values.seed),
       index: values.index as string,
       ratePerSecond: Number(values.rate),
+      behaviour: values.behaviour as ShopperBehaviour,
     });
     const { byQuery, ...totals } = summary;
     process.stdout.write(

@@ -29,6 +29,7 @@ import { answerClientError } from "./client-error.ts";
 import { secureDataDir } from "./data-dir.ts";
 import type { LocalConfig } from "./env.ts";
 import { startMonitorDemo } from "./stack/demo.ts";
+import { type DriftLoop, startDriftLoop } from "./stack/drift.ts";
 import { createAlerts, monitorApp, openMonitorStores } from "./stack/monitor.ts";
 import { stackRecording } from "./stack/recording.ts";
 import { startSearchSystem } from "./stack/search-system.ts";
@@ -65,6 +66,8 @@ export interface Stack {
   outcomes: OutcomeStore;
   /** The search's recorder: its counters (Recorder.stats) and flush. */
   recorder: Recorder | null;
+  /** The drift check's loop (stack/drift.ts). */
+  drift: DriftLoop;
   stop(): Promise<void>;
 }
 
@@ -75,6 +78,11 @@ export interface StackOptions {
    * waiting for it.
    */
   monitorNow?: () => number;
+  /**
+   * The search's and the drift check's clock (epoch ms): when a search is served and which day the
+   * check reads. Default Date.now; tests move it across UTC days.
+   */
+  relevanceNow?: () => number;
 }
 
 /**
@@ -118,7 +126,9 @@ export async function startStack(
   // One failed-authentication budget per client address for every API on this port (search,
   // customer, admin, monitor and the /system login): separate ones would add up to more guesses.
   const authThrottle = new AuthThrottle();
-  const recording = stackRecording(search.outcomes, config, log);
+  const relevanceNow = options.relevanceNow ?? Date.now;
+  const recording = stackRecording(search.outcomes, config, log, relevanceNow);
+  const drift = startDriftLoop(config, { ...search, log, now: relevanceNow });
   const app = new Hono();
   app.onError(onError(log));
   app.notFound(routeFallback(app));
@@ -134,6 +144,7 @@ export async function startStack(
   app.route(
     "/",
     createSearchApp({
+      now: relevanceNow,
       kv: search.kv,
       retrieval: search.retrieval,
       log,
@@ -204,8 +215,10 @@ export async function startStack(
     cost: monitor.cost,
     outcomes: search.outcomes,
     recorder: recording.recorder,
+    drift,
     async stop() {
       stopping = true;
+      await drift.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       // The searches answered before the close are recorded before the store closes.
       await recording.drain();

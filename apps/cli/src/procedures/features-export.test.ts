@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { createApiApp } from "@relevance/admin";
 import { FEATURE_SET_V1 } from "@relevance/core";
 import {
+  type DriftDayCounts,
   MemoryOutcomeStore,
   type OutcomeEvent,
   type OutcomeStore,
@@ -59,6 +60,12 @@ class RowsStore implements OutcomeStore {
     throw new Error("not read here");
   }
   async purge(): Promise<void> {}
+  async scoredModels(): Promise<[]> {
+    return [];
+  }
+  async driftCounts(): Promise<DriftDayCounts[]> {
+    return [];
+  }
   async shadowPairs(): Promise<ShadowPair[]> {
     return [];
   }

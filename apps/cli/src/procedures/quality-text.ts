@@ -2,6 +2,7 @@
 // calibration table, τ and ρ, the AUC, each with its sample size and 95 % interval, or what it
 // lacks ("too little data"). Pure: the report in, the lines out.
 import type { ModelQuality, QualityReport } from "@relevance/outcomes";
+import { driftLines } from "./drift-text.ts";
 import { comparisonLines } from "./quality-comparison-text.ts";
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
@@ -94,5 +95,6 @@ export function qualityText(report: QualityReport): string {
     );
   }
   lines.push(...comparisonLines(report));
+  lines.push(...driftLines(report.drift));
   return `${lines.join("\n")}\n`;
 }

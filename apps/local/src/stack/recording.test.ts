@@ -21,6 +21,12 @@ class ArrayStore implements OutcomeStore {
     throw new Error("not read here");
   }
   async purge() {}
+  scoredModels(): never {
+    throw new Error("not read here");
+  }
+  driftCounts(): never {
+    throw new Error("not read here");
+  }
   async shadowPairs() {
     return [];
   }

@@ -129,7 +129,7 @@ export function createAdminApp(deps: AdminDeps): Hono {
   });
 
   app.route("/", adminKeyRoutes({ table, now, random, log }));
-  app.route("/", adminQualityRoutes({ table, now, outcomes: deps.outcomes }));
+  app.route("/", adminQualityRoutes({ table, kv, now, outcomes: deps.outcomes }));
   app.route("/", recordingConfigRoutes({ table, now, log }));
   app.route("/", shadowConfigRoutes({ table, kv, now, log }));
   app.route("/", canaryConfigRoutes({ table, kv, now, log }));

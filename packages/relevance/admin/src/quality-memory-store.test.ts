@@ -1,10 +1,12 @@
 // The quality route over the MemoryOutcomeStore (the adapter that runs the outcome stores'
 // contract suite): recorded searches and events in, the report's counts out, end to end through
 // the store's aggregation and the pure report.
-import { FEATURE_SET_V1 } from "@relevance/core";
+import { buildArtifact, FEATURE_SET_V1, modelKey } from "@relevance/core";
+import { smallDraft } from "@relevance/core/test-support/small-model";
 import {
   kendallTauB,
   MemoryOutcomeStore,
+  NO_ARTIFACT_REASON,
   type OutcomeEvent,
   QualityReportSchema,
   type ServedSearch,
@@ -100,6 +102,31 @@ describe("the quality route over the MemoryOutcomeStore", () => {
     const score = Array.from({ length: 12 }, (_, q) => q / 2 + 1);
     expect(model.kendallTau).toMatchObject({ status: "ok", n: 12, value: kendallTauB(score, ctr) });
     expect(model.auc).toMatchObject({ status: "ok", clicked: 65, notClicked: 55 });
+    expect(report.drift).toEqual([
+      { modelId: `${account}:products:v1`, status: "no_profile", reason: NO_ARTIFACT_REASON },
+    ]);
+
+    // With the model's profiled artifact in the model store, each day's PSI against its profile.
+    const profileRows = Array.from({ length: 200 }, (_, i) => ({ hit_count: i % 20, jaccard: (i % 7) / 7 }));
+    const built = buildArtifact(smallDraft(), {
+      modelId: `${account}:products:v1`,
+      titleField: null,
+      tagsField: null,
+      profileRows,
+    });
+    if (!built.ok) throw new Error("artifact build failed");
+    await h.kv.put(modelKey(`${account}:products:v1`), built.value.text);
+    const again = QualityReportSchema.parse(
+      (await h.admin("GET", `/api/v1/admin/accounts/${account}/indexes/products/quality?since=3d`)).body,
+    );
+    const [drift] = again.drift;
+    if (drift?.status !== "ok") throw new Error(`drift expected, got ${JSON.stringify(drift)}`);
+    expect(drift.profileRows).toBe(200);
+    const n = (c: { status: string; n?: number }) => c.n ?? 0;
+    expect(drift.days.reduce((s, d) => s + n(d.score), 0)).toBe(120);
+    // The 120 searches span days of fewer than 100 each: no PSI from so few.
+    const hit = drift.days.map((d) => d.features.find((f) => f.feature === "hit_count")?.result);
+    expect(hit.every((c) => c?.status === "too_little_data" && c.needed === 100)).toBe(true);
   });
 
   it("puts the serving model and its shadow side by side on the same searches (comparisons)", async () => {

@@ -5,9 +5,12 @@
  * few ms (`npm run bench -- quality`).
  */
 import { createRoute } from "@hono/zod-openapi";
+import { modelKey } from "@relevance/core";
 import {
+  driftSection,
   MAX_AGREEMENT_SAMPLES,
   MAX_QUALITY_QUERIES,
+  modelsBySearches,
   type OutcomeStore,
   parseQualityQuery,
   QualityQueryParams,
@@ -15,7 +18,7 @@ import {
   qualityReport,
   shadowComparisons,
 } from "@relevance/outcomes";
-import type { SettingsTable } from "@relevance/settings";
+import type { Kv, SettingsTable } from "@relevance/settings";
 import { ApiError, invalid, notFound } from "@shared/http";
 import { Hono } from "hono";
 import { requireAccount } from "./key-store.ts";
@@ -33,10 +36,12 @@ const notConfigured = () =>
 
 export function adminQualityRoutes(deps: {
   table: SettingsTable;
+  /** Where the models' artifacts are (their training profiles: the report's drift). */
+  kv: Kv;
   now: () => Date;
   outcomes: OutcomeStore | undefined;
 }): Hono {
-  const { table, now, outcomes } = deps;
+  const { table, kv, now, outcomes } = deps;
   const app = new Hono();
   app.get("/api/v1/admin/accounts/:account/indexes/:index/quality", async (c) => {
     const at = now();
@@ -53,7 +58,12 @@ export function adminQualityRoutes(deps: {
       outcomes.quality(query),
       outcomes.shadowComparison({ ...query, maxSamples: MAX_AGREEMENT_SAMPLES }),
     ]);
-    return c.json(qualityReport(query, inputs, at, { comparisons: shadowComparisons(paired) }));
+    const drift = await driftSection(
+      { store: outcomes, artifactText: (id) => kv.get(modelKey(id)) },
+      query,
+      modelsBySearches(inputs.daily),
+    );
+    return c.json(qualityReport(query, inputs, at, { comparisons: shadowComparisons(paired), drift }));
   });
   return app;
 }

@@ -1,4 +1,5 @@
 import type {
+  DriftDayCounts,
   OutcomeStore,
   QualityInputs,
   ShadowPair,
@@ -29,6 +30,12 @@ class RowsStore implements OutcomeStore {
     return { daily: [], bins: [], queries: [], events: { attributed: 0, unattributed: 0, duplicates: 0 } };
   }
   async purge(): Promise<void> {}
+  async scoredModels(): Promise<[]> {
+    return [];
+  }
+  async driftCounts(): Promise<DriftDayCounts[]> {
+    return [];
+  }
   async shadowPairs(): Promise<ShadowPair[]> {
     return [];
   }

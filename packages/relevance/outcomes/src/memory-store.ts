@@ -5,13 +5,19 @@
  * uses chDB and production a ClickHouse server (clickhouse-store.ts). It runs the same contract suite
  * (contract/outcome-store.contract.ts) as those, so a test that passes over it passes over them.
  */
+
+import { checkDriftCountsQuery, countValue, emptyBinCounts } from "./drift/drift-counts.ts";
 import { memoryShadowComparison } from "./memory-comparison.ts";
 import { compareUtf8, dayBin, EVENT_LEAD_MS, scoreBin, utcDay } from "./outcome-math.ts";
 import type {
+  DriftCountsQuery,
+  DriftDayCounts,
   OutcomeScope,
   OutcomeStore,
   QualityInputs,
   QualityQuery,
+  ScoredModel,
+  ScoredModelsQuery,
   ShadowComparisonInputs,
   ShadowComparisonQuery,
   ShadowPair,
@@ -163,6 +169,46 @@ export class MemoryOutcomeStore implements OutcomeStore {
       (uid) => outcomes.get(uid) ?? { clicked: false, converted: false },
       q,
     );
+  }
+
+  async driftCounts(q: DriftCountsQuery): Promise<DriftDayCounts[]> {
+    checkDriftCountsQuery(q);
+    const days = new Map<string, DriftDayCounts>();
+    for (const s of this.scoped({ ...q, modelId: q.modelId })) {
+      const day = utcDay(s.servedAt);
+      let d = days.get(day);
+      if (d === undefined) {
+        d = {
+          day,
+          score: emptyBinCounts(q.scoreEdges),
+          features: q.features.map((f) => emptyBinCounts(f.edges)),
+        };
+        days.set(day, d);
+      }
+      countValue(d.score, q.scoreEdges, s.score);
+      for (const [i, f] of q.features.entries())
+        countValue(d.features[i] as DriftDayCounts["score"], f.edges, s.features[f.index]);
+    }
+    return [...days.values()].sort((a, b) => compareUtf8(a.day, b.day));
+  }
+
+  async scoredModels(q: ScoredModelsQuery): Promise<ScoredModel[]> {
+    const out = new Map<string, ScoredModel>();
+    for (const s of this.searches) {
+      if (s.servedAt < q.since || s.servedAt >= q.until) continue;
+      const key = JSON.stringify([s.account, s.index, s.modelId]);
+      const m = out.get(key) ?? { account: s.account, index: s.index, modelId: s.modelId, searches: 0 };
+      m.searches += 1;
+      out.set(key, m);
+    }
+    return [...out.values()]
+      .sort(
+        (a, b) =>
+          compareUtf8(a.account, b.account) ||
+          compareUtf8(a.index, b.index) ||
+          compareUtf8(a.modelId, b.modelId),
+      )
+      .slice(0, Math.max(0, q.limit));
   }
 
   async purge(before: number): Promise<void> {

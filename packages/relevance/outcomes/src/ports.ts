@@ -138,6 +138,50 @@ export interface ShadowComparisonInputs {
   samples: { servingModelId: string; shadowModelId: string; score: number; shadowScore: number }[];
 }
 
+/**
+ * One model's searches of the scope counted per UTC day in the bins of given edges: the score's and
+ * the chosen features' (a model's training profile, drift/). Bins as core's profileBin: bin i holds
+ * edges[i] <= v < edges[i + 1], the first and the last open; no edges, every value missing.
+ */
+export interface DriftCountsQuery extends OutcomeScope {
+  modelId: string;
+  /** The score's edges (at most MAX_PROFILE_BINS + 1, ascending). */
+  scoreEdges: readonly number[];
+  /** Features to count: their index in FEATURE_SET_V1 and their edges; at most FEATURE_SET_V1.length. */
+  features: readonly { index: number; edges: readonly number[] }[];
+}
+
+/** Counts in the bins of the query's edges (one more count than edges less one; none without edges). */
+export interface DriftBinCounts {
+  counts: number[];
+  /** Values that fell in no bin: not finite, or the distribution has no edges. */
+  missing: number;
+}
+
+/** One UTC day's counts: `features` in the query's order. */
+export interface DriftDayCounts {
+  day: string;
+  score: DriftBinCounts;
+  features: DriftBinCounts[];
+}
+
+/** Which models served searches in a time range, across accounts: what the drift check goes over. */
+export interface ScoredModelsQuery {
+  /** Epoch ms, inclusive. */
+  since: number;
+  /** Epoch ms, exclusive. */
+  until: number;
+  /** At most this many, in (account, index, modelId) order. */
+  limit: number;
+}
+
+export interface ScoredModel {
+  account: string;
+  index: string;
+  modelId: string;
+  searches: number;
+}
+
 export interface OutcomeStore {
   /** Stores served searches; resolves only once they are stored (a failure rejects). */
   recordSearches(rows: readonly ServedSearch[]): Promise<void>;
@@ -149,6 +193,13 @@ export interface OutcomeStore {
   shadowPairs(query: ShadowPairsQuery): Promise<ShadowPair[]>;
   /** Serving against shadow on the same searches, aggregated per model pair. */
   shadowComparison(query: ShadowComparisonQuery): Promise<ShadowComparisonInputs>;
+  /**
+   * The model's searches per UTC day (ascending; days without searches absent), binned in the store
+   * by the query's edges: a day of a million searches reaches JavaScript as a few hundred counts.
+   */
+  driftCounts(query: DriftCountsQuery): Promise<DriftDayCounts[]>;
+  /** Every (account, index, model) with searches in the range, with how many, in that order. */
+  scoredModels(query: ScoredModelsQuery): Promise<ScoredModel[]>;
   /** Deletes searches and events older than `before` (epoch ms): the retention. */
   purge(before: number): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { MONITOR_LIMITS } from "@monitor/core";
 import { ADMIN_LIMITS } from "@relevance/admin";
-import { CANARY_LIMITS, OUTCOME_RETENTION_LIMITS, RECORDING_LIMITS } from "@relevance/outcomes";
+import { CANARY_LIMITS, DRIFT_LIMITS, OUTCOME_RETENTION_LIMITS, RECORDING_LIMITS } from "@relevance/outcomes";
 import { EVENT_LIMITS, SEARCH_LIMITS } from "@relevance/search";
 import { HTTP_LIMITS, type LimitRow } from "@shared/http";
 import { renderLimitsTable } from "./limits-table.ts";
@@ -14,6 +14,7 @@ export const ALL_LIMITS: readonly LimitRow[] = [
   ...ADMIN_LIMITS,
   ...CANARY_LIMITS,
   ...OUTCOME_RETENTION_LIMITS,
+  ...DRIFT_LIMITS,
   ...MONITOR_LIMITS,
 ];
 

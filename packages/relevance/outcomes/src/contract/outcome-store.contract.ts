@@ -495,6 +495,85 @@ export function outcomeStoreContract(adapter: OutcomeStoreAdapter): void {
       expect(oneModel.pairs).toEqual([]);
     });
 
+    it("counts one model's scores and features per UTC day in the bins of the given edges", async () => {
+      const store = await adapter.open();
+      const feats = (a: number, b: number) => FEATURES.map((f, i) => (i === 0 ? a : i === 3 ? b : f));
+      await store.recordSearches([
+        // Day 1: a score below the first edge (bin 0), one on an inner edge (the upper bin), one
+        // past the last edge (the last bin).
+        search({ score: 0.5, features: feats(-3, 7) }),
+        search({ score: 2, features: feats(1, 7) }),
+        search({ score: 9.5, features: feats(2.5, 7) }),
+        // Day 2, late in the UTC day.
+        search({ servedAt: T0 + DAY + 86_399_000, score: 4, features: feats(2, 7) }),
+        // Not counted: another model, another account, outside the range.
+        search({ modelId: "m2", score: 4 }),
+        search({ account: "acct-b", score: 4 }),
+        search({ servedAt: T0 + 2 * DAY, score: 4 }),
+      ]);
+      const days = await store.driftCounts({
+        ...scope({ until: T0 + 2 * DAY }),
+        modelId: "m1",
+        scoreEdges: [1, 2, 5, 8],
+        features: [
+          { index: 0, edges: [0, 1, 2] },
+          { index: 3, edges: [7] },
+          { index: 5, edges: [] },
+        ],
+      });
+      expect(days).toEqual([
+        {
+          day: "2026-03-10",
+          score: { counts: [1, 1, 1], missing: 0 },
+          features: [
+            { counts: [1, 2], missing: 0 },
+            { counts: [3], missing: 0 },
+            { counts: [], missing: 3 },
+          ],
+        },
+        {
+          day: "2026-03-11",
+          score: { counts: [0, 1, 0], missing: 0 },
+          features: [
+            { counts: [0, 1], missing: 0 },
+            { counts: [1], missing: 0 },
+            { counts: [], missing: 1 },
+          ],
+        },
+      ]);
+    });
+
+    it("lists every account's, index's and model's searches of a range, in that order, at most limit", async () => {
+      const store = await adapter.open();
+      await store.recordSearches([
+        search({ modelId: "m2" }),
+        search({ modelId: "m1" }),
+        search({ modelId: "m1" }),
+        search({ account: "acct-b", index: "zeta" }),
+        search({ account: "acct-b", index: "alpha", modelId: "m9" }),
+        search({ servedAt: T0 + DAY, modelId: "later" }),
+      ]);
+      const all = await store.scoredModels({ since: T0, until: T0 + DAY, limit: 10 });
+      expect(all).toEqual([
+        { account: "acct-a", index: "products", modelId: "m1", searches: 2 },
+        { account: "acct-a", index: "products", modelId: "m2", searches: 1 },
+        { account: "acct-b", index: "alpha", modelId: "m9", searches: 1 },
+        { account: "acct-b", index: "zeta", modelId: "m1", searches: 1 },
+      ]);
+      expect(await store.scoredModels({ since: T0, until: T0 + DAY, limit: 2 })).toEqual(all.slice(0, 2));
+    });
+
+    it("refuses drift edges beyond their bound before reading", async () => {
+      const store = await adapter.open();
+      const base = { ...scope(), modelId: "m1", features: [] };
+      const tooMany = Array.from({ length: 102 }, (_, i) => i);
+      await expect(store.driftCounts({ ...base, scoreEdges: tooMany })).rejects.toThrow(/at most 101 edges/);
+      await expect(store.driftCounts({ ...base, scoreEdges: [2, 1] })).rejects.toThrow(/ascending/);
+      await expect(
+        store.driftCounts({ ...base, scoreEdges: [], features: [{ index: 99, edges: [] }] }),
+      ).rejects.toThrow(/FEATURE_SET_V1 index/);
+    });
+
     it("pages training rows by queryKey with after and limit", async () => {
       const store = await adapter.open();
       const keys = ["a", "b", "c", "d", "e", "é", "😀"];

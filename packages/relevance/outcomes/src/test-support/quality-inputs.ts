@@ -85,6 +85,8 @@ export function fixedQualityStore(inputs: QualityInputs): { store: OutcomeStore;
     purge: async () => {},
     shadowPairs: async () => [],
     shadowComparison: async () => ({ pairs: [], bins: [], queries: [], samples: [] }),
+    driftCounts: async () => [],
+    scoredModels: async () => [],
     quality: async (query) => {
       asked.push(query);
       const keep = <T extends { modelId: string }>(rows: T[]) =>
