@@ -146,10 +146,8 @@ describe("relevance rollout --shadow-first on live shoppers (npm start's demo)",
     expect(rollout.code, rollout.stderr + rollout.stdout).toBe(0);
     const out = JSON.parse(rollout.stdout) as {
       steps: { step: string; message: string }[];
-      result: {
-        to: string;
-        gate: { decision: string; numbers: { withClick: number; candidateAuc: number } };
-      };
+      to: string;
+      gate: { decision: string; numbers: { withClick: number; candidateAuc: number } };
     };
     expect(out.steps.map((s) => s.step)).toEqual(
       expect.arrayContaining([
@@ -161,9 +159,9 @@ describe("relevance rollout --shadow-first on live shoppers (npm start's demo)",
       ]),
     );
     // v2 accumulated paired scores beside v1 before it was judged.
-    expect(out.result.gate.decision).toBe("promote");
-    expect(out.result.gate.numbers.withClick).toBeGreaterThanOrEqual(150);
-    expect(out.result.to).toBe(v2);
+    expect(out.gate.decision).toBe("promote");
+    expect(out.gate.numbers.withClick).toBeGreaterThanOrEqual(150);
+    expect(out.to).toBe(v2);
     expect(await servingModel()).toBe(v2);
     expect(await shadowConfig()).toBeNull();
     // The report still holds the pair v1 → v2 as it was judged.
