@@ -40,9 +40,19 @@ button#forget{background:#fff;color:#1f6feb}
 #status{min-height:1.4em;color:#57606a}
 #status[data-kind=error]{color:#b42318;font-weight:600}
 .scope{margin:4px 0;color:#57606a}
-section.model{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:12px 14px;margin:14px 0}
-section.model h2{margin:0 0 10px;font-size:18px;word-break:break-all}
-section.model h3{margin:18px 0 6px;font-size:15px}
+section.model,section.comparison,section.drift{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:12px 14px;margin:14px 0}
+section.comparison{border-left:4px solid #d4570b}
+section h2{margin:0 0 10px;font-size:18px;word-break:break-all}
+section h3{margin:18px 0 6px;font-size:15px}
+.tiles.pair{margin-top:10px}
+.legend .key{display:inline-block;width:14px;height:4px;border-radius:2px;margin-left:8px}
+.alert{color:#b42318;font-weight:600}
+svg .threshold{stroke:#b42318;stroke-width:1.5;stroke-dasharray:5 4}
+svg .threshold-label{fill:#b42318}
+svg .bar{fill:#8c959f}
+svg .bar.drifted{fill:#c33a2c}
+svg .cell.drifted{stroke:#7f1d1d;stroke-width:1.5}
+svg .muted{fill:#8c959f;font-style:italic}
 .tiles{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));gap:10px}
 .tile{border:1px solid #d0d7de;border-radius:8px;padding:10px;background:#fbfcfd}
 .tile-label{font-size:13px;color:#57606a}

@@ -67,3 +67,5 @@ export const QualityReportSchema = z
 
 export type QualityReport = z.infer<typeof QualityReportSchema>;
 export type ModelQuality = z.infer<typeof ModelQualitySchema>;
+export type { DriftDay, ModelDrift, PsiCell } from "../drift/drift-schema.ts";
+export type { ModelOnPairs, ShadowComparison } from "./comparison-schema.ts";

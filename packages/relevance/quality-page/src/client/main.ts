@@ -4,13 +4,14 @@
 // histogram per day, the calibration chart and table, and "too little data" where a metric says so.
 import type { ModelQuality, QualityReport } from "@relevance/outcomes/quality-schema";
 import { BIN_COLOURS, calibrationChart, histogramChart } from "./charts.ts";
+import { comparisonSections } from "./comparison.ts";
 import { el } from "./dom.ts";
+import { driftSections } from "./drift.ts";
 import { count, interval, num3, pct } from "./format.ts";
+import { fewTile, type TooLittle, tile } from "./tiles.ts";
 
 const TOKEN_KEY = "relevance-quality-admin-token";
 const FIELDS = ["account", "index", "since", "model"] as const;
-
-type TooLittle = { status: "too_little_data"; n: number; needed: number; reason: string };
 
 function input(name: string): HTMLInputElement {
   const node = document.querySelector<HTMLInputElement>(`#q-${name}`);
@@ -24,18 +25,6 @@ function status(text: string, kind: "info" | "error" = "info"): void {
   node.textContent = text;
   node.dataset.kind = kind;
 }
-
-function tile(label: string, value: string, detail: string, kind: "ok" | "few" = "ok"): HTMLElement {
-  return el(
-    "div",
-    { class: `tile ${kind}`, "data-metric": label },
-    el("div", { class: "tile-label" }, label),
-    el("div", { class: "tile-value" }, value),
-    el("div", { class: "tile-detail" }, detail),
-  );
-}
-
-const fewTile = (label: string, m: TooLittle) => tile(label, "too little data", `${m.reason}`, "few");
 
 function correlationTile(label: string, m: ModelQuality["kendallTau"]): HTMLElement {
   if (m.status !== "ok") return fewTile(label, m);
@@ -163,7 +152,9 @@ function render(report: QualityReport): void {
     ...(report.models.length === 0
       ? [el("p", { class: "few" }, "No scored searches were recorded in this range.")]
       : []),
+    ...comparisonSections(report, chartWidth()),
     ...report.models.map(modelSection),
+    ...driftSections(report, chartWidth()),
   );
 }
 
