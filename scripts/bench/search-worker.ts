@@ -4,19 +4,8 @@
 // one. The answers come from the Meilisearch double (Meilisearch itself cannot run here) and the
 // recorded rows go through the OUTCOMES queue into the chDB-backed ClickHouse HTTP double, as in the
 // Worker's tests; what differs between the two series is only the shadow model.
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import { join } from "node:path";
-import type { Readable } from "node:stream";
-import { Miniflare } from "miniflare";
-import { bundleWorker } from "../../apps/edge-worker/src/test-support.ts";
-import { startClickHouseHttpChdb } from "../../packages/relevance/outcomes/src/test-support/clickhouse-http-chdb.ts";
-import {
-  MASTER_KEY,
-  startMeilisearchDouble,
-} from "../../packages/relevance/search/src/meilisearch/test-support/meilisearch-double.ts";
+import { startOutcomesWorker } from "../../apps/edge-worker/src/test-support.ts";
 import { putApiKey, putSettings } from "../../packages/relevance/search/src/test-support/harness.ts";
-import { type KvNamespaceBinding, WorkersKv } from "../../packages/relevance/settings/src/kv/workers-kv.ts";
 
 export interface WorkerShadowInput {
   account: string;
@@ -40,34 +29,9 @@ export interface WorkerShadowResult {
 const API_KEY = "rk_bench_worker_key";
 
 export async function workerShadowSeries(input: WorkerShadowInput): Promise<WorkerShadowResult> {
-  const dir = mkdtempSync(join(os.tmpdir(), "bench-worker-"));
-  const meili = await startMeilisearchDouble();
-  const clickhouse = await startClickHouseHttpChdb(dir, { user: "recorder", password: "ch-secret" });
-  const mf = new Miniflare({
-    modules: true,
-    script: await bundleWorker(),
-    compatibilityDate: "2025-01-01",
-    // The Worker logs a line per consumed batch; the benchmark's table is the output, so only
-    // warnings and errors of the Worker are passed on.
-    handleRuntimeStdio(stdout: Readable, stderr: Readable) {
-      stdout.resume();
-      stderr.pipe(process.stderr);
-    },
-    kvNamespaces: ["KV"],
-    queueProducers: { OUTCOMES: "outcomes" },
-    queueConsumers: {
-      outcomes: { maxBatchSize: 100, maxBatchTimeout: 1, maxRetries: 2, deadLetterQueue: "outcomes-dlq" },
-    },
-    bindings: {
-      MEILISEARCH_URL: meili.url,
-      MEILISEARCH_API_KEY: MASTER_KEY,
-      CLICKHOUSE_URL: clickhouse.url,
-      CLICKHOUSE_USER: "recorder",
-      CLICKHOUSE_PASSWORD: "ch-secret",
-    },
-  });
+  const worker = await startOutcomesWorker("bench-worker-", { quiet: true });
+  const { mf, kv, clickhouse } = worker;
   try {
-    const kv = new WorkersKv((await mf.getKVNamespace("KV")) as unknown as KvNamespaceBinding);
     await putApiKey(kv, API_KEY, input.account);
     const trigger = { model_id: input.servingId, title_field: "title", tags_field: "tags" };
     const recording = { sample_rate: 1 };
@@ -118,10 +82,7 @@ export async function workerShadowSeries(input: WorkerShadowInput): Promise<Work
     const shadowRowsStored = await countShadowRows(clickhouse.url);
     return { shadowed, unshadowed, shadowRowsStored };
   } finally {
-    await mf.dispose();
-    await meili.close();
-    await clickhouse.close();
-    rmSync(dir, { recursive: true, force: true });
+    await worker.close();
   }
 }
 

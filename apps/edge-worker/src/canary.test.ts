@@ -1,25 +1,9 @@
-// The canary in real workerd (Miniflare): the shopper's bucket is the one Node computes (so a
-// shopper keeps one model on every runtime and isolate), the candidate is named in
-// x-relevance-model, and the canary-served search reaches ClickHouse with the candidate as modelId
-// and no shadow score.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { canaryModelFor } from "@relevance/outcomes";
-import {
-  type ClickHouseHttpChdbDouble,
-  startClickHouseHttpChdb,
-} from "@relevance/outcomes/test-support/clickhouse-http";
-import {
-  MASTER_KEY,
-  type MeilisearchDouble,
-  startMeilisearchDouble,
-} from "@relevance/search/meilisearch/test-support";
+import type { ClickHouseHttpChdbDouble } from "@relevance/outcomes/test-support/clickhouse-http";
 import { artifactText, putApiKey, putSettings } from "@relevance/search/test-support";
-import { type KvNamespaceBinding, WorkersKv } from "@relevance/settings/workers-kv";
-import { Miniflare } from "miniflare";
+import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleWorker } from "./test-support.ts";
+import { type OutcomesWorker, startOutcomesWorker } from "./test-support.ts";
 
 const ACCOUNT = "acct_0123456789ab";
 const API_KEY = "rk_worker_canary_key";
@@ -30,33 +14,13 @@ const CANARY = { model_id: CANDIDATE, percent: 30 };
 const SHOPPERS = 1000;
 
 let mf: Miniflare;
-let meili: MeilisearchDouble;
 let clickhouse: ClickHouseHttpChdbDouble;
-let dir: string;
+let worker: OutcomesWorker;
 
 beforeAll(async () => {
-  meili = await startMeilisearchDouble();
-  dir = mkdtempSync(join(tmpdir(), "worker-canary-"));
-  clickhouse = await startClickHouseHttpChdb(dir, { user: "recorder", password: "ch-secret" });
-  mf = new Miniflare({
-    modules: true,
-    script: await bundleWorker(),
-    compatibilityDate: "2025-01-01",
-    kvNamespaces: ["KV"],
-    queueProducers: { OUTCOMES: "outcomes" },
-    queueConsumers: {
-      outcomes: { maxBatchSize: 100, maxBatchTimeout: 1, maxRetries: 2, deadLetterQueue: "outcomes-dlq" },
-    },
-    bindings: {
-      MEILISEARCH_URL: meili.url,
-      MEILISEARCH_API_KEY: MASTER_KEY,
-      KV_TIMEOUT_MS: "1000",
-      CLICKHOUSE_URL: clickhouse.url,
-      CLICKHOUSE_USER: "recorder",
-      CLICKHOUSE_PASSWORD: "ch-secret",
-    },
-  });
-  const kv = new WorkersKv((await mf.getKVNamespace("KV")) as unknown as KvNamespaceBinding);
+  worker = await startOutcomesWorker("worker-canary-");
+  ({ mf, clickhouse } = worker);
+  const kv = worker.kv;
   await putApiKey(kv, API_KEY, ACCOUNT);
   const trigger = { model_id: SERVING, title_field: "title", tags_field: "tags" };
   await putSettings(kv, ACCOUNT, "products", {
@@ -71,10 +35,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await mf?.dispose();
-  await meili?.close();
-  await clickhouse?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  await worker?.close();
 });
 
 async function until<T>(read: () => Promise<T>, ready: (v: T) => boolean): Promise<T> {

@@ -1,25 +1,11 @@
-// The Worker's recording in real workerd (Miniflare) with a real queue: a scored search and a click
-// go to the OUTCOMES queue, the same Worker consumes them and writes them to ClickHouse. ClickHouse
-// is the LOCAL DOUBLE of its HTTP interface backed by chDB; Meilisearch the local double of its API.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { QUERY_UID } from "@relevance/outcomes";
-import {
-  type ClickHouseHttpChdbDouble,
-  startClickHouseHttpChdb,
-} from "@relevance/outcomes/test-support/clickhouse-http";
-import {
-  MASTER_KEY,
-  type MeilisearchDouble,
-  startMeilisearchDouble,
-} from "@relevance/search/meilisearch/test-support";
+import type { ClickHouseHttpChdbDouble } from "@relevance/outcomes/test-support/clickhouse-http";
+import { MASTER_KEY, type MeilisearchDouble } from "@relevance/search/meilisearch/test-support";
 import { artifactText, putApiKey, putSettings } from "@relevance/search/test-support";
-import { type KvNamespaceBinding, WorkersKv } from "@relevance/settings/workers-kv";
 import { Meilisearch } from "meilisearch";
-import { Miniflare } from "miniflare";
+import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleWorker, startWorker } from "./test-support.ts";
+import { bundleWorker, type OutcomesWorker, startOutcomesWorker, startWorker } from "./test-support.ts";
 
 const ACCOUNT = "acct_0123456789ab";
 const API_KEY = "rk_worker_outcomes_key";
@@ -28,32 +14,13 @@ const MODEL = `${ACCOUNT}:products:v1`;
 let mf: Miniflare;
 let meili: MeilisearchDouble;
 let clickhouse: ClickHouseHttpChdbDouble;
-let dir: string;
+let worker: OutcomesWorker;
 let origin: string;
 
 beforeAll(async () => {
-  meili = await startMeilisearchDouble();
-  dir = mkdtempSync(join(tmpdir(), "worker-outcomes-"));
-  clickhouse = await startClickHouseHttpChdb(dir, { user: "recorder", password: "ch-secret" });
-  mf = new Miniflare({
-    modules: true,
-    script: await bundleWorker(),
-    compatibilityDate: "2025-01-01",
-    kvNamespaces: ["KV"],
-    queueProducers: { OUTCOMES: "outcomes" },
-    queueConsumers: {
-      outcomes: { maxBatchSize: 100, maxBatchTimeout: 1, maxRetries: 2, deadLetterQueue: "outcomes-dlq" },
-    },
-    bindings: {
-      MEILISEARCH_URL: meili.url,
-      MEILISEARCH_API_KEY: MASTER_KEY,
-      KV_TIMEOUT_MS: "1000",
-      CLICKHOUSE_URL: clickhouse.url,
-      CLICKHOUSE_USER: "recorder",
-      CLICKHOUSE_PASSWORD: "ch-secret",
-    },
-  });
-  const kv = new WorkersKv((await mf.getKVNamespace("KV")) as unknown as KvNamespaceBinding);
+  worker = await startOutcomesWorker("worker-outcomes-");
+  ({ mf, meili, clickhouse } = worker);
+  const kv = worker.kv;
   await putApiKey(kv, API_KEY, ACCOUNT);
   const config = { model_id: MODEL, title_field: "title", tags_field: "tags" };
   await putSettings(kv, ACCOUNT, "products", { relevance_trigger_config: config });
@@ -67,10 +34,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await mf?.dispose();
-  await meili?.close();
-  await clickhouse?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  await worker?.close();
 });
 
 /** Reads ClickHouse (through the double) until `ready` holds: the queue delivers in its own time. */

@@ -1,23 +1,9 @@
-// Shadow scoring in real workerd (Miniflare): the shadow model scores the served feature vector in
-// waitUntil, after the answer, and both scores reach ClickHouse through the OUTCOMES queue.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { clampScore, loadArtifact } from "@relevance/core";
-import {
-  type ClickHouseHttpChdbDouble,
-  startClickHouseHttpChdb,
-} from "@relevance/outcomes/test-support/clickhouse-http";
-import {
-  MASTER_KEY,
-  type MeilisearchDouble,
-  startMeilisearchDouble,
-} from "@relevance/search/meilisearch/test-support";
+import type { ClickHouseHttpChdbDouble } from "@relevance/outcomes/test-support/clickhouse-http";
 import { artifactText, putApiKey, putSettings } from "@relevance/search/test-support";
-import { type KvNamespaceBinding, WorkersKv } from "@relevance/settings/workers-kv";
-import { Miniflare } from "miniflare";
+import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleWorker } from "./test-support.ts";
+import { type OutcomesWorker, startOutcomesWorker } from "./test-support.ts";
 
 const ACCOUNT = "acct_0123456789ab";
 const API_KEY = "rk_worker_shadow_key";
@@ -26,33 +12,13 @@ const SHADOW = `${ACCOUNT}:products:v2`;
 const SHADOW_TEXT = artifactText(SHADOW, 2);
 
 let mf: Miniflare;
-let meili: MeilisearchDouble;
 let clickhouse: ClickHouseHttpChdbDouble;
-let dir: string;
+let worker: OutcomesWorker;
 
 beforeAll(async () => {
-  meili = await startMeilisearchDouble();
-  dir = mkdtempSync(join(tmpdir(), "worker-shadow-"));
-  clickhouse = await startClickHouseHttpChdb(dir, { user: "recorder", password: "ch-secret" });
-  mf = new Miniflare({
-    modules: true,
-    script: await bundleWorker(),
-    compatibilityDate: "2025-01-01",
-    kvNamespaces: ["KV"],
-    queueProducers: { OUTCOMES: "outcomes" },
-    queueConsumers: {
-      outcomes: { maxBatchSize: 100, maxBatchTimeout: 1, maxRetries: 2, deadLetterQueue: "outcomes-dlq" },
-    },
-    bindings: {
-      MEILISEARCH_URL: meili.url,
-      MEILISEARCH_API_KEY: MASTER_KEY,
-      KV_TIMEOUT_MS: "1000",
-      CLICKHOUSE_URL: clickhouse.url,
-      CLICKHOUSE_USER: "recorder",
-      CLICKHOUSE_PASSWORD: "ch-secret",
-    },
-  });
-  const kv = new WorkersKv((await mf.getKVNamespace("KV")) as unknown as KvNamespaceBinding);
+  worker = await startOutcomesWorker("worker-shadow-");
+  ({ mf, clickhouse } = worker);
+  const kv = worker.kv;
   await putApiKey(kv, API_KEY, ACCOUNT);
   const trigger = { model_id: SERVING, title_field: "title", tags_field: "tags" };
   await putSettings(kv, ACCOUNT, "products", {
@@ -69,10 +35,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await mf?.dispose();
-  await meili?.close();
-  await clickhouse?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  await worker?.close();
 });
 
 async function until<T>(read: () => Promise<T>, ready: (v: T) => boolean): Promise<T> {

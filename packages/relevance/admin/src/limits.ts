@@ -76,20 +76,8 @@ export const MAX_ACCOUNT_NAME_CHARS = 256;
 /** `modelId`, `titleField`, `tagsField` of the relevance trigger config (enforced by @relevance/core). */
 export const MAX_TRIGGER_CONFIG_STRING_CHARS = 256;
 
-// --- customer settings (bounded where they are checked, @relevance/settings) ---
-
-export {
-  MAX_ATTRIBUTE_CHARS,
-  MAX_ATTRIBUTES,
-  MAX_RANKING_RULES,
-  MAX_SETTINGS_BYTES,
-  MAX_STOP_WORDS,
-  MAX_SYNONYM_KEYS,
-  MAX_SYNONYM_WORDS,
-  MAX_TYPO_DISABLED_WORDS,
-  MAX_TYPO_WORD_SIZE,
-  MAX_WORD_CHARS,
-};
+// The customer settings' bounds live in @relevance/settings (settings-limits.ts), beside their check;
+// their rows are below.
 
 // --- documents ---
 

@@ -3,8 +3,10 @@
  * deletions, `fields`, `GET /tasks`, `GET /stats`), with the bounds of management-limits.ts. The
  * routes parse with these schemas, and the OpenAPI document is generated from them.
  */
+
+import { MAX_ATTRIBUTE_CHARS } from "@relevance/settings";
 import { z } from "zod";
-import { MAX_ATTRIBUTE_CHARS, MAX_DOCUMENT_ID_CHARS, MAX_PAGE_LIMIT } from "./limits.ts";
+import { MAX_DOCUMENT_ID_CHARS, MAX_PAGE_LIMIT } from "./limits.ts";
 import {
   MAX_DELETE_IDS,
   MAX_FIELDS_ASKED,

@@ -1,17 +1,15 @@
-import { type LimitRow, undocumentedRoutes } from "@shared/http";
-import { describe, expect, it } from "vitest";
-import { SETTING_ROUTES } from "./customer/setting-routes.ts";
 import {
-  ADMIN_LIMITS,
   MAX_ATTRIBUTE_CHARS,
   MAX_ATTRIBUTES,
-  MAX_DOCUMENT_FIELDS,
-  MAX_REJECTED_LISTED,
   MAX_STOP_WORDS,
   MAX_SYNONYM_KEYS,
   MAX_SYNONYM_WORDS,
   MAX_WORD_CHARS,
-} from "./limits.ts";
+} from "@relevance/settings";
+import { type LimitRow, undocumentedRoutes } from "@shared/http";
+import { describe, expect, it } from "vitest";
+import { SETTING_ROUTES } from "./customer/setting-routes.ts";
+import { ADMIN_LIMITS, MAX_DOCUMENT_FIELDS, MAX_REJECTED_LISTED } from "./limits.ts";
 import { buildOpenApiDocument, openApiDocument } from "./openapi.ts";
 import { adminHeaders, makeHarness } from "./test-support/harness.ts";
 

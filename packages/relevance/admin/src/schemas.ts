@@ -4,28 +4,30 @@
  * hand-written validators check (settings-mapping.ts, trigger-config.ts), with the bounds of
  * limits.ts. @hono/zod-openapi generates the OpenAPI document from them (openapi.ts; docs/api.md).
  */
-import { INDEX_NAME } from "@relevance/settings";
+import {
+  INDEX_NAME,
+  MAX_ATTRIBUTE_CHARS,
+  MAX_ATTRIBUTES,
+  MAX_RANKING_RULES,
+  MAX_SETTINGS_BYTES,
+  MAX_STOP_WORDS,
+  MAX_SYNONYM_KEYS,
+  MAX_SYNONYM_WORDS,
+  MAX_TYPO_DISABLED_WORDS,
+  MAX_TYPO_WORD_SIZE,
+  MAX_WORD_CHARS,
+} from "@relevance/settings";
 import { formatBytes } from "@shared/http";
 import { z } from "zod";
 import {
   MAX_ACCOUNT_NAME_CHARS,
-  MAX_ATTRIBUTE_CHARS,
-  MAX_ATTRIBUTES,
   MAX_DOCUMENT_BYTES,
   MAX_DOCUMENT_DEPTH,
   MAX_DOCUMENT_FIELDS,
   MAX_DOCUMENT_STRING_BYTES,
   MAX_PAGE_LIMIT,
-  MAX_RANKING_RULES,
   MAX_REJECTED_LISTED,
-  MAX_SETTINGS_BYTES,
-  MAX_STOP_WORDS,
-  MAX_SYNONYM_KEYS,
-  MAX_SYNONYM_WORDS,
   MAX_TRIGGER_CONFIG_STRING_CHARS,
-  MAX_TYPO_DISABLED_WORDS,
-  MAX_TYPO_WORD_SIZE,
-  MAX_WORD_CHARS,
 } from "./limits.ts";
 
 const NAME_RULE = "must be 1 to 64 characters of A-Z, a-z, 0-9, _ and -";

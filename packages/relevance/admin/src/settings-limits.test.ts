@@ -1,8 +1,4 @@
-import { validateSettingsPatch } from "@relevance/settings";
-import { jsonBytes } from "@shared/kernel";
-import { describe, expect, it } from "vitest";
 import {
-  DEFAULT_BODY_LIMITS,
   MAX_ATTRIBUTE_CHARS,
   MAX_ATTRIBUTES,
   MAX_SETTINGS_BYTES,
@@ -10,7 +6,11 @@ import {
   MAX_SYNONYM_KEYS,
   MAX_SYNONYM_WORDS,
   MAX_WORD_CHARS,
-} from "./limits.ts";
+  validateSettingsPatch,
+} from "@relevance/settings";
+import { jsonBytes } from "@shared/kernel";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_BODY_LIMITS } from "./limits.ts";
 import { type Harness, makeHarness } from "./test-support/harness.ts";
 
 const SETTINGS = "/api/v1/indexes/products/settings";

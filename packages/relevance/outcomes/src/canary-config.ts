@@ -9,6 +9,7 @@
 import type { LimitRow } from "@shared/kernel";
 import * as z from "zod";
 import { ConfigModelId, MAX_SHADOW_MODEL_ID_CHARS } from "./shadow-config.ts";
+import { storedSetting } from "./stored-setting.ts";
 import { MAX_USER_ID_CHARS } from "./user-hash.ts";
 
 /** Longest candidate model id (as the shadow's and the trigger config's). */
@@ -41,16 +42,9 @@ export const CanaryConfigBodySchema = z
   .meta({ id: "RelevanceCanaryConfig" });
 export type CanaryConfigBody = z.infer<typeof CanaryConfigBodySchema>;
 
-/**
- * The canary config as the search reads it from the KV copy: null when absent, null too when
- * malformed (a direct table edit must never cost the search), with `valid` false for a rate-limited
- * log line.
- */
-export function canaryConfigOf(stored: unknown): { config: CanaryConfig | null; valid: boolean } {
-  if (stored === undefined || stored === null) return { config: null, valid: true };
-  const parsed = CanaryConfigSchema.safeParse(stored);
-  return parsed.success ? { config: parsed.data, valid: true } : { config: null, valid: false };
-}
+/** The canary config as the search reads it from the KV copy (storedSetting). */
+export const canaryConfigOf = (stored: unknown): { config: CanaryConfig | null; valid: boolean } =>
+  storedSetting(CanaryConfigSchema, stored);
 
 /**
  * The shopper's bucket in [0, 100): FNV-1a over the UTF-16 code units of account, index and user id

@@ -6,6 +6,7 @@
  * (`relevanceShadowConfig: {modelId, sampleRate}`) maps onto it.
  */
 import * as z from "zod";
+import { storedSetting } from "./stored-setting.ts";
 
 /** Longest model id (as the trigger config's, MAX_NAME_LENGTH of @relevance/core). */
 export const MAX_SHADOW_MODEL_ID_CHARS = 256;
@@ -38,13 +39,6 @@ export const ShadowConfigBodySchema = z
   .meta({ id: "RelevanceShadowConfig" });
 export type ShadowConfigBody = z.infer<typeof ShadowConfigBodySchema>;
 
-/**
- * The shadow config as the search reads it from the KV copy: null when absent, null too when
- * malformed (a direct table edit must never cost the search), with `valid` false for a rate-limited
- * log line.
- */
-export function shadowConfigOf(stored: unknown): { config: ShadowConfig | null; valid: boolean } {
-  if (stored === undefined || stored === null) return { config: null, valid: true };
-  const parsed = ShadowConfigSchema.safeParse(stored);
-  return parsed.success ? { config: parsed.data, valid: true } : { config: null, valid: false };
-}
+/** The shadow config as the search reads it from the KV copy (storedSetting). */
+export const shadowConfigOf = (stored: unknown): { config: ShadowConfig | null; valid: boolean } =>
+  storedSetting(ShadowConfigSchema, stored);
