@@ -3,29 +3,12 @@
 // candidate in shadow (and as a canary for a share of the shoppers) and waits on the live comparison.
 // A v2 trained on the shoppers' clicks is promoted; a v3 trained on the same rows with the labels
 // turned upside down predicts the clicks worse and is refused, leaving v2 serving.
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ADMIN_TOKEN, type RunningStack, spawnStack } from "@apps/local/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, relevance as run } from "./test-support.ts";
-
-function node(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (c: string) => {
-      stdout += c;
-    });
-    child.stderr.setEncoding("utf8").on("data", (c: string) => {
-      stderr += c;
-    });
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { node, ROOT, relevance as run } from "./test-support.ts";
 
 let stack: RunningStack;
 let dataDir: string;

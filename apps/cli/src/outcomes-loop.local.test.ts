@@ -5,13 +5,12 @@
 // Python-free trainer trains on it (training/train_gbdt.ts), `relevance model export` and
 // `relevance rollout` put v2 in service, the shopper searches again and the report shows both
 // models side by side.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ADMIN_TOKEN, type RunningStack, spawnStack } from "@apps/local/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, relevance as run } from "./test-support.ts";
+import { node, ROOT, relevance as run } from "./test-support.ts";
 
 interface ModelReport {
   modelId: string;
@@ -19,23 +18,6 @@ interface ModelReport {
   calibration: { status: string; groups?: { n: number; clickThrough: { rate: number } }[] };
   kendallTau: { status: string; value?: number; n: number };
   auc: { status: string; value?: number };
-}
-
-/** Runs a repository script with npm start's Node, as `npm run <script> -- ...` would. */
-function node(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (c: string) => {
-      stdout += c;
-    });
-    child.stderr.setEncoding("utf8").on("data", (c: string) => {
-      stderr += c;
-    });
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 let stack: RunningStack;

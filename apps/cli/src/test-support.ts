@@ -75,3 +75,23 @@ export async function exportArtifact(
 
 /** Stderr is one line (the procedures' promise for every failure). */
 export const oneLine = (r: Run): string[] => r.stderr.trimEnd().split("\n");
+
+/** Runs a repository script with this Node (npm start's), as `npm run <script> -- ...` would. */
+export function node(
+  args: string[],
+  cwd: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => {
+      stdout += c;
+    });
+    child.stderr.setEncoding("utf8").on("data", (c: string) => {
+      stderr += c;
+    });
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
