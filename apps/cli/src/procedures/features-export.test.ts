@@ -70,7 +70,7 @@ class RowsStore implements OutcomeStore {
     return [];
   }
   async shadowComparison() {
-    return { pairs: [], bins: [], queries: [], samples: [] };
+    return { pairs: [], bins: [], queries: [], daily: [], samples: [] };
   }
   async trainingRows(q: TrainingRowsQuery): Promise<TrainingQueryRow[]> {
     this.queries.push(q);

@@ -49,6 +49,7 @@ describe("relevance quality's serving-vs-shadow block", () => {
             kendallTau: few,
             auc: { status: "ok", value: 0.84, clicked: 401, notClicked: 411, interval: [0.81, 0.87] },
           },
+          shadowHistogram: [],
         },
       ]),
     );

@@ -51,6 +51,7 @@ function report(withClick: number, servingAuc: number, candidateAuc: number): Qu
     agreement: few,
     serving: { modelId: T.serving, calibration: few, kendallTau: few, auc: auc(servingAuc) },
     shadow: { modelId: T.candidate, calibration: few, kendallTau: few, auc: auc(candidateAuc) },
+    shadowHistogram: [],
   };
   return {
     account: T.account,

@@ -137,6 +137,7 @@ export function comparisonOf(report: QualityReport, t: Target): ShadowComparison
     agreement: none,
     serving: empty(t.serving),
     shadow: empty(t.candidate),
+    shadowHistogram: [],
   };
 }
 

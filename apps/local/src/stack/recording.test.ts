@@ -31,7 +31,7 @@ class ArrayStore implements OutcomeStore {
     return [];
   }
   async shadowComparison() {
-    return { pairs: [], bins: [], queries: [], samples: [] };
+    return { pairs: [], bins: [], queries: [], daily: [], samples: [] };
   }
 }
 

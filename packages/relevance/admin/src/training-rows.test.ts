@@ -40,7 +40,7 @@ class RowsStore implements OutcomeStore {
     return [];
   }
   async shadowComparison() {
-    return { pairs: [], bins: [], queries: [], samples: [] };
+    return { pairs: [], bins: [], queries: [], daily: [], samples: [] };
   }
   async trainingRows(query: TrainingRowsQuery): Promise<TrainingQueryRow[]> {
     this.queries.push(query);

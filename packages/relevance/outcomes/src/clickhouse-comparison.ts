@@ -34,7 +34,7 @@ export async function clickhouseShadowComparison(
         s.score AS score, s.shadow AS shadow, s.query_key AS query_key, s.served_at AS served_at,
         o.clicked AS clicked, o.converted AS converted
       FROM scoped AS s LEFT JOIN outcomes AS o ON s.query_uid = o.query_uid)`;
-  const [pairs, bins, queries, samples] = await Promise.all([
+  const [pairs, bins, queries, samples, daily] = await Promise.all([
     sql.query(
       `${joined}
       SELECT model_id, shadow_model, count() AS pairs, sum(clicked) AS with_click,
@@ -72,6 +72,13 @@ export async function clickhouseShadowComparison(
       LIMIT {samples:UInt64} BY model_id, shadow_model`,
           params,
         ),
+    sql.query(
+      `${joined}
+      SELECT model_id, shadow_model, toString(toDate(served_at)) AS day,
+        toUInt8(least(9, greatest(0, floor(shadow)))) AS bin, count() AS searches
+      FROM joined GROUP BY model_id, shadow_model, day, bin ORDER BY model_id, shadow_model, day, bin`,
+      params,
+    ),
   ]);
   return {
     pairs: pairs.map((r) => ({
@@ -99,6 +106,13 @@ export async function clickhouseShadowComparison(
       clicked: n(r.clicked),
       servingMeanScore: n(r.serving_mean),
       shadowMeanScore: n(r.shadow_mean),
+    })),
+    daily: daily.map((r) => ({
+      servingModelId: String(r.model_id),
+      shadowModelId: String(r.shadow_model),
+      day: String(r.day),
+      bin: n(r.bin),
+      searches: n(r.searches),
     })),
     samples: samples.map((r) => ({
       servingModelId: String(r.model_id),

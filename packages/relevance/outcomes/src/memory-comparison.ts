@@ -2,7 +2,7 @@
  * The memory store's shadowComparison: the same aggregation the ClickHouse store runs in SQL
  * (clickhouse-comparison.ts), over the paired searches and their outcomes, in the same order.
  */
-import { compareUtf8, scoreBin } from "./outcome-math.ts";
+import { compareUtf8, dayBin, scoreBin, utcDay } from "./outcome-math.ts";
 import type { ShadowComparisonInputs, ShadowComparisonQuery } from "./ports.ts";
 import type { ServedSearch } from "./records.ts";
 
@@ -20,6 +20,7 @@ export function memoryShadowComparison(
   const bins = new Map<string, ShadowComparisonInputs["bins"][number]>();
   const queries = new Map<string, ShadowComparisonInputs["queries"][number] & { s: number; h: number }>();
   const samples = new Map<string, Paired[]>();
+  const daily = new Map<string, ShadowComparisonInputs["daily"][number]>();
   for (const s of paired) {
     const o = outcomeOf(s.queryUid);
     const ids = { servingModelId: s.modelId, shadowModelId: s.shadowModelId };
@@ -58,6 +59,11 @@ export function memoryShadowComparison(
     qq.s += s.score;
     qq.h += s.shadowScore;
     queries.set(qKey, qq);
+    const day = utcDay(s.servedAt);
+    const dKey = JSON.stringify([s.modelId, s.shadowModelId, day, dayBin(s.shadowScore)]);
+    const d = daily.get(dKey) ?? { ...ids, day, bin: dayBin(s.shadowScore), searches: 0 };
+    d.searches += 1;
+    daily.set(dKey, d);
     const list = samples.get(key);
     if (list === undefined) samples.set(key, [s]);
     else list.push(s);
@@ -78,6 +84,7 @@ export function memoryShadowComparison(
         servingMeanScore: s / x.impressions,
         shadowMeanScore: h / x.impressions,
       })),
+    daily: [...daily.values()].sort((a, b) => byIds(a, b) || compareUtf8(a.day, b.day) || a.bin - b.bin),
     samples: [...samples.values()].flatMap((list) =>
       list
         .sort(newestFirst)

@@ -134,6 +134,8 @@ export interface ShadowComparisonInputs {
     servingMeanScore: number;
     shadowMeanScore: number;
   }[];
+  /** Paired searches per UTC day in the shadow score's ten bins (floor of the score, a 10 in bin 9). */
+  daily: { servingModelId: string; shadowModelId: string; day: string; bin: number; searches: number }[];
   /** The most recent paired searches' two scores, at most maxSamples per pair, newest first. */
   samples: { servingModelId: string; shadowModelId: string; score: number; shadowScore: number }[];
 }

@@ -184,6 +184,10 @@ describe("the quality page's shadow and drift views", () => {
       expect(await chart.getAttribute("aria-label")).toContain("on the same searches");
       expect(await chart.locator("g.decile.serving").count()).toBe(10);
       expect(await chart.locator("g.decile.shadow").count()).toBe(10);
+      // The shadow's own score distribution per day over the paired searches: 8 days of bars.
+      const shadowDays = section.locator("svg.chart").nth(1);
+      expect(await shadowDays.getAttribute("aria-label")).toBe(`Searches per day by score, model ${SHADOW}`);
+      expect(await shadowDays.locator("rect").count()).toBeGreaterThanOrEqual(8);
       // The comparison comes before the per-model sections, drift after them.
       const order = await page
         .locator("main#report > section")

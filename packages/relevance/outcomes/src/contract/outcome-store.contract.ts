@@ -474,6 +474,12 @@ export function outcomeStoreContract(adapter: OutcomeStoreAdapter): void {
           shadowMeanScore: 3.75,
         },
       ]);
+      // The shadow's scores per UTC day in the ten bins: 3.5 and 4 (both m1 → v2, day one), 9.004.
+      expect(got.daily.map((d) => [d.shadowModelId, d.day, d.bin, d.searches])).toEqual([
+        [v2, "2026-03-10", 3, 1],
+        [v2, "2026-03-10", 4, 1],
+        ["s3", "2026-03-10", 9, 1],
+      ]);
       // The most recent pair of each model pair, newest first.
       expect(got.samples).toEqual([
         { servingModelId: "m1", shadowModelId: v2, score: 2, shadowScore: 4 },
@@ -485,7 +491,7 @@ export function outcomeStoreContract(adapter: OutcomeStoreAdapter): void {
         maxQueries: 10,
         maxSamples: 10,
       });
-      expect(none).toEqual({ pairs: [], bins: [], queries: [], samples: [] });
+      expect(none).toEqual({ pairs: [], bins: [], queries: [], daily: [], samples: [] });
       const oneModel = await store.shadowComparison({
         ...scope({ modelId: "m9" }),
         minImpressions: 1,

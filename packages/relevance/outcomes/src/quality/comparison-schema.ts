@@ -58,6 +58,19 @@ export const ShadowComparisonSchema = z
     agreement: ScoreAgreementSchema,
     serving: ModelOnPairsSchema,
     shadow: ModelOnPairsSchema,
+    shadowHistogram: z
+      .array(
+        z.strictObject({
+          day: z.string().describe("UTC day, YYYY-MM-DD."),
+          counts: z
+            .array(z.number().int().min(0))
+            .length(10)
+            .describe("Paired searches the shadow scored in [b, b+1), b = 0..9 (a 10 in the last)."),
+        }),
+      )
+      .describe(
+        "The shadow model's score distribution per UTC day over the paired searches, days ascending.",
+      ),
   })
   .describe("The serving model and a shadow model judged on the same searches and outcomes.");
 

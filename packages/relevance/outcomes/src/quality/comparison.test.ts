@@ -21,6 +21,10 @@ function inputs(): ShadowComparisonInputs {
       { ...ids, side: "shadow", bin: 600, searches: 1, clicked: 1, converted: 0 },
     ],
     queries: [],
+    daily: [
+      { ...ids, day: "2026-11-20", bin: 5, searches: 39 },
+      { ...ids, day: "2026-11-21", bin: 6, searches: 1 },
+    ],
     samples: [
       ...Array.from({ length: 20 }, (_, i) => ({ ...ids, score: 8, shadowScore: i === 0 ? 6 : 5 })),
       ...Array.from({ length: 20 }, () => ({ ...ids, score: 2, shadowScore: 5 })),
@@ -46,6 +50,10 @@ describe("shadowComparisons", () => {
     expect(c.shadow.auc.value).toBeCloseTo((20 + 19 * 20 * 0.5) / 400, 12);
     expect(c.serving.calibration.status).toBe("too_little_data");
     expect(c.serving.kendallTau.status).toBe("too_little_data");
+    expect(c.shadowHistogram).toEqual([
+      { day: "2026-11-20", counts: [0, 0, 0, 0, 0, 39, 0, 0, 0, 0] },
+      { day: "2026-11-21", counts: [0, 0, 0, 0, 0, 0, 1, 0, 0, 0] },
+    ]);
   });
 
   it("says too little data for agreement below the paired-search threshold, and orders pairs by count", () => {
@@ -56,6 +64,7 @@ describe("shadowComparisons", () => {
       ],
       bins: [],
       queries: [],
+      daily: [],
       samples: [],
     };
     const out = shadowComparisons(few);

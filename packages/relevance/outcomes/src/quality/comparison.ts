@@ -7,7 +7,7 @@
 import type { ShadowComparisonInputs } from "../ports.ts";
 import type { ModelOnPairs, ShadowComparison } from "./comparison-schema.ts";
 import { spearmanInterval, spearmanRho } from "./rank-correlation.ts";
-import { aucMetric, calibrationMetric, correlations, type QueryOutcome } from "./report.ts";
+import { aucMetric, calibrationMetric, correlations, histogram, type QueryOutcome } from "./report.ts";
 import { MIN_AGREEMENT_PAIRS } from "./thresholds.ts";
 
 type Inputs = ShadowComparisonInputs;
@@ -30,6 +30,7 @@ export function shadowComparisons(inputs: Inputs): ShadowComparison[] {
   const bins = grouped(inputs.bins);
   const queries = grouped(inputs.queries);
   const samples = grouped(inputs.samples);
+  const daily = grouped(inputs.daily);
   const out = inputs.pairs.map((p): ShadowComparison => {
     const key = keyOf(p);
     const pairBins = bins.get(key) ?? [];
@@ -56,6 +57,7 @@ export function shadowComparisons(inputs: Inputs): ShadowComparison[] {
       agreement: agreement(p, samples.get(key) ?? []),
       serving: side("serving", p.servingModelId),
       shadow: side("shadow", p.shadowModelId),
+      shadowHistogram: histogram(daily.get(key) ?? []),
     };
   });
   return out.sort(

@@ -25,6 +25,7 @@ function comparison(withClick: number, serving: ModelOnPairs, shadow: ModelOnPai
     agreement: few,
     serving,
     shadow,
+    shadowHistogram: [],
   };
 }
 

@@ -98,7 +98,10 @@ function modelQuality(
   };
 }
 
-function histogram(daily: readonly Daily[]): ModelQuality["histogram"] {
+/** Searches per UTC day in the ten score bins, days ascending. */
+export function histogram(
+  daily: readonly Pick<Daily, "day" | "bin" | "searches">[],
+): ModelQuality["histogram"] {
   const days = new Map<string, number[]>();
   for (const { day, bin, searches } of daily) {
     let counts = days.get(day);

@@ -84,7 +84,7 @@ export function fixedQualityStore(inputs: QualityInputs): { store: OutcomeStore;
     trainingRows: async () => [],
     purge: async () => {},
     shadowPairs: async () => [],
-    shadowComparison: async () => ({ pairs: [], bins: [], queries: [], samples: [] }),
+    shadowComparison: async () => ({ pairs: [], bins: [], queries: [], daily: [], samples: [] }),
     driftCounts: async () => [],
     scoredModels: async () => [],
     quality: async (query) => {

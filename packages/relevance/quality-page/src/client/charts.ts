@@ -59,7 +59,7 @@ function axes(
  * Charts are drawn at the width they are shown at (`width`, CSS pixels), so their labels keep their
  * size on a phone instead of shrinking with a scaled drawing.
  */
-export function histogramChart(model: ModelQuality, W: number): SVGSVGElement {
+export function histogramChart(model: Pick<ModelQuality, "modelId" | "histogram">, W: number): SVGSVGElement {
   const days = model.histogram;
   const totals = days.map((d) => d.counts.reduce((a, b) => a + b, 0));
   const yMax = Math.max(1, ...totals) * 1.05;

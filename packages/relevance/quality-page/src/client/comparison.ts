@@ -2,8 +2,10 @@
 // searches), how far apart their scores are, each model's AUC and τ-b side by side, and both
 // calibration curves on the same axes, so a person sees at a glance which one tracks the clicks.
 import type { ModelOnPairs, QualityReport, ShadowComparison } from "@relevance/outcomes/quality-schema";
+import { histogramChart } from "./charts.ts";
 import { el, svg } from "./dom.ts";
 import { count, interval, num3, pct } from "./format.ts";
+import { legend } from "./legend.ts";
 import { fewTile, tile } from "./tiles.ts";
 
 const H = 260;
@@ -158,6 +160,16 @@ export function comparisonSection(c: ShadowComparison, width: number): HTMLEleme
         )
       : chart,
     seriesLegend(c),
+    el("h3", {}, `Shadow ${c.shadowModelId}: score distribution per day (paired searches)`),
+    c.shadowHistogram.length === 0
+      ? el("p", { class: "few" }, "No paired searches in the range.")
+      : histogramChart({ modelId: c.shadowModelId, histogram: c.shadowHistogram }, width),
+    legend(),
+    el(
+      "p",
+      { class: "note" },
+      "The serving model's distribution over all its searches is in its own section below.",
+    ),
   );
   return section;
 }

@@ -3,11 +3,12 @@
 // draws the report per model: tiles (searches, τ, ρ, AUC with n and intervals), the score
 // histogram per day, the calibration chart and table, and "too little data" where a metric says so.
 import type { ModelQuality, QualityReport } from "@relevance/outcomes/quality-schema";
-import { BIN_COLOURS, calibrationChart, histogramChart } from "./charts.ts";
+import { calibrationChart, histogramChart } from "./charts.ts";
 import { comparisonSections } from "./comparison.ts";
 import { el } from "./dom.ts";
 import { driftSections } from "./drift.ts";
 import { count, interval, num3, pct } from "./format.ts";
+import { legend } from "./legend.ts";
 import { fewTile, type TooLittle, tile } from "./tiles.ts";
 
 const TOKEN_KEY = "relevance-quality-admin-token";
@@ -38,25 +39,6 @@ function aucTile(m: ModelQuality["auc"]): HTMLElement {
     label,
     num3(m.value),
     `n = ${count(m.clicked)} clicked, ${count(m.notClicked)} not · 95 % ${interval(m.interval, num3)}`,
-  );
-}
-
-function legend(): HTMLElement {
-  return el(
-    "div",
-    { class: "legend" },
-    "score ",
-    ...BIN_COLOURS.map((colour, bin) =>
-      el(
-        "span",
-        {
-          class: "swatch",
-          style: `background:${colour}${bin >= 6 ? ";color:#fff" : ""}`,
-          title: `${bin}–${bin + 1}`,
-        },
-        String(bin),
-      ),
-    ),
   );
 }
 
