@@ -144,6 +144,15 @@ describe("the shadow-first gate of relevance rollout", () => {
     expect(admin.settings.get("relevance-shadow-config")).toBeNull();
   });
 
+  it("never takes over another candidate's shadow: it stops and writes nothing", async () => {
+    const admin = new FakeAdmin();
+    admin.settings.set("relevance-shadow-config", { modelId: "acct:products:v9", sampleRate: 0.5 });
+    const error = await startShadow(deps(admin).deps, T, options).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UserError);
+    expect((error as Error).message).toContain("names acct:products:v9, not acct:products:v2");
+    expect(admin.puts).toEqual([]);
+  });
+
   it("takes off only settings that still name the candidate", async () => {
     const admin = new FakeAdmin();
     admin.settings.set("relevance-shadow-config", { modelId: "acct:products:v9", sampleRate: 1 });

@@ -60,6 +60,12 @@ async function ensureSetting(
 ): Promise<void> {
   for (let attempt = 0; attempt < 2; attempt++) {
     const state = await deps.admin.getSetting(t.account, t.index, setting.segment, setting.bodyKey);
+    const named = (state.value as { modelId?: unknown } | null)?.modelId;
+    // Another candidate's shadow or canary is another rollout's: never taken over silently.
+    if (value !== null && named !== undefined && named !== t.candidate)
+      throw new UserError(
+        `${t.index}'s ${setting.segment} names ${String(named)}, not ${t.candidate}: another rollout may be judging it; nothing was changed. Remove it first (its admin route, PUT null) if it is stale`,
+      );
     if (value === null ? state.value === null : same(state.value, value)) {
       deps.report.step(setting.segment, `${describe} (already so)`);
       return;
