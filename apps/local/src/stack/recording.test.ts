@@ -57,7 +57,7 @@ describe("npm start's recording", () => {
   it("records served searches into the stack's store on drain, and events straight into it", async () => {
     const store = new ArrayStore();
     const recording = stackRecording(store, {}, log);
-    recording.deps.recorder?.offer(row(), 1);
+    if (recording.deps.recorder?.sample(1)) recording.deps.recorder.admit(row());
     expect(store.searches).toEqual([]);
     await recording.drain();
     expect(store.searches).toHaveLength(1);

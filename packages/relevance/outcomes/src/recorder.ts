@@ -109,12 +109,28 @@ export class Recorder {
 
   /** Takes one served search, or counts why not. Synchronous, O(1), never throws. */
   offer(row: ServedSearch, sampleRate: number): void {
+    if (this.sample(sampleRate)) this.admit(row);
+  }
+
+  /**
+   * Whether a served search is recorded at `sampleRate`, counted as offered (and as sampled out when
+   * not). Decided before its row is built, so a search sampled out costs no row, no user hash and no
+   * shadow prediction. Never throws: a failing random source samples out.
+   */
+  sample(sampleRate: number): boolean {
     try {
       this.counters.offered++;
-      if (!(this.random() < sampleRate)) {
-        this.counters.sampledOut++;
-        return;
-      }
+      if (this.random() < sampleRate) return true;
+      this.counters.sampledOut++;
+    } catch {
+      // A failing random source must not fail the search.
+    }
+    return false;
+  }
+
+  /** Queues a row `sample` let through, or counts why not (rate cap, full queue). Never throws. */
+  admit(row: ServedSearch): void {
+    try {
       const second = Math.floor(this.now() / 1000);
       if (second !== this.second) {
         this.second = second;
@@ -133,7 +149,7 @@ export class Recorder {
       if (this.queue.length >= this.batchSize) this.wake(0);
       else if (this.cancelTimer === null) this.wake(this.flushMs);
     } catch {
-      // A failing clock, random source or logger must not fail the search.
+      // A failing clock or logger must not fail the search.
     }
   }
 

@@ -117,7 +117,10 @@ export interface SearchAppDeps {
 
 /** What the search needs of a Recorder: a synchronous offer, and a flush for `waitUntil`. */
 export interface SearchRecorder {
-  offer(row: ServedSearch, sampleRate: number): void;
+  /** Whether a served search is recorded at the sample rate: asked before its row is built. */
+  sample(sampleRate: number): boolean;
+  /** Takes the row of a search `sample` let through. */
+  admit(row: ServedSearch): void;
   flush(): Promise<void>;
 }
 
@@ -468,8 +471,9 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
               account: served.account,
               index: served.index,
             });
+          if (!recorder.sample(rate.rate)) continue;
           const row = await servedSearchRow({ ...served, latencyMs, servedAt, userId });
-          recorder.offer({ ...row, ...((await shadow(served, shadowConfig)) ?? {}) }, rate.rate);
+          recorder.admit({ ...row, ...((await shadow(served, shadowConfig)) ?? {}) });
         }
       })
       .catch((error: unknown) => {

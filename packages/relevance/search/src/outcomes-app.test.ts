@@ -259,7 +259,8 @@ describe("recording scored searches", () => {
   it("answers the search when the recorder itself throws", async () => {
     build({
       recorder: {
-        offer: () => {
+        sample: () => true,
+        admit: () => {
           throw new Error("broken recorder");
         },
         flush: async () => {},

@@ -134,6 +134,24 @@ describe("shadow scoring", () => {
     for (const row of stored) expect(row).not.toHaveProperty("shadowScore");
   });
 
+  it("does no shadow work for a search the recording samples out: no row, no shadow model loaded", async () => {
+    await putSettings(kv, ACCOUNT, "products", {
+      primary_key: "sku",
+      relevance_trigger_config: TRIGGER,
+      relevance_recording_config: { sample_rate: 0 },
+      // A shadow that would warn the moment anything tried to load it.
+      relevance_shadow_config: { model_id: MISSING, sample_rate: 1 },
+    });
+    const a = app();
+    for (let i = 0; i < 3; i++) expect((await search(a)).status).toBe(200);
+    await settle();
+    expect(stored).toHaveLength(0);
+    expect(recorder.stats()).toMatchObject({ offered: 3, sampledOut: 3 });
+    expect(
+      log.at("warn").filter((l) => l.message === "relevance shadow model artifact missing"),
+    ).toHaveLength(0);
+  });
+
   it("records the row without shadow fields when the shadow artifact is missing, warning once per model and window", async () => {
     await settings("products", { model_id: MISSING, sample_rate: 1 });
     const a = app();
