@@ -459,7 +459,7 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
     if (recorder === undefined || answers.every((a) => a.served === null)) return;
     const latencyMs = performance.now() - started;
     const servedAt = nowMs();
-    const userId = c.req.header(USER_ID_HEADER);
+    const userId = userIdOf(c);
     // A macrotask later: the row is built after the answer has left, not before it.
     const work = new Promise<void>((resolve) => setTimeout(resolve, 0))
       .then(async () => {
@@ -586,7 +586,7 @@ export function createSearchApp(deps: SearchAppDeps): Hono {
       }
       const body = await readJson(c);
       const parsed = EventRequestSchema.safeParse(body);
-      const header = c.req.header(USER_ID_HEADER);
+      const header = userIdOf(c);
       const problems: Issue[] = parsed.success ? [] : eventIssues(parsed.error);
       if (header !== undefined && header.length > MAX_USER_ID_CHARS)
         problems.push(issue("X-MS-USER-ID", `must be at most ${MAX_USER_ID_CHARS} characters`));
