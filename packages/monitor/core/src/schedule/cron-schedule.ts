@@ -1,0 +1,97 @@
+/**
+ * Cron schedules of collectors, as an alternative to a fixed `expected_interval_minutes`: a cron
+ * expression read in an IANA time zone (`0 2 * * 1-5` in `Europe/Berlin`: weekdays at 02:00 Berlin
+ * time), with a grace. The expressions are read by croner (DST-correct: a run at a local time that a
+ * spring change skips happens at the first valid time after it, one that the autumn change repeats
+ * happens once), never by a parser of our own. Pure: `now` is given.
+ */
+
+import type { Issue } from "@shared/kernel";
+import { Cron } from "croner";
+
+export interface CronSchedule {
+  /** Five fields (minute hour day-of-month month day-of-week), or six with seconds first. */
+  schedule: string;
+  /** An IANA time zone, e.g. Europe/Berlin; UTC when absent. */
+  timezone: string;
+  /** Minutes after an expected run before its absence counts. */
+  graceMinutes: number;
+}
+
+/** Characters of a cron expression. */
+export const MAX_CRON_CHARS = 120;
+/** Characters of a time zone name (the longest IANA name is 32). */
+export const MAX_TIMEZONE_CHARS = 64;
+/** The grace, at most a week. */
+export const MAX_GRACE_MINUTES = 7 * 24 * 60;
+
+const MINUTE_MS = 60_000;
+
+function validTimezone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every problem of a schedule at once, each naming its field; empty when it is valid. */
+export function cronScheduleIssues(s: {
+  schedule: unknown;
+  timezone: unknown;
+  graceMinutes: unknown;
+}): Issue[] {
+  const issues: Issue[] = [];
+  if (typeof s.schedule !== "string" || s.schedule.trim() === "")
+    issues.push({ path: "schedule", message: "must be a cron expression such as 0 2 * * 1-5" });
+  else if (s.schedule.length > MAX_CRON_CHARS)
+    issues.push({ path: "schedule", message: `must be at most ${MAX_CRON_CHARS} characters` });
+  if (typeof s.timezone !== "string" || s.timezone.length > MAX_TIMEZONE_CHARS || !validTimezone(s.timezone))
+    issues.push({ path: "timezone", message: "must be an IANA time zone such as Europe/Berlin" });
+  if (
+    typeof s.graceMinutes !== "number" ||
+    !Number.isInteger(s.graceMinutes) ||
+    s.graceMinutes < 0 ||
+    s.graceMinutes > MAX_GRACE_MINUTES
+  )
+    issues.push({ path: "grace_minutes", message: `must be a whole number from 0 to ${MAX_GRACE_MINUTES}` });
+  if (issues.length === 0) {
+    try {
+      const job = cron(s as CronSchedule);
+      if (job.nextRun(new Date(0)) === null)
+        issues.push({ path: "schedule", message: "never runs (no date matches it)" });
+    } catch (error) {
+      issues.push({
+        path: "schedule",
+        message: `is not a valid cron expression (${(error as Error).message})`,
+      });
+    }
+  }
+  return issues;
+}
+
+function cron(s: CronSchedule): Cron {
+  // domAndDow false: Vixie cron's rule, a day matches when day-of-month OR day-of-week matches.
+  return new Cron(s.schedule, { timezone: s.timezone, paused: true, domAndDow: false });
+}
+
+/** The latest expected run at or before `now` (epoch ms), or null when none was ever due. */
+export function lastExpectedRun(s: CronSchedule, now: number): number | null {
+  const [previous] = cron(s).previousRuns(1, new Date(now + 1000));
+  return previous === undefined ? null : previous.getTime();
+}
+
+/** The next expected run after `now` (epoch ms), or null when none is due any more. */
+export function nextExpectedRun(s: CronSchedule, now: number): number | null {
+  return cron(s).nextRun(new Date(now))?.getTime() ?? null;
+}
+
+/**
+ * When a collector on this schedule is overdue: the latest expected run plus the grace, as of `now`
+ * (a success after that run keeps it fresh until the next one's deadline). Null before any run is due.
+ */
+export function overdueAt(s: CronSchedule, now: number): number | null {
+  const last = lastExpectedRun(s, now);
+  return last === null ? null : last + s.graceMinutes * MINUTE_MS;
+}
