@@ -1,1 +1,2 @@
 export * from "./cron-schedule.ts";
+export * from "./duration-baseline.ts";
