@@ -82,6 +82,16 @@ export const MAX_HIERARCHY_RULES_JSON_BYTES = 2048;
 const MINUTE_S = 60;
 /** Lambda's ceiling for one invocation. */
 const MAX_LAMBDA_S = 15 * MINUTE_S;
+/**
+ * The stack runs its own collectors on EventBridge rate rules, so they are interval collectors; a cron
+ * schedule belongs to jobs that report their runs themselves (`svcmon run` under the host's cron).
+ */
+export function deployedInterval(spec: CollectorSpec): number {
+  if (spec.expected_interval_minutes === null)
+    throw new Error(`${spec.name}: the stack deploys interval collectors; this one has a cron schedule`);
+  return spec.expected_interval_minutes;
+}
+
 /** Left after a run's timeout to write its records (3 attempts with backoff, each bounded). */
 const RECORD_MARGIN_S = 60;
 
@@ -90,11 +100,10 @@ const RECORD_MARGIN_S = 60;
  * within Lambda's 15 minutes; the run timeout leaves time to write the records.
  */
 export function collectorTimeouts(spec: CollectorSpec): { functionS: number; runMs: number } {
-  const functionS = Math.min(MAX_LAMBDA_S, spec.expected_interval_minutes * MINUTE_S - MINUTE_S);
+  const interval = deployedInterval(spec);
+  const functionS = Math.min(MAX_LAMBDA_S, interval * MINUTE_S - MINUTE_S);
   if (functionS <= RECORD_MARGIN_S) {
-    throw new Error(
-      `${spec.name}: an interval of ${spec.expected_interval_minutes} min is too short for a Lambda tick`,
-    );
+    throw new Error(`${spec.name}: an interval of ${interval} min is too short for a Lambda tick`);
   }
   return { functionS, runMs: (functionS - RECORD_MARGIN_S) * 1000 };
 }
@@ -484,8 +493,8 @@ export class MonitorStack extends Stack {
     this.eventQueue.grantSendMessages(fn.role);
     new events.Rule(this, `Schedule${id}`, {
       ruleName: `svcmon-collector-${spec.name}`,
-      description: `Runs ${spec.name} every ${spec.expected_interval_minutes} min`,
-      schedule: events.Schedule.rate(Duration.minutes(spec.expected_interval_minutes)),
+      description: `Runs ${spec.name} every ${deployedInterval(spec)} min`,
+      schedule: events.Schedule.rate(Duration.minutes(deployedInterval(spec))),
       targets: [
         new targets.LambdaFunction(fn.function, { retryAttempts: 2, maxEventAge: Duration.minutes(5) }),
       ],

@@ -81,6 +81,9 @@ describe("an unregistered job that reports, then falls silent", () => {
         name: "nightly_backup",
         expected_interval_minutes: 24 * 60,
         freshness_threshold_minutes: 48 * 60,
+        schedule: null,
+        timezone: null,
+        grace_minutes: null,
         registered_at: iso(T0),
         registered_by: "first_run",
       },
@@ -97,6 +100,8 @@ describe("an unregistered job that reports, then falls silent", () => {
         registered_at: iso(T0),
         new_until: null,
         registered_by: "first_run",
+        schedule: null,
+        next_expected_run: null,
       },
     ]);
     expect(st.warnings).toEqual([]);

@@ -285,12 +285,19 @@ describe("PUT /api/system/collectors/{name}", () => {
     const ok = await call(app, "PUT", "/api/system/collectors/ext_x", {
       body: { expected_interval_minutes: 5, freshness_threshold_minutes: 20 },
     });
+    const noSchedule = { schedule: null, timezone: null, grace_minutes: null };
     expect(ok).toEqual({
       status: 200,
-      body: { name: "ext_x", expected_interval_minutes: 5, freshness_threshold_minutes: 20 },
+      body: { name: "ext_x", expected_interval_minutes: 5, freshness_threshold_minutes: 20, ...noSchedule },
     });
     // The registry also keeps when it first knew the collector (the grace of a new collector).
-    expect(await registry.get("ext_x")).toEqual({ ...ok.body, registered_at: NOW, registered_by: "api" });
+    expect(await registry.get("ext_x")).toEqual({
+      name: "ext_x",
+      expected_interval_minutes: 5,
+      freshness_threshold_minutes: 20,
+      registered_at: NOW,
+      registered_by: "api",
+    });
     const dflt = await call(app, "PUT", "/api/system/collectors/ext_y", {
       body: { expected_interval_minutes: 7 },
     });
@@ -308,8 +315,56 @@ describe("PUT /api/system/collectors/{name}", () => {
       name: "ext_x",
       expected_interval_minutes: 5,
       freshness_threshold_minutes: 20,
+      ...noSchedule,
       registered_at: new Date(NOW).toISOString(),
       registered_by: "api",
     });
+  });
+
+  it("takes a cron schedule in a time zone with a grace instead of an interval, with defaults", async () => {
+    const registry = new InMemoryCollectorRegistry(undefined, { now: () => NOW });
+    const app = makeApp({ store, registry });
+    const ok = await call(app, "PUT", "/api/system/collectors/nightly_backup", {
+      body: { schedule: "0 2 * * 1-5", timezone: "Europe/Berlin", grace_minutes: 30 },
+    });
+    expect(ok).toEqual({
+      status: 200,
+      body: {
+        name: "nightly_backup",
+        expected_interval_minutes: null,
+        freshness_threshold_minutes: 60,
+        schedule: "0 2 * * 1-5",
+        timezone: "Europe/Berlin",
+        grace_minutes: 30,
+      },
+    });
+    const dflt = await call(app, "PUT", "/api/system/collectors/hourly", { body: { schedule: "5 * * * *" } });
+    expect(dflt.body).toMatchObject({ schedule: "5 * * * *", timezone: "UTC", grace_minutes: 60 });
+  });
+
+  it("answers 422 naming every bad field of a schedule at once, and stores nothing", async () => {
+    const registry = new InMemoryCollectorRegistry(undefined, { now: () => NOW });
+    const app = makeApp({ store, registry });
+    const paths = async (body: Record<string, unknown>) => {
+      const r = await call(app, "PUT", "/api/system/collectors/nightly_backup", { body });
+      expect(r.status).toBe(422);
+      return r.body.error.details.map((d: { path: string; message: string }) => `${d.path}: ${d.message}`);
+    };
+    expect(await paths({ schedule: "0 25 * * *", timezone: "Europe/Berlin" })).toEqual([
+      expect.stringMatching(/^schedule: is not a valid cron expression/),
+    ]);
+    expect(await paths({ schedule: "0 2 * * *", timezone: "Mars/Olympus", grace_minutes: -1 })).toEqual([
+      "timezone: must be an IANA time zone such as Europe/Berlin",
+      "grace_minutes: must be a whole number from 0 to 10080",
+    ]);
+    expect(await paths({ schedule: "0 2 * * *", expected_interval_minutes: 60 })).toEqual([
+      "schedule: must not be given with expected_interval_minutes (a collector runs on one or the other)",
+    ]);
+    expect(await paths({ timezone: "UTC" })).toEqual([
+      "expected_interval_minutes: is required (or give a cron schedule)",
+      "timezone: is only read with a schedule",
+    ]);
+    expect(await paths({ schedule: "x".repeat(121) })).toEqual(["schedule: must be at most 120 characters"]);
+    expect(await registry.get("nightly_backup")).toBeNull();
   });
 });

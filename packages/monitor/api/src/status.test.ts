@@ -15,6 +15,8 @@ const unregistered = <T extends object>(c: T) => ({
   registered_at: null,
   new_until: null,
   registered_by: null,
+  schedule: null,
+  next_expected_run: null,
 });
 
 async function post(body: unknown): Promise<void> {
@@ -142,6 +144,8 @@ describe("GET /api/system/status", () => {
         "registered_at",
         "new_until",
         "registered_by",
+        "schedule",
+        "next_expected_run",
       ]);
       expect(typeof c.name).toBe("string");
       if (c.last_run !== null) {
@@ -319,6 +323,8 @@ describe("GET /api/system/status", () => {
         registered_at: iso(NOW - 10 * MIN),
         new_until: iso(NOW + 20 * MIN),
         registered_by: "config",
+        schedule: null,
+        next_expected_run: null,
       },
     ]);
     // Waiting for a first run does not make the system unhealthy.

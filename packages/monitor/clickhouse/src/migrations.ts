@@ -557,4 +557,16 @@ ${SERIES_SELECT}`,
       "DROP TABLE IF EXISTS svc.collector_latest_by_collector",
     ],
   },
+  {
+    version: 16,
+    name: "collector_cron_schedules",
+    statements: [
+      // A collector on a cron schedule instead of an interval: its expression, time zone and grace.
+      // '' (the default) is an interval collector, so every stored override keeps its meaning; a
+      // cron collector stores expected_interval_minutes 0 (it has none).
+      "ALTER TABLE svc.collectors ADD COLUMN IF NOT EXISTS schedule String DEFAULT ''",
+      "ALTER TABLE svc.collectors ADD COLUMN IF NOT EXISTS timezone String DEFAULT ''",
+      "ALTER TABLE svc.collectors ADD COLUMN IF NOT EXISTS grace_minutes UInt32 DEFAULT 0",
+    ],
+  },
 ];

@@ -69,7 +69,10 @@ export class ClickHouseCollectorRegistry implements CollectorRegistry {
         query: `SELECT
     name,
     argMax(expected_interval_minutes, updated_at) AS expected_interval_minutes,
-    argMax(freshness_threshold_minutes, updated_at) AS freshness_threshold_minutes
+    argMax(freshness_threshold_minutes, updated_at) AS freshness_threshold_minutes,
+    argMax(schedule, updated_at) AS schedule,
+    argMax(timezone, updated_at) AS timezone,
+    argMax(grace_minutes, updated_at) AS grace_minutes
 FROM svc.collectors
 ${where}
 GROUP BY name
@@ -80,11 +83,21 @@ ORDER BY name`,
       });
       return rs.json<Record<string, unknown>>();
     });
-    return rows.map((r) => ({
-      name: String(r.name),
-      expected_interval_minutes: Number(r.expected_interval_minutes),
-      freshness_threshold_minutes: Number(r.freshness_threshold_minutes),
-    }));
+    return rows.map((r) => {
+      const base = {
+        name: String(r.name),
+        freshness_threshold_minutes: Number(r.freshness_threshold_minutes),
+      };
+      const schedule = String(r.schedule ?? "");
+      if (schedule === "") return { ...base, expected_interval_minutes: Number(r.expected_interval_minutes) };
+      return {
+        ...base,
+        expected_interval_minutes: null,
+        schedule,
+        timezone: String(r.timezone),
+        grace_minutes: Number(r.grace_minutes),
+      };
+    });
   }
 
   async #registrations(name?: string): Promise<Map<string, Registration>> {
@@ -182,7 +195,7 @@ GROUP BY name`,
     await this.#call("collector registry write", (signal) =>
       this.#client.insert({
         table: "svc.collectors",
-        values: [{ ...value, updated_at: msToCh(updatedAt) }],
+        values: [{ ...storedColumns(value), updated_at: msToCh(updatedAt) }],
         format: "JSONEachRow",
         abort_signal: signal,
       }),
@@ -237,11 +250,17 @@ GROUP BY name`,
 }
 
 function withRegistration(spec: CollectorSpec, r: Registration | undefined): CollectorSpec {
+  return { ...spec, registered_at: r?.registered_at ?? null, registered_by: r?.registered_by ?? null };
+}
+
+/** A validated spec as the columns of svc.collectors: '' and 0 stand for the absent schedule and interval. */
+function storedColumns(spec: CollectorSpec): Record<string, unknown> {
   return {
     name: spec.name,
-    expected_interval_minutes: spec.expected_interval_minutes,
+    expected_interval_minutes: spec.expected_interval_minutes ?? 0,
     freshness_threshold_minutes: spec.freshness_threshold_minutes,
-    registered_at: r?.registered_at ?? null,
-    registered_by: r?.registered_by ?? null,
+    schedule: spec.schedule ?? "",
+    timezone: spec.schedule ? (spec.timezone ?? "UTC") : "",
+    grace_minutes: spec.schedule ? (spec.grace_minutes ?? 0) : 0,
   };
 }

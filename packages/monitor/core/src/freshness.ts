@@ -4,7 +4,14 @@
  * with `minutes: null` (never-ran collectors ordered by name), once its registration is older than
  * its threshold: one registered a minute ago is waiting for its first run, not late (unknown
  * registration: listed).
+ *
+ * A cron collector has no fixed threshold: it is listed once the first expected run after its latest
+ * run, plus its grace, has passed (its `threshold_minutes` is that span, from the latest run), and a
+ * never-ran one once its first expected run after its registration plus the grace has passed.
  */
+import { cronDeadline } from "@monitor/jobs";
+import { cronOf } from "./collector-schedule.ts";
+import { graceEnd } from "./health.ts";
 import {
   type CollectorSpec,
   type EpochMs,
@@ -35,9 +42,16 @@ export function freshnessList(
   const out: FreshnessEntry[] = [];
   for (const spec of specs) {
     const latest = lastOf(visible.filter((r) => r.collector === spec.name));
+    const cron = cronOf(spec);
     if (latest === null) {
       const registeredAt = spec.registered_at ?? null;
-      if (registeredAt !== null && wholeMinutes(now - registeredAt) <= spec.freshness_threshold_minutes)
+      if (cron !== null) {
+        const until = graceEnd(spec);
+        if (registeredAt !== null && (until === null || now <= until)) continue;
+      } else if (
+        registeredAt !== null &&
+        wholeMinutes(now - registeredAt) <= spec.freshness_threshold_minutes
+      )
         continue;
       out.push({
         name: spec.name,
@@ -50,10 +64,17 @@ export function freshnessList(
       continue;
     }
     const minutes = wholeMinutes(now - latest.completed_at);
-    if (minutes > spec.freshness_threshold_minutes) {
+    let threshold = spec.freshness_threshold_minutes;
+    let over = minutes > threshold;
+    if (cron !== null) {
+      const deadline = cronDeadline(cron, latest.completed_at);
+      threshold = deadline === null ? threshold : wholeMinutes(deadline.overdue - latest.completed_at);
+      over = deadline !== null && now > deadline.overdue;
+    }
+    if (over) {
       out.push({
         name: spec.name,
-        threshold_minutes: spec.freshness_threshold_minutes,
+        threshold_minutes: threshold,
         last_run: latest.completed_at,
         minutes,
         status: latest.status,

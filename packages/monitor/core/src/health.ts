@@ -5,6 +5,8 @@
  * A collector that never ran is `new` (healthchecks' term) during its grace, 2 × its expected interval
  * after its registration: a fresh install has had no chance to run anything, so it must not page.
  */
+import { cronDeadline, nextExpectedRun } from "@monitor/jobs";
+import { cronOf, scheduleText } from "./collector-schedule.ts";
 import { failingSubjects } from "./failures.ts";
 import {
   CONSECUTIVE_FAILURES_THRESHOLD,
@@ -44,12 +46,65 @@ export interface CollectorHealth {
   registered_at: EpochMs | null;
   /** While `new`: the end of its grace (after it, with no run yet, red). Null otherwise. */
   new_until: EpochMs | null;
+  /** A cron collector's schedule and time zone (`0 2 * * 1-5 Europe/Berlin`); null for an interval collector. */
+  schedule?: string | null;
+  /** A cron collector's next expected run after `now`; null for an interval collector, or when none is due. */
+  next_expected_run?: EpochMs | null;
 }
 
-/** The end of a collector's grace, or null when its registration time is unknown. */
+/**
+ * The end of a collector's grace, or null when its registration time is unknown: 2 × its interval
+ * after its registration, or for a cron collector its first expected run after its registration plus
+ * its grace (null too when the schedule runs no more).
+ */
 export function graceEnd(spec: CollectorSpec): EpochMs | null {
   const at = spec.registered_at ?? null;
-  return at === null ? null : at + NEW_GRACE_INTERVAL_FACTOR * spec.expected_interval_minutes * MINUTE_MS;
+  if (at === null) return null;
+  const cron = cronOf(spec);
+  if (cron !== null) return cronDeadline(cron, at)?.overdue ?? null;
+  return at + NEW_GRACE_INTERVAL_FACTOR * (spec.expected_interval_minutes ?? 0) * MINUTE_MS;
+}
+
+/** How a collector's success ages: when it is late (amber) and stale (red), with the words for each. */
+interface Expectation {
+  lateAt(lastSuccess: EpochMs): EpochMs | null;
+  staleAt(lastSuccess: EpochMs): EpochMs | null;
+  late(lastSuccess: EpochMs, now: EpochMs): string;
+  stale(lastSuccess: EpochMs, now: EpochMs): string;
+  /** The span of the grace, in words: "30 min (2 × 15 min)". */
+  grace: string;
+}
+
+function intervalExpectation(interval: number): Expectation {
+  const staleMinutes = STALE_INTERVAL_FACTOR * interval;
+  return {
+    lateAt: (last) => last + interval * MINUTE_MS,
+    staleAt: (last) => last + staleMinutes * MINUTE_MS,
+    late: (last, now) =>
+      `last success ${wholeMinutes(now - last)} min ago, older than the ${interval} min interval`,
+    stale: (last, now) =>
+      `stale: no succeeded run within ${staleMinutes} min (${STALE_INTERVAL_FACTOR} × ${interval} min); ` +
+      `last success ${wholeMinutes(now - last)} min ago`,
+    grace: `${staleMinutes} min (${STALE_INTERVAL_FACTOR} × ${interval} min)`,
+  };
+}
+
+function cronExpectation(spec: CollectorSpec): Expectation | null {
+  const cron = cronOf(spec);
+  if (cron === null) return null;
+  const on = scheduleText(cron);
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return {
+    lateAt: (last) => cronDeadline(cron, last)?.due ?? null,
+    staleAt: (last) => cronDeadline(cron, last)?.overdue ?? null,
+    late: (last, now) =>
+      `late: the run expected at ${iso(cronDeadline(cron, last)?.due ?? now)} (${on}) has not succeeded yet; ` +
+      `stale at ${iso(cronDeadline(cron, last)?.overdue ?? now)}`,
+    stale: (last, now) =>
+      `stale: no succeeded run since the one expected at ${iso(cronDeadline(cron, last)?.due ?? now)} (${on}) ` +
+      `and its ${cron.graceMinutes} min grace; last success ${wholeMinutes(now - last)} min ago`,
+    grace: `its first expected run (${on}) plus ${cron.graceMinutes} min`,
+  };
 }
 
 /**
@@ -67,8 +122,10 @@ export function collectorHealth(
   );
   const latest = lastOf(own);
   const lastSuccess = lastOf(own.filter((r) => r.status === "succeeded"));
-  const interval = spec.expected_interval_minutes;
-  const staleMinutes = STALE_INTERVAL_FACTOR * interval;
+  const cron = cronOf(spec);
+  const expect = cronExpectation(spec) ?? intervalExpectation(spec.expected_interval_minutes ?? 0);
+  const onSchedule =
+    cron === null ? {} : { schedule: scheduleText(cron), next_expected_run: nextExpectedRun(cron, now) };
 
   const registeredAt = spec.registered_at ?? null;
   const graceUntil = graceEnd(spec);
@@ -87,6 +144,7 @@ export function collectorHealth(
       ],
       registered_at: registeredAt,
       new_until: graceUntil,
+      ...onSchedule,
     };
   }
 
@@ -94,12 +152,10 @@ export function collectorHealth(
   const amber: string[] = [];
   if (latest === null) {
     red.push(
-      registeredAt === null
-        ? "never ran"
-        : `never ran: no run within ${NEW_GRACE_INTERVAL_FACTOR * interval} min (${NEW_GRACE_INTERVAL_FACTOR} × ${interval} min) of its registration`,
+      registeredAt === null ? "never ran" : `never ran: no run within ${expect.grace} of its registration`,
     );
   } else if (lastSuccess === null) {
-    // It ran and never succeeded: failing, not waiting. Stale, as any collector, once 2 × interval
+    // It ran and never succeeded: failing, not waiting. Stale, as any collector, once its grace
     // has passed with no success, counted from its registration (it had no earlier chance): until
     // then its failures are what it reports (amber; 3 in a row somewhere are a collector_failure),
     // not a second, critical alert for the same cause.
@@ -112,18 +168,15 @@ export function collectorHealth(
       red.push(
         registeredAt === null
           ? "stale: it has run but never succeeded (no registration time, so no grace)"
-          : `stale: no succeeded run within ${staleMinutes} min (${STALE_INTERVAL_FACTOR} × ${interval} min) of its registration; it has run but never succeeded`,
+          : `stale: no succeeded run within ${expect.grace} of its registration; it has run but never succeeded`,
       );
     }
-  } else if (now - lastSuccess.completed_at > staleMinutes * MINUTE_MS) {
-    red.push(
-      `stale: no succeeded run within ${staleMinutes} min (${STALE_INTERVAL_FACTOR} × ${interval} min); ` +
-        `last success ${wholeMinutes(now - lastSuccess.completed_at)} min ago`,
-    );
-  } else if (now - lastSuccess.completed_at > interval * MINUTE_MS) {
-    amber.push(
-      `last success ${wholeMinutes(now - lastSuccess.completed_at)} min ago, older than the ${interval} min interval`,
-    );
+  } else {
+    const last = lastSuccess.completed_at;
+    const staleAt = expect.staleAt(last);
+    const lateAt = expect.lateAt(last);
+    if (staleAt !== null && now > staleAt) red.push(expect.stale(last, now));
+    else if (lateAt !== null && now > lateAt) amber.push(expect.late(last, now));
   }
   if (latest !== null && latest.status !== "succeeded") {
     amber.push(
@@ -145,6 +198,7 @@ export function collectorHealth(
     reasons: [...red, ...amber],
     registered_at: registeredAt,
     new_until: null,
+    ...onSchedule,
   };
 }
 

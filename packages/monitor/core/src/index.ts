@@ -3,6 +3,7 @@ export * from "./auto-register.ts";
 export * from "./chars.ts";
 export * from "./clock.ts";
 export * from "./clock-skew.ts";
+export * from "./collector-schedule.ts";
 export * from "./concurrency-limiter.ts";
 export * from "./cost/index.ts";
 export * from "./coverage.ts";

@@ -3,6 +3,7 @@
  * (schemas/) and the HTTP app enforce these constants, and `MONITOR_LIMITS` documents the same
  * numbers, so the table cannot drift from what is checked. Pure: no I/O.
  */
+import { MAX_CRON_CHARS, MAX_GRACE_MINUTES, MAX_TIMEZONE_CHARS } from "@monitor/jobs";
 import type { LimitRow } from "@shared/kernel";
 import {
   SILENCE_AUTHOR_MAX,
@@ -132,6 +133,30 @@ export const MONITOR_LIMITS: LimitRow[] = [
     unit: "minutes",
     status: 422,
     note: "one year, a positive integer; the same bound for freshness_threshold_minutes",
+  },
+  {
+    area: "monitor",
+    field: "schedule",
+    limit: MAX_CRON_CHARS,
+    unit: "characters",
+    status: 422,
+    note: "a cron expression (5 fields, or 6 with seconds) that runs at least once; instead of expected_interval_minutes",
+  },
+  {
+    area: "monitor",
+    field: "timezone",
+    limit: MAX_TIMEZONE_CHARS,
+    unit: "characters",
+    status: 422,
+    note: "an IANA time zone, read with schedule only",
+  },
+  {
+    area: "monitor",
+    field: "grace_minutes",
+    limit: MAX_GRACE_MINUTES,
+    unit: "minutes",
+    status: 422,
+    note: "one week; 0 or more, read with schedule only",
   },
   {
     area: "monitor",

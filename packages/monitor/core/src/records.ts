@@ -48,8 +48,19 @@ export type RegisteredBy = (typeof REGISTERED_BY)[number];
 /** Registry entry of a collector. */
 export interface CollectorSpec {
   name: string;
-  expected_interval_minutes: number;
+  /** Minutes between expected runs; null for a collector on a cron `schedule` instead. */
+  expected_interval_minutes: number | null;
   freshness_threshold_minutes: number;
+  /**
+   * A cron expression (`0 2 * * 1-5`) read in `timezone`: the alternative to an interval. With it,
+   * freshness means "no success since the first expected run after the last one, plus `grace_minutes`".
+   * Absent or null: an interval collector.
+   */
+  schedule?: string | null;
+  /** IANA time zone of `schedule` (UTC when absent); null for an interval collector. */
+  timezone?: string | null;
+  /** Minutes after an expected run before its absence makes the collector stale; null for an interval collector. */
+  grace_minutes?: number | null;
   /**
    * When the registry first knew this collector (epoch ms); kept across restarts and re-registrations.
    * It starts the grace of a collector that never ran (`new`). Absent or null: unknown, so a

@@ -95,3 +95,47 @@ export function overdueAt(s: CronSchedule, now: number): number | null {
   const last = lastExpectedRun(s, now);
   return last === null ? null : last + s.graceMinutes * MINUTE_MS;
 }
+
+/** The grace of a cron collector when none is given: one hour, healthchecks' default. */
+export const DEFAULT_GRACE_MINUTES = 60;
+/** Expected runs looked at for a schedule's longest gap: a month of a daily job covers its weekends. */
+const GAP_SAMPLE_RUNS = 32;
+
+/** Schedules whose longest gap is remembered, at most (each costs croner about 10 ms to work out). */
+const GAP_MEMO_MAX = 256;
+const gapMemo = new Map<string, number | null>();
+
+/**
+ * The longest gap between two consecutive expected runs (ms), over the runs after `from`: the span a
+ * cron collector's failure streaks and cadence are measured over (a weekday job's is the weekend,
+ * about 72 h). Null when it runs fewer than twice. It is a property of the schedule, so it is worked
+ * out once per schedule and time zone and remembered (a DST change moves it by an hour at most).
+ */
+export function longestGapMs(s: CronSchedule, from: number): number | null {
+  const key = `${s.schedule}\u0000${s.timezone}`;
+  const known = gapMemo.get(key);
+  if (known !== undefined) return known;
+  const runs = cron(s).nextRuns(GAP_SAMPLE_RUNS, new Date(from));
+  let longest: number | null = null;
+  for (let i = 1; i < runs.length; i++) {
+    const gap = (runs[i] as Date).getTime() - (runs[i - 1] as Date).getTime();
+    if (longest === null || gap > longest) longest = gap;
+  }
+  if (gapMemo.size >= GAP_MEMO_MAX) gapMemo.clear();
+  gapMemo.set(key, longest);
+  return longest;
+}
+
+/**
+ * When a collector on this schedule whose last success completed at `lastSuccessAt` is due again, and
+ * when it is overdue (healthchecks' cron rule): due at the first expected run after that success, late
+ * (amber) after it, stale (red) once the grace after it has passed too. Null `due`: the schedule runs
+ * no more.
+ */
+export function cronDeadline(
+  s: CronSchedule,
+  lastSuccessAt: number,
+): { due: number; overdue: number } | null {
+  const due = nextExpectedRun(s, lastSuccessAt);
+  return due === null ? null : { due, overdue: due + s.graceMinutes * MINUTE_MS };
+}

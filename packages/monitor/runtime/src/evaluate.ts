@@ -23,6 +23,7 @@ import {
   type CollectorHealth,
   type CollectorSpec,
   type Coverage,
+  cadenceMinutes,
   collectorsHealth,
   coverage,
   type FailureStreakRow,
@@ -45,10 +46,11 @@ export const MIN_STREAK_WINDOW_MS = 24 * HOUR_MS;
 
 /**
  * The window of `consecutiveFailuresPerCollectorAccountRegion`: the larger of 24 h and
- * (3 + 1) × the largest expected interval, so a streak of 3 failed runs on schedule always fits.
+ * (3 + 1) × the largest expected interval (a cron collector's longest gap between expected runs), so a
+ * streak of 3 failed runs on schedule always fits.
  */
-export function streakWindowMs(specs: readonly CollectorSpec[]): number {
-  const largest = Math.max(0, ...specs.map((s) => s.expected_interval_minutes));
+export function streakWindowMs(specs: readonly CollectorSpec[], now: number): number {
+  const largest = Math.max(0, ...specs.map((s) => cadenceMinutes(s, now)));
   return Math.max(MIN_STREAK_WINDOW_MS, (CONSECUTIVE_FAILURES_THRESHOLD + 1) * largest * MINUTE_MS);
 }
 
@@ -239,7 +241,7 @@ export async function readSnapshot(
   specs: readonly CollectorSpec[],
   now: number,
 ): Promise<StoreSnapshot> {
-  const since = now - streakWindowMs(specs);
+  const since = now - streakWindowMs(specs, now);
   const [latest, successes, streaks, accounts, scans] = await Promise.all([
     store.latestRunPerCollector(),
     store.lastSuccessPerCollector(),

@@ -12,6 +12,8 @@ import {
   type CollectorRegistry,
   type CollectorResult,
   type CollectorRunRow,
+  type CollectorSpec,
+  cronOf,
   DEPENDENCY_WINDOW_MINUTES,
   dependencyGate,
   errorText,
@@ -25,6 +27,7 @@ import {
   UINT32_MAX,
   UPSTREAM_COLLECTORS,
 } from "@monitor/core";
+import { nextExpectedRun } from "@monitor/jobs";
 
 /** A collector gated on recent successes of others. */
 export interface DependencyGateConfig {
@@ -179,17 +182,22 @@ export class Scheduler {
     if (this.#stopped) return;
     this.#nextAt.set(name, at);
     const delay = Math.max(0, at - this.#clock.now());
-    const handle = this.#clock.setTimeout(() => {
-      this.#timers.delete(name);
-      void this.#track(this.#tick(name));
-    }, delay);
+    // A timer longer than 2^31 − 1 ms fires at once in Node: a far cron run (a yearly job) waits in steps.
+    const handle = this.#clock.setTimeout(
+      () => {
+        this.#timers.delete(name);
+        if (delay > MAX_TIMER_MS) this.#schedule(name, at);
+        else void this.#track(this.#tick(name));
+      },
+      Math.min(delay, MAX_TIMER_MS),
+    );
     this.#timers.set(name, handle);
   }
 
   async #tick(name: string): Promise<void> {
     if (this.#stopped) return;
     const planned = this.#nextAt.get(name) ?? this.#clock.now();
-    let intervalMs: number;
+    let next: number;
     try {
       const spec = await this.#o.registry.get(name);
       if (spec === null) {
@@ -197,17 +205,16 @@ export class Scheduler {
         this.#schedule(name, this.#clock.now() + this.#o.registryRetryMs);
         return;
       }
-      intervalMs = spec.expected_interval_minutes * MINUTE_MS;
+      next = nextTick(spec, planned, this.#clock.now());
+      if (!Number.isFinite(next)) {
+        this.#log({ level: "error", msg: "its cron schedule runs no more; not scheduled", collector: name });
+        return;
+      }
     } catch (err) {
       this.#log({ level: "error", msg: `registry unreadable: ${errorText(err)}`, collector: name });
       this.#schedule(name, this.#clock.now() + this.#o.registryRetryMs);
       return;
     }
-    // Next tick first, from the planned time: a long run does not shift the cadence. A tick that
-    // was late by more than an interval is not replayed (one run per subject per tick at most).
-    let next = planned + intervalMs;
-    const now = this.#clock.now();
-    if (next <= now) next = now + intervalMs - ((now - planned) % intervalMs);
     this.#schedule(name, next);
     await this.runCollector(name);
   }
@@ -411,4 +418,21 @@ export class Scheduler {
 /** The monitored accounts as the store knows them (latest version each); the scheduler keeps the active ones. */
 export function accountsFromStore(store: RunStore): () => Promise<readonly CollectorAccount[]> {
   return () => store.accountsLatest();
+}
+
+/** The longest delay a Node timer keeps (2^31 − 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * When a collector ticks next, decided before it runs so a long run does not shift the cadence: an
+ * interval collector one interval after the planned time (a tick late by more than an interval is not
+ * replayed: one run per subject per tick at most); a cron collector at its next expected run.
+ */
+export function nextTick(spec: CollectorSpec, planned: number, now: number): number {
+  const cron = cronOf(spec);
+  if (cron !== null) return nextExpectedRun(cron, Math.max(planned, now)) ?? Number.POSITIVE_INFINITY;
+  const intervalMs = (spec.expected_interval_minutes ?? 0) * MINUTE_MS;
+  let next = planned + intervalMs;
+  if (next <= now) next = now + intervalMs - ((now - planned) % intervalMs);
+  return next;
 }

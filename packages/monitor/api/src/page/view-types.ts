@@ -28,7 +28,7 @@ export type Health = z.infer<typeof HealthSchema>;
 
 export type CollectorJson = Optional<
   z.infer<typeof CollectorStatusSchema>,
-  "registered_at" | "new_until" | "registered_by"
+  "registered_at" | "new_until" | "registered_by" | "schedule" | "next_expected_run"
 >;
 
 export type WarningJson = z.infer<typeof WarningSchema>;

@@ -275,6 +275,10 @@ function Collectors(st: StatusJson, fl: FailuresJson | null): JSXNode {
         "Waiting until",
         `${fmtTime(c.new_until)} (stale, and alerted, if it has not run by then)`,
       ]);
+    if (c.schedule) {
+      pairs.push(["Schedule", h("code", null, c.schedule)]);
+      pairs.push(["Next expected run", c.next_expected_run ? fmtTime(c.next_expected_run) : "none"]);
+    }
     if (c.registered_at && !c.last_run) pairs.push(["Registered", fmtTime(c.registered_at)]);
     if (c.registered_by === "first_run")
       pairs.push([

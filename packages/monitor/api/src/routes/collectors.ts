@@ -50,7 +50,8 @@ export const putCollector = createRoute({
   method: "put",
   path: "/api/system/collectors/{name}",
   ...SECURED,
-  summary: "Register or adjust a collector (expected interval, freshness threshold).",
+  summary:
+    "Register or adjust a collector: an expected interval and freshness threshold, or a cron schedule in a time zone with a grace.",
   request: { params: nameParam, body: { required: true, content: json(CollectorSpecBodySchema) } },
   responses: {
     200: { description: "The registry entry.", content: json(CollectorSpecSchema) },
@@ -89,6 +90,9 @@ const specJson = (s: CollectorSpec) => ({
   name: s.name,
   expected_interval_minutes: s.expected_interval_minutes,
   freshness_threshold_minutes: s.freshness_threshold_minutes,
+  schedule: s.schedule ?? null,
+  timezone: s.schedule ? (s.timezone ?? "UTC") : null,
+  grace_minutes: s.schedule ? (s.grace_minutes ?? null) : null,
 });
 
 export function collectorRoutes(ctx: MonitorContext): OpenAPIHono<BlankEnv> {

@@ -115,6 +115,8 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
           registered_at: iso(h.registered_at),
           new_until: iso(h.new_until),
           registered_by: registeredBy.get(h.name) ?? null,
+          schedule: h.schedule ?? null,
+          next_expected_run: iso(h.next_expected_run ?? null),
         })),
         accounts: cov.counts,
         analytics_db: analyticsDb(db),

@@ -64,8 +64,22 @@ export const AccountsSchema = z.object({
 export const CollectorSpecSchema = z
   .object({
     name: z.string(),
-    expected_interval_minutes: z.int(),
+    expected_interval_minutes: z
+      .int()
+      .nullable()
+      .meta({ description: "Minutes between runs; null for a collector on a cron schedule." }),
     freshness_threshold_minutes: z.int(),
+    schedule: z
+      .string()
+      .nullable()
+      .meta({ description: "Cron expression of a collector on a schedule; null for an interval collector." }),
+    timezone: z
+      .string()
+      .nullable()
+      .meta({ description: "IANA time zone of the schedule; null without one." }),
+    grace_minutes: z.int().nullable().meta({
+      description: "Minutes after an expected run before it counts as missed; null without a schedule.",
+    }),
   })
   .meta({ id: "CollectorSpec" });
 

@@ -32,6 +32,11 @@ export const CollectorStatusSchema = z
           "first_run (registered by the first run of an unknown collector, with the deployment's defaults: " +
           "AUTO_REGISTER_INTERVAL_MINUTES, AUTO_REGISTER_FRESHNESS_MINUTES; adjust it with PUT or remove it with DELETE). null: unknown.",
       }),
+    schedule: z.string().nullable().meta({
+      description:
+        "A cron collector's schedule and time zone (`0 2 * * 1-5 Europe/Berlin`); null: an interval collector.",
+    }),
+    next_expected_run: isoOrNull("A cron collector's next expected run; null for an interval collector."),
   })
   .meta({ id: "CollectorStatus" });
 

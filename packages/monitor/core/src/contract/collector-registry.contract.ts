@@ -67,6 +67,33 @@ export function collectorRegistryContract(adapter: CollectorRegistryAdapter): vo
       });
     });
 
+    it("keeps a cron collector's schedule, time zone and grace, and a later interval put replaces them", async () => {
+      const r = await open();
+      const nightly: CollectorSpec = {
+        name: "nightly_backup",
+        expected_interval_minutes: null,
+        freshness_threshold_minutes: 60,
+        schedule: "0 2 * * 1-5",
+        timezone: "Europe/Berlin",
+        grace_minutes: 45,
+      };
+      await r.put(nightly);
+      expect(await r.get("nightly_backup")).toEqual({
+        ...nightly,
+        registered_at: clock,
+        registered_by: "api",
+      });
+      expect((await r.list()).find((s) => s.name === "nightly_backup")).toMatchObject(nightly);
+      await r.put({
+        name: "nightly_backup",
+        expected_interval_minutes: 1440,
+        freshness_threshold_minutes: 60,
+      });
+      const back = (await r.get("nightly_backup")) as CollectorSpec;
+      expect(back.expected_interval_minutes).toBe(1440);
+      expect(back.schedule ?? null).toBeNull();
+    });
+
     it("registers the configured collectors when first listed, at the registry's clock, once", async () => {
       const r = await open();
       const t0 = clock;

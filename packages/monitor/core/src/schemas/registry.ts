@@ -3,6 +3,13 @@
  * collector's spec (`PUT /api/system/collectors/{name}`, the configured collectors), as zod schemas
  * that validate, give the types and document the bodies (docs/monitor-api.md).
  */
+import {
+  cronScheduleIssues,
+  DEFAULT_GRACE_MINUTES,
+  MAX_CRON_CHARS,
+  MAX_GRACE_MINUTES,
+  MAX_TIMEZONE_CHARS,
+} from "@monitor/jobs";
 import { z } from "zod";
 import {
   ACCOUNT_ID_CHARSET,
@@ -75,15 +82,95 @@ const minutes = () =>
 
 const specFields = {
   name: collectorNameSchema,
-  expected_interval_minutes: minutes(),
+  expected_interval_minutes: minutes()
+    .nullish()
+    .meta({ description: "Minutes between runs. Exactly one of this and `schedule`." }),
   freshness_threshold_minutes: minutes()
     .nullish()
     .transform((v) => v ?? DEFAULT_FRESHNESS_THRESHOLD_MINUTES)
-    .meta({ description: `Absent: ${DEFAULT_FRESHNESS_THRESHOLD_MINUTES}.` }),
+    .meta({ description: `Absent: ${DEFAULT_FRESHNESS_THRESHOLD_MINUTES}. Interval collectors only.` }),
+  schedule: z.string({ error: "must be a cron expression such as 0 2 * * 1-5" }).nullish().meta({
+    maxLength: MAX_CRON_CHARS,
+    description:
+      "A cron expression (5 fields, or 6 with seconds first), read in `timezone`: the runs the collector is expected to make. Exactly one of this and `expected_interval_minutes`.",
+  }),
+  timezone: z
+    .string({ error: "must be an IANA time zone such as Europe/Berlin" })
+    .nullish()
+    .meta({ maxLength: MAX_TIMEZONE_CHARS, description: "IANA time zone of `schedule`. Absent: UTC." }),
+  grace_minutes: z
+    .number({ error: `must be a whole number from 0 to ${MAX_GRACE_MINUTES}` })
+    .nullish()
+    .meta({
+      type: "integer",
+      minimum: 0,
+      maximum: MAX_GRACE_MINUTES,
+      description: `Minutes after an expected run before its absence makes the collector stale. Absent: ${DEFAULT_GRACE_MINUTES}.`,
+    }),
 };
 
+type SpecInput = {
+  expected_interval_minutes?: unknown;
+  schedule?: unknown;
+  timezone?: unknown;
+  grace_minutes?: unknown;
+};
+
+const given = (v: unknown) => v !== undefined && v !== null;
+
+/**
+ * Interval or schedule, exactly one; a schedule's fields checked together (the expression is read in its
+ * time zone). Runs even when another field failed, so every problem is listed at once.
+ */
+function checkCadence(v: SpecInput, ctx: z.RefinementCtx): void {
+  const cron = given(v.schedule);
+  if (!cron && !given(v.expected_interval_minutes)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["expected_interval_minutes"],
+      message: "is required (or give a cron schedule)",
+    });
+  }
+  if (cron && given(v.expected_interval_minutes)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["schedule"],
+      message: "must not be given with expected_interval_minutes (a collector runs on one or the other)",
+    });
+  }
+  if (!cron) {
+    for (const field of ["timezone", "grace_minutes"] as const)
+      if (given(v[field]))
+        ctx.addIssue({ code: "custom", path: [field], message: "is only read with a schedule" });
+    return;
+  }
+  for (const issue of cronScheduleIssues({
+    schedule: v.schedule,
+    timezone: v.timezone ?? "UTC",
+    graceMinutes: v.grace_minutes ?? DEFAULT_GRACE_MINUTES,
+  }))
+    ctx.addIssue({ code: "custom", path: [issue.path], message: issue.message });
+}
+
+/** The stored shape: an interval collector has no schedule fields; a cron one has all three, defaults filled. */
+function normalized(v: z.output<z.ZodObject<typeof specFields>>): CollectorSpec {
+  const base = { name: v.name, freshness_threshold_minutes: v.freshness_threshold_minutes };
+  if (v.schedule === undefined || v.schedule === null)
+    return { ...base, expected_interval_minutes: v.expected_interval_minutes ?? null };
+  return {
+    ...base,
+    expected_interval_minutes: null,
+    schedule: v.schedule.trim(),
+    timezone: v.timezone ?? "UTC",
+    grace_minutes: v.grace_minutes ?? DEFAULT_GRACE_MINUTES,
+  };
+}
+
 /** A collector's spec; `freshness_threshold_minutes` defaults to 60 when absent. */
-export const CollectorSpecSchema = z.object(specFields, { error: "must be an object" });
+export const CollectorSpecSchema = z
+  .object(specFields, { error: "must be an object" })
+  .superRefine(checkCadence, { when: (p) => typeof p.value === "object" && p.value !== null })
+  .transform(normalized);
 
 /** The body of `PUT /api/system/collectors/{name}`: the path names the collector. */
 export const CollectorSpecBodySchema = z
