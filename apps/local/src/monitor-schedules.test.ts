@@ -115,4 +115,56 @@ describe("a cron collector on npm start", () => {
     expect((await nightly()).health).toBe("red");
     expect(stalePages()).toHaveLength(1);
   }, 60_000);
+
+  it("tells the collector's story in one timeline: its run, the flip, the page and where it was delivered", async () => {
+    const r = await call(
+      stack.url,
+      "GET",
+      "/api/system/timeline?collector=nightly_backup&since=2027-03-25T00:00:00Z",
+      undefined,
+      monitor,
+    );
+    expect(r.status).toBe(200);
+    expect(r.body.sources).toEqual({
+      runs: true,
+      alerts: true,
+      deliveries: true,
+      silences: true,
+      maintenance: expect.any(Boolean),
+    });
+    const story = r.body.events.map((e: { kind: string; at: string; summary: string }) => [
+      e.kind,
+      e.at,
+      e.summary,
+    ]);
+    expect(story).toEqual([
+      ["run", "2027-03-26T01:05:00.000Z", "run succeeded on 111111111111/eu-central-1 in 5 min"],
+      ["flip", "2027-03-29T01:01:00.000Z", "collector_stale nightly_backup: new → firing"],
+      [
+        "notification",
+        expect.stringMatching(/^2027-03-29T01:01/),
+        "collector_stale start notification: delivered to alert-webhook-url",
+      ],
+    ]);
+    const page = r.body.events[2];
+    expect(page.deliveries).toEqual([
+      { channel: "alert-webhook-url", attempt: 1, at: expect.any(String), ok: true, error: null },
+    ]);
+    // An alert's own timeline, and a bad query named field by field.
+    const alert = await call(
+      stack.url,
+      "GET",
+      "/api/system/timeline?rule=collector_stale&subject=nightly_backup&since=2027-03-25T00:00:00Z",
+      undefined,
+      monitor,
+    );
+    expect(alert.body.events.map((e: { kind: string }) => e.kind)).toEqual(["run", "flip", "notification"]);
+    const bad = await call(stack.url, "GET", "/api/system/timeline?rule=nope&limit=0", undefined, monitor);
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual([
+      "limit",
+      "rule",
+      "subject",
+    ]);
+  });
 });

@@ -7,10 +7,11 @@
 
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { createMonitorApp, type MonitorAppDeps } from "@monitor/api";
-import { DynamoDbEndedSessionStore, DynamoDbSilenceStore } from "@monitor/aws";
+import { DynamoDbEndedSessionStore, DynamoDbSilenceStore, DynamoDbTransitionStore } from "@monitor/aws";
 import {
   ClickHouseAlertStateStore,
   ClickHouseCollectorRegistry,
+  ClickHouseDeliveryLog,
   type ClickHouseRunStore,
 } from "@monitor/clickhouse";
 import {
@@ -18,6 +19,7 @@ import {
   type EndedSessionStore,
   type HierarchyRules,
   type SilenceStore,
+  type TransitionStore,
 } from "@monitor/core";
 import { ClickHouseCostStore } from "@monitor/cost";
 import { firingAlerts } from "@monitor/runtime";
@@ -68,6 +70,11 @@ export interface StatusDeps {
    * every instance. Absent: a logout only clears the browser's cookie.
    */
   endedSessions?: EndedSessionStore;
+  /**
+   * The alert engine's flips and notifications (the transitions table), for timelines. Absent: a
+   * timeline has runs and silences only.
+   */
+  transitions?: TransitionStore;
 }
 
 /** The monitor app on one store: its registry and the alert engine's stored state share the store's client. */
@@ -92,6 +99,10 @@ export function createStatusApp(deps: StatusDeps): Hono {
     ...(deps.sessionKeys === undefined ? {} : { sessionKeys: deps.sessionKeys }),
     ...(deps.silences === undefined ? {} : { silences: deps.silences }),
     ...(deps.endedSessions === undefined ? {} : { endedSessions: deps.endedSessions }),
+    history: {
+      deliveryLog: ClickHouseDeliveryLog.fromStore(deps.store),
+      ...(deps.transitions === undefined ? {} : { transitions: deps.transitions }),
+    },
   });
 }
 
@@ -121,6 +132,10 @@ const deployed = once(async (): Promise<Handler> => {
       : {
           silences: new DynamoDbSilenceStore({ client: new DynamoDBClient({}), tableName: silencesTable }),
           endedSessions: new DynamoDbEndedSessionStore({
+            client: new DynamoDBClient({}),
+            tableName: silencesTable,
+          }),
+          transitions: new DynamoDbTransitionStore({
             client: new DynamoDBClient({}),
             tableName: silencesTable,
           }),

@@ -81,6 +81,9 @@ export interface MonitorAlerts {
   engine: AlertEngine;
   silences: SqliteSilenceStore;
   endedSessions: SqliteEndedSessionStore;
+  /** The engine's flips and notifications and its delivery attempts: what a timeline reads. */
+  transitions: SqliteTransitionStore;
+  deliveryLog: ClickHouseDeliveryLog;
   /** Stops the evaluation and closes its SQLite stores. */
   stop(): Promise<void>;
 }
@@ -106,6 +109,7 @@ export function createAlerts(
   const silences = new SqliteSilenceStore(join(config.dataDir, "alerts.sqlite"));
   // The /system sessions ended by a logout, in the same file: refused after a restart too.
   const endedSessions = new SqliteEndedSessionStore(join(config.dataDir, "alerts.sqlite"));
+  const deliveryLog = ClickHouseDeliveryLog.fromStore(runStore);
   const engine = new AlertEngine({
     store: runStore,
     registry,
@@ -113,7 +117,7 @@ export function createAlerts(
     transitions,
     silences,
     channels,
-    deliveryLog: ClickHouseDeliveryLog.fromStore(runStore),
+    deliveryLog,
     now: options.now,
     intervalMs: config.alertIntervalMs,
     queues: queueHealth,
@@ -131,6 +135,8 @@ export function createAlerts(
     engine,
     silences,
     endedSessions,
+    transitions,
+    deliveryLog,
     async stop() {
       await engine.stop();
       transitions.close();
@@ -162,6 +168,7 @@ export function monitorApp(
     clientAddress: options.clientAddress,
     authThrottle: options.authThrottle,
     endedSessions: alerts.endedSessions,
+    history: { transitions: alerts.transitions, deliveryLog: alerts.deliveryLog },
     sessionKeys: sessionKeysFor(config.dataDir, config.sessionKeys),
     ...(config.monitorMaxBodyBytes === undefined ? {} : { maxBodyBytes: config.monitorMaxBodyBytes }),
     ...(config.autoRegister === undefined ? {} : { autoRegister: config.autoRegister }),

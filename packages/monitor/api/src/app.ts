@@ -45,6 +45,7 @@ import { collectorRoutes } from "./routes/collectors.ts";
 import { COMMON_ERRORS, json, OPEN, SECURED } from "./routes/openapi-parts.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { statusReader, statusRoutes } from "./routes/status.ts";
+import { timelineRoutes } from "./routes/timeline.ts";
 import { createSilence, listSilences, silenceRoutes } from "./silences.ts";
 
 export { constantTimeEqual } from "./auth.ts";
@@ -148,6 +149,10 @@ export function createMonitorApp(deps: MonitorAppDeps): OpenAPIHono<BlankEnv> {
   app.route("/", statusRoutes(auth, readStatus));
   const silences = deps.silences;
   if (silences !== undefined) app.route("/", silenceRoutes({ silences, now: deps.now, limit: ctx.limit }));
+  app.route(
+    "/",
+    timelineRoutes(ctx, { ...(deps.history ?? {}), ...(silences === undefined ? {} : { silences }) }),
+  );
 
   const page = new OpenAPIHono<BlankEnv>();
   registerSystemPage(page, {

@@ -14,7 +14,7 @@ import {
   type RunStore,
   type SilenceStore,
 } from "@monitor/core";
-import type { FiringAlertJson } from "@monitor/runtime";
+import type { FiringAlertJson, TimelineReadDeps } from "@monitor/runtime";
 import { ApiError, type AuthThrottle, type ClientAddress } from "@shared/http";
 import type { Logger } from "@shared/kernel";
 import { withDeadline } from "@shared/kernel";
@@ -61,6 +61,11 @@ export interface MonitorAppDeps {
    * alert engine must read the same store. Absent: the routes answer 404.
    */
   silences?: SilenceStore;
+  /**
+   * The alert history a timeline reads (`GET /api/system/timeline`): the transition store's flips and
+   * notifications and the delivery log's attempts. Absent: timelines have runs and silences only.
+   */
+  history?: Omit<TimelineReadDeps, "store" | "silences">;
   /** The firing alerts of the status body (the alert engine's stored state); none when absent. */
   alerts?: () => Promise<FiringAlertJson[]>;
   /**

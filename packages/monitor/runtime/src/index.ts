@@ -6,5 +6,7 @@ export * from "./hierarchy-rules-file.ts";
 export * from "./scheduler.ts";
 export * from "./silence-matches.ts";
 export * from "./silence-store-sqlite.ts";
+export * from "./timeline.ts";
+export * from "./timeline-read.ts";
 export * from "./transition-store-sqlite.ts";
 export * from "./triage.ts";
