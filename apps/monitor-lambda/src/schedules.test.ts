@@ -5,6 +5,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { DynamoDbTransitionStore } from "@monitor/aws";
+import {
+  startTransitionsDynalite,
+  type TransitionsDynalite,
+} from "@monitor/aws/test-support/dynalite-transitions";
 import type { ClickHouseRunStore } from "@monitor/clickhouse";
 import { openChdbRunStore } from "@monitor/clickhouse/chdb";
 import { webhookChannel } from "@shared/notify";
@@ -23,14 +28,20 @@ let clock = at("2027-10-29T00:00:00Z");
 const dir = mkdtempSync(join(tmpdir(), "monitor-lambda-schedules-"));
 let store: ClickHouseRunStore;
 let receiver: HttpReceiverDouble;
+let dynamo: TransitionsDynalite;
+// The transitions table both functions use, as the stack gives them (DynamoDB API: dynalite).
+let transitions: DynamoDbTransitionStore;
 
 beforeAll(async () => {
   store = openChdbRunStore(join(dir, "chdb"), { timeoutMs: 10_000 });
   await store.migrate();
   receiver = await startHttpReceiverDouble();
+  dynamo = await startTransitionsDynalite();
+  transitions = await dynamo.newStore();
 });
 
 afterAll(async () => {
+  await dynamo.close();
   await receiver.close();
   await store.close();
   rmSync(dir, { recursive: true, force: true });
@@ -38,7 +49,13 @@ afterAll(async () => {
 
 /** The status function behind its function URL, as Lambda invokes it. */
 async function call(method: string, path: string, body?: unknown) {
-  const handler = createStatusHandler({ store, token: TOKEN, log: memoryLogger(), now: () => clock });
+  const handler = createStatusHandler({
+    store,
+    token: TOKEN,
+    log: memoryLogger(),
+    now: () => clock,
+    transitions,
+  });
   const event = functionUrlEvent(method, path, {
     headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -56,6 +73,7 @@ async function tickAt(iso: string): Promise<void> {
     channels: [webhookChannel({ url: receiver.url("/hook") })],
     log: memoryLogger(),
     now: () => clock,
+    transitions,
   });
   expect((await invoke()).failed).toBe(0);
 }
@@ -117,5 +135,18 @@ describe("a cron collector through the Lambda handlers", () => {
     await tickAt("2027-11-01T02:10:00Z");
     expect((await health()).health).toBe("green");
     expect(pages().map((p) => p.kind)).toEqual(["firing", "resolved"]);
+  }, 60_000);
+
+  it("tells the collector's story from the status function: runs, flips and each delivery", async () => {
+    const t = await call("GET", "/api/system/timeline?collector=nightly_backup&since=2027-10-28T00:00:00Z");
+    expect(t.status).toBe(200);
+    expect(t.json.events.map((e: { kind: string; summary: string }) => `${e.kind}: ${e.summary}`)).toEqual([
+      "run: run succeeded on 111111111111/eu-central-1 in 7 min",
+      "flip: collector_stale nightly_backup: new → firing",
+      "notification: collector_stale start notification: delivered to webhook",
+      "run: run succeeded on 111111111111/eu-central-1 in 4 min",
+      "flip: collector_stale nightly_backup: firing → resolved",
+      "notification: collector_stale resolve notification: delivered to webhook",
+    ]);
   }, 60_000);
 });
