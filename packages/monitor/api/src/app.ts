@@ -45,7 +45,7 @@ import { collectorRoutes } from "./routes/collectors.ts";
 import { COMMON_ERRORS, json, OPEN, SECURED } from "./routes/openapi-parts.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { statusReader, statusRoutes } from "./routes/status.ts";
-import { timelineRoutes } from "./routes/timeline.ts";
+import { parseTimelineQuery, timelineBody, timelineRoutes } from "./routes/timeline.ts";
 import { createSilence, listSilences, silenceRoutes } from "./silences.ts";
 
 export { constantTimeEqual } from "./auth.ts";
@@ -149,10 +149,8 @@ export function createMonitorApp(deps: MonitorAppDeps): OpenAPIHono<BlankEnv> {
   app.route("/", statusRoutes(auth, readStatus));
   const silences = deps.silences;
   if (silences !== undefined) app.route("/", silenceRoutes({ silences, now: deps.now, limit: ctx.limit }));
-  app.route(
-    "/",
-    timelineRoutes(ctx, { ...(deps.history ?? {}), ...(silences === undefined ? {} : { silences }) }),
-  );
+  const timelineSources = { ...(deps.history ?? {}), ...(silences === undefined ? {} : { silences }) };
+  app.route("/", timelineRoutes(ctx, timelineSources));
 
   const page = new OpenAPIHono<BlankEnv>();
   registerSystemPage(page, {
@@ -167,6 +165,7 @@ export function createMonitorApp(deps: MonitorAppDeps): OpenAPIHono<BlankEnv> {
     read: ctx.read,
     now: deps.now,
     status: (path) => readStatus(path),
+    timeline: async (query) => timelineBody(ctx, timelineSources, parseTimelineQuery(query)),
     ...(silences === undefined
       ? {}
       : {

@@ -28,6 +28,18 @@ export function documentSystemPage(app: OpenAPIHono, withSilences: boolean): voi
     }),
     createRoute({
       method: "get",
+      path: "/system/timeline",
+      ...PAGE_SESSION,
+      summary:
+        "One collector's (collector=) or one alert's (rule=, subject=) timeline as a page: the query of GET /api/system/timeline.",
+      responses: {
+        200: html("The page."),
+        303: { description: "To /system/login." },
+        422: errorAnswer("A query field is missing or out of bounds; details name it."),
+      },
+    }),
+    createRoute({
+      method: "get",
       path: "/system/login",
       ...OPEN,
       summary: "The login form.",

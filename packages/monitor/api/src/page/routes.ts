@@ -20,6 +20,7 @@ import { NONCE, secureHeaders } from "hono/secure-headers";
 import { CLIENT_JS, CLIENT_JS_HASH } from "./client-bundle.gen.ts";
 import { loginPage, systemPage } from "./page.ts";
 import type { SignedPageSessions } from "./signed-sessions.ts";
+import { type TimelineJson, timelinePage } from "./timeline-page.ts";
 import type { FailuresJson, PageState, SilencesJson, StatusJson } from "./view-types.ts";
 
 /** The client script's URL: its content hash in the name, so it is cached for good. */
@@ -52,6 +53,8 @@ export interface SystemPageDeps {
   listSilences?: () => Promise<unknown>;
   /** Creates a silence from a `POST /api/system/silences` body; absent without a silence store. */
   createSilence?: (body: unknown) => Promise<unknown>;
+  /** The timeline body for a raw query (`GET /api/system/timeline`'s checks; throws its 422). */
+  timeline: (query: Record<string, string>) => Promise<TimelineJson>;
 }
 
 export const FAILURE_DAYS = 7;
@@ -117,6 +120,18 @@ export function registerSystemPage(app: Hono, deps: SystemPageDeps): void {
     const csrfToken = deps.createSilence === undefined ? null : await sessions.csrfToken(claims);
     const state = await pageState(deps, c.req.path, csrfToken);
     return html(c, (nonce) => systemPage(nonce, state, CLIENT_SCRIPT_PATH));
+  });
+
+  app.use("/system/timeline", pageHeaders);
+  app.get("/system/timeline", async (c) => {
+    const claims = await sessions.read(c);
+    if (claims === undefined) return c.redirect("/system/login", 303);
+    const t = await deps.timeline(c.req.query());
+    const back =
+      "collector" in t.about
+        ? `/system#collector-${encodeURIComponent(t.about.collector)}`
+        : "/system#alerts";
+    return html(c, (nonce) => timelinePage(nonce, t, back));
   });
 
   // The client script: static, no secret in it, so served without a session; cached for good

@@ -318,6 +318,11 @@ function Collectors(st: StatusJson, fl: FailuresJson | null): JSXNode {
             ),
           )
         : h("p", { class: "muted" }, "Failure history (7 days) unavailable"),
+      h(
+        "p",
+        { class: "timeline-link" },
+        h("a", { href: `/system/timeline?collector=${encodeURIComponent(c.name)}` }, `Timeline of ${c.name}`),
+      ),
     );
   });
   return h(
@@ -719,6 +724,16 @@ function Alerts(st: StatusJson, csrf: string | null): JSXNode {
         ),
         x.summary ? h("div", { class: "alert-summary" }, x.summary) : null,
         x.last_error ? h("div", { class: "err" }, `Last error: ${x.last_error}`) : null,
+        x.rule && x.subject
+          ? h(
+              "a",
+              {
+                class: "timeline-link",
+                href: `/system/timeline?rule=${encodeURIComponent(x.rule)}&subject=${encodeURIComponent(x.subject)}`,
+              },
+              "Timeline",
+            )
+          : null,
       ),
       csrf !== null && !x.muted ? SilenceForm(x, csrf) : null,
     );

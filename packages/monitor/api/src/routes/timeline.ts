@@ -7,6 +7,7 @@ import {
   ALERT_RULES,
   type AlertRule,
   COLLECTOR_NAME_RE,
+  issuesOf,
   MAX_COLLECTOR_NAME_CHARS,
   parseTimestamp,
 } from "@monitor/core";
@@ -109,6 +110,59 @@ export const getTimeline = createRoute({
 
 const iso = (at: number) => new Date(at).toISOString();
 
+/** The timeline body for a query already checked by `TimelineQuerySchema` (throws 422 on a bad span). */
+export async function timelineBody(
+  ctx: MonitorContext,
+  sources: Omit<TimelineReadDeps, "store">,
+  q: z.output<typeof TimelineQuerySchema>,
+) {
+  const now = ctx.now();
+  const until = q.until === undefined ? now : ms(q.until);
+  const since = q.since === undefined ? until - DEFAULT_TIMELINE_DAYS * DAY_MS : ms(q.since);
+  if (since > until)
+    throw invalid("the timeline query is invalid", [{ path: "since", message: "must not be after until" }]);
+  if (until - since > MAX_TIMELINE_DAYS * DAY_MS)
+    throw invalid("the timeline query is invalid", [
+      { path: "since", message: `must be at most ${MAX_TIMELINE_DAYS} days before until` },
+    ]);
+  const about =
+    q.collector !== undefined
+      ? { collector: q.collector }
+      : { rule: q.rule as AlertRule, subject: q.subject as string };
+  const query: TimelineQuery = {
+    about,
+    since,
+    until,
+    limit: q.limit === undefined ? DEFAULT_TIMELINE_EVENTS : Number(q.limit),
+  };
+  const t = await ctx.read("the timeline reads", () => readTimeline({ store: ctx.store, ...sources }, query));
+  return {
+    generated_at: iso(now),
+    about,
+    since: iso(since),
+    until: iso(until),
+    events: t.events.map((e) => {
+      switch (e.kind) {
+        case "run":
+          return { ...e, at: iso(e.at), run: { ...e.run, started_at: iso(e.run.started_at) } };
+        case "notification":
+          return { ...e, at: iso(e.at), deliveries: e.deliveries.map((d) => ({ ...d, at: iso(d.at) })) };
+        default:
+          return { ...e, at: iso(e.at) };
+      }
+    }),
+    truncated: t.truncated,
+    sources: t.sources,
+  };
+}
+
+/** A raw query string's fields checked as the API checks them: the page's timeline reads it too. */
+export function parseTimelineQuery(raw: Record<string, string>) {
+  const r = TimelineQuerySchema.safeParse(raw);
+  if (!r.success) throw invalid("the timeline query is invalid", issuesOf(r.error));
+  return r.data;
+}
+
 export function timelineRoutes(
   ctx: MonitorContext,
   sources: Omit<TimelineReadDeps, "store">,
@@ -116,58 +170,7 @@ export function timelineRoutes(
   const app = monitorRoutes();
   app.openapi(
     getTimeline,
-    async (c) => {
-      const q = c.req.valid("query");
-      const now = ctx.now();
-      const until = q.until === undefined ? now : ms(q.until);
-      const since = q.since === undefined ? until - DEFAULT_TIMELINE_DAYS * DAY_MS : ms(q.since);
-      if (since > until)
-        throw invalid("the timeline query is invalid", [
-          { path: "since", message: "must not be after until" },
-        ]);
-      if (until - since > MAX_TIMELINE_DAYS * DAY_MS)
-        throw invalid("the timeline query is invalid", [
-          { path: "since", message: `must be at most ${MAX_TIMELINE_DAYS} days before until` },
-        ]);
-      const about =
-        q.collector !== undefined
-          ? { collector: q.collector }
-          : { rule: q.rule as AlertRule, subject: q.subject as string };
-      const query: TimelineQuery = {
-        about,
-        since,
-        until,
-        limit: q.limit === undefined ? DEFAULT_TIMELINE_EVENTS : Number(q.limit),
-      };
-      const t = await ctx.read("the timeline reads", () =>
-        readTimeline({ store: ctx.store, ...sources }, query),
-      );
-      return c.json(
-        {
-          generated_at: iso(now),
-          about,
-          since: iso(since),
-          until: iso(until),
-          events: t.events.map((e) => {
-            switch (e.kind) {
-              case "run":
-                return { ...e, at: iso(e.at), run: { ...e.run, started_at: iso(e.run.started_at) } };
-              case "notification":
-                return {
-                  ...e,
-                  at: iso(e.at),
-                  deliveries: e.deliveries.map((d) => ({ ...d, at: iso(d.at) })),
-                };
-              default:
-                return { ...e, at: iso(e.at) };
-            }
-          }),
-          truncated: t.truncated,
-          sources: t.sources,
-        },
-        200,
-      );
-    },
+    async (c) => c.json(await timelineBody(ctx, sources, c.req.valid("query")), 200),
     refuseWith("the timeline query is invalid"),
   );
   return app;
