@@ -27,6 +27,8 @@ a { color:#0550ae; }
 .col-main, .col-side { display:flex; flex-direction:column; gap:.75rem; min-width:0; }
 .section { min-width:0; }
 /* One column below 1100 px: the sections in one flow, red and amber first (DOM order is per column). */
+.card .timeline-link { margin:.1rem 0 0; font-size:.85em; line-height:1.2; }
+.alert-body .timeline-link { font-size:.85em; }
 @media (max-width: 1099.98px) {
   .col-main, .col-side { display:contents; }
   #triage-section { order:1; } #alerts-section { order:2; } #queues-section { order:3; } #collectors-section { order:4; }

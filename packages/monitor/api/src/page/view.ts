@@ -721,19 +721,22 @@ function Alerts(st: StatusJson, csrf: string | null): JSXNode {
             : x.notified === false
               ? " · not yet notified"
               : "",
+          x.rule && x.subject
+            ? [
+                " · ",
+                h(
+                  "a",
+                  {
+                    class: "timeline-link",
+                    href: `/system/timeline?rule=${encodeURIComponent(x.rule)}&subject=${encodeURIComponent(x.subject)}`,
+                  },
+                  "Timeline",
+                ),
+              ]
+            : null,
         ),
         x.summary ? h("div", { class: "alert-summary" }, x.summary) : null,
         x.last_error ? h("div", { class: "err" }, `Last error: ${x.last_error}`) : null,
-        x.rule && x.subject
-          ? h(
-              "a",
-              {
-                class: "timeline-link",
-                href: `/system/timeline?rule=${encodeURIComponent(x.rule)}&subject=${encodeURIComponent(x.subject)}`,
-              },
-              "Timeline",
-            )
-          : null,
       ),
       csrf !== null && !x.muted ? SilenceForm(x, csrf) : null,
     );
