@@ -84,6 +84,10 @@ describe("an unregistered job that reports, then falls silent", () => {
         schedule: null,
         timezone: null,
         grace_minutes: null,
+        duration_too_long_factor: null,
+        duration_too_short_factor: null,
+        runs_too_often_factor: null,
+        duration_baseline_runs: null,
         registered_at: iso(T0),
         registered_by: "first_run",
       },
@@ -102,6 +106,7 @@ describe("an unregistered job that reports, then falls silent", () => {
         registered_by: "first_run",
         schedule: null,
         next_expected_run: null,
+        duration: { baseline: null, last_ms: 2000, verdict: "no_baseline", detail: null },
       },
     ]);
     expect(st.warnings).toEqual([]);

@@ -285,7 +285,15 @@ describe("PUT /api/system/collectors/{name}", () => {
     const ok = await call(app, "PUT", "/api/system/collectors/ext_x", {
       body: { expected_interval_minutes: 5, freshness_threshold_minutes: 20 },
     });
-    const noSchedule = { schedule: null, timezone: null, grace_minutes: null };
+    const noSchedule = {
+      schedule: null,
+      timezone: null,
+      grace_minutes: null,
+      duration_too_long_factor: null,
+      duration_too_short_factor: null,
+      runs_too_often_factor: null,
+      duration_baseline_runs: null,
+    };
     expect(ok).toEqual({
       status: 200,
       body: { name: "ext_x", expected_interval_minutes: 5, freshness_threshold_minutes: 20, ...noSchedule },
@@ -336,6 +344,10 @@ describe("PUT /api/system/collectors/{name}", () => {
         schedule: "0 2 * * 1-5",
         timezone: "Europe/Berlin",
         grace_minutes: 30,
+        duration_too_long_factor: null,
+        duration_too_short_factor: null,
+        runs_too_often_factor: null,
+        duration_baseline_runs: null,
       },
     });
     const dflt = await call(app, "PUT", "/api/system/collectors/hourly", { body: { schedule: "5 * * * *" } });

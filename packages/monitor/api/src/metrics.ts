@@ -20,7 +20,7 @@ import {
   RUN_STATUSES,
   type StoreHealth,
 } from "@monitor/core";
-import type { FiringAlertJson, StoreSnapshot } from "@monitor/runtime";
+import { type FiringAlertJson, judgeCollectorDurations, type StoreSnapshot } from "@monitor/runtime";
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 
@@ -153,6 +153,25 @@ function stateRegistry(e: StatusEvaluation | undefined, body: StatusBodyParts): 
     ["health"],
   );
   for (const s of HEALTH_STATES) overall.set({ health: s }, s === e.overall ? 1 : 0);
+
+  // Durations: each collector's baseline and its latest successful run (no baseline: not exported).
+  const baseline = gauge(
+    "collector_duration_baseline_seconds",
+    "The collector's duration baseline over its successful runs before the latest (quantile 0.5 and 0.9)",
+    ["collector", "quantile"],
+  );
+  const lastDuration = gauge(
+    "collector_last_success_duration_seconds",
+    "How long the collector's latest successful run took",
+    ["collector"],
+  );
+  for (const d of judgeCollectorDurations(e.specs, e.snapshot.recent ?? {}, now)) {
+    if (d.baseline !== null) {
+      baseline.set({ collector: d.collector, quantile: "0.5" }, seconds(d.baseline.median_ms));
+      baseline.set({ collector: d.collector, quantile: "0.9" }, seconds(d.baseline.p90_ms));
+    }
+    if (d.last_ms !== null) lastDuration.set({ collector: d.collector }, seconds(d.last_ms));
+  }
 
   // Accounts.
   const accounts = gauge("accounts", "Monitored cloud accounts by their latest svc_status", ["status"]);

@@ -17,6 +17,7 @@ const unregistered = <T extends object>(c: T) => ({
   registered_by: null,
   schedule: null,
   next_expected_run: null,
+  duration: expect.objectContaining({ verdict: expect.any(String) }),
 });
 
 async function post(body: unknown): Promise<void> {
@@ -146,6 +147,7 @@ describe("GET /api/system/status", () => {
         "registered_by",
         "schedule",
         "next_expected_run",
+        "duration",
       ]);
       expect(typeof c.name).toBe("string");
       if (c.last_run !== null) {
@@ -325,6 +327,7 @@ describe("GET /api/system/status", () => {
         registered_by: "config",
         schedule: null,
         next_expected_run: null,
+        duration: { baseline: null, last_ms: null, verdict: "no_baseline", detail: null },
       },
     ]);
     // Waiting for a first run does not make the system unhealthy.

@@ -569,4 +569,15 @@ ${SERIES_SELECT}`,
       "ALTER TABLE svc.collectors ADD COLUMN IF NOT EXISTS grace_minutes UInt32 DEFAULT 0",
     ],
   },
+  {
+    version: 17,
+    name: "collector_duration_knobs",
+    statements: [
+      // The duration rules' knobs per collector; 0 (the default) stands for "unset: the rule's default".
+      "ALTER TABLE svc.collectors ADD COLUMN IF NOT EXISTS duration_too_long_factor Float64 DEFAULT 0",
+      "ALTER TABLE svc.collectors ADD COLUMN IF NOT EXISTS duration_too_short_factor Float64 DEFAULT 0",
+      "ALTER TABLE svc.collectors ADD COLUMN IF NOT EXISTS runs_too_often_factor Float64 DEFAULT 0",
+      "ALTER TABLE svc.collectors ADD COLUMN IF NOT EXISTS duration_baseline_runs UInt32 DEFAULT 0",
+    ],
+  },
 ];

@@ -13,6 +13,7 @@ import {
   type CollectorRegistry,
   type CollectorSpec,
   DEFAULT_COLLECTORS,
+  DURATION_KNOBS,
   type EpochMs,
   type RegisteredBy,
   RunStoreValidationError,
@@ -72,7 +73,11 @@ export class ClickHouseCollectorRegistry implements CollectorRegistry {
     argMax(freshness_threshold_minutes, updated_at) AS freshness_threshold_minutes,
     argMax(schedule, updated_at) AS schedule,
     argMax(timezone, updated_at) AS timezone,
-    argMax(grace_minutes, updated_at) AS grace_minutes
+    argMax(grace_minutes, updated_at) AS grace_minutes,
+    argMax(duration_too_long_factor, updated_at) AS duration_too_long_factor,
+    argMax(duration_too_short_factor, updated_at) AS duration_too_short_factor,
+    argMax(runs_too_often_factor, updated_at) AS runs_too_often_factor,
+    argMax(duration_baseline_runs, updated_at) AS duration_baseline_runs
 FROM svc.collectors
 ${where}
 GROUP BY name
@@ -87,6 +92,10 @@ ORDER BY name`,
       const base = {
         name: String(r.name),
         freshness_threshold_minutes: Number(r.freshness_threshold_minutes),
+        // 0 is "unset": the knob is left out, as the validated spec leaves it out.
+        ...Object.fromEntries(
+          DURATION_KNOBS.filter((k) => Number(r[k] ?? 0) > 0).map((k) => [k, Number(r[k])]),
+        ),
       };
       const schedule = String(r.schedule ?? "");
       if (schedule === "") return { ...base, expected_interval_minutes: Number(r.expected_interval_minutes) };
@@ -262,5 +271,6 @@ function storedColumns(spec: CollectorSpec): Record<string, unknown> {
     schedule: spec.schedule ?? "",
     timezone: spec.schedule ? (spec.timezone ?? "UTC") : "",
     grace_minutes: spec.schedule ? (spec.grace_minutes ?? 0) : 0,
+    ...Object.fromEntries(DURATION_KNOBS.map((k) => [k, spec[k] ?? 0])),
   };
 }

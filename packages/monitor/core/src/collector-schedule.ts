@@ -3,7 +3,7 @@
  * time zone with a grace (@monitor/jobs reads the expression). The rules ask this module rather than
  * the spec's fields, so an interval collector keeps the seed's rules unchanged.
  */
-import { type CronSchedule, longestGapMs } from "@monitor/jobs";
+import { type CronSchedule, longestGapMs, shortestGapMs } from "@monitor/jobs";
 import { type CollectorSpec, MINUTE_MS } from "./records.ts";
 
 /** The cron schedule of a collector, or null for an interval collector. */
@@ -25,6 +25,17 @@ export function cadenceMinutes(spec: CollectorSpec, now: number): number {
   if (cron === null) return spec.expected_interval_minutes ?? FALLBACK_CADENCE_MINUTES;
   const gap = longestGapMs(cron, now);
   return gap === null ? FALLBACK_CADENCE_MINUTES : Math.ceil(gap / MINUTE_MS);
+}
+
+/**
+ * The gap expected between two runs of one series (ms): the interval, or a cron schedule's shortest
+ * gap (an hourly weekday job: an hour). "Runs too often" is measured against it; null: unknown.
+ */
+export function expectedGapMs(spec: CollectorSpec, now: number): number | null {
+  const cron = cronOf(spec);
+  if (cron === null)
+    return spec.expected_interval_minutes === null ? null : spec.expected_interval_minutes * MINUTE_MS;
+  return shortestGapMs(cron, now);
 }
 
 /** "0 2 * * 1-5 Europe/Berlin", for reasons and pages. */

@@ -61,6 +61,11 @@ export interface CollectorSpec {
   timezone?: string | null;
   /** Minutes after an expected run before its absence makes the collector stale; null for an interval collector. */
   grace_minutes?: number | null;
+  /** Durations judged (docs/monitor-rules.md "Durations"): absent or null, the defaults. */
+  duration_too_long_factor?: number | null;
+  duration_too_short_factor?: number | null;
+  runs_too_often_factor?: number | null;
+  duration_baseline_runs?: number | null;
   /**
    * When the registry first knew this collector (epoch ms); kept across restarts and re-registrations.
    * It starts the grace of a collector that never ran (`new`). Absent or null: unknown, so a

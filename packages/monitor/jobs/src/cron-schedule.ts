@@ -101,29 +101,44 @@ export const DEFAULT_GRACE_MINUTES = 60;
 /** Expected runs looked at for a schedule's longest gap: a month of a daily job covers its weekends. */
 const GAP_SAMPLE_RUNS = 32;
 
-/** Schedules whose longest gap is remembered, at most (each costs croner about 10 ms to work out). */
+/** Schedules whose gaps are remembered, at most (each costs croner about 10 ms to work out). */
 const GAP_MEMO_MAX = 256;
-const gapMemo = new Map<string, number | null>();
+const gapMemo = new Map<string, { longest: number; shortest: number } | null>();
 
 /**
- * The longest gap between two consecutive expected runs (ms), over the runs after `from`: the span a
- * cron collector's failure streaks and cadence are measured over (a weekday job's is the weekend,
- * about 72 h). Null when it runs fewer than twice. It is a property of the schedule, so it is worked
- * out once per schedule and time zone and remembered (a DST change moves it by an hour at most).
+ * The longest and shortest gaps between two consecutive expected runs (ms), over the runs after
+ * `from`, or null when it runs fewer than twice. They are a property of the schedule, so they are
+ * worked out once per schedule and time zone and remembered (a DST change moves them by an hour at most).
  */
-export function longestGapMs(s: CronSchedule, from: number): number | null {
+function gaps(s: CronSchedule, from: number): { longest: number; shortest: number } | null {
   const key = `${s.schedule}\u0000${s.timezone}`;
   const known = gapMemo.get(key);
   if (known !== undefined) return known;
   const runs = cron(s).nextRuns(GAP_SAMPLE_RUNS, new Date(from));
-  let longest: number | null = null;
+  let found: { longest: number; shortest: number } | null = null;
   for (let i = 1; i < runs.length; i++) {
     const gap = (runs[i] as Date).getTime() - (runs[i - 1] as Date).getTime();
-    if (longest === null || gap > longest) longest = gap;
+    found =
+      found === null
+        ? { longest: gap, shortest: gap }
+        : { longest: Math.max(found.longest, gap), shortest: Math.min(found.shortest, gap) };
   }
   if (gapMemo.size >= GAP_MEMO_MAX) gapMemo.clear();
-  gapMemo.set(key, longest);
-  return longest;
+  gapMemo.set(key, found);
+  return found;
+}
+
+/**
+ * The longest gap between two expected runs (ms): the span a cron collector's failure streaks are
+ * measured over (a weekday job's is the weekend, about 72 h). Null when it runs fewer than twice.
+ */
+export function longestGapMs(s: CronSchedule, from: number): number | null {
+  return gaps(s, from)?.longest ?? null;
+}
+
+/** The shortest gap between two expected runs (ms): what "runs too often" is measured against. */
+export function shortestGapMs(s: CronSchedule, from: number): number | null {
+  return gaps(s, from)?.shortest ?? null;
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   type CloudAccountRow,
   CONSECUTIVE_FAILURES_THRESHOLD,
   type CollectorHealth,
+  type CollectorRunRow,
   type CollectorSpec,
   type Coverage,
   cadenceMinutes,
@@ -40,6 +41,7 @@ import {
   UNSCANNED_WINDOW_HOURS,
 } from "@monitor/core";
 import { deadLetterDepths, deadLetterUnread } from "@monitor/queues";
+import { judgeCollectorDurations, readRecentRuns } from "./durations.ts";
 
 /** Floor of the failure-streak window: 24 h. */
 export const MIN_STREAK_WINDOW_MS = 24 * HOUR_MS;
@@ -62,6 +64,8 @@ export interface StoreSnapshot {
   accounts: CloudAccountRow[];
   /** Latest `succeeded` run per account, all time (`lastSucceededRunPerAccount(0)`). */
   scans: AccountLastSuccessRow[];
+  /** Each collector's latest runs, newest first (the durations' judgement reads them). */
+  recent?: Record<string, CollectorRunRow[]>;
 }
 
 function evidence(
@@ -242,7 +246,7 @@ export async function readSnapshot(
   now: number,
 ): Promise<StoreSnapshot> {
   const since = now - streakWindowMs(specs, now);
-  const [latest, successes, streaks, accounts, scans] = await Promise.all([
+  const [latest, successes, streaks, accounts, scans, recent] = await Promise.all([
     store.latestRunPerCollector(),
     store.lastSuccessPerCollector(),
     // Only the series whose latest run did not succeed: a series whose latest run succeeded has no
@@ -250,8 +254,9 @@ export async function readSnapshot(
     store.consecutiveFailuresPerCollectorAccountRegion(since, { failingOnly: true }),
     store.accountsLatest(),
     store.lastSucceededRunPerAccount(0),
+    readRecentRuns(store, specs),
   ]);
-  return { latest, successes, streaks, accounts, scans };
+  return { latest, successes, streaks, accounts, scans, recent };
 }
 
 /** Used / total of the analytics DB's disk (system.disks), 0..1; null when unknown. */
@@ -314,6 +319,7 @@ export function alertInput(
     dead_letter_unread: deadLetterUnread(queues),
     disk_used_ratio: db === null ? null : diskUsedRatio(db),
     collector_last_errors,
+    durations: judgeCollectorDurations(specs, s.recent ?? {}, now),
   };
 }
 

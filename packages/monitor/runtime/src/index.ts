@@ -1,4 +1,5 @@
 export * from "./alert-engine.ts";
+export * from "./durations.ts";
 export * from "./ended-session-store-sqlite.ts";
 export * from "./evaluate.ts";
 export * from "./hierarchy-builder.ts";

@@ -29,6 +29,7 @@ a { color:#0550ae; }
 /* One column below 1100 px: the sections in one flow, red and amber first (DOM order is per column). */
 .card .timeline-link { margin:.1rem 0 0; font-size:.85em; line-height:1.2; }
 .alert-body .timeline-link { font-size:.85em; }
+.key.median, .key.p90 { border-radius:0; width:1.2em; height:0; vertical-align:middle; } .key.median { border-top:2px dashed #6e7781; } .key.p90 { border-top:2px dotted #9a6700; }
 @media (max-width: 1099.98px) {
   .col-main, .col-side { display:contents; }
   #triage-section { order:1; } #alerts-section { order:2; } #queues-section { order:3; } #collectors-section { order:4; }

@@ -28,7 +28,7 @@ export type Health = z.infer<typeof HealthSchema>;
 
 export type CollectorJson = Optional<
   z.infer<typeof CollectorStatusSchema>,
-  "registered_at" | "new_until" | "registered_by" | "schedule" | "next_expected_run"
+  "registered_at" | "new_until" | "registered_by" | "schedule" | "next_expected_run" | "duration"
 >;
 
 export type WarningJson = z.infer<typeof WarningSchema>;

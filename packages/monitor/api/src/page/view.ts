@@ -12,6 +12,7 @@ import type { Child, JSXNode } from "hono/jsx";
 import { jsxDEV } from "hono/jsx/jsx-dev-runtime";
 import type {
   AlertJson,
+  CollectorJson,
   FailuresJson,
   Health,
   OwnCostJson,
@@ -224,12 +225,17 @@ function sparkline(name: string, days: string[], counts: number[]): JSXNode {
  * The box of a card's run-history chart (drawn by the client with uPlot: client/charts.ts), with
  * the chart's text alternative and a key; without the script it shows the same summary in words.
  */
-function RunHistory(name: string, runs: RunPointJson[]): Child {
+function RunHistory(name: string, runs: RunPointJson[], duration?: CollectorJson["duration"]): Child {
   const failed = runs.filter((r) => r.status !== "succeeded").length;
   const secs = runs.map((r) => (r.duration_ms ?? 0) / 1000);
   const first = runs[0]?.completed_at ?? null;
   const last = runs[runs.length - 1]?.completed_at ?? null;
-  const summary = `Run history of ${name}: the latest ${runs.length} run(s), ${fmtTime(first)} to ${fmtTime(last)}; ${failed} failed or partial; duration ${Math.min(...secs).toFixed(1)} to ${Math.max(...secs).toFixed(1)} s`;
+  const base = duration?.baseline ?? null;
+  const baseline =
+    base === null
+      ? ""
+      : `; baseline over ${base.runs} successful runs: median ${(base.median_ms / 1000).toFixed(1)} s, 90th percentile ${(base.p90_ms / 1000).toFixed(1)} s`;
+  const summary = `Run history of ${name}: the latest ${runs.length} run(s), ${fmtTime(first)} to ${fmtTime(last)}; ${failed} failed or partial; duration ${Math.min(...secs).toFixed(1)} to ${Math.max(...secs).toFixed(1)} s${baseline}`;
   return [
     h(
       "div",
@@ -243,7 +249,11 @@ function RunHistory(name: string, runs: RunPointJson[]): Child {
       " succeeded ",
       h("span", { class: "key bad" }),
       ` failed or partial · duration, ${runs.length === 1 ? "1 run" : `last ${runs.length} runs`}`,
+      base === null
+        ? null
+        : [" · ", h("span", { class: "key median" }), " median ", h("span", { class: "key p90" }), " p90"],
     ),
+    duration?.detail ? h("p", { class: "err duration-verdict" }, duration.detail) : null,
   ];
 }
 
@@ -305,7 +315,7 @@ function Collectors(st: StatusJson, fl: FailuresJson | null): JSXNode {
       rs
         ? h("ul", { class: c.health === "new" ? "muted" : "err" }, ...rs.map((r) => h("li", null, r)))
         : null,
-      f?.recent_runs?.length ? RunHistory(c.name, f.recent_runs) : null,
+      f?.recent_runs?.length ? RunHistory(c.name, f.recent_runs, c.duration) : null,
       f && fl?.days
         ? h(
             "div",

@@ -93,6 +93,10 @@ const specJson = (s: CollectorSpec) => ({
   schedule: s.schedule ?? null,
   timezone: s.schedule ? (s.timezone ?? "UTC") : null,
   grace_minutes: s.schedule ? (s.grace_minutes ?? null) : null,
+  duration_too_long_factor: s.duration_too_long_factor ?? null,
+  duration_too_short_factor: s.duration_too_short_factor ?? null,
+  runs_too_often_factor: s.runs_too_often_factor ?? null,
+  duration_baseline_runs: s.duration_baseline_runs ?? null,
 });
 
 export function collectorRoutes(ctx: MonitorContext): OpenAPIHono<BlankEnv> {

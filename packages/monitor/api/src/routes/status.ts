@@ -9,9 +9,11 @@ import { ownCostForStatus } from "@monitor/cost";
 import { queuesForStatus } from "@monitor/queues";
 import {
   analyticsDb,
+  type CollectorDurations,
   evaluateCoverage,
   evaluateHealth,
   iso,
+  judgeCollectorDurations,
   readSnapshot,
   triage,
   warnings,
@@ -86,7 +88,7 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
       const specs = await registry.list();
       // The status queries, the database's health and the firing alerts at once (independent reads;
       // the health's latency percentiles cover the queries finished before it).
-      const [{ latest, successes, streaks, accounts, scans }, db, alerts] = await Promise.all([
+      const [{ latest, successes, streaks, accounts, scans, recent }, db, alerts] = await Promise.all([
         readSnapshot(store, specs, now),
         store.dbHealth(),
         deps.alerts === undefined ? [] : deps.alerts(),
@@ -94,7 +96,17 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
       const health = evaluateHealth(specs, { latest, successes, streaks }, now);
       const registeredBy = new Map(specs.map((sp) => [sp.name, sp.registered_by ?? null]));
       const cov = evaluateCoverage(accounts, scans, now);
-      const snapshot = { latest, successes, streaks, accounts, scans };
+      const snapshot = {
+        latest,
+        successes,
+        streaks,
+        accounts,
+        scans,
+        ...(recent === undefined ? {} : { recent }),
+      };
+      const durations = new Map(
+        judgeCollectorDurations(specs, recent ?? {}, now).map((d) => [d.collector, d]),
+      );
       evaluated?.({
         now,
         specs,
@@ -117,6 +129,7 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
           registered_by: registeredBy.get(h.name) ?? null,
           schedule: h.schedule ?? null,
           next_expected_run: iso(h.next_expected_run ?? null),
+          duration: durationJson(durations.get(h.name)),
         })),
         accounts: cov.counts,
         analytics_db: analyticsDb(db),
@@ -128,7 +141,12 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
           first_active_at: new Date(a.first_active_at).toISOString(),
           new_until: new Date(a.new_until).toISOString(),
         })),
-        warnings: warnings(health, cov, specs, latest),
+        warnings: [
+          ...warnings(health, cov, specs, latest),
+          ...[...durations.values()]
+            .filter((d) => d.detail !== null)
+            .map((d) => ({ kind: "collector" as const, subject: d.collector, message: d.detail as string })),
+        ],
         alerts,
         // Per red or amber collector: where it fails, since when, the last error, its runs (the page's triage).
         triage: triage(health, specs, { latest, successes, streaks }),
@@ -182,4 +200,14 @@ export function statusRoutes(auth: MiddlewareHandler, readStatus: ReadStatus): O
     },
   });
   return app;
+}
+
+/** A collector's durations in the status body: its baseline, its latest successful run and the verdict. */
+function durationJson(d: CollectorDurations | undefined) {
+  return {
+    baseline: d?.baseline ?? null,
+    last_ms: d?.last_ms ?? null,
+    verdict: d?.verdict ?? ("no_baseline" as const),
+    detail: d?.detail ?? null,
+  };
 }

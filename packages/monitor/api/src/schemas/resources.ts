@@ -80,6 +80,10 @@ export const CollectorSpecSchema = z
     grace_minutes: z.int().nullable().meta({
       description: "Minutes after an expected run before it counts as missed; null without a schedule.",
     }),
+    duration_too_long_factor: z.number().nullable().meta({ description: "null: the default, 3." }),
+    duration_too_short_factor: z.number().nullable().meta({ description: "null: the default, 0.1." }),
+    runs_too_often_factor: z.number().nullable().meta({ description: "null: the default, 0.25." }),
+    duration_baseline_runs: z.int().nullable().meta({ description: "null: the default, 20." }),
   })
   .meta({ id: "CollectorSpec" });
 

@@ -7,6 +7,21 @@ import { ACCOUNT_STATUSES, REGISTERED_BY, RUN_STATUSES } from "@monitor/core/voc
 import { z } from "zod";
 import { HealthSchema, isoOrNull, isoTime } from "./common.ts";
 
+export const DurationStatusSchema = z
+  .object({
+    baseline: z
+      .object({ runs: z.int(), median_ms: z.number(), p90_ms: z.number() })
+      .nullable()
+      .meta({ description: "Over the successful runs before the latest one; null below 5 of them." }),
+    last_ms: z.number().nullable().meta({ description: "The latest successful run's duration." }),
+    verdict: z.enum(["no_baseline", "normal", "too_long", "too_short", "too_often"]),
+    detail: z
+      .string()
+      .nullable()
+      .meta({ description: "Why it is not normal (also a warning, and collector_duration)." }),
+  })
+  .meta({ id: "DurationStatus" });
+
 export const CollectorStatusSchema = z
   .object({
     name: z.string(),
@@ -37,6 +52,7 @@ export const CollectorStatusSchema = z
         "A cron collector's schedule and time zone (`0 2 * * 1-5 Europe/Berlin`); null: an interval collector.",
     }),
     next_expected_run: isoOrNull("A cron collector's next expected run; null for an interval collector."),
+    duration: DurationStatusSchema,
   })
   .meta({ id: "CollectorStatus" });
 

@@ -54,6 +54,11 @@ export interface AlertInput {
    * `collector_stale` alert's last error. Absent: not known.
    */
   collector_last_errors?: Readonly<Record<string, string>>;
+  /**
+   * Each collector's durations judged (`judgeDurations` of @monitor/jobs): too long, too short or too
+   * often raise `collector_duration`; absent or any other verdict, nothing.
+   */
+  durations?: readonly { collector: string; verdict: string; detail: string | null }[];
 }
 
 /** What an alert carries besides its detail: why it is muted, the collector's last error. */
@@ -125,6 +130,11 @@ export function evaluateConditions(input: AlertInput, now: EpochMs, previous?: A
       const lastError = c.status === "failed" ? (input.collector_last_errors?.[c.name] ?? null) : null;
       add("collector_stale", c.name, c.reasons[0] ?? "stale", { lastError });
     }
+  }
+
+  for (const d of input.durations ?? []) {
+    if (d.verdict === "too_long" || d.verdict === "too_short" || d.verdict === "too_often")
+      add("collector_duration", d.collector, d.detail ?? d.verdict);
   }
 
   for (const a of input.unscanned) {

@@ -12,6 +12,7 @@ export const ALERT_RULES = [
   "dead_letter_queue",
   "disk_high",
   "account_unscanned",
+  "collector_duration",
 ] as const;
 export type AlertRule = (typeof ALERT_RULES)[number];
 
@@ -24,6 +25,7 @@ export const RULE_SEVERITY: Record<AlertRule, Severity> = {
   dead_letter_queue: "critical",
   disk_high: "warning",
   account_unscanned: "warning",
+  collector_duration: "warning",
 };
 
 /** One alert is one rule and one subject; its key is `rule|subject`. */
@@ -60,6 +62,7 @@ export function alertAnchor(rule: AlertRule, subject: string): string {
     case "collector_failure":
       return `collector-${failureSubjectParts(subject).collector}`;
     case "collector_stale":
+    case "collector_duration":
       return `collector-${subject}`;
     case "account_no_access":
     case "account_unscanned":

@@ -5,10 +5,17 @@
  */
 import {
   cronScheduleIssues,
+  DEFAULT_BASELINE_RUNS,
   DEFAULT_GRACE_MINUTES,
+  DEFAULT_TOO_LONG_FACTOR,
+  DEFAULT_TOO_OFTEN_FACTOR,
+  DEFAULT_TOO_SHORT_FACTOR,
+  MAX_BASELINE_RUNS,
   MAX_CRON_CHARS,
+  MAX_DURATION_FACTOR,
   MAX_GRACE_MINUTES,
   MAX_TIMEZONE_CHARS,
+  MIN_BASELINE_RUNS,
 } from "@monitor/jobs";
 import { z } from "zod";
 import {
@@ -80,6 +87,15 @@ const minutes = () =>
     })
     .meta({ type: "integer", minimum: 1, maximum: MAX_REGISTRY_MINUTES });
 
+/** A factor strictly above `low` and at most `high`. */
+const factor = (low: number, high: number) =>
+  z
+    .number({ error: `must be a number above ${low} and at most ${high}` })
+    .refine((v) => Number.isFinite(v) && v > low && v <= high, {
+      error: `must be a number above ${low} and at most ${high}`,
+    })
+    .nullish();
+
 const specFields = {
   name: collectorNameSchema,
   expected_interval_minutes: minutes()
@@ -106,6 +122,27 @@ const specFields = {
       minimum: 0,
       maximum: MAX_GRACE_MINUTES,
       description: `Minutes after an expected run before its absence makes the collector stale. Absent: ${DEFAULT_GRACE_MINUTES}.`,
+    }),
+  duration_too_long_factor: factor(1, MAX_DURATION_FACTOR).meta({
+    description: `A successful run longer than this × the 90th percentile of the ones before it is too long (collector_duration). Absent: ${DEFAULT_TOO_LONG_FACTOR}.`,
+  }),
+  duration_too_short_factor: factor(0, 1).meta({
+    description: `A successful run shorter than this × their median is too short. Absent: ${DEFAULT_TOO_SHORT_FACTOR}.`,
+  }),
+  runs_too_often_factor: factor(0, 1).meta({
+    description: `Runs of one account and region closer than this × the expected gap are too often. Absent: ${DEFAULT_TOO_OFTEN_FACTOR}.`,
+  }),
+  duration_baseline_runs: z
+    .number({ error: `must be a whole number from ${MIN_BASELINE_RUNS} to ${MAX_BASELINE_RUNS}` })
+    .refine((v) => Number.isInteger(v) && v >= MIN_BASELINE_RUNS && v <= MAX_BASELINE_RUNS, {
+      error: `must be a whole number from ${MIN_BASELINE_RUNS} to ${MAX_BASELINE_RUNS}`,
+    })
+    .nullish()
+    .meta({
+      type: "integer",
+      minimum: MIN_BASELINE_RUNS,
+      maximum: MAX_BASELINE_RUNS,
+      description: `Successful runs the baseline is taken over. Absent: ${DEFAULT_BASELINE_RUNS}.`,
     }),
 };
 
@@ -154,7 +191,12 @@ function checkCadence(v: SpecInput, ctx: z.RefinementCtx): void {
 
 /** The stored shape: an interval collector has no schedule fields; a cron one has all three, defaults filled. */
 function normalized(v: z.output<z.ZodObject<typeof specFields>>): CollectorSpec {
-  const base = { name: v.name, freshness_threshold_minutes: v.freshness_threshold_minutes };
+  const base = {
+    name: v.name,
+    freshness_threshold_minutes: v.freshness_threshold_minutes,
+    // The duration knobs only when set: an entry without them reads as before.
+    ...Object.fromEntries(DURATION_KNOBS.filter((k) => v[k] != null).map((k) => [k, v[k]])),
+  };
   if (v.schedule === undefined || v.schedule === null)
     return { ...base, expected_interval_minutes: v.expected_interval_minutes ?? null };
   return {
@@ -165,6 +207,14 @@ function normalized(v: z.output<z.ZodObject<typeof specFields>>): CollectorSpec 
     grace_minutes: v.grace_minutes ?? DEFAULT_GRACE_MINUTES,
   };
 }
+
+/** The knobs of the duration rules, in the order the API lists them. */
+export const DURATION_KNOBS = [
+  "duration_too_long_factor",
+  "duration_too_short_factor",
+  "runs_too_often_factor",
+  "duration_baseline_runs",
+] as const;
 
 /** A collector's spec; `freshness_threshold_minutes` defaults to 60 when absent. */
 export const CollectorSpecSchema = z

@@ -1,12 +1,13 @@
 /**
  * The collector cards' run-history charts (uPlot, bundled: no CDN): the duration of each of the
- * latest runs over time, succeeded runs as a green line, failed and partial ones as red points.
+ * latest runs over time, succeeded runs as a green line, failed and partial ones as red points, and
+ * the collector's duration baseline (median dashed, 90th percentile dotted) from the status body.
  * Drawn into the `.chart[data-chart]` boxes the server (or the client's re-render) left, which carry
  * the chart's text alternative; the canvas itself is hidden from assistive technology.
  */
 import uPlot from "uplot";
 import { timeAxis, timeWindow } from "../chart-axis.ts";
-import type { FailuresJson } from "../view-types.ts";
+import type { FailuresJson, StatusJson } from "../view-types.ts";
 
 const live: uPlot[] = [];
 let resize: ResizeObserver | null = null;
@@ -14,7 +15,14 @@ let resize: ResizeObserver | null = null;
 /** Width of the duration axis, left of the plot. */
 const Y_AXIS_PX = 54;
 
-const COLOURS = { ok: "#1a7f37", bad: "#cf222e", grid: "#eaeef2", axis: "#59636e" };
+const COLOURS = {
+  ok: "#1a7f37",
+  bad: "#cf222e",
+  grid: "#eaeef2",
+  axis: "#59636e",
+  base: "#6e7781",
+  p90: "#9a6700",
+};
 
 function seconds(v: number): string {
   if (v === 0) return "0";
@@ -32,9 +40,14 @@ export function destroyCharts(): void {
 }
 
 /** Draws one chart per `.chart[data-chart]` box under `root`. */
-export function drawCharts(root: ParentNode, failures: FailuresJson | null): void {
+export function drawCharts(
+  root: ParentNode,
+  failures: FailuresJson | null,
+  status?: StatusJson | null,
+): void {
   destroyCharts();
   const byName = new Map((failures?.collectors ?? []).map((c) => [c.name, c.recent_runs ?? []]));
+  const baselines = new Map((status?.collectors ?? []).map((c) => [c.name, c.duration?.baseline ?? null]));
   resize = new ResizeObserver((entries) => {
     for (const e of entries) {
       const u = live.find((x) => x.root.parentElement === e.target);
@@ -49,6 +62,9 @@ export function drawCharts(root: ParentNode, failures: FailuresJson | null): voi
     const dur = (r: (typeof runs)[number]) => (r.duration_ms ?? 0) / 1000;
     const ok = runs.map((r) => (r.status === "succeeded" ? dur(r) : null));
     const bad = runs.map((r) => (r.status === "succeeded" ? null : dur(r)));
+    const base = baselines.get(box.dataset.chart ?? "") ?? null;
+    const median = runs.map(() => (base === null ? null : base.median_ms / 1000));
+    const p90 = runs.map(() => (base === null ? null : base.p90_ms / 1000));
     // The time axis is ours (chart-axis.ts): uPlot would spread one run over 1,000 days.
     const span = timeWindow(xs);
     const axisOf = (u: uPlot) => timeAxis(span[0], span[1], u.width - Y_AXIS_PX - 8);
@@ -92,9 +108,11 @@ export function drawCharts(root: ParentNode, failures: FailuresJson | null): voi
             paths: () => null,
             points: { show: true, size: 7, fill: COLOURS.bad, stroke: COLOURS.bad },
           },
+          { label: "median", stroke: COLOURS.base, width: 1, dash: [6, 4], points: { show: false } },
+          { label: "90th percentile", stroke: COLOURS.p90, width: 1, dash: [2, 3], points: { show: false } },
         ],
       },
-      [xs, ok, bad],
+      [xs, ok, bad, median, p90],
       box,
     );
     u.root.setAttribute("aria-hidden", "true");

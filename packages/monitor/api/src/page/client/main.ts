@@ -64,7 +64,7 @@ function render(): void {
   byId("problems").outerHTML = String(Problems(state.problems));
   live.classList.toggle("stale", state.problems.length > 0);
   byId("updated").textContent = updatedText(state);
-  drawCharts(live, state.failures);
+  drawCharts(live, state.failures, state.status);
   if (linked !== null) document.getElementById(linked)?.classList.add("linked");
 }
 
@@ -176,6 +176,6 @@ function markLinked(): void {
 }
 window.addEventListener("hashchange", markLinked);
 markLinked();
-drawCharts(byId("live"), state.failures);
+drawCharts(byId("live"), state.failures, state.status);
 // The server rendered the page just now (or could not read the status: then ask again at once).
 timer = setTimeout(refresh, state.status === null ? 0 : REFRESH_MS);
