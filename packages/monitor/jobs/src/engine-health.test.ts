@@ -33,7 +33,10 @@ describe("engineHealth: the alert engine's state from its last round and now", (
       last_completed_at: T0 + 2000,
       last_error: null,
     });
-    expect(engineHealth(round(), T0 + 2000 + LATE_INTERVALS * MIN)).toMatchObject({ state: "ok", lag_s: 180 });
+    expect(engineHealth(round(), T0 + 2000 + LATE_INTERVALS * MIN)).toMatchObject({
+      state: "ok",
+      lag_s: 180,
+    });
   });
 
   it("late once the last round is more than 3 intervals old, even when that round failed", () => {

@@ -50,8 +50,7 @@ export function engineHealth(last: EngineTickFacts | null, now: number): EngineH
       last_error: null,
     };
   const lagMs = Math.max(0, now - last.completed_at);
-  const state: EngineState =
-    lagMs > LATE_INTERVALS * last.interval_ms ? "late" : last.ok ? "ok" : "failing";
+  const state: EngineState = lagMs > LATE_INTERVALS * last.interval_ms ? "late" : last.ok ? "ok" : "failing";
   return {
     last_tick_at: last.tick_at,
     last_completed_at: last.completed_at,

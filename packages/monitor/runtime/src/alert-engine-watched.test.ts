@@ -16,8 +16,8 @@ import { InMemoryDeliveryLog } from "@shared/notify";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { AlertEngine, type AlertEngineDeps } from "./alert-engine.ts";
 import { httpHeartbeat } from "./heartbeat.ts";
-import { type HealthchecksDouble, startHealthchecksDouble } from "./test-support/healthchecks-double.ts";
 import { emptyRunStore, MemoryStateStore, quiet } from "./test-support/engine-fixtures.ts";
+import { type HealthchecksDouble, startHealthchecksDouble } from "./test-support/healthchecks-double.ts";
 
 const T0 = Date.UTC(2026, 10, 28, 9, 0, 0);
 const MIN = 60_000;
@@ -73,7 +73,8 @@ function world(over: Partial<AlertEngineDeps> = {}) {
   };
 }
 
-const pingsSince = (n: number) => hc.received.slice(n).map((p) => (p.kind === "fail" ? `fail: ${p.body}` : p.kind));
+const pingsSince = (n: number) =>
+  hc.received.slice(n).map((p) => (p.kind === "fail" ? `fail: ${p.body}` : p.kind));
 
 describe("AlertEngine watched: ticks recorded, heartbeat pinged", () => {
   it("a healthy round pings /start then success, and is recorded ok with its start, end and claimant", async () => {

@@ -81,7 +81,11 @@ describe("heartbeat pings (healthchecks-compatible)", () => {
   });
 
   it("a check the switch does not know (404) or a failing switch is not ok, and does not throw", async () => {
-    expect(await sendPing(hc.unknownUrl, "success")).toEqual({ ok: false, status: 404, error: "answered 404" });
+    expect(await sendPing(hc.unknownUrl, "success")).toEqual({
+      ok: false,
+      status: 404,
+      error: "answered 404",
+    });
     hc.failNext(1, 503);
     expect(await sendPing(hc.checkUrl, "success")).toMatchObject({ ok: false, status: 503 });
   });
