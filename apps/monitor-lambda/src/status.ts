@@ -11,6 +11,7 @@ import { DynamoDbEndedSessionStore, DynamoDbSilenceStore } from "@monitor/aws";
 import {
   ClickHouseAlertStateStore,
   ClickHouseCollectorRegistry,
+  ClickHouseEngineTickStore,
   type ClickHouseRunStore,
 } from "@monitor/clickhouse";
 import {
@@ -82,6 +83,8 @@ export function createStatusApp(deps: StatusDeps): Hono {
     log: deps.log,
     now: deps.now,
     alerts: async () => firingAlerts(await alertState.load()),
+    // The rounds svcmon-alerts records: the body's alert_engine (late when its schedule stopped).
+    engineTicks: ClickHouseEngineTickStore.fromStore(deps.store),
     ...(deps.queues === undefined ? {} : { queues: deps.queues }),
     ownCost: (now) => cost.ownCost(now),
     clientAddress: lambdaClientAddress,
