@@ -148,13 +148,11 @@ function EngineLine(st: StatusJson): JSXNode | null {
   if (e === undefined) return null;
   const [colour, words] = ENGINE_WORDS[e.state] ?? ["amber", e.state];
   const parts: Child[] = ["Alert engine: ", badge(colour, words)];
-  if (e.last_completed_at !== null)
-    parts.push(
-      ` last round ${fmtTime(e.last_completed_at)}` +
-        (e.lag_s !== null
-          ? ` (${e.lag_s} s ago` + (e.interval_s !== null ? `, every ${e.interval_s} s)` : ")")
-          : ""),
-    );
+  if (e.last_completed_at !== null) {
+    const every = e.interval_s !== null ? `, every ${e.interval_s} s` : "";
+    const lag = e.lag_s !== null ? ` (${e.lag_s} s ago${every})` : "";
+    parts.push(` last round ${fmtTime(e.last_completed_at)}${lag}`);
+  }
   if (e.last_error !== null) parts.push(h("span", { class: "muted" }, ` — ${e.last_error}`));
   return h("p", { id: "alert-engine", class: `engine ${e.state}` }, ...parts);
 }
