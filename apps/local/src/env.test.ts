@@ -65,6 +65,11 @@ describe("readConfig", () => {
       { MONITOR_PUBLIC_URL: "monitor.example.com" },
       'MONITOR_PUBLIC_URL must be an http or https URL, got "monitor.example.com"',
     ],
+    [{ MONITOR_HEARTBEAT_URL: "gopher://hc.test/x" }, "MONITOR_HEARTBEAT_URL must be an http or https URL"],
+    [
+      { MONITOR_HEARTBEAT_URL: `https://hc.test/${"x".repeat(2048)}` },
+      "MONITOR_HEARTBEAT_URL must be at most 2048 characters",
+    ],
   ])("refuses %o with one line naming the variable", (env, message) => {
     expect(error(env)).toBe(message);
   });
@@ -100,6 +105,13 @@ describe("readConfig", () => {
       "https://monitor.example.com/",
     );
     expect(config({ MONITOR_PUBLIC_URL: " " }).publicUrl).toBeNull();
+  });
+
+  it("MONITOR_HEARTBEAT_URL is the dead-man's switch the alert engine pings; unset is none", () => {
+    expect(config({ MONITOR_HEARTBEAT_URL: " https://hc-ping.com/0f5c " }).heartbeatUrl).toBe(
+      "https://hc-ping.com/0f5c",
+    );
+    expect(config({}).heartbeatUrl).toBeNull();
   });
 });
 

@@ -9,7 +9,7 @@ import {
   MONITOR_TOKEN_RULE,
   maxClockSkewFromEnv,
 } from "@monitor/core";
-import { alertIntervalFromEnv } from "@monitor/runtime";
+import { alertIntervalFromEnv, heartbeatUrlFromEnv } from "@monitor/runtime";
 import { BEARER_TOKEN, BEARER_TOKEN_RULE, type BodyLimits, bodyLimitsFromEnv } from "@relevance/admin";
 import { formatIssues } from "@relevance/core";
 import { type DriftCheckEnv, driftCheckEnv, retentionDaysFromEnv } from "@relevance/outcomes";
@@ -47,6 +47,12 @@ export interface LocalConfig {
   alertConfigFile: string | null;
   /** ALERT_EVAL_INTERVAL_S in milliseconds. */
   alertIntervalMs: number;
+  /**
+   * MONITOR_HEARTBEAT_URL: a dead-man's switch (healthchecks-compatible) pinged around every alert
+   * tick (docs/monitor-alerts.md "The monitor watched"); null when unset. Optional for configs built
+   * by hand (tests).
+   */
+  heartbeatUrl?: string | null;
   /**
    * MONITOR_PUBLIC_URL: the base URL people reach the stack at; notifications link to
    * `<it>/system#<subject>`. Null (unset): the stack's own URL is used.
@@ -138,6 +144,9 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
   if (publicUrl !== "" && !isHttpUrl(publicUrl)) {
     return { ok: false, error: `MONITOR_PUBLIC_URL must be an http or https URL, got "${publicUrl}"` };
   }
+  const heartbeat = heartbeatUrlFromEnv(env);
+  if (!heartbeat.ok)
+    return { ok: false, error: heartbeat.errors.map((e) => `${e.path} ${e.message}`).join("; ") };
   let alertIntervalMs: number;
   try {
     alertIntervalMs = alertIntervalFromEnv(env);
@@ -175,6 +184,7 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
       drift: drift.value,
       alertConfigFile: alerts.file,
       alertIntervalMs,
+      heartbeatUrl: heartbeat.value,
       publicUrl: publicUrl === "" ? null : publicUrl,
       trustProxy,
       apiBodyLimits,

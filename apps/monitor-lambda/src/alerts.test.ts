@@ -7,12 +7,17 @@ import { startTransitionsDynalite } from "@monitor/aws/test-support/dynalite-tra
 import { ClickHouseAlertStateStore, type ClickHouseRunStore } from "@monitor/clickhouse";
 import { openChdbRunStore } from "@monitor/clickhouse/chdb";
 import { DOUBLE_REGION, SqsDouble } from "@monitor/queues/test-support/sqs-double";
-import { firingAlerts } from "@monitor/runtime";
+import { firingAlerts, httpHeartbeat } from "@monitor/runtime";
+import {
+  type HealthchecksDouble,
+  startHealthchecksDouble,
+} from "@monitor/runtime/test-support/healthchecks-double";
 import { webhookChannel } from "@shared/notify";
 import { type HttpReceiverDouble, startHttpReceiverDouble } from "@shared/notify/test-support";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAlertsHandler } from "./alerts.ts";
 import { queueHealthFromEnv, sqsQueueHealth } from "./queues.ts";
+import { createStatusApp } from "./status.ts";
 import { memoryLogger } from "./test-support.ts";
 
 // Real chDB on this file's temp folder, a real webhook channel posting to a local HTTP receiver, queue
@@ -223,5 +228,79 @@ describe("svcmon-alerts: one AlertEngine tick per invocation, state in ClickHous
     } finally {
       await dynamo.close();
     }
+  });
+});
+
+describe("svcmon-alerts watched: each invocation records its tick and pings the dead-man's switch", () => {
+  let hc: HealthchecksDouble;
+  beforeAll(async () => {
+    hc = await startHealthchecksDouble();
+  });
+  afterAll(async () => hc.close());
+
+  const TOKEN = "watcher-test-token-0123456789";
+  /** The status function's body, on the same database (another execution environment). */
+  async function engineStatus(now: number) {
+    const app = createStatusApp({ store, token: TOKEN, log: memoryLogger(), now: () => now });
+    const res = await app.request("/api/system/status", { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(res.status).toBe(200);
+    // biome-ignore lint/suspicious/noExplicitAny: the body is read loosely
+    const body: any = await res.json();
+    return { engine: body.alert_engine, overall: body.overall_health };
+  }
+
+  it("healthy invocations ping /start then success and are recorded; svcmon-status shows the engine ok", async () => {
+    const before = hc.received.length;
+    for (const at of [NOW + 10 * MIN, NOW + 11 * MIN]) {
+      await createAlertsHandler({
+        store,
+        channels: [],
+        log: memoryLogger(),
+        now: () => at,
+        heartbeat: httpHeartbeat({ url: hc.checkUrl, log: memoryLogger() }),
+      })();
+    }
+    expect(hc.received.slice(before).map((p) => p.kind)).toEqual(["start", "success", "start", "success"]);
+    expect((await engineStatus(NOW + 11 * MIN + 20_000)).engine).toEqual({
+      last_tick_at: new Date(NOW + 11 * MIN).toISOString(),
+      last_completed_at: new Date(NOW + 11 * MIN).toISOString(),
+      lag_s: 20,
+      interval_s: 60,
+      state: "ok",
+      last_error: null,
+    });
+  });
+
+  it("an invocation whose tick fails pings /fail with the reason, records it, and still fails", async () => {
+    const before = hc.received.length;
+    // The registry read fails: the database refuses the query (a table it cannot read).
+    await store.client.command({ query: "RENAME TABLE svc.collectors TO svc.collectors_away" });
+    try {
+      await expect(
+        createAlertsHandler({
+          store,
+          channels: [],
+          log: memoryLogger(),
+          now: () => NOW + 12 * MIN,
+          heartbeat: httpHeartbeat({ url: hc.checkUrl, log: memoryLogger() }),
+        })(),
+      ).rejects.toThrow();
+    } finally {
+      await store.client.command({ query: "RENAME TABLE svc.collectors_away TO svc.collectors" });
+    }
+    const pings = hc.received.slice(before);
+    expect(pings.map((p) => p.kind)).toEqual(["start", "fail"]);
+    expect(pings[1]?.body).toMatch(/collectors/);
+    const { engine, overall } = await engineStatus(NOW + 12 * MIN + 5000);
+    expect(engine).toMatchObject({ state: "failing", last_error: pings[1]?.body });
+    expect(overall).not.toBe("green");
+  });
+
+  it("with no invocation any more (the schedule disabled) nothing is pinged, and the status turns late", async () => {
+    const before = hc.received.length;
+    const { engine, overall } = await engineStatus(NOW + 12 * MIN + 10 * MIN);
+    expect(engine).toMatchObject({ state: "late", lag_s: 600 });
+    expect(["amber", "red"]).toContain(overall);
+    expect(hc.received.length).toBe(before);
   });
 });

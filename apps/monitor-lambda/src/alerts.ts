@@ -9,6 +9,9 @@
  * "Transitions"): two overlapping invocations never send the same notification twice, and one that
  * dies between claim and send is replaced after the claim's lease. svc.alert_state stays the state's
  * copy for the status function. A failed delivery is retried at a later tick, when its backoff is due.
+ * Each tick is recorded in svc.engine_ticks (the status function's `alert_engine`) and, with
+ * MONITOR_HEARTBEAT_URL, pinged to a dead-man's switch (`/start`, success, `/fail` with the reason;
+ * docs/monitor-alerts.md "The monitor watched").
  */
 
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
@@ -17,10 +20,11 @@ import {
   ClickHouseAlertStateStore,
   ClickHouseCollectorRegistry,
   ClickHouseDeliveryLog,
+  ClickHouseEngineTickStore,
   type ClickHouseRunStore,
 } from "@monitor/clickhouse";
 import type { SilenceStore, TransitionStore } from "@monitor/core";
-import { AlertEngine } from "@monitor/runtime";
+import { AlertEngine, type Heartbeat, httpHeartbeat } from "@monitor/runtime";
 import type { Logger } from "@shared/kernel";
 import { jsonLogger } from "@shared/kernel/json-logger";
 import { type Channel, createChannels } from "@shared/notify";
@@ -42,6 +46,8 @@ export interface AlertsDeps {
   transitions?: TransitionStore;
   /** Silences (kept in the transitions table, as svcmon-status writes them); absent: none. */
   silences?: SilenceStore;
+  /** The dead-man's switch (MONITOR_HEARTBEAT_URL); absent: no ping. */
+  heartbeat?: Heartbeat;
 }
 
 export interface AlertsTickSummary {
@@ -70,6 +76,9 @@ export function createAlertEngine(deps: AlertsDeps): AlertEngine {
     publicUrl: deps.publicUrl ?? null,
     ...(deps.transitions === undefined ? {} : { transitions: deps.transitions }),
     ...(deps.silences === undefined ? {} : { silences: deps.silences }),
+    // Every tick recorded where svcmon-status reads it; the interval is the schedule's (one minute).
+    ticks: ClickHouseEngineTickStore.fromStore(deps.store),
+    ...(deps.heartbeat === undefined ? {} : { heartbeat: deps.heartbeat }),
   });
 }
 
@@ -92,7 +101,10 @@ export function createAlertsHandler(deps: AlertsDeps): () => Promise<AlertsTickS
 
 const deployed = once(async () => {
   const env = process.env;
-  const { channels, publicUrl, transitionsTable } = orThrow("svcmon-alerts", alertsFromEnv(env));
+  const { channels, publicUrl, transitionsTable, heartbeatUrl } = orThrow(
+    "svcmon-alerts",
+    alertsFromEnv(env),
+  );
   const queues = queueHealthFromEnv("svcmon-alerts", env);
   const store = openStore(orThrow("svcmon-alerts", clickHouseFromEnv(env)));
   await store.migrate();
@@ -105,6 +117,7 @@ const deployed = once(async () => {
     now: Date.now,
     publicUrl,
     ...(queues === undefined ? {} : { queues }),
+    ...(heartbeatUrl === null ? {} : { heartbeat: httpHeartbeat({ url: heartbeatUrl, log }) }),
     ...(transitionsTable === null
       ? {}
       : {

@@ -167,6 +167,7 @@ describe("alertsFromEnv", () => {
         ],
         publicUrl: null,
         transitionsTable: null,
+        heartbeatUrl: null,
       },
     });
   });
@@ -190,7 +191,7 @@ describe("alertsFromEnv", () => {
   it("has no channel when neither is set (alerts are stored, not notified)", () => {
     expect(alertsFromEnv({ ALERT_CONFIG_JSON: " " })).toEqual({
       ok: true,
-      value: { channels: [], publicUrl: null, transitionsTable: null },
+      value: { channels: [], publicUrl: null, transitionsTable: null, heartbeatUrl: null },
     });
   });
 
@@ -203,6 +204,23 @@ describe("alertsFromEnv", () => {
       ok: false,
       errors: [{ path: "MONITOR_TRANSITIONS_TABLE", message: "must be a DynamoDB table name" }],
     });
+  });
+
+  it("MONITOR_HEARTBEAT_URL: the dead-man's switch, http(s) only, at most 2048 characters", () => {
+    expect(alertsFromEnv({ MONITOR_HEARTBEAT_URL: " https://hc-ping.com/0f5c " })).toMatchObject({
+      ok: true,
+      value: { heartbeatUrl: "https://hc-ping.com/0f5c" },
+    });
+    expect(alertsFromEnv({ MONITOR_HEARTBEAT_URL: "file:///etc/passwd" })).toEqual({
+      ok: false,
+      errors: [{ path: "MONITOR_HEARTBEAT_URL", message: "must be an http or https URL" }],
+    });
+    expect(() =>
+      orThrow(
+        "svcmon-alerts",
+        alertsFromEnv({ MONITOR_HEARTBEAT_URL: `https://h.example/${"x".repeat(2048)}` }),
+      ),
+    ).toThrow("svcmon-alerts: MONITOR_HEARTBEAT_URL must be at most 2048 characters");
   });
 
   it("names the variable and the field at fault", () => {

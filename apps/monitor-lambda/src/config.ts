@@ -14,6 +14,7 @@ import {
   maxClockSkewFromEnv,
   type Result,
 } from "@monitor/core";
+import { heartbeatUrlFromEnv } from "@monitor/runtime/heartbeat";
 import { type ChannelConfig, channelsFromEnv, parseChannelsConfig } from "@shared/notify";
 
 export interface ClickHouseSettings {
@@ -191,6 +192,11 @@ export interface AlertsSettings {
    * the stack); null when unset (the state then stays one last-write-wins document in ClickHouse).
    */
   transitionsTable: string | null;
+  /**
+   * MONITOR_HEARTBEAT_URL: the dead-man's switch pinged around every tick (`/start`, success,
+   * `/fail`; docs/monitor-alerts.md "The monitor watched"); null when unset.
+   */
+  heartbeatUrl: string | null;
 }
 
 function httpUrl(s: string): boolean {
@@ -234,7 +240,17 @@ export function alertsFromEnv(env: Env): Result<AlertsSettings> {
   }
   const table = silencesTableFromEnv(env);
   if (!table.ok) return table;
-  return { ok: true, value: { channels: channels.value, publicUrl, transitionsTable: table.value } };
+  const heartbeat = heartbeatUrlFromEnv(env);
+  if (!heartbeat.ok) return heartbeat;
+  return {
+    ok: true,
+    value: {
+      channels: channels.value,
+      publicUrl,
+      transitionsTable: table.value,
+      heartbeatUrl: heartbeat.value,
+    },
+  };
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   ClickHouseAlertStateStore,
   ClickHouseCollectorRegistry,
   ClickHouseDeliveryLog,
+  ClickHouseEngineTickStore,
   type ClickHouseRunStore,
 } from "@monitor/clickhouse";
 import {
@@ -89,6 +90,8 @@ export function createStatusApp(deps: StatusDeps): Hono {
     log: deps.log,
     now: deps.now,
     alerts: async () => firingAlerts(await alertState.load()),
+    // The rounds svcmon-alerts records: the body's alert_engine (late when its schedule stopped).
+    engineTicks: ClickHouseEngineTickStore.fromStore(deps.store),
     ...(deps.queues === undefined ? {} : { queues: deps.queues }),
     ownCost: (now) => cost.ownCost(now),
     clientAddress: lambdaClientAddress,

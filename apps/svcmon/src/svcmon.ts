@@ -24,6 +24,7 @@ import {
   validateRunRecord,
 } from "@monitor/core";
 import { deliver, pidAlive, type RunRecordOut } from "./deliver.ts";
+import { pingMain } from "./ping.ts";
 import { silenceMain } from "./silence.ts";
 import { UsageError } from "./usage-error.ts";
 
@@ -48,6 +49,7 @@ command's, or 1 when that was 0. Exits with the command's exit code; 75 when the
 but its run could not be recorded; 2 on invalid arguments.
 
        svcmon silence add|list|expire ...   silences of alerts (svcmon silence --help)
+       svcmon ping [--url URL] [--start | --fail REASON]   one ping of a dead-man's switch (svcmon ping --help)
 
 example:
   svcmon run --collector nightly_backup --account 111111111111 --region eu-west-1 -- ./backup.sh`;
@@ -315,6 +317,12 @@ export async function main(
       out: (t) => process.stdout.write(t),
       err: (t) => process.stderr.write(t),
       now,
+    });
+  if (argv[0] === "ping")
+    return pingMain(argv.slice(1), env, {
+      fetch: globalThis.fetch,
+      out: (t) => process.stdout.write(t),
+      err: (t) => process.stderr.write(t),
     });
   if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
     (argv.length === 0 ? process.stderr : process.stdout).write(`${USAGE}\n`);

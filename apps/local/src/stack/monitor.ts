@@ -7,6 +7,7 @@ import {
   ClickHouseAlertStateStore,
   ClickHouseCollectorRegistry,
   ClickHouseDeliveryLog,
+  ClickHouseEngineTickStore,
   type ClickHouseRunStore,
 } from "@monitor/clickhouse";
 import { openChdbRunStore } from "@monitor/clickhouse/chdb";
@@ -15,6 +16,7 @@ import { queueHealthReader, SqliteQueue } from "@monitor/queues";
 import {
   AlertEngine,
   hierarchyRulesFromEnv,
+  httpHeartbeat,
   SqliteEndedSessionStore,
   SqliteSilenceStore,
   SqliteTransitionStore,
@@ -110,6 +112,15 @@ export function createAlerts(
   // The /system sessions ended by a logout, in the same file: refused after a restart too.
   const endedSessions = new SqliteEndedSessionStore(join(config.dataDir, "alerts.sqlite"));
   const deliveryLog = ClickHouseDeliveryLog.fromStore(runStore);
+  const engineLog = {
+    info: (msg: string, fields?: Record<string, unknown>) =>
+      log.info(msg, { component: "alerts", ...fields }),
+    warn: (msg: string, fields?: Record<string, unknown>) =>
+      log.warn(msg, { component: "alerts", ...fields }),
+    error: (msg: string, fields?: Record<string, unknown>) =>
+      log.error(msg, { component: "alerts", ...fields }),
+  };
+  const heartbeatUrl = config.heartbeatUrl ?? null;
   const engine = new AlertEngine({
     store: runStore,
     registry,
@@ -123,11 +134,10 @@ export function createAlerts(
     queues: queueHealth,
     // Notifications link to /system: MONITOR_PUBLIC_URL, else this stack's own URL once it listens.
     publicUrl: () => config.publicUrl ?? options.ownUrl(),
-    log: {
-      info: (msg, fields) => log.info(msg, { component: "alerts", ...fields }),
-      warn: (msg, fields) => log.warn(msg, { component: "alerts", ...fields }),
-      error: (msg, fields) => log.error(msg, { component: "alerts", ...fields }),
-    },
+    log: engineLog,
+    // Every tick recorded (the status body's alert_engine) and, with MONITOR_HEARTBEAT_URL, pinged.
+    ticks: ClickHouseEngineTickStore.fromStore(runStore),
+    ...(heartbeatUrl === null ? {} : { heartbeat: httpHeartbeat({ url: heartbeatUrl, log: engineLog }) }),
   });
   if (channels.length === 0) log.info("alerts: no channel configured (ALERT_CONFIG, ALERT_WEBHOOK_URL)");
   else log.info("alerts: channels", { channels: config.alertChannels.map((c) => `${c.type}:${c.name}`) });
@@ -161,6 +171,7 @@ export function monitorApp(
     log,
     now: options.now,
     alerts: () => alerts.engine.firingAlerts(),
+    engineTicks: ClickHouseEngineTickStore.fromStore(stores.runStore),
     silences: alerts.silences,
     queues: stores.queueHealth,
     ownCost: (now) => stores.cost.ownCost(now),

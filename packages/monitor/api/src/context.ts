@@ -9,6 +9,7 @@ import {
   type CollectorRegistry,
   DEFAULT_MONITOR_BODY_BYTES,
   type EndedSessionStore,
+  type EngineTickStore,
   type OwnCostReport,
   type QueueHealth,
   type RunStore,
@@ -68,6 +69,12 @@ export interface MonitorAppDeps {
   history?: Omit<TimelineReadDeps, "store" | "silences">;
   /** The firing alerts of the status body (the alert engine's stored state); none when absent. */
   alerts?: () => Promise<FiringAlertJson[]>;
+  /**
+   * The alert engine's recorded rounds (svc.engine_ticks): the status body's `alert_engine`, its
+   * metrics and the page's engine line (docs/monitor-alerts.md "The monitor watched"). Absent: the
+   * body has no `alert_engine`.
+   */
+  engineTicks?: EngineTickStore;
   /**
    * Queue health (`queueHealthReader(source)`): the status body's `queues`. A queue that cannot be read
    * is listed as `unreadable` and the status still answers 200. None when absent (`queues: []`).

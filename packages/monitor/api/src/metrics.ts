@@ -20,7 +20,12 @@ import {
   RUN_STATUSES,
   type StoreHealth,
 } from "@monitor/core";
-import { type FiringAlertJson, judgeCollectorDurations, type StoreSnapshot } from "@monitor/runtime";
+import {
+  type AlertEngineStatusJson,
+  type FiringAlertJson,
+  judgeCollectorDurations,
+  type StoreSnapshot,
+} from "@monitor/runtime";
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 
@@ -34,7 +39,11 @@ export interface StatusEvaluation {
   health: readonly CollectorHealth[];
   coverage: Coverage;
   overall: Health;
+  /** The alert engine's health (the status body's `alert_engine`); absent without a tick store. */
+  engine?: AlertEngineStatusJson;
 }
+
+const ENGINE_STATES = ["ok", "late", "failing", "never_ran"] as const;
 
 /** The parts of the status body read here (the body is the status endpoint's own answer). */
 export interface StatusBodyParts {
@@ -238,6 +247,36 @@ function stateRegistry(e: StatusEvaluation | undefined, body: StatusBodyParts): 
     byRule.set(key, entry);
   }
   for (const { rule, severity, state, n } of byRule.values()) firing.set({ rule, severity, state }, n);
+
+  // The alert engine watched: its last recorded round, from the same read as the status body.
+  const engine = e.engine;
+  if (engine !== undefined) {
+    const state = gauge(
+      "alert_engine_state",
+      "1 for the alert engine's state (ok, late, failing, never_ran; the status body's alert_engine.state), 0 for the others",
+      ["state"],
+    );
+    for (const s of ENGINE_STATES) state.set({ state: s }, s === engine.state ? 1 : 0);
+    if (engine.last_completed_at !== null) {
+      gauge(
+        "alert_engine_last_tick_timestamp_seconds",
+        "When the alert engine's last recorded round completed (Unix time; absent: none recorded)",
+      ).set(seconds(Date.parse(engine.last_completed_at)));
+      gauge(
+        "alert_engine_last_tick_ok",
+        "1 when the alert engine's last recorded round succeeded, 0 when it failed",
+      ).set(engine.last_error === null ? 1 : 0);
+    }
+    if (engine.lag_s !== null)
+      gauge("alert_engine_lag_seconds", "Seconds since the alert engine's last recorded round completed").set(
+        engine.lag_s,
+      );
+    if (engine.interval_s !== null)
+      gauge(
+        "alert_engine_interval_seconds",
+        "The alert engine's interval between rounds, as it recorded it",
+      ).set(engine.interval_s);
+  }
   return r;
 }
 

@@ -580,4 +580,26 @@ ${SERIES_SELECT}`,
       "ALTER TABLE svc.collectors ADD COLUMN IF NOT EXISTS duration_baseline_runs UInt32 DEFAULT 0",
     ],
   },
+  {
+    version: 18,
+    name: "create_engine_ticks",
+    statements: [
+      // Every round of the alert engine, written after it completed (docs/monitor-alerts.md "The
+      // monitor watched"): the status endpoint, another process, reads the latest to tell a late or
+      // failing engine. One row a minute per engine; a week is more than any reader needs.
+      `CREATE TABLE IF NOT EXISTS svc.engine_ticks
+(
+    tick_at DateTime64(3),
+    completed_at DateTime64(3),
+    duration_ms UInt32,
+    ok Bool,
+    error Nullable(String),
+    claimant String,
+    interval_ms UInt32
+)
+ENGINE = MergeTree
+ORDER BY (completed_at, claimant)
+TTL toDateTime(completed_at) + INTERVAL 7 DAY`,
+    ],
+  },
 ];

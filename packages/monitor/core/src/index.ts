@@ -9,6 +9,7 @@ export * from "./cost/index.ts";
 export * from "./coverage.ts";
 export * from "./dependency.ts";
 export * from "./ended-session-store-memory.ts";
+export * from "./engine-tick-store-memory.ts";
 export * from "./error-text.ts";
 export * from "./failures.ts";
 export * from "./freshness.ts";

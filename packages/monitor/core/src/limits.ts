@@ -59,6 +59,13 @@ export const AUTH_WINDOW_MS = 60_000;
 /** Longest bearer token or login token compared at all; longer ones fail before hashing. */
 export const MAX_CREDENTIAL_CHARS = 1024;
 
+/** `MONITOR_HEARTBEAT_URL` and `svcmon ping --url`: an http(s) URL at most this long. */
+export const MAX_HEARTBEAT_URL_CHARS = 2048;
+/** The reason a `/fail` ping carries (healthchecks keeps the first 10,000 bytes of a ping's body). */
+export const MAX_HEARTBEAT_BODY_BYTES = 10_000;
+/** How long one heartbeat ping may take before it is abandoned. */
+export const HEARTBEAT_TIMEOUT_MS = 10_000;
+
 /** The limits table rows of the monitor (docs/limits.md). */
 export const MONITOR_LIMITS: LimitRow[] = [
   {
@@ -229,6 +236,23 @@ export const MONITOR_LIMITS: LimitRow[] = [
     unit: "minutes",
     status: 422,
     note: "POST /system/silences; from 1 (7 days)",
+  },
+  {
+    area: "monitor",
+    field: "MONITOR_HEARTBEAT_URL",
+    limit: MAX_HEARTBEAT_URL_CHARS,
+    unit: "characters",
+    status: 0,
+    note: "http(s) only; refused at start (npm start, svcmon-alerts) and by `svcmon ping --url` (exit 2)",
+    env: "MONITOR_HEARTBEAT_URL",
+  },
+  {
+    area: "monitor",
+    field: "heartbeat /fail body",
+    limit: MAX_HEARTBEAT_BODY_BYTES,
+    unit: "bytes",
+    status: 0,
+    note: "the reason of a failed alert-engine round or `svcmon ping --fail`; longer text is cut, each ping is abandoned after 10 s",
   },
 ];
 

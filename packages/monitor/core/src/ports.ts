@@ -533,3 +533,34 @@ export interface RuntimeLogEvent {
 
 /** The regions to scan in one account. */
 export type RegionSource = (account: CollectorAccount) => Promise<readonly string[]>;
+
+// ---- The alert engine's own ticks ----
+
+/**
+ * One round of the alert engine, written after it completed (docs/monitor-alerts.md "The monitor
+ * watched"). Times are epoch ms.
+ */
+export interface EngineTick {
+  /** When the round started. */
+  tick_at: number;
+  /** When it ended, whether it succeeded or not. */
+  completed_at: number;
+  duration_ms: number;
+  /** False: the round threw (the store unreachable, the state not saved...); `error` says why. */
+  ok: boolean;
+  error: string | null;
+  /** The engine that ran it (`AlertEngine.claimant`). */
+  claimant: string;
+  /** The engine's interval between rounds, so a reader elsewhere can tell a late engine. */
+  interval_ms: number;
+}
+
+/**
+ * The alert engine's rounds, kept where the status endpoint (another process, another Lambda) reads
+ * them: svc.engine_ticks (7 days) in ClickHouse, process memory in tests.
+ */
+export interface EngineTickStore {
+  record(tick: EngineTick): Promise<void>;
+  /** The round completed last (highest `completed_at`) of any engine; null when none was recorded. */
+  latest(): Promise<EngineTick | null>;
+}

@@ -1,3 +1,4 @@
 export * from "./cron-schedule.ts";
 export * from "./duration-baseline.ts";
 export * from "./duration-rules.ts";
+export * from "./engine-health.ts";

@@ -17,6 +17,8 @@ import {
   confirmSent,
   DEFAULT_CLAIM_LEASE_MS,
   deliveryTransition,
+  type EngineTickStore,
+  errorText,
   evaluateConditions,
   type Flip,
   failureSubjectParts,
@@ -52,6 +54,7 @@ import {
   overallStatus,
 } from "@shared/notify";
 import { alertInput, type FiringAlertJson, firingAlerts, readSnapshot } from "./evaluate.ts";
+import type { Heartbeat } from "./heartbeat.ts";
 import { SilenceMatchMemo } from "./silence-matches.ts";
 
 export const DEFAULT_ALERT_EVAL_INTERVAL_MS = 60_000;
@@ -105,6 +108,18 @@ export interface AlertEngineDeps {
   claimant?: string;
   /** How long a claim holds before another engine may take it (a crash between claim and send). */
   claimLeaseMs?: number;
+  /**
+   * Where each round is recorded once it completed (start, end, ok or its error, this engine's
+   * claimant), for the status body's `alert_engine` (docs/monitor-alerts.md "The monitor watched").
+   * A record that cannot be written is logged; the round's outcome is unchanged.
+   */
+  ticks?: EngineTickStore;
+  /**
+   * The outbound heartbeat (MONITOR_HEARTBEAT_URL): `start` as a round begins, `success` after a
+   * healthy one, `fail` with the reason after a failed one. A ping never fails the round; each is
+   * bounded by its timeout.
+   */
+  heartbeat?: Heartbeat;
 }
 
 export interface TickResult {
@@ -294,11 +309,56 @@ export class AlertEngine {
   /** One evaluation and delivery round. Concurrent calls share the round in progress. */
   tick(): Promise<TickResult> {
     if (this.#running !== null) return this.#running;
-    const p = this.#tick().finally(() => {
+    const p = this.#watchedTick().finally(() => {
       this.#running = null;
     });
     this.#running = p;
     return p;
+  }
+
+  /**
+   * The round, watched: the heartbeat's `start` goes out beside it (awaited before the round's
+   * outcome is pinged, so the switch sees them in order), then the round is recorded and its outcome
+   * pinged. Neither may change the round's result or error.
+   */
+  async #watchedTick(): Promise<TickResult> {
+    const { heartbeat, ticks, log } = this.#d;
+    const tickAt = this.#d.now();
+    const started = heartbeat?.ping("start");
+    let result: TickResult | undefined;
+    let failure: { error: unknown } | null = null;
+    try {
+      result = await this.#tick();
+    } catch (error) {
+      failure = { error };
+    }
+    const completedAt = this.#d.now();
+    const reason = failure === null ? null : errorText(failure.error);
+    await Promise.all([
+      ticks
+        ?.record({
+          tick_at: tickAt,
+          completed_at: completedAt,
+          duration_ms: Math.max(0, completedAt - tickAt),
+          ok: failure === null,
+          error: reason,
+          claimant: this.#claimant,
+          interval_ms: this.#intervalMs,
+        })
+        .catch((err: unknown) => log.warn("alerts: engine tick not recorded", { error: String(err) })),
+      heartbeat === undefined
+        ? undefined
+        : started
+            ?.then(() => (failure === null ? heartbeat.ping("success") : heartbeat.ping("fail", reason)))
+            .catch((err: unknown) => log.warn("alerts: heartbeat", { error: String(err) })),
+    ]);
+    if (failure !== null) throw failure.error;
+    return result as TickResult;
+  }
+
+  /** The interval between this engine's rounds (ms). */
+  get intervalMs(): number {
+    return this.#intervalMs;
   }
 
   async #readSilences(): Promise<readonly Silence[]> {

@@ -125,7 +125,37 @@ export function verdictFacts(st: StatusJson): Fact[] {
       "amber",
     ],
     ["account(s) need attention", attention + unscanned, "amber"],
+    [
+      "alert engine late or failing",
+      st.alert_engine?.state === "late" || st.alert_engine?.state === "failing" ? 1 : 0,
+      "amber",
+    ],
   ];
+}
+
+const ENGINE_WORDS: Record<string, [colour: string, words: string]> = {
+  ok: ["green", "running"],
+  late: ["amber", "late"],
+  failing: ["amber", "failing"],
+  never_ran: ["new", "not run yet"],
+};
+
+/**
+ * The alert engine's own state, one line under the verdict (docs/monitor-page.md): whether the loop
+ * that sends the alerts is running, when its last round completed and, when it failed, why.
+ */
+function EngineLine(st: StatusJson): JSXNode | null {
+  const e = st.alert_engine;
+  if (e === undefined) return null;
+  const [colour, words] = ENGINE_WORDS[e.state] ?? ["amber", e.state];
+  const parts: Child[] = ["Alert engine: ", badge(colour, words)];
+  if (e.last_completed_at !== null) {
+    const every = e.interval_s !== null ? `, every ${e.interval_s} s` : "";
+    const lag = e.lag_s !== null ? ` (${e.lag_s} s ago${every})` : "";
+    parts.push(` last round ${fmtTime(e.last_completed_at)}${lag}`);
+  }
+  if (e.last_error !== null) parts.push(h("span", { class: "muted" }, ` — ${e.last_error}`));
+  return h("p", { id: "alert-engine", class: `engine ${e.state}` }, ...parts);
 }
 
 const RANK: Record<Health, number> = { new: 0, green: 1, amber: 2, red: 3 };
@@ -169,6 +199,7 @@ function Verdict(st: StatusJson): JSXNode {
             h("li", { class: colour }, h("strong", null, String(n)), ` ${what}`),
           ),
     ),
+    EngineLine(st),
   );
 }
 

@@ -8,6 +8,8 @@ import { overallHealth, RunStoreUnavailable } from "@monitor/core";
 import { ownCostForStatus } from "@monitor/cost";
 import { queuesForStatus } from "@monitor/queues";
 import {
+  type AlertEngineStatusJson,
+  alertEngineStatus,
   analyticsDb,
   type CollectorDurations,
   evaluateCoverage,
@@ -23,6 +25,7 @@ import { errorMessage } from "@shared/kernel";
 import type { Context, MiddlewareHandler } from "hono";
 import type { BlankEnv } from "hono/types";
 import type { MonitorContext } from "../context.ts";
+import { atLeastAmberFor } from "../engine-health.ts";
 import { registerMetrics, type StatusEvaluation } from "../metrics.ts";
 import {
   type StatusBody,
@@ -84,15 +87,31 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
     // Read beside the database queries, under its own deadline: a slow queue never makes this a 503.
     const queues = queuesForStatus(deps.queues, readMs);
     const ownCost = ownCostForStatus(deps.ownCost, now, readMs);
+    // The engine's rounds: an unreadable record is said in the body, never a failed status.
+    const engineStatus = async (): Promise<{
+      alert_engine?: AlertEngineStatusJson;
+      alert_engine_error?: string;
+    }> => {
+      if (deps.engineTicks === undefined) return {};
+      try {
+        return { alert_engine: await alertEngineStatus(deps.engineTicks, now) };
+      } catch (err) {
+        log.warn("alert engine ticks unreadable", { path, error: errorMessage(err) });
+        return { alert_engine_error: errorMessage(err) };
+      }
+    };
     const read = ctx.read("the status queries", async () => {
       const specs = await registry.list();
       // The status queries, the database's health and the firing alerts at once (independent reads;
       // the health's latency percentiles cover the queries finished before it).
-      const [{ latest, successes, streaks, accounts, scans, recent }, db, alerts] = await Promise.all([
-        readSnapshot(store, specs, now),
-        store.dbHealth(),
-        deps.alerts === undefined ? [] : deps.alerts(),
-      ]);
+      const [{ latest, successes, streaks, accounts, scans, recent }, db, alerts, engine] = await Promise.all(
+        [
+          readSnapshot(store, specs, now),
+          store.dbHealth(),
+          deps.alerts === undefined ? [] : deps.alerts(),
+          engineStatus(),
+        ],
+      );
       const health = evaluateHealth(specs, { latest, successes, streaks }, now);
       const registeredBy = new Map(specs.map((sp) => [sp.name, sp.registered_by ?? null]));
       const cov = evaluateCoverage(accounts, scans, now);
@@ -107,6 +126,7 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
       const durations = new Map(
         judgeCollectorDurations(specs, recent ?? {}, now).map((d) => [d.collector, d]),
       );
+      const overall = atLeastAmberFor(overallHealth(health), engine.alert_engine?.state);
       evaluated?.({
         now,
         specs,
@@ -115,7 +135,8 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
         alerts,
         health,
         coverage: cov,
-        overall: overallHealth(health),
+        overall,
+        ...(engine.alert_engine === undefined ? {} : { engine: engine.alert_engine }),
       });
       return {
         collectors: health.map((h) => ({
@@ -134,7 +155,7 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
         accounts: cov.counts,
         analytics_db: analyticsDb(db),
         generated_at: new Date(now).toISOString(),
-        overall_health: overallHealth(health),
+        overall_health: overall,
         unscanned_accounts: cov.unscanned.map((u) => ({ ...u, last_scanned_at: iso(u.last_scanned_at) })),
         new_accounts: cov.new_accounts.map((a) => ({
           ...a,
@@ -150,6 +171,7 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
         alerts,
         // Per red or amber collector: where it fails, since when, the last error, its runs (the page's triage).
         triage: triage(health, specs, { latest, successes, streaks }),
+        ...engine,
       };
     });
     let body: Awaited<typeof read>;

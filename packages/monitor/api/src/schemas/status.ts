@@ -233,6 +233,34 @@ export const OwnCostSchema = z
   })
   .meta({ id: "OwnCost", description: "The service's own cost (docs/monitor-cost.md)." });
 
+export const AlertEngineStatusSchema = z
+  .object({
+    last_tick_at: isoOrNull("When the round recorded last started; null: none recorded."),
+    last_completed_at: isoOrNull("When it ended (succeeded or failed)."),
+    lag_s: z
+      .int()
+      .nullable()
+      .meta({ description: "Seconds from last_completed_at to generated_at; null: none recorded." }),
+    interval_s: z
+      .number()
+      .nullable()
+      .meta({ description: "The engine's interval between rounds, as it recorded it." }),
+    state: z.enum(["ok", "late", "failing", "never_ran"]).meta({
+      description:
+        "never_ran: no round recorded; late: the last round completed more than 3 × interval_s ago (the loop is not running; wins over failing); " +
+        "failing: the last round, in time, failed (last_error); ok. late and failing make overall_health at least amber.",
+    }),
+    last_error: z
+      .string()
+      .nullable()
+      .meta({ description: "Why the last round failed; null when it did not." }),
+  })
+  .meta({
+    id: "AlertEngineStatus",
+    description:
+      "The alert engine's own health, from the round it recorded last (docs/monitor-alerts.md, The monitor watched).",
+  });
+
 export const StatusSchema = z
   .object({
     collectors: z.array(CollectorStatusSchema),
@@ -241,7 +269,8 @@ export const StatusSchema = z
     generated_at: isoTime(),
     overall_health: HealthSchema.meta({
       description:
-        "The worst collector health, new counting below green: waiting for first runs never makes the system unhealthy (new only when every collector is new).",
+        "The worst collector health, new counting below green: waiting for first runs never makes the system unhealthy (new only when every collector is new). " +
+        "At least amber while the alert engine is late or failing (alert_engine.state).",
     }),
     unscanned_accounts: z.array(UnscannedAccountSchema),
     new_accounts: z.array(NewAccountSchema),
@@ -253,6 +282,14 @@ export const StatusSchema = z
       .optional()
       .meta({ description: "Only with a cost store; null when it could not be read (own_cost_error)." }),
     own_cost_error: z.string().optional(),
+    alert_engine: AlertEngineStatusSchema.optional().meta({
+      description:
+        "Where the alert engine records its rounds; absent otherwise (or when unreadable: alert_engine_error).",
+    }),
+    alert_engine_error: z
+      .string()
+      .optional()
+      .meta({ description: "Why the alert engine's rounds could not be read." }),
   })
   .meta({ id: "Status" });
 
