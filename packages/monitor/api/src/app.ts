@@ -46,6 +46,7 @@ import { COMMON_ERRORS, json, OPEN, SECURED } from "./routes/openapi-parts.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { statusReader, statusRoutes } from "./routes/status.ts";
 import { createSilence, listSilences, silenceRoutes } from "./silences.ts";
+import { maintenanceRoutes } from "./maintenance.ts";
 
 export { constantTimeEqual } from "./auth.ts";
 export {
@@ -148,6 +149,9 @@ export function createMonitorApp(deps: MonitorAppDeps): OpenAPIHono<BlankEnv> {
   app.route("/", statusRoutes(auth, readStatus));
   const silences = deps.silences;
   if (silences !== undefined) app.route("/", silenceRoutes({ silences, now: deps.now, limit: ctx.limit }));
+  const maintenance = deps.maintenance;
+  if (maintenance !== undefined)
+    app.route("/", maintenanceRoutes({ maintenance, now: deps.now, limit: ctx.limit }));
 
   const page = new OpenAPIHono<BlankEnv>();
   registerSystemPage(page, {

@@ -12,6 +12,7 @@ import {
   type OwnCostReport,
   type QueueHealth,
   type RunStore,
+  type MaintenanceStore,
   type SilenceStore,
 } from "@monitor/core";
 import type { FiringAlertJson } from "@monitor/runtime";
@@ -61,6 +62,13 @@ export interface MonitorAppDeps {
    * alert engine must read the same store. Absent: the routes answer 404.
    */
   silences?: SilenceStore;
+  /**
+   * Maintenance windows (docs/monitor-alerts.md): `POST|GET /api/system/maintenance`,
+   * `DELETE /api/system/maintenance/{id}`, the status body's `maintenance` and `in_maintenance`, and
+   * the collectors' freshness after a window. The alert engine must read the same store. Absent: the
+   * routes answer 404 and the status has no `maintenance`.
+   */
+  maintenance?: MaintenanceStore;
   /** The firing alerts of the status body (the alert engine's stored state); none when absent. */
   alerts?: () => Promise<FiringAlertJson[]>;
   /**

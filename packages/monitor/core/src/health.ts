@@ -60,6 +60,7 @@ export function collectorHealth(
   spec: CollectorSpec,
   runs: readonly RunRecord[],
   now: EpochMs,
+  anchor?: FreshnessAnchorFn,
 ): CollectorHealth {
   const own = runsAsOf(
     runs.filter((r) => r.collector === spec.name),
@@ -115,12 +116,12 @@ export function collectorHealth(
           : `stale: no succeeded run within ${staleMinutes} min (${STALE_INTERVAL_FACTOR} × ${interval} min) of its registration; it has run but never succeeded`,
       );
     }
-  } else if (now - lastSuccess.completed_at > staleMinutes * MINUTE_MS) {
+  } else if (now - freshFrom(spec, lastSuccess.completed_at, anchor) > staleMinutes * MINUTE_MS) {
     red.push(
       `stale: no succeeded run within ${staleMinutes} min (${STALE_INTERVAL_FACTOR} × ${interval} min); ` +
         `last success ${wholeMinutes(now - lastSuccess.completed_at)} min ago`,
     );
-  } else if (now - lastSuccess.completed_at > interval * MINUTE_MS) {
+  } else if (now - freshFrom(spec, lastSuccess.completed_at, anchor) > interval * MINUTE_MS) {
     amber.push(
       `last success ${wholeMinutes(now - lastSuccess.completed_at)} min ago, older than the ${interval} min interval`,
     );
@@ -161,8 +162,9 @@ export function collectorsHealth(
   runs: readonly RunRecord[],
   now: EpochMs,
   dependencies: Readonly<Record<string, readonly string[]>> = DEFAULT_DEPENDENCIES,
+  anchor?: FreshnessAnchorFn,
 ): CollectorHealth[] {
-  const health = specs.map((spec) => collectorHealth(spec, runs, now));
+  const health = specs.map((spec) => collectorHealth(spec, runs, now, anchor));
   const byName = new Map(health.map((h) => [h.name, h]));
   const succeeded = new Set(
     runsAsOf(runs, now)
@@ -194,6 +196,17 @@ export function collectorsHealth(
       new_until: graceUntil,
     };
   });
+}
+
+/**
+ * Where a collector's freshness counts from, given its last success: later when a maintenance window
+ * covering it ended after that success (`freshnessAnchors`), so staleness accrued during the window
+ * is not held against it. Absent: the last success.
+ */
+export type FreshnessAnchorFn = (collector: string, lastSuccessAt: EpochMs) => EpochMs;
+
+function freshFrom(spec: CollectorSpec, lastSuccessAt: EpochMs, anchor: FreshnessAnchorFn | undefined): EpochMs {
+  return anchor === undefined ? lastSuccessAt : anchor(spec.name, lastSuccessAt);
 }
 
 const RANK: Record<Health, number> = { new: 0, green: 1, amber: 2, red: 3 };

@@ -688,8 +688,11 @@ function Alerts(st: StatusJson, csrf: string | null): JSXNode {
     const mutedBy = m
       ? m.kind === "silence"
         ? `silence ${m.id} by ${m.author} until ${new Date(m.endsAt).toISOString()}`
-        : `${m.rule} ${m.subject}`
+        : m.kind === "maintenance"
+          ? `maintenance window ${m.id} by ${m.author} until ${new Date(m.endsAt).toISOString()}`
+          : `${m.rule} ${m.subject}`
       : null;
+    const inMaintenance = m?.kind === "maintenance";
     return h(
       "li",
       {
@@ -703,7 +706,7 @@ function Alerts(st: StatusJson, csrf: string | null): JSXNode {
         h(
           "div",
           { class: "alert-line" },
-          x.muted ? [badge("new", "Muted"), " "] : null,
+          x.muted ? [badge("new", inMaintenance ? "In maintenance" : "Muted"), " "] : null,
           h("strong", null, `${sev.toUpperCase()}: `),
           (x.rule || "alert") + (x.subject ? ` — ${x.subject}` : ""),
           x.since ? ` (since ${fmtTime(x.since)})` : "",

@@ -28,6 +28,7 @@ import {
   type StatusUnavailableBody,
   StatusUnavailableSchema,
 } from "../schemas/status.ts";
+import { statusMaintenance } from "../maintenance-status.ts";
 import { COMMON_ERRORS, json, monitorRoutes, SECURED } from "./openapi-parts.ts";
 
 const statusRoute = (path: string) =>
@@ -86,12 +87,14 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
       const specs = await registry.list();
       // The status queries, the database's health and the firing alerts at once (independent reads;
       // the health's latency percentiles cover the queries finished before it).
-      const [{ latest, successes, streaks, accounts, scans }, db, alerts] = await Promise.all([
+      const [{ latest, successes, streaks, accounts, scans }, db, alerts, windows] = await Promise.all([
         readSnapshot(store, specs, now),
         store.dbHealth(),
         deps.alerts === undefined ? [] : deps.alerts(),
+        deps.maintenance?.list(),
       ]);
-      const health = evaluateHealth(specs, { latest, successes, streaks }, now);
+      const inMaintenance = statusMaintenance(windows, now);
+      const health = evaluateHealth(specs, { latest, successes, streaks }, now, inMaintenance.anchor);
       const registeredBy = new Map(specs.map((sp) => [sp.name, sp.registered_by ?? null]));
       const cov = evaluateCoverage(accounts, scans, now);
       const snapshot = { latest, successes, streaks, accounts, scans };
@@ -115,6 +118,7 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
           registered_at: iso(h.registered_at),
           new_until: iso(h.new_until),
           registered_by: registeredBy.get(h.name) ?? null,
+          ...(inMaintenance.covers(h.name) ? { in_maintenance: true as const } : {}),
         })),
         accounts: cov.counts,
         analytics_db: analyticsDb(db),
@@ -130,6 +134,7 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
         alerts,
         // Per red or amber collector: where it fails, since when, the last error, its runs (the page's triage).
         triage: triage(health, specs, { latest, successes, streaks }),
+        ...inMaintenance.part,
       };
     });
     let body: Awaited<typeof read>;

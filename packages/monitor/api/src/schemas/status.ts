@@ -6,6 +6,7 @@
 import { ACCOUNT_STATUSES, REGISTERED_BY, RUN_STATUSES } from "@monitor/core/vocabulary";
 import { z } from "zod";
 import { HealthSchema, isoOrNull, isoTime } from "./common.ts";
+import { MaintenanceWindowSchema } from "./maintenance.ts";
 
 export const CollectorStatusSchema = z
   .object({
@@ -32,6 +33,10 @@ export const CollectorStatusSchema = z
           "first_run (registered by the first run of an unknown collector, with the deployment's defaults: " +
           "AUTO_REGISTER_INTERVAL_MINUTES, AUTO_REGISTER_FRESHNESS_MINUTES; adjust it with PUT or remove it with DELETE). null: unknown.",
       }),
+    in_maintenance: z
+      .literal(true)
+      .optional()
+      .meta({ description: "Present while a maintenance window covering it is in effect (its alerts are muted)." }),
   })
   .meta({ id: "CollectorStatus" });
 
@@ -99,11 +104,18 @@ export const MutedBySchema = z
       reason: z.string(),
       endsAt: z.int().meta({ description: "When the silence ends (epoch ms)." }),
     }),
+    z.object({
+      kind: z.literal("maintenance"),
+      id: z.string(),
+      author: z.string(),
+      reason: z.string(),
+      endsAt: z.int().meta({ description: "When the window's current occurrence ends (epoch ms)." }),
+    }),
   ])
   .meta({
     id: "MutedBy",
     description:
-      "What holds a muted alert back: another alert that is its cause (kind alert; e.g. an account in no_access mutes the collector failures in it), or a silence (kind silence; notified when it ends if still firing).",
+      "What holds a muted alert back: another alert that is its cause (kind alert; e.g. an account in no_access mutes the collector failures in it), a silence (kind silence; notified when it ends if still firing), or a maintenance window (kind maintenance: in maintenance; notified when it ends if still firing).",
   });
 
 export const AlertSchema = z
@@ -232,6 +244,10 @@ export const StatusSchema = z
       .optional()
       .meta({ description: "Only with a cost store; null when it could not be read (own_cost_error)." }),
     own_cost_error: z.string().optional(),
+    maintenance: z
+      .array(MaintenanceWindowSchema)
+      .optional()
+      .meta({ description: "Only with a maintenance store: the windows in effect now." }),
   })
   .meta({ id: "Status" });
 
