@@ -36,6 +36,7 @@ import {
   type MonitorContext,
   within,
 } from "./context.ts";
+import { maintenanceRoutes } from "./maintenance.ts";
 import { monitorOpenApiDocument, registerSecuritySchemes } from "./openapi-document.ts";
 import { documentSystemPage } from "./page/page-document.ts";
 import { registerSystemPage } from "./page/routes.ts";
@@ -46,7 +47,6 @@ import { COMMON_ERRORS, json, OPEN, SECURED } from "./routes/openapi-parts.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { statusReader, statusRoutes } from "./routes/status.ts";
 import { createSilence, listSilences, silenceRoutes } from "./silences.ts";
-import { maintenanceRoutes } from "./maintenance.ts";
 
 export { constantTimeEqual } from "./auth.ts";
 export {

@@ -9,10 +9,10 @@ import {
   type CollectorRegistry,
   DEFAULT_MONITOR_BODY_BYTES,
   type EndedSessionStore,
+  type MaintenanceStore,
   type OwnCostReport,
   type QueueHealth,
   type RunStore,
-  type MaintenanceStore,
   type SilenceStore,
 } from "@monitor/core";
 import type { FiringAlertJson } from "@monitor/runtime";

@@ -116,7 +116,9 @@ describe("maintenance windows through the alert engine on chDB", () => {
       await w.engine.tick();
     }
     expect(w.firing()).toEqual([]);
-    const during = Object.values((await w.stateStore.load()).alerts).filter((a) => a.subject === "maint_stale");
+    const during = Object.values((await w.stateStore.load()).alerts).filter(
+      (a) => a.subject === "maint_stale",
+    );
     expect(during.map((a) => [a.rule, a.status, a.muted, a.mutedBy?.kind])).toEqual([
       ["collector_stale", "firing", true, "maintenance"],
     ]);
@@ -212,9 +214,14 @@ describe("maintenance windows through the alert engine on chDB", () => {
         await w.engine.tick();
       }
       const held = Object.values((await w.stateStore.load()).alerts).find(
-        (a) => a.status === "firing" && a.rule === "collector_failure" && a.subject.startsWith("maint_weekly/"),
+        (a) =>
+          a.status === "firing" && a.rule === "collector_failure" && a.subject.startsWith("maint_weekly/"),
       );
-      expect(held).toMatchObject({ rule: "collector_failure", muted: true, mutedBy: { kind: "maintenance" } });
+      expect(held).toMatchObject({
+        rule: "collector_failure",
+        muted: true,
+        mutedBy: { kind: "maintenance" },
+      });
       w.clock.now = start + 60 * MIN;
       await run("maint_weekly", w.clock.now);
       await w.engine.tick();

@@ -9,9 +9,9 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import {
   MAINTENANCE_MAX_LIVE,
   MAINTENANCE_RETENTION_MS,
+  MaintenanceRequestSchema,
   type MaintenanceStore,
   type MaintenanceWindow,
-  MaintenanceRequestSchema,
   maintenanceLive,
   maintenanceView,
   parseMaintenanceInput,
@@ -149,7 +149,8 @@ export function maintenanceRoutes(deps: MaintenanceRoutesDeps): OpenAPIHono<Blan
     const { id } = c.req.valid("param");
     const at = now();
     const w = await maintenance.end(id, at);
-    if (w === null) throw new ApiError(404, "not_found", `no maintenance window with id ${JSON.stringify(id)}`);
+    if (w === null)
+      throw new ApiError(404, "not_found", `no maintenance window with id ${JSON.stringify(id)}`);
     return c.json(maintenanceJson(w, at), 200);
   });
 

@@ -205,7 +205,11 @@ export function collectorsHealth(
  */
 export type FreshnessAnchorFn = (collector: string, lastSuccessAt: EpochMs) => EpochMs;
 
-function freshFrom(spec: CollectorSpec, lastSuccessAt: EpochMs, anchor: FreshnessAnchorFn | undefined): EpochMs {
+function freshFrom(
+  spec: CollectorSpec,
+  lastSuccessAt: EpochMs,
+  anchor: FreshnessAnchorFn | undefined,
+): EpochMs {
   return anchor === undefined ? lastSuccessAt : anchor(spec.name, lastSuccessAt);
 }
 

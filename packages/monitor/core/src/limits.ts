@@ -5,6 +5,14 @@
  */
 import type { LimitRow } from "@shared/kernel";
 import {
+  MAINTENANCE_AUTHOR_MAX,
+  MAINTENANCE_MAX_LIVE,
+  MAINTENANCE_MAX_ONCE_MS,
+  MAINTENANCE_MAX_RECURRING_MINUTES,
+  MAINTENANCE_REASON_MAX,
+  MAINTENANCE_SCOPE_MAX,
+} from "./alerts/maintenance.ts";
+import {
   SILENCE_AUTHOR_MAX,
   SILENCE_MAX_ACTIVE,
   SILENCE_MAX_DURATION_MS,
@@ -13,14 +21,6 @@ import {
   SILENCE_REGEX_SUBJECT_CHARS,
   SILENCE_SUBJECT_MAX,
 } from "./alerts/silences.ts";
-import {
-  MAINTENANCE_AUTHOR_MAX,
-  MAINTENANCE_MAX_LIVE,
-  MAINTENANCE_MAX_ONCE_MS,
-  MAINTENANCE_MAX_RECURRING_MINUTES,
-  MAINTENANCE_REASON_MAX,
-  MAINTENANCE_SCOPE_MAX,
-} from "./alerts/maintenance.ts";
 
 /** Largest JSON request body of the monitor API, unless `maxBodyBytes` says otherwise: 1 MiB. */
 export const DEFAULT_MONITOR_BODY_BYTES = 1024 * 1024;
@@ -227,12 +227,42 @@ function maintenanceLimits(): LimitRow[] {
     note,
   });
   return [
-    row("maintenance reason", MAINTENANCE_REASON_MAX, "characters", "POST /api/system/maintenance and svcmon maintenance add (required)"),
-    row("maintenance author", MAINTENANCE_AUTHOR_MAX, "characters", "POST /api/system/maintenance and svcmon maintenance add (required)"),
-    row("maintenance scope", MAINTENANCE_SCOPE_MAX, "items", "collectors or accounts named by one window (from 1), or {all: true}"),
-    row("maintenance ends_at", MAINTENANCE_MAX_ONCE_MS / 60_000, "minutes", "a one-off window, after it is created (30 days)"),
-    row("maintenance duration_minutes", MAINTENANCE_MAX_RECURRING_MINUTES, "minutes", "each occurrence of a recurring window, from 1 (24 hours)"),
-    row("maintenance windows", MAINTENANCE_MAX_LIVE, "items", "active, pending or recurring at once; end one first"),
+    row(
+      "maintenance reason",
+      MAINTENANCE_REASON_MAX,
+      "characters",
+      "POST /api/system/maintenance and svcmon maintenance add (required)",
+    ),
+    row(
+      "maintenance author",
+      MAINTENANCE_AUTHOR_MAX,
+      "characters",
+      "POST /api/system/maintenance and svcmon maintenance add (required)",
+    ),
+    row(
+      "maintenance scope",
+      MAINTENANCE_SCOPE_MAX,
+      "items",
+      "collectors or accounts named by one window (from 1), or {all: true}",
+    ),
+    row(
+      "maintenance ends_at",
+      MAINTENANCE_MAX_ONCE_MS / 60_000,
+      "minutes",
+      "a one-off window, after it is created (30 days)",
+    ),
+    row(
+      "maintenance duration_minutes",
+      MAINTENANCE_MAX_RECURRING_MINUTES,
+      "minutes",
+      "each occurrence of a recurring window, from 1 (24 hours)",
+    ),
+    row(
+      "maintenance windows",
+      MAINTENANCE_MAX_LIVE,
+      "items",
+      "active, pending or recurring at once; end one first",
+    ),
   ];
 }
 

@@ -1,6 +1,7 @@
 /** The in-memory `MaintenanceStore` (tests, and any stack without a persistent one). */
-import type { MaintenanceWindow } from "./alerts/index.ts";
+
 import { windowOver } from "@monitor/jobs";
+import type { MaintenanceWindow } from "./alerts/index.ts";
 import type { MaintenanceStore } from "./ports.ts";
 
 export const byWindowCreated = (a: MaintenanceWindow, b: MaintenanceWindow): number =>

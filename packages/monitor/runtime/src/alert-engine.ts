@@ -22,10 +22,13 @@ import {
   type Flip,
   failureSubjectParts,
   flipTransition,
+  freshnessAnchors,
   type IntentItem,
   intentTransition,
   itemIdentity,
   Limiter,
+  type MaintenanceStore,
+  type MaintenanceWindow,
   type MutedNotice,
   markFailed,
   type NotificationIntent,
@@ -33,9 +36,6 @@ import {
   owedKind,
   type QueueHealth,
   type RunStore,
-  freshnessAnchors,
-  type MaintenanceStore,
-  type MaintenanceWindow,
   type Silence,
   type SilenceStore,
   type StepResult,
@@ -334,7 +334,9 @@ export class AlertEngine {
     try {
       this.#maintenance = await store.list();
     } catch (err) {
-      this.#d.log.warn("alerts: maintenance windows unavailable, the last read apply", { error: String(err) });
+      this.#d.log.warn("alerts: maintenance windows unavailable, the last read apply", {
+        error: String(err),
+      });
     }
     return this.#maintenance;
   }

@@ -73,8 +73,7 @@ WHERE id = :id AND (ended_at IS NULL OR ended_at > :at)`,
 
   async create(w: MaintenanceWindow): Promise<boolean> {
     const onceEnd = w.timing.kind === "once" ? w.timing.endsAt : null;
-    const overAt =
-      w.endedAt === null ? onceEnd : onceEnd === null ? w.endedAt : Math.min(onceEnd, w.endedAt);
+    const overAt = w.endedAt === null ? onceEnd : onceEnd === null ? w.endedAt : Math.min(onceEnd, w.endedAt);
     const r = this.#insert.run(
       w.id,
       JSON.stringify(w.scope),

@@ -21,6 +21,7 @@ import { errorMessage } from "@shared/kernel";
 import type { Context, MiddlewareHandler } from "hono";
 import type { BlankEnv } from "hono/types";
 import type { MonitorContext } from "../context.ts";
+import { statusMaintenance } from "../maintenance-status.ts";
 import { registerMetrics, type StatusEvaluation } from "../metrics.ts";
 import {
   type StatusBody,
@@ -28,7 +29,6 @@ import {
   type StatusUnavailableBody,
   StatusUnavailableSchema,
 } from "../schemas/status.ts";
-import { statusMaintenance } from "../maintenance-status.ts";
 import { COMMON_ERRORS, json, monitorRoutes, SECURED } from "./openapi-parts.ts";
 
 const statusRoute = (path: string) =>

@@ -36,7 +36,9 @@ export const CollectorStatusSchema = z
     in_maintenance: z
       .literal(true)
       .optional()
-      .meta({ description: "Present while a maintenance window covering it is in effect (its alerts are muted)." }),
+      .meta({
+        description: "Present while a maintenance window covering it is in effect (its alerts are muted).",
+      }),
   })
   .meta({ id: "CollectorStatus" });
 

@@ -64,7 +64,10 @@ function alertAccount(rule: AlertRule, subject: string): string | null {
 }
 
 /** Whether a window's scope covers an alert (at any time; `windowActiveAt` says when). */
-export function maintenanceCovers(scope: MaintenanceScope, alert: { rule: AlertRule; subject: string }): boolean {
+export function maintenanceCovers(
+  scope: MaintenanceScope,
+  alert: { rule: AlertRule; subject: string },
+): boolean {
   if ("all" in scope) return true;
   if ("collectors" in scope) {
     const c = alertCollector(alert.rule, alert.subject);

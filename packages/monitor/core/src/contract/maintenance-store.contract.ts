@@ -43,9 +43,9 @@ export function maintenanceStoreContract(adapter: MaintenanceStoreAdapter): void
       expect(await store.list()).toEqual([]);
       const b = weekly("b");
       expect(await store.create(b)).toBe(true);
-      expect(await store.create(once("a", { createdAt: T0 + 1, scope: { accounts: ["123456789012"] } }))).toBe(
-        true,
-      );
+      expect(
+        await store.create(once("a", { createdAt: T0 + 1, scope: { accounts: ["123456789012"] } })),
+      ).toBe(true);
       expect(await store.create(once("c"))).toBe(true);
       expect(await store.create(once("b", { reason: "again" }))).toBe(false);
       const listed = await store.list();

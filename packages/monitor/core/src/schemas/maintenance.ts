@@ -38,7 +38,9 @@ const names = (item: z.ZodType<string>) =>
 const scopeSchema = z
   .object(
     {
-      collectors: names(identifier(MAX_COLLECTOR_NAME_CHARS, COLLECTOR_NAME_RE, COLLECTOR_NAME_CHARSET)).optional(),
+      collectors: names(
+        identifier(MAX_COLLECTOR_NAME_CHARS, COLLECTOR_NAME_RE, COLLECTOR_NAME_CHARSET),
+      ).optional(),
       accounts: names(identifier(MAX_ACCOUNT_ID_CHARS, ACCOUNT_ID_RE, ACCOUNT_ID_CHARSET)).optional(),
       all: z.literal(true, { error: "must be true" }).optional(),
     },
@@ -120,7 +122,8 @@ export function parseMaintenanceInput(raw: unknown, now: EpochMs, live = 0): Res
       for (const f of ["timezone", "duration_minutes"] as const)
         if (raw[f] != null) errors.push({ path: f, message: "is for a recurring window, with schedule" });
       const ends = timestamp().safeParse(raw.ends_at);
-      const starts = raw.starts_at == null ? { success: true as const, data: now } : timestamp().safeParse(raw.starts_at);
+      const starts =
+        raw.starts_at == null ? { success: true as const, data: now } : timestamp().safeParse(raw.starts_at);
       if (raw.ends_at == null) errors.push({ path: "ends_at", message: "is required (or a schedule)" });
       else if (ends.success) {
         const endsAt = ends.data;
