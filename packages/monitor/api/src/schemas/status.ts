@@ -33,12 +33,9 @@ export const CollectorStatusSchema = z
           "first_run (registered by the first run of an unknown collector, with the deployment's defaults: " +
           "AUTO_REGISTER_INTERVAL_MINUTES, AUTO_REGISTER_FRESHNESS_MINUTES; adjust it with PUT or remove it with DELETE). null: unknown.",
       }),
-    in_maintenance: z
-      .literal(true)
-      .optional()
-      .meta({
-        description: "Present while a maintenance window covering it is in effect (its alerts are muted).",
-      }),
+    in_maintenance: z.literal(true).optional().meta({
+      description: "Present while a maintenance window covering it is in effect (its alerts are muted).",
+    }),
   })
   .meta({ id: "CollectorStatus" });
 
