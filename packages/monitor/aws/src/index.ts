@@ -23,6 +23,7 @@ export * from "./events.ts";
 export * from "./network-collector.ts";
 export * from "./no-access.ts";
 export * from "./regions.ts";
+export * from "./maintenance-store-dynamodb.ts";
 export * from "./silence-store-dynamodb.ts";
 export * from "./sqs-event-publisher.ts";
 export * from "./transition-store-dynamodb.ts";
