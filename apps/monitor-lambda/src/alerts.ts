@@ -12,14 +12,14 @@
  */
 
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDbSilenceStore, DynamoDbTransitionStore } from "@monitor/aws";
+import { DynamoDbMaintenanceStore, DynamoDbSilenceStore, DynamoDbTransitionStore } from "@monitor/aws";
 import {
   ClickHouseAlertStateStore,
   ClickHouseCollectorRegistry,
   ClickHouseDeliveryLog,
   type ClickHouseRunStore,
 } from "@monitor/clickhouse";
-import type { SilenceStore, TransitionStore } from "@monitor/core";
+import type { MaintenanceStore, SilenceStore, TransitionStore } from "@monitor/core";
 import { AlertEngine } from "@monitor/runtime";
 import type { Logger } from "@shared/kernel";
 import { jsonLogger } from "@shared/kernel/json-logger";
@@ -42,6 +42,8 @@ export interface AlertsDeps {
   transitions?: TransitionStore;
   /** Silences (kept in the transitions table, as svcmon-status writes them); absent: none. */
   silences?: SilenceStore;
+  /** Maintenance windows (an item of the transitions table, beside the silences); absent: none. */
+  maintenance?: MaintenanceStore;
 }
 
 export interface AlertsTickSummary {
@@ -70,6 +72,7 @@ export function createAlertEngine(deps: AlertsDeps): AlertEngine {
     publicUrl: deps.publicUrl ?? null,
     ...(deps.transitions === undefined ? {} : { transitions: deps.transitions }),
     ...(deps.silences === undefined ? {} : { silences: deps.silences }),
+    ...(deps.maintenance === undefined ? {} : { maintenance: deps.maintenance }),
   });
 }
 
@@ -113,6 +116,10 @@ const deployed = once(async () => {
             tableName: transitionsTable,
           }),
           silences: new DynamoDbSilenceStore({ client: new DynamoDBClient({}), tableName: transitionsTable }),
+          maintenance: new DynamoDbMaintenanceStore({
+            client: new DynamoDBClient({}),
+            tableName: transitionsTable,
+          }),
         }),
   });
 });
