@@ -16,6 +16,7 @@ import {
   AlertEngine,
   hierarchyRulesFromEnv,
   SqliteEndedSessionStore,
+  SqliteMaintenanceStore,
   SqliteSilenceStore,
   SqliteTransitionStore,
 } from "@monitor/runtime";
@@ -80,6 +81,7 @@ export async function openMonitorStores(
 export interface MonitorAlerts {
   engine: AlertEngine;
   silences: SqliteSilenceStore;
+  maintenance: SqliteMaintenanceStore;
   endedSessions: SqliteEndedSessionStore;
   /** Stops the evaluation and closes its SQLite stores. */
   stop(): Promise<void>;
@@ -104,6 +106,8 @@ export function createAlerts(
   const transitions = new SqliteTransitionStore(join(config.dataDir, "alerts.sqlite"));
   // Silences in the same file: a table beside the transitions and the alert state.
   const silences = new SqliteSilenceStore(join(config.dataDir, "alerts.sqlite"));
+  // Maintenance windows in the same file, beside the silences.
+  const maintenance = new SqliteMaintenanceStore(join(config.dataDir, "alerts.sqlite"));
   // The /system sessions ended by a logout, in the same file: refused after a restart too.
   const endedSessions = new SqliteEndedSessionStore(join(config.dataDir, "alerts.sqlite"));
   const engine = new AlertEngine({
@@ -112,6 +116,7 @@ export function createAlerts(
     stateStore: ClickHouseAlertStateStore.fromStore(runStore),
     transitions,
     silences,
+    maintenance,
     channels,
     deliveryLog: ClickHouseDeliveryLog.fromStore(runStore),
     now: options.now,
@@ -130,11 +135,13 @@ export function createAlerts(
   return {
     engine,
     silences,
+    maintenance,
     endedSessions,
     async stop() {
       await engine.stop();
       transitions.close();
       silences.close();
+      maintenance.close();
       endedSessions.close();
     },
   };
@@ -156,6 +163,7 @@ export function monitorApp(
     now: options.now,
     alerts: () => alerts.engine.firingAlerts(),
     silences: alerts.silences,
+    maintenance: alerts.maintenance,
     queues: stores.queueHealth,
     ownCost: (now) => stores.cost.ownCost(now),
     trustProxy: config.trustProxy,
