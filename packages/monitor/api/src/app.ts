@@ -36,7 +36,7 @@ import {
   type MonitorContext,
   within,
 } from "./context.ts";
-import { maintenanceRoutes } from "./maintenance.ts";
+import { listMaintenance, maintenanceRoutes } from "./maintenance.ts";
 import { monitorOpenApiDocument, registerSecuritySchemes } from "./openapi-document.ts";
 import { documentSystemPage } from "./page/page-document.ts";
 import { registerSystemPage } from "./page/routes.ts";
@@ -171,6 +171,12 @@ export function createMonitorApp(deps: MonitorAppDeps): OpenAPIHono<BlankEnv> {
       : {
           listSilences: () => listSilences(silences, deps.now()),
           createSilence: (body: unknown) => createSilence(silences, body, deps.now()),
+        }),
+    ...(maintenance === undefined
+      ? {}
+      : {
+          listMaintenance: () => listMaintenance(maintenance, deps.now()),
+          endMaintenance: async (id: string) => (await maintenance.end(id, deps.now())) !== null,
         }),
   });
   documentSystemPage(page, silences !== undefined);

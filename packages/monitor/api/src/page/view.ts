@@ -14,6 +14,8 @@ import type {
   AlertJson,
   FailuresJson,
   Health,
+  MaintenanceListJson,
+  MaintenanceWindowJson,
   OwnCostJson,
   PageState,
   RunPointJson,
@@ -760,6 +762,67 @@ function Silences(body: SilencesJson): JSXNode {
   );
 }
 
+// Maintenance windows not over: the active ones first, each with an End button (session + CSRF).
+function Maintenance(body: MaintenanceListJson, csrf: string | null): JSXNode {
+  const list = Array.isArray(body.maintenance) ? body.maintenance : [];
+  if (list.length === 0)
+    return h(
+      "div",
+      { id: "maintenance", class: "panel" },
+      h("p", null, "No maintenance windows (svcmon maintenance add)"),
+    );
+  const sorted = [...list].sort((a, b) => Number(b.active) - Number(a.active));
+  const scopeText = (w: MaintenanceWindowJson) =>
+    "all" in w.scope
+      ? "everything"
+      : "collectors" in w.scope
+        ? `collectors ${w.scope.collectors.join(", ")}`
+        : `accounts ${w.scope.accounts.join(", ")}`;
+  return h(
+    "div",
+    { id: "maintenance", class: "panel" },
+    h(
+      "ul",
+      null,
+      ...sorted.map((w) =>
+        h(
+          "li",
+          { id: `maintenance-${w.id}`, "data-state": w.state },
+          badge("new", w.active ? "In maintenance" : "Next"),
+          " ",
+          h("strong", null, scopeText(w)),
+          w.active
+            ? ` until ${fmtTime(w.ends_at)}`
+            : w.starts_at
+              ? ` from ${fmtTime(w.starts_at)} to ${fmtTime(w.ends_at)}`
+              : "",
+          w.kind === "recurring"
+            ? ` (recurring: ${w.schedule} ${w.timezone}, ${w.duration_minutes} min)`
+            : "",
+          ` by ${w.author}: ${w.reason}`,
+          h("span", { class: "muted" }, ` · id ${w.id}`),
+          csrf === null
+            ? null
+            : h(
+                "form",
+                {
+                  class: "maintenance-end",
+                  method: "post",
+                  action: `/system/maintenance/${encodeURIComponent(w.id)}/end`,
+                },
+                h("input", { type: "hidden", name: "csrf", value: csrf }),
+                h(
+                  "button",
+                  { type: "submit", "aria-label": `End the maintenance window of ${scopeText(w)} now` },
+                  "End",
+                ),
+              ),
+        ),
+      ),
+    ),
+  );
+}
+
 // Own cost (docs/monitor-cost.md): shown only when the status body has own_cost.
 export function money(v: number | null | undefined, cur: string | null | undefined): string {
   if (v === null || v === undefined) return "not available";
@@ -920,6 +983,13 @@ export function LiveContent(s: PageState): JSXNode {
         "Silences",
         s.silences === null,
         s.silences ? Silences(s.silences) : null,
+      ),
+      section(
+        "maintenance-section",
+        "h-maintenance",
+        "Maintenance windows",
+        s.maintenance === null || s.maintenance === undefined,
+        s.maintenance ? Maintenance(s.maintenance, s.csrf) : null,
       ),
       section(
         "own-cost-section",
