@@ -75,6 +75,10 @@ describe("/system maintenance section", () => {
     expect(active).toContain("In maintenance");
     expect(active).toContain("collectors config_ec2");
     expect(active).toContain('action="/system/maintenance/mw-active/end"');
+    // The card of the collector in scope says so too.
+    const card =
+      /<article class="card [a-z]+"[^>]*id="collector-config_ec2">(.*?)<\/article>/s.exec(html)?.[1] ?? "";
+    expect(card).toContain("In maintenance");
     const weekly = /<li id="maintenance-mw-weekly"[^>]*>(.*?)<\/li>/s.exec(html)?.[1] ?? "";
     expect(weekly).toContain("Next");
     expect(weekly).toContain("0 2 * * 0 Europe/Berlin");

@@ -299,6 +299,7 @@ function Collectors(st: StatusJson, fl: FailuresJson | null): JSXNode {
       { class: `card ${c.health}`, "aria-labelledby": `c-${c.name}`, id: `collector-${c.name}` },
       h("h3", { id: `c-${c.name}` }, c.name),
       badge(c.health, WORDS[c.health] ?? c.health),
+      c.in_maintenance ? [" ", badge("new", "In maintenance")] : null,
       kv(pairs),
       rs
         ? h("ul", { class: c.health === "new" ? "muted" : "err" }, ...rs.map((r) => h("li", null, r)))
