@@ -15,7 +15,7 @@
  */
 
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDbSilenceStore, DynamoDbTransitionStore } from "@monitor/aws";
+import { DynamoDbMaintenanceStore, DynamoDbSilenceStore, DynamoDbTransitionStore } from "@monitor/aws";
 import {
   ClickHouseAlertStateStore,
   ClickHouseCollectorRegistry,
@@ -23,7 +23,7 @@ import {
   ClickHouseEngineTickStore,
   type ClickHouseRunStore,
 } from "@monitor/clickhouse";
-import type { SilenceStore, TransitionStore } from "@monitor/core";
+import type { MaintenanceStore, SilenceStore, TransitionStore } from "@monitor/core";
 import { AlertEngine, type Heartbeat, httpHeartbeat } from "@monitor/runtime";
 import type { Logger } from "@shared/kernel";
 import { jsonLogger } from "@shared/kernel/json-logger";
@@ -48,6 +48,8 @@ export interface AlertsDeps {
   silences?: SilenceStore;
   /** The dead-man's switch (MONITOR_HEARTBEAT_URL); absent: no ping. */
   heartbeat?: Heartbeat;
+  /** Maintenance windows (an item of the transitions table, beside the silences); absent: none. */
+  maintenance?: MaintenanceStore;
 }
 
 export interface AlertsTickSummary {
@@ -79,6 +81,7 @@ export function createAlertEngine(deps: AlertsDeps): AlertEngine {
     // Every tick recorded where svcmon-status reads it; the interval is the schedule's (one minute).
     ticks: ClickHouseEngineTickStore.fromStore(deps.store),
     ...(deps.heartbeat === undefined ? {} : { heartbeat: deps.heartbeat }),
+    ...(deps.maintenance === undefined ? {} : { maintenance: deps.maintenance }),
   });
 }
 
@@ -126,6 +129,10 @@ const deployed = once(async () => {
             tableName: transitionsTable,
           }),
           silences: new DynamoDbSilenceStore({ client: new DynamoDBClient({}), tableName: transitionsTable }),
+          maintenance: new DynamoDbMaintenanceStore({
+            client: new DynamoDBClient({}),
+            tableName: transitionsTable,
+          }),
         }),
   });
 });

@@ -7,7 +7,12 @@
 
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { createMonitorApp, type MonitorAppDeps } from "@monitor/api";
-import { DynamoDbEndedSessionStore, DynamoDbSilenceStore, DynamoDbTransitionStore } from "@monitor/aws";
+import {
+  DynamoDbEndedSessionStore,
+  DynamoDbMaintenanceStore,
+  DynamoDbSilenceStore,
+  DynamoDbTransitionStore,
+} from "@monitor/aws";
 import {
   ClickHouseAlertStateStore,
   ClickHouseCollectorRegistry,
@@ -19,6 +24,7 @@ import {
   DEFAULT_HIERARCHY_RULES,
   type EndedSessionStore,
   type HierarchyRules,
+  type MaintenanceStore,
   type SilenceStore,
   type TransitionStore,
 } from "@monitor/core";
@@ -66,6 +72,8 @@ export interface StatusDeps {
   sessionKeys?: readonly string[];
   /** Silences: the transitions table's item the alert engine reads. Absent: routes 404. */
   silences?: SilenceStore;
+  /** Maintenance windows: the transitions table's item the alert engine reads. Absent: routes 404. */
+  maintenance?: MaintenanceStore;
   /**
    * The `/system` sessions ended by a logout (an item per session in the transitions table), read by
    * every instance. Absent: a logout only clears the browser's cookie.
@@ -101,6 +109,7 @@ export function createStatusApp(deps: StatusDeps): Hono {
     ...(deps.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: deps.maxClockSkewMs }),
     ...(deps.sessionKeys === undefined ? {} : { sessionKeys: deps.sessionKeys }),
     ...(deps.silences === undefined ? {} : { silences: deps.silences }),
+    ...(deps.maintenance === undefined ? {} : { maintenance: deps.maintenance }),
     ...(deps.endedSessions === undefined ? {} : { endedSessions: deps.endedSessions }),
     history: {
       deliveryLog: ClickHouseDeliveryLog.fromStore(deps.store),
@@ -134,6 +143,10 @@ const deployed = once(async (): Promise<Handler> => {
       ? {}
       : {
           silences: new DynamoDbSilenceStore({ client: new DynamoDBClient({}), tableName: silencesTable }),
+          maintenance: new DynamoDbMaintenanceStore({
+            client: new DynamoDBClient({}),
+            tableName: silencesTable,
+          }),
           endedSessions: new DynamoDbEndedSessionStore({
             client: new DynamoDBClient({}),
             tableName: silencesTable,

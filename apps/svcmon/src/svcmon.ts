@@ -24,6 +24,7 @@ import {
   validateRunRecord,
 } from "@monitor/core";
 import { deliver, pidAlive, type RunRecordOut } from "./deliver.ts";
+import { maintenanceMain } from "./maintenance.ts";
 import { pingMain } from "./ping.ts";
 import { silenceMain } from "./silence.ts";
 import { UsageError } from "./usage-error.ts";
@@ -50,6 +51,7 @@ but its run could not be recorded; 2 on invalid arguments.
 
        svcmon silence add|list|expire ...   silences of alerts (svcmon silence --help)
        svcmon ping [--url URL] [--start | --fail REASON]   one ping of a dead-man's switch (svcmon ping --help)
+       svcmon maintenance add|list|end ...  maintenance windows (svcmon maintenance --help)
 
 example:
   svcmon run --collector nightly_backup --account 111111111111 --region eu-west-1 -- ./backup.sh`;
@@ -311,6 +313,13 @@ export async function main(
   opts: { now?: () => number } = {},
 ): Promise<number> {
   const now = opts.now ?? Date.now;
+  if (argv[0] === "maintenance")
+    return maintenanceMain(argv.slice(1), env, {
+      fetch: globalThis.fetch,
+      out: (t) => process.stdout.write(t),
+      err: (t) => process.stderr.write(t),
+      now,
+    });
   if (argv[0] === "silence")
     return silenceMain(argv.slice(1), env, {
       fetch: globalThis.fetch,

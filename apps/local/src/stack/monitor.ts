@@ -18,6 +18,7 @@ import {
   hierarchyRulesFromEnv,
   httpHeartbeat,
   SqliteEndedSessionStore,
+  SqliteMaintenanceStore,
   SqliteSilenceStore,
   SqliteTransitionStore,
 } from "@monitor/runtime";
@@ -82,6 +83,7 @@ export async function openMonitorStores(
 export interface MonitorAlerts {
   engine: AlertEngine;
   silences: SqliteSilenceStore;
+  maintenance: SqliteMaintenanceStore;
   endedSessions: SqliteEndedSessionStore;
   /** The engine's flips and notifications and its delivery attempts: what a timeline reads. */
   transitions: SqliteTransitionStore;
@@ -109,6 +111,8 @@ export function createAlerts(
   const transitions = new SqliteTransitionStore(join(config.dataDir, "alerts.sqlite"));
   // Silences in the same file: a table beside the transitions and the alert state.
   const silences = new SqliteSilenceStore(join(config.dataDir, "alerts.sqlite"));
+  // Maintenance windows in the same file, beside the silences.
+  const maintenance = new SqliteMaintenanceStore(join(config.dataDir, "alerts.sqlite"));
   // The /system sessions ended by a logout, in the same file: refused after a restart too.
   const endedSessions = new SqliteEndedSessionStore(join(config.dataDir, "alerts.sqlite"));
   const deliveryLog = ClickHouseDeliveryLog.fromStore(runStore);
@@ -127,6 +131,7 @@ export function createAlerts(
     stateStore: ClickHouseAlertStateStore.fromStore(runStore),
     transitions,
     silences,
+    maintenance,
     channels,
     deliveryLog,
     now: options.now,
@@ -144,6 +149,7 @@ export function createAlerts(
   return {
     engine,
     silences,
+    maintenance,
     endedSessions,
     transitions,
     deliveryLog,
@@ -151,6 +157,7 @@ export function createAlerts(
       await engine.stop();
       transitions.close();
       silences.close();
+      maintenance.close();
       endedSessions.close();
     },
   };
@@ -173,6 +180,7 @@ export function monitorApp(
     alerts: () => alerts.engine.firingAlerts(),
     engineTicks: ClickHouseEngineTickStore.fromStore(stores.runStore),
     silences: alerts.silences,
+    maintenance: alerts.maintenance,
     queues: stores.queueHealth,
     ownCost: (now) => stores.cost.ownCost(now),
     trustProxy: config.trustProxy,

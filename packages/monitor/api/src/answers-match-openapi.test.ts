@@ -3,7 +3,7 @@
 // typed with): runs, accounts, the registry, freshness, silences, the page's failure history and
 // the 422 error body. The status body has its own test (status-schema.test.ts).
 import type { ClickHouseRunStore } from "@monitor/clickhouse";
-import { InMemoryCollectorRegistry, InMemorySilenceStore } from "@monitor/core";
+import { InMemoryCollectorRegistry, InMemoryMaintenanceStore, InMemorySilenceStore } from "@monitor/core";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, MIN, makeApp, openTempStore, runAt } from "./test-support.ts";
@@ -30,6 +30,7 @@ describe("the answers and the OpenAPI document", () => {
       store,
       registry: new InMemoryCollectorRegistry(undefined, { now: () => NOW }),
       silences: new InMemorySilenceStore(),
+      maintenance: new InMemoryMaintenanceStore(),
       now: () => NOW,
     });
     const doc = (await call(app, "GET", "/api/system/openapi.json")).body;
@@ -90,6 +91,24 @@ describe("the answers and the OpenAPI document", () => {
     })) as { id: string };
     await check("GET", "/api/system/silences?all=true", "/api/system/silences", 200);
     await check("DELETE", `/api/system/silences/${silence.id}`, "/api/system/silences/{id}", 200);
+    const window = (await check("POST", "/api/system/maintenance", "/api/system/maintenance", 201, {
+      scope: { collectors: ["config_ebs"] },
+      author: "ann",
+      reason: "upgrade",
+      ends_at: NOW + 60 * MIN,
+    })) as { id: string };
+    await check("POST", "/api/system/maintenance", "/api/system/maintenance", 201, {
+      scope: { all: true },
+      author: "ann",
+      reason: "patching",
+      schedule: "0 2 * * 0",
+      timezone: "Europe/Berlin",
+      duration_minutes: 120,
+    });
+    // The status with a window in effect: `maintenance` and a collector's `in_maintenance`.
+    await check("GET", "/api/system/status", "/api/system/status", 200);
+    await check("GET", "/api/system/maintenance?all=true", "/api/system/maintenance", 200);
+    await check("DELETE", `/api/system/maintenance/${window.id}`, "/api/system/maintenance/{id}", 200);
     await check("GET", "/healthz", "/healthz", 200);
   });
 });

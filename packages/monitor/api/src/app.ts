@@ -36,6 +36,7 @@ import {
   type MonitorContext,
   within,
 } from "./context.ts";
+import { listMaintenance, maintenanceRoutes } from "./maintenance.ts";
 import { monitorOpenApiDocument, registerSecuritySchemes } from "./openapi-document.ts";
 import { documentSystemPage } from "./page/page-document.ts";
 import { registerSystemPage } from "./page/routes.ts";
@@ -151,6 +152,9 @@ export function createMonitorApp(deps: MonitorAppDeps): OpenAPIHono<BlankEnv> {
   if (silences !== undefined) app.route("/", silenceRoutes({ silences, now: deps.now, limit: ctx.limit }));
   const timelineSources = { ...(deps.history ?? {}), ...(silences === undefined ? {} : { silences }) };
   app.route("/", timelineRoutes(ctx, timelineSources));
+  const maintenance = deps.maintenance;
+  if (maintenance !== undefined)
+    app.route("/", maintenanceRoutes({ maintenance, now: deps.now, limit: ctx.limit }));
 
   const page = new OpenAPIHono<BlankEnv>();
   registerSystemPage(page, {
@@ -171,6 +175,12 @@ export function createMonitorApp(deps: MonitorAppDeps): OpenAPIHono<BlankEnv> {
       : {
           listSilences: () => listSilences(silences, deps.now()),
           createSilence: (body: unknown) => createSilence(silences, body, deps.now()),
+        }),
+    ...(maintenance === undefined
+      ? {}
+      : {
+          listMaintenance: () => listMaintenance(maintenance, deps.now()),
+          endMaintenance: async (id: string) => (await maintenance.end(id, deps.now())) !== null,
         }),
   });
   documentSystemPage(page, silences !== undefined);

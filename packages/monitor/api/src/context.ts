@@ -10,6 +10,7 @@ import {
   DEFAULT_MONITOR_BODY_BYTES,
   type EndedSessionStore,
   type EngineTickStore,
+  type MaintenanceStore,
   type OwnCostReport,
   type QueueHealth,
   type RunStore,
@@ -67,6 +68,13 @@ export interface MonitorAppDeps {
    * notifications and the delivery log's attempts. Absent: timelines have runs and silences only.
    */
   history?: Omit<TimelineReadDeps, "store" | "silences">;
+  /**
+   * Maintenance windows (docs/monitor-alerts.md): `POST|GET /api/system/maintenance`,
+   * `DELETE /api/system/maintenance/{id}`, the status body's `maintenance` and `in_maintenance`, and
+   * the collectors' freshness after a window. The alert engine must read the same store. Absent: the
+   * routes answer 404 and the status has no `maintenance`.
+   */
+  maintenance?: MaintenanceStore;
   /** The firing alerts of the status body (the alert engine's stored state); none when absent. */
   alerts?: () => Promise<FiringAlertJson[]>;
   /**

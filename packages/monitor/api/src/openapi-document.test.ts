@@ -1,7 +1,12 @@
 // The monitor's OpenAPI document, generated from the routes' zod schemas, is a valid OpenAPI 3.1
 // document and lists every route the app answers (and nothing it does not serve), with and
 // without a silence store. The document is made without reading the run store.
-import { InMemoryCollectorRegistry, InMemorySilenceStore, type RunStore } from "@monitor/core";
+import {
+  InMemoryCollectorRegistry,
+  InMemoryMaintenanceStore,
+  InMemorySilenceStore,
+  type RunStore,
+} from "@monitor/core";
 import { undocumentedRoutes } from "@shared/http";
 import { openApi31Problems } from "@shared/test-support/openapi-31";
 import { describe, expect, it } from "vitest";
@@ -19,7 +24,9 @@ async function documentOf(withSilences: boolean) {
   const app = makeApp({
     store: notRead,
     registry: new InMemoryCollectorRegistry(),
-    ...(withSilences ? { silences: new InMemorySilenceStore() } : {}),
+    ...(withSilences
+      ? { silences: new InMemorySilenceStore(), maintenance: new InMemoryMaintenanceStore() }
+      : {}),
   });
   const res = await call(app, "GET", "/api/system/openapi.json");
   expect(res.status).toBe(200);
@@ -38,6 +45,7 @@ describe("the monitor's OpenAPI document", () => {
       const { app, doc } = await documentOf(withSilences);
       expect(undocumentedRoutes(app, [doc])).toEqual({ undocumented: [], unserved: [] });
       expect(Object.keys(doc.paths).includes("/api/system/silences")).toBe(withSilences);
+      expect(Object.keys(doc.paths).includes("/api/system/maintenance")).toBe(withSilences);
     },
   );
 

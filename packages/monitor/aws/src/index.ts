@@ -20,6 +20,7 @@ export * from "./ec2-collector.ts";
 export * from "./ended-session-store-dynamodb.ts";
 export * from "./errors.ts";
 export * from "./events.ts";
+export * from "./maintenance-store-dynamodb.ts";
 export * from "./network-collector.ts";
 export * from "./no-access.ts";
 export * from "./regions.ts";

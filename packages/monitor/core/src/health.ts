@@ -69,8 +69,9 @@ export function graceEnd(spec: CollectorSpec): EpochMs | null {
 interface Expectation {
   lateAt(lastSuccess: EpochMs): EpochMs | null;
   staleAt(lastSuccess: EpochMs): EpochMs | null;
-  late(lastSuccess: EpochMs, now: EpochMs): string;
-  stale(lastSuccess: EpochMs, now: EpochMs): string;
+  /** `from`: where freshness counts from (the last success, or a later window end); `last`: the last success. */
+  late(from: EpochMs, last: EpochMs, now: EpochMs): string;
+  stale(from: EpochMs, last: EpochMs, now: EpochMs): string;
   /** The span of the grace, in words: "30 min (2 × 15 min)". */
   grace: string;
 }
@@ -80,9 +81,9 @@ function intervalExpectation(interval: number): Expectation {
   return {
     lateAt: (last) => last + interval * MINUTE_MS,
     staleAt: (last) => last + staleMinutes * MINUTE_MS,
-    late: (last, now) =>
+    late: (_from, last, now) =>
       `last success ${wholeMinutes(now - last)} min ago, older than the ${interval} min interval`,
-    stale: (last, now) =>
+    stale: (_from, last, now) =>
       `stale: no succeeded run within ${staleMinutes} min (${STALE_INTERVAL_FACTOR} × ${interval} min); ` +
       `last success ${wholeMinutes(now - last)} min ago`,
     grace: `${staleMinutes} min (${STALE_INTERVAL_FACTOR} × ${interval} min)`,
@@ -97,11 +98,11 @@ function cronExpectation(spec: CollectorSpec): Expectation | null {
   return {
     lateAt: (last) => cronDeadline(cron, last)?.due ?? null,
     staleAt: (last) => cronDeadline(cron, last)?.overdue ?? null,
-    late: (last, now) =>
-      `late: the run expected at ${iso(cronDeadline(cron, last)?.due ?? now)} (${on}) has not succeeded yet; ` +
-      `stale at ${iso(cronDeadline(cron, last)?.overdue ?? now)}`,
-    stale: (last, now) =>
-      `stale: no succeeded run since the one expected at ${iso(cronDeadline(cron, last)?.due ?? now)} (${on}) ` +
+    late: (from, _last, now) =>
+      `late: the run expected at ${iso(cronDeadline(cron, from)?.due ?? now)} (${on}) has not succeeded yet; ` +
+      `stale at ${iso(cronDeadline(cron, from)?.overdue ?? now)}`,
+    stale: (from, last, now) =>
+      `stale: no succeeded run since the one expected at ${iso(cronDeadline(cron, from)?.due ?? now)} (${on}) ` +
       `and its ${cron.graceMinutes} min grace; last success ${wholeMinutes(now - last)} min ago`,
     grace: `its first expected run (${on}) plus ${cron.graceMinutes} min`,
   };
@@ -115,6 +116,7 @@ export function collectorHealth(
   spec: CollectorSpec,
   runs: readonly RunRecord[],
   now: EpochMs,
+  anchor?: FreshnessAnchorFn,
 ): CollectorHealth {
   const own = runsAsOf(
     runs.filter((r) => r.collector === spec.name),
@@ -172,11 +174,14 @@ export function collectorHealth(
       );
     }
   } else {
+    // Freshness counts from the last success, or from the end of a maintenance window that covered
+    // the collector and ended after it (staleness accrued during planned work is not held against it).
     const last = lastSuccess.completed_at;
-    const staleAt = expect.staleAt(last);
-    const lateAt = expect.lateAt(last);
-    if (staleAt !== null && now > staleAt) red.push(expect.stale(last, now));
-    else if (lateAt !== null && now > lateAt) amber.push(expect.late(last, now));
+    const from = freshFrom(spec, last, anchor);
+    const staleAt = expect.staleAt(from);
+    const lateAt = expect.lateAt(from);
+    if (staleAt !== null && now > staleAt) red.push(expect.stale(from, last, now));
+    else if (lateAt !== null && now > lateAt) amber.push(expect.late(from, last, now));
   }
   if (latest !== null && latest.status !== "succeeded") {
     amber.push(
@@ -215,8 +220,9 @@ export function collectorsHealth(
   runs: readonly RunRecord[],
   now: EpochMs,
   dependencies: Readonly<Record<string, readonly string[]>> = DEFAULT_DEPENDENCIES,
+  anchor?: FreshnessAnchorFn,
 ): CollectorHealth[] {
-  const health = specs.map((spec) => collectorHealth(spec, runs, now));
+  const health = specs.map((spec) => collectorHealth(spec, runs, now, anchor));
   const byName = new Map(health.map((h) => [h.name, h]));
   const succeeded = new Set(
     runsAsOf(runs, now)
@@ -248,6 +254,21 @@ export function collectorsHealth(
       new_until: graceUntil,
     };
   });
+}
+
+/**
+ * Where a collector's freshness counts from, given its last success: later when a maintenance window
+ * covering it ended after that success (`freshnessAnchors`), so staleness accrued during the window
+ * is not held against it. Absent: the last success.
+ */
+export type FreshnessAnchorFn = (collector: string, lastSuccessAt: EpochMs) => EpochMs;
+
+function freshFrom(
+  spec: CollectorSpec,
+  lastSuccessAt: EpochMs,
+  anchor: FreshnessAnchorFn | undefined,
+): EpochMs {
+  return anchor === undefined ? lastSuccessAt : anchor(spec.name, lastSuccessAt);
 }
 
 const RANK: Record<Health, number> = { new: 0, green: 1, amber: 2, red: 3 };

@@ -6,6 +6,14 @@
 import { MAX_CRON_CHARS, MAX_GRACE_MINUTES, MAX_TIMEZONE_CHARS } from "@monitor/jobs";
 import type { LimitRow } from "@shared/kernel";
 import {
+  MAINTENANCE_AUTHOR_MAX,
+  MAINTENANCE_MAX_LIVE,
+  MAINTENANCE_MAX_ONCE_MS,
+  MAINTENANCE_MAX_RECURRING_MINUTES,
+  MAINTENANCE_REASON_MAX,
+  MAINTENANCE_SCOPE_MAX,
+} from "./alerts/maintenance.ts";
+import {
   SILENCE_AUTHOR_MAX,
   SILENCE_MAX_ACTIVE,
   SILENCE_MAX_DURATION_MS,
@@ -254,7 +262,58 @@ export const MONITOR_LIMITS: LimitRow[] = [
     status: 0,
     note: "the reason of a failed alert-engine round or `svcmon ping --fail`; longer text is cut, each ping is abandoned after 10 s",
   },
+  ...maintenanceLimits(),
 ];
+
+/** The bounds of a maintenance window (`POST /api/system/maintenance`, `svcmon maintenance add`). */
+function maintenanceLimits(): LimitRow[] {
+  const row = (field: string, limit: number, unit: LimitRow["unit"], note: string): LimitRow => ({
+    area: "monitor",
+    field,
+    limit,
+    unit,
+    status: 422,
+    note,
+  });
+  return [
+    row(
+      "maintenance reason",
+      MAINTENANCE_REASON_MAX,
+      "characters",
+      "POST /api/system/maintenance and svcmon maintenance add (required)",
+    ),
+    row(
+      "maintenance author",
+      MAINTENANCE_AUTHOR_MAX,
+      "characters",
+      "POST /api/system/maintenance and svcmon maintenance add (required)",
+    ),
+    row(
+      "maintenance scope",
+      MAINTENANCE_SCOPE_MAX,
+      "items",
+      "collectors or accounts named by one window (from 1), or {all: true}",
+    ),
+    row(
+      "maintenance ends_at",
+      MAINTENANCE_MAX_ONCE_MS / 60_000,
+      "minutes",
+      "a one-off window, after it is created (30 days)",
+    ),
+    row(
+      "maintenance duration_minutes",
+      MAINTENANCE_MAX_RECURRING_MINUTES,
+      "minutes",
+      "each occurrence of a recurring window, from 1 (24 hours)",
+    ),
+    row(
+      "maintenance windows",
+      MAINTENANCE_MAX_LIVE,
+      "items",
+      "active, pending or recurring at once; end one first",
+    ),
+  ];
+}
 
 /**
  * The characters of the monitor token (RFC 6750's b64token): the only tokens a bearer header carries

@@ -7,7 +7,7 @@
  * The notification ports (`Channel`, `DeliveryLog`, `Notification`) are owned by `@shared/notify`,
  * which is shared with producers outside the monitor.
  */
-import type { AlertState, Silence } from "./alerts/index.ts";
+import type { AlertState, MaintenanceWindow, Silence } from "./alerts/index.ts";
 import type { AccountStatus, CollectorSpec, RegisteredBy, RunStatus } from "./records.ts";
 import type { ResourceRow } from "./resource-row.ts";
 
@@ -282,6 +282,29 @@ export interface SilenceStore {
    */
   expire(id: string, at: number): Promise<Silence | null>;
   /** Removes silences that ended before `before`; returns how many. */
+  prune(before: number): Promise<number>;
+}
+
+// ---- Maintenance windows ----
+
+/**
+ * Where maintenance windows are kept, beside the silences (SQLite in DATA_DIR for the embedded stack,
+ * one item of the alerts' transitions table on AWS, in memory for tests). A port of its own rather
+ * than more of `SilenceStore`: a window has a scope and a timing (one-off or recurring) where a
+ * silence has matchers and two instants, and ending one sets `endedAt` rather than moving `endsAt`.
+ * Windows over are kept (listed, and their end still anchors freshness) until `prune`.
+ */
+export interface MaintenanceStore {
+  /** Adds a window; false (and nothing changed) when its id exists. */
+  create(window: MaintenanceWindow): Promise<boolean>;
+  /** Every kept window, by `createdAt` then `id`. */
+  list(): Promise<MaintenanceWindow[]>;
+  /**
+   * Ends the window at `at` (its `endedAt` becomes `at`, or stays when earlier). Returns it as now
+   * stored, or null when no window has that id.
+   */
+  end(id: string, at: number): Promise<MaintenanceWindow | null>;
+  /** Removes windows over before `before` (ended early, or a one-off past its end); returns how many. */
   prune(before: number): Promise<number>;
 }
 

@@ -2,3 +2,4 @@ export * from "./cron-schedule.ts";
 export * from "./duration-baseline.ts";
 export * from "./duration-rules.ts";
 export * from "./engine-health.ts";
+export * from "./maintenance-window.ts";

@@ -12,6 +12,7 @@ import {
   type AlertState,
   type AlertStateStore,
   alertLink,
+  applyMaintenance,
   applySilences,
   type CollectorRegistry,
   confirmSent,
@@ -23,10 +24,13 @@ import {
   type Flip,
   failureSubjectParts,
   flipTransition,
+  freshnessAnchors,
   type IntentItem,
   intentTransition,
   itemIdentity,
   Limiter,
+  type MaintenanceStore,
+  type MaintenanceWindow,
   type MutedNotice,
   markFailed,
   type NotificationIntent,
@@ -104,6 +108,12 @@ export interface AlertEngineDeps {
    * at the next tick. A store that cannot be read keeps the silences last read.
    */
   silences?: SilenceStore;
+  /**
+   * Maintenance windows: while one is in effect, the alerts it covers are muted by it (as by a
+   * silence), and after it ends the collectors it covered count their freshness from its end. A
+   * store that cannot be read keeps the windows last read.
+   */
+  maintenance?: MaintenanceStore;
   /** This engine's name in claims. Default `<host>:<pid>:<random>`. */
   claimant?: string;
   /** How long a claim holds before another engine may take it (a crash between claim and send). */
@@ -266,7 +276,12 @@ export function intentNotification(
 /** The delivery-log record of an alert held back by a mute: channel `*`, attempt 0, not ok, `muted`. */
 export function mutedAttempt(notice: MutedNotice, at: number) {
   const m = notice.mutedBy;
-  const by = m === null ? "mute" : m.kind === "silence" ? `silence|${m.id}` : `${m.rule}|${m.subject}`;
+  const by =
+    m === null
+      ? "mute"
+      : m.kind === "silence" || m.kind === "maintenance"
+        ? `${m.kind}|${m.id}`
+        : `${m.rule}|${m.subject}`;
   return {
     notificationId: notice.id,
     channel: "*",
@@ -281,6 +296,7 @@ export function mutedAttempt(notice: MutedNotice, at: number) {
 export class AlertEngine {
   readonly #d: AlertEngineDeps;
   #silences: readonly Silence[] = [];
+  #maintenance: readonly MaintenanceWindow[] = [];
   /** Which silence regexes match which subjects, kept from one tick to the next. */
   readonly #silenceMatches = new SilenceMatchMemo();
   readonly #intervalMs: number;
@@ -372,6 +388,19 @@ export class AlertEngine {
     return this.#silences;
   }
 
+  async #readMaintenance(): Promise<readonly MaintenanceWindow[]> {
+    const store = this.#d.maintenance;
+    if (store === undefined) return [];
+    try {
+      this.#maintenance = await store.list();
+    } catch (err) {
+      this.#d.log.warn("alerts: maintenance windows unavailable, the last read apply", {
+        error: String(err),
+      });
+    }
+    return this.#maintenance;
+  }
+
   async #tick(): Promise<TickResult> {
     const { store, registry, channels, deliveryLog, log } = this.#d;
     const transitions = this.#d.transitions;
@@ -381,7 +410,7 @@ export class AlertEngine {
     // status queries, the database's health, the queues and the silences.
     const stateRead = this.#readState();
     stateRead.catch(() => {}); // awaited by #stepAndSave; a failure there fails the tick as before
-    const [snapshot, db, queues, silences] = await Promise.all([
+    const [snapshot, db, queues, silences, windows] = await Promise.all([
       readSnapshot(store, specs, now),
       store.dbHealth().catch((err: unknown): StoreHealth | null => {
         log.warn("alerts: disk usage unavailable", { error: String(err) });
@@ -394,8 +423,9 @@ export class AlertEngine {
             return null;
           }),
       this.#readSilences(),
+      this.#readMaintenance(),
     ]);
-    const input = alertInput(specs, snapshot, db, now, queues);
+    const input = alertInput(specs, snapshot, db, now, queues, freshnessAnchors(windows, now));
     // With no channel nothing is emitted (nor claimed, nor backed off): what is owed stays owed, and
     // the first tick with a channel sends it.
     const canDeliver = channels.length > 0;
@@ -411,7 +441,12 @@ export class AlertEngine {
       (previous) =>
         step(
           previous,
-          applySilences(evaluateConditions(input, now, previous), silences, now, memo.matches),
+          applySilences(
+            applyMaintenance(evaluateConditions(input, now, previous), windows, now),
+            silences,
+            now,
+            memo.matches,
+          ),
           now,
           { deliver: canDeliver },
         ),

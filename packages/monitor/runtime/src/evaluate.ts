@@ -28,6 +28,7 @@ import {
   collectorsHealth,
   coverage,
   type FailureStreakRow,
+  type FreshnessAnchorFn,
   type FreshnessEntry,
   freshnessList,
   HOUR_MS,
@@ -134,12 +135,14 @@ export function evidenceRuns(s: Pick<StoreSnapshot, "latest" | "successes" | "st
   return runs;
 }
 
+/** `anchor`: where freshness counts from after a maintenance window (`freshnessAnchors`); absent, the last success. */
 export function evaluateHealth(
   specs: readonly CollectorSpec[],
   s: Pick<StoreSnapshot, "latest" | "successes" | "streaks">,
   now: number,
+  anchor?: FreshnessAnchorFn,
 ): CollectorHealth[] {
-  return collectorsHealth(specs, evidenceRuns(s), now);
+  return collectorsHealth(specs, evidenceRuns(s), now, undefined, anchor);
 }
 
 export function evaluateFreshness(
@@ -279,8 +282,9 @@ export function alertInput(
   db: StoreHealth | null,
   now: number,
   queues: readonly QueueHealth[] | null = [],
+  anchor?: FreshnessAnchorFn,
 ): AlertInput {
-  const collectors = evaluateHealth(specs, s, now);
+  const collectors = evaluateHealth(specs, s, now, anchor);
   const cov = evaluateCoverage(s.accounts, s.scans, now);
   const latestOf = new Map(s.latest.map((r) => [r.collector, r]));
   const streaks = s.streaks.map((st) => {
@@ -343,7 +347,7 @@ export interface FiringAlertJson {
   /** What mutes it (the alert that is the cause); null when not muted. */
   muted_by:
     | { kind: "alert"; rule: string; subject: string; fingerprint: string }
-    | { kind: "silence"; id: string; author: string; reason: string; endsAt: number }
+    | { kind: "silence" | "maintenance"; id: string; author: string; reason: string; endsAt: number }
     | null;
   /** Why it is muted, in words; null when not muted. */
   reason: string | null;

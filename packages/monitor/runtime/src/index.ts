@@ -6,6 +6,7 @@ export * from "./evaluate.ts";
 export * from "./heartbeat.ts";
 export * from "./hierarchy-builder.ts";
 export * from "./hierarchy-rules-file.ts";
+export * from "./maintenance-store-sqlite.ts";
 export * from "./scheduler.ts";
 export * from "./silence-matches.ts";
 export * from "./silence-store-sqlite.ts";

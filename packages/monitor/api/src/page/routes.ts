@@ -21,7 +21,7 @@ import { CLIENT_JS, CLIENT_JS_HASH } from "./client-bundle.gen.ts";
 import { loginPage, systemPage } from "./page.ts";
 import type { SignedPageSessions } from "./signed-sessions.ts";
 import { type TimelineJson, timelinePage } from "./timeline-page.ts";
-import type { FailuresJson, PageState, SilencesJson, StatusJson } from "./view-types.ts";
+import type { FailuresJson, MaintenanceListJson, PageState, SilencesJson, StatusJson } from "./view-types.ts";
 
 /** The client script's URL: its content hash in the name, so it is cached for good. */
 export const CLIENT_SCRIPT_PATH = `/system/assets/client-${CLIENT_JS_HASH}.js`;
@@ -55,6 +55,14 @@ export interface SystemPageDeps {
   createSilence?: (body: unknown) => Promise<unknown>;
   /** The timeline body for a raw query (`GET /api/system/timeline`'s checks; throws its 422). */
   timeline: (query: Record<string, string>) => Promise<TimelineJson>;
+  /** The maintenance windows not over (`GET /api/system/maintenance`); absent without a maintenance store. */
+  listMaintenance?: () => Promise<unknown>;
+  /**
+   * Ends a maintenance window now (`DELETE /api/system/maintenance/{id}`): the page's End buttons,
+   * under the same session, CSRF token and origin checks as the silence buttons (so only with them).
+   * Resolves false when no window has that id.
+   */
+  endMaintenance?: (id: string) => Promise<boolean>;
 }
 
 export const FAILURE_DAYS = 7;
@@ -202,6 +210,35 @@ export function registerSystemPage(app: Hono, deps: SystemPageDeps): void {
       if ((c.req.header("accept") ?? "").includes("application/json")) return c.json(created, 201);
       return c.redirect("/system#h-silences", 303);
     });
+
+    const end = deps.endMaintenance;
+    if (end !== undefined)
+      app.post("/system/maintenance/:id/end", deps.limit, sameOriginForms, async (c) => {
+        const origin = c.req.header("origin");
+        if (origin !== undefined && !sameOrigin(origin, c, deps.trustProxy)) {
+          throw new ApiError(403, "forbidden", "cross-origin write refused");
+        }
+        if (!(await sessions.valid(c))) throw new ApiError(401, "unauthorized", "sign in again");
+        let form: Record<string, unknown> = {};
+        try {
+          form = await c.req.parseBody();
+        } catch {
+          form = {};
+        }
+        const token = c.req.header("x-csrf-token") ?? (typeof form.csrf === "string" ? form.csrf : "");
+        if (!(await sessions.csrfValid(c, token))) {
+          throw new ApiError(
+            403,
+            "csrf_token_invalid",
+            "the page's CSRF token is missing or wrong; reload the page",
+          );
+        }
+        const id = c.req.param("id");
+        if (!(await end(id)))
+          throw new ApiError(404, "not_found", `no maintenance window with id ${JSON.stringify(id)}`);
+        if ((c.req.header("accept") ?? "").includes("application/json")) return c.json({ ended: id }, 200);
+        return c.redirect("/system#h-maintenance", 303);
+      });
   }
 
   app.get("/system/login", (c) => html(c, (n) => loginPage(n)));
@@ -333,10 +370,11 @@ export async function failuresBody(deps: Pick<SystemPageDeps, "now" | "read" | "
  */
 async function pageState(deps: SystemPageDeps, path: string, csrfToken: string | null): Promise<PageState> {
   const asJson = <T>(v: unknown): T => JSON.parse(JSON.stringify(v)) as T;
-  const [st, fl, si] = await Promise.allSettled([
+  const [st, fl, si, mw] = await Promise.allSettled([
     deps.status(path),
     failuresBody(deps),
     deps.listSilences === undefined ? Promise.resolve(null) : deps.listSilences(),
+    deps.listMaintenance === undefined ? Promise.resolve(null) : deps.listMaintenance(),
   ]);
   const state: PageState = {
     status: null,
@@ -365,6 +403,12 @@ async function pageState(deps: SystemPageDeps, path: string, csrfToken: string |
   else {
     state.silences = { silences: [] };
     state.problems.push(`Silences unavailable (${(si.reason as Error).message})`);
+  }
+  if (mw.status === "fulfilled")
+    state.maintenance = mw.value === null ? null : asJson<MaintenanceListJson>(mw.value);
+  else {
+    state.maintenance = { maintenance: [] };
+    state.problems.push(`Maintenance windows unavailable (${(mw.reason as Error).message})`);
   }
   return state;
 }

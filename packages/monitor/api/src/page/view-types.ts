@@ -7,6 +7,7 @@
  */
 import type { z } from "zod";
 import type { HealthSchema } from "../schemas/common.ts";
+import type { MaintenanceListSchema, MaintenanceWindowSchema } from "../schemas/maintenance.ts";
 import type { FailuresSchema, RunPointSchema, SilenceSchema, SilencesSchema } from "../schemas/resources.ts";
 import type {
   AlertSchema,
@@ -83,6 +84,10 @@ export type SilencesJson = Optional<Omit<z.infer<typeof SilencesSchema>, "silenc
   silences: SilenceJson[];
 };
 
+export type MaintenanceWindowJson = z.infer<typeof MaintenanceWindowSchema>;
+
+export type MaintenanceListJson = Optional<z.infer<typeof MaintenanceListSchema>, "generated_at">;
+
 /** Everything one render of the page needs. */
 export interface PageState {
   /** The latest status body that was read (null: none yet). */
@@ -92,6 +97,8 @@ export interface PageState {
   failures: FailuresJson | null;
   /** null: this deployment keeps no silences (no section). */
   silences: SilencesJson | null;
+  /** null or absent: this deployment keeps no maintenance windows (no section). */
+  maintenance?: MaintenanceListJson | null;
   /** What failed in the latest refresh, in words (the page is then marked stale). */
   problems: string[];
   /** The database was unreachable in the latest refresh: why. */

@@ -15,6 +15,8 @@ import type {
   CollectorJson,
   FailuresJson,
   Health,
+  MaintenanceListJson,
+  MaintenanceWindowJson,
   OwnCostJson,
   PageState,
   RunPointJson,
@@ -342,6 +344,7 @@ function Collectors(st: StatusJson, fl: FailuresJson | null): JSXNode {
       { class: `card ${c.health}`, "aria-labelledby": `c-${c.name}`, id: `collector-${c.name}` },
       h("h3", { id: `c-${c.name}` }, c.name),
       badge(c.health, WORDS[c.health] ?? c.health),
+      c.in_maintenance ? [" ", badge("new", "In maintenance")] : null,
       kv(pairs),
       rs
         ? h("ul", { class: c.health === "new" ? "muted" : "err" }, ...rs.map((r) => h("li", null, r)))
@@ -738,8 +741,11 @@ function Alerts(st: StatusJson, csrf: string | null): JSXNode {
     const mutedBy = m
       ? m.kind === "silence"
         ? `silence ${m.id} by ${m.author} until ${new Date(m.endsAt).toISOString()}`
-        : `${m.rule} ${m.subject}`
+        : m.kind === "maintenance"
+          ? `maintenance window ${m.id} by ${m.author} until ${new Date(m.endsAt).toISOString()}`
+          : `${m.rule} ${m.subject}`
       : null;
+    const inMaintenance = m?.kind === "maintenance";
     return h(
       "li",
       {
@@ -753,7 +759,7 @@ function Alerts(st: StatusJson, csrf: string | null): JSXNode {
         h(
           "div",
           { class: "alert-line" },
-          x.muted ? [badge("new", "Muted"), " "] : null,
+          x.muted ? [badge("new", inMaintenance ? "In maintenance" : "Muted"), " "] : null,
           h("strong", null, `${sev.toUpperCase()}: `),
           (x.rule || "alert") + (x.subject ? ` — ${x.subject}` : ""),
           x.since ? ` (since ${fmtTime(x.since)})` : "",
@@ -816,6 +822,67 @@ function Silences(body: SilencesJson): JSXNode {
           h("span", { class: "muted" }, ` · id ${x.id}`),
         );
       }),
+    ),
+  );
+}
+
+// Maintenance windows not over: the active ones first, each with an End button (session + CSRF).
+function Maintenance(body: MaintenanceListJson, csrf: string | null): JSXNode {
+  const list = Array.isArray(body.maintenance) ? body.maintenance : [];
+  if (list.length === 0)
+    return h(
+      "div",
+      { id: "maintenance", class: "panel" },
+      h("p", null, "No maintenance windows (svcmon maintenance add)"),
+    );
+  const sorted = [...list].sort((a, b) => Number(b.active) - Number(a.active));
+  const scopeText = (w: MaintenanceWindowJson) =>
+    "all" in w.scope
+      ? "everything"
+      : "collectors" in w.scope
+        ? `collectors ${w.scope.collectors.join(", ")}`
+        : `accounts ${w.scope.accounts.join(", ")}`;
+  return h(
+    "div",
+    { id: "maintenance", class: "panel" },
+    h(
+      "ul",
+      null,
+      ...sorted.map((w) =>
+        h(
+          "li",
+          { id: `maintenance-${w.id}`, "data-state": w.state },
+          badge("new", w.active ? "In maintenance" : "Next"),
+          " ",
+          h("strong", null, scopeText(w)),
+          w.active
+            ? ` until ${fmtTime(w.ends_at)}`
+            : w.starts_at
+              ? ` from ${fmtTime(w.starts_at)} to ${fmtTime(w.ends_at)}`
+              : "",
+          w.kind === "recurring"
+            ? ` (recurring: ${w.schedule} ${w.timezone}, ${w.duration_minutes} min)`
+            : "",
+          ` by ${w.author}: ${w.reason}`,
+          h("span", { class: "muted" }, ` · id ${w.id}`),
+          csrf === null
+            ? null
+            : h(
+                "form",
+                {
+                  class: "maintenance-end",
+                  method: "post",
+                  action: `/system/maintenance/${encodeURIComponent(w.id)}/end`,
+                },
+                h("input", { type: "hidden", name: "csrf", value: csrf }),
+                h(
+                  "button",
+                  { type: "submit", "aria-label": `End the maintenance window of ${scopeText(w)} now` },
+                  "End",
+                ),
+              ),
+        ),
+      ),
     ),
   );
 }
@@ -980,6 +1047,13 @@ export function LiveContent(s: PageState): JSXNode {
         "Silences",
         s.silences === null,
         s.silences ? Silences(s.silences) : null,
+      ),
+      section(
+        "maintenance-section",
+        "h-maintenance",
+        "Maintenance windows",
+        s.maintenance === null || s.maintenance === undefined,
+        s.maintenance ? Maintenance(s.maintenance, s.csrf) : null,
       ),
       section(
         "own-cost-section",

@@ -26,6 +26,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { BlankEnv } from "hono/types";
 import type { MonitorContext } from "../context.ts";
 import { atLeastAmberFor } from "../engine-health.ts";
+import { statusMaintenance } from "../maintenance-status.ts";
 import { registerMetrics, type StatusEvaluation } from "../metrics.ts";
 import {
   type StatusBody,
@@ -104,15 +105,16 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
       const specs = await registry.list();
       // The status queries, the database's health and the firing alerts at once (independent reads;
       // the health's latency percentiles cover the queries finished before it).
-      const [{ latest, successes, streaks, accounts, scans, recent }, db, alerts, engine] = await Promise.all(
-        [
+      const [{ latest, successes, streaks, accounts, scans, recent }, db, alerts, engine, windows] =
+        await Promise.all([
           readSnapshot(store, specs, now),
           store.dbHealth(),
           deps.alerts === undefined ? [] : deps.alerts(),
           engineStatus(),
-        ],
-      );
-      const health = evaluateHealth(specs, { latest, successes, streaks }, now);
+          deps.maintenance?.list(),
+        ]);
+      const inMaintenance = statusMaintenance(windows, now);
+      const health = evaluateHealth(specs, { latest, successes, streaks }, now, inMaintenance.anchor);
       const registeredBy = new Map(specs.map((sp) => [sp.name, sp.registered_by ?? null]));
       const cov = evaluateCoverage(accounts, scans, now);
       const snapshot = {
@@ -151,6 +153,7 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
           schedule: h.schedule ?? null,
           next_expected_run: iso(h.next_expected_run ?? null),
           duration: durationJson(durations.get(h.name)),
+          ...(inMaintenance.covers(h.name) ? { in_maintenance: true as const } : {}),
         })),
         accounts: cov.counts,
         analytics_db: analyticsDb(db),
@@ -172,6 +175,7 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
         // Per red or amber collector: where it fails, since when, the last error, its runs (the page's triage).
         triage: triage(health, specs, { latest, successes, streaks }),
         ...engine,
+        ...inMaintenance.part,
       };
     });
     let body: Awaited<typeof read>;

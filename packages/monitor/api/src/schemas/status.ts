@@ -6,6 +6,7 @@
 import { ACCOUNT_STATUSES, REGISTERED_BY, RUN_STATUSES } from "@monitor/core/vocabulary";
 import { z } from "zod";
 import { HealthSchema, isoOrNull, isoTime } from "./common.ts";
+import { MaintenanceWindowSchema } from "./maintenance.ts";
 
 export const DurationStatusSchema = z
   .object({
@@ -53,6 +54,9 @@ export const CollectorStatusSchema = z
     }),
     next_expected_run: isoOrNull("A cron collector's next expected run; null for an interval collector."),
     duration: DurationStatusSchema,
+    in_maintenance: z.literal(true).optional().meta({
+      description: "Present while a maintenance window covering it is in effect (its alerts are muted).",
+    }),
   })
   .meta({ id: "CollectorStatus" });
 
@@ -120,11 +124,18 @@ export const MutedBySchema = z
       reason: z.string(),
       endsAt: z.int().meta({ description: "When the silence ends (epoch ms)." }),
     }),
+    z.object({
+      kind: z.literal("maintenance"),
+      id: z.string(),
+      author: z.string(),
+      reason: z.string(),
+      endsAt: z.int().meta({ description: "When the window's current occurrence ends (epoch ms)." }),
+    }),
   ])
   .meta({
     id: "MutedBy",
     description:
-      "What holds a muted alert back: another alert that is its cause (kind alert; e.g. an account in no_access mutes the collector failures in it), or a silence (kind silence; notified when it ends if still firing).",
+      "What holds a muted alert back: another alert that is its cause (kind alert; e.g. an account in no_access mutes the collector failures in it), a silence (kind silence; notified when it ends if still firing), or a maintenance window (kind maintenance: in maintenance; notified when it ends if still firing).",
   });
 
 export const AlertSchema = z
@@ -290,6 +301,10 @@ export const StatusSchema = z
       .string()
       .optional()
       .meta({ description: "Why the alert engine's rounds could not be read." }),
+    maintenance: z
+      .array(MaintenanceWindowSchema)
+      .optional()
+      .meta({ description: "Only with a maintenance store: the windows in effect now." }),
   })
   .meta({ id: "Status" });
 

@@ -1,4 +1,5 @@
 export { notificationIntentId } from "./intent-id.ts";
+export * from "./maintenance.ts";
 export * from "./rules.ts";
 export * from "./silences.ts";
 export * from "./state-machine.ts";

@@ -201,7 +201,9 @@ export function owedKind(a: AlertRecord, now: EpochMs): NotificationKind | null 
     const last = a.lastNotifiedAt ?? a.since;
     return now - last >= REMIND_EVERY_MS[a.severity] ? "reminder" : null;
   }
-  return a.startEmitted && !a.notifiedResolve ? "resolve" : null;
+  if (!a.startEmitted || a.notifiedResolve) return null;
+  // Resolved during a maintenance window that muted it: the resolve waits for the window's end.
+  return a.muted && a.mutedBy?.kind === "maintenance" && now < a.mutedBy.endsAt ? null : "resolve";
 }
 
 function clone(state: AlertState): AlertState {

@@ -89,7 +89,7 @@ export function alertLink(
  * alert is the cause, e.g. an account in `no_access` mutes the collector failures in that account;
  * `silence`: a silence matches it (`silences.ts`).
  */
-export type MutedBy = MutedByAlert | MutedBySilence;
+export type MutedBy = MutedByAlert | MutedBySilence | MutedByMaintenance;
 
 export interface MutedByAlert {
   kind: "alert";
@@ -101,6 +101,15 @@ export interface MutedByAlert {
 /** A silence (Alertmanager's model): a person held the alert back until `endsAt`. */
 export interface MutedBySilence {
   kind: "silence";
+  id: string;
+  author: string;
+  reason: string;
+  endsAt: EpochMs;
+}
+
+/** A maintenance window (`maintenance.ts`) covers the alert until `endsAt` (its current occurrence's end). */
+export interface MutedByMaintenance {
+  kind: "maintenance";
   id: string;
   author: string;
   reason: string;

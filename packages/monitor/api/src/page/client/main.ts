@@ -8,7 +8,13 @@
  */
 import { STATE_ELEMENT_ID } from "../page-ids.ts";
 import { LiveContent, Problems, REFRESH_MS, updatedText } from "../view.ts";
-import type { FailuresJson, PageState, SilencesJson, StatusJson } from "../view-types.ts";
+import type {
+  FailuresJson,
+  MaintenanceListJson,
+  PageState,
+  SilencesJson,
+  StatusJson,
+} from "../view-types.ts";
 import { drawCharts } from "./charts.ts";
 
 class HttpError extends Error {
@@ -75,11 +81,14 @@ async function refresh(): Promise<void> {
   clearTimeout(timer);
   const live = byId("live");
   live.setAttribute("aria-busy", "true");
-  const [st, fl, si] = await Promise.allSettled([
+  const [st, fl, si, mw] = await Promise.allSettled([
     getJson<StatusJson>("/api/system/status"),
     getJson<FailuresJson>("/api/system/collectors/failures"),
     // Without a silence store the route does not exist: the page asks for nothing.
     state.silences === null ? Promise.resolve(null) : getJson<SilencesJson>("/api/system/silences"),
+    state.maintenance === null || state.maintenance === undefined
+      ? Promise.resolve(null)
+      : getJson<MaintenanceListJson>("/api/system/maintenance"),
   ]);
   const problems: string[] = [];
   state.partialQueues = null;
@@ -107,6 +116,9 @@ async function refresh(): Promise<void> {
   if (si.status === "fulfilled") state.silences = si.value;
   else if (si.reason instanceof HttpError && si.reason.status === 404) state.silences = null;
   else problems.push(`Silences unavailable (${(si.reason as Error).message})`);
+  if (mw.status === "fulfilled") state.maintenance = mw.value;
+  else if (mw.reason instanceof HttpError && mw.reason.status === 404) state.maintenance = null;
+  else problems.push(`Maintenance windows unavailable (${(mw.reason as Error).message})`);
   if (fl.status === "fulfilled") state.failures = fl.value;
   else problems.push(`Failure history unavailable${state.failures ? " (showing the last known)" : ""}`);
   state.problems = problems;
