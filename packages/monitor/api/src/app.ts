@@ -183,7 +183,7 @@ export function createMonitorApp(deps: MonitorAppDeps): OpenAPIHono<BlankEnv> {
           endMaintenance: async (id: string) => (await maintenance.end(id, deps.now())) !== null,
         }),
   });
-  documentSystemPage(page, silences !== undefined);
+  documentSystemPage(page, silences !== undefined, maintenance !== undefined);
   app.route("/", page);
 
   // Generated once, after every route is registered: the document cannot change afterwards.

@@ -96,12 +96,13 @@ export function judgeDurations(
         `too short: the latest successful run took ${secs(latest.duration_ms)}, under ${short} × its median of ${secs(baseline.median_ms)} (last ${baseline.runs} runs)`,
       );
   }
-  const often = tooOften(newest, expectedGapMs, knobs.tooOftenFactor ?? DEFAULT_TOO_OFTEN_FACTOR);
+  // Successful runs only: a failing job retried sooner than its schedule is failing, not running too often.
+  const often = tooOften(ok, expectedGapMs, knobs.tooOftenFactor ?? DEFAULT_TOO_OFTEN_FACTOR);
   if (often !== null) return judged("too_often", often);
   return judged(baseline === null ? "no_baseline" : "normal", null);
 }
 
-/** The latest series' median gap between its latest runs, when it is under `factor` × the expected gap. */
+/** The latest series' median gap between its latest successful runs, when it is under `factor` × the expected gap. */
 function tooOften(newest: readonly TimedRun[], expectedGapMs: number | null, factor: number): string | null {
   const head = newest[0];
   if (head === undefined || expectedGapMs === null || expectedGapMs <= 0) return null;

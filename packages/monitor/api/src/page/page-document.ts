@@ -16,8 +16,11 @@ const form = <S extends z.ZodType>(schema: S) => ({
   content: { "application/x-www-form-urlencoded": { schema } },
 });
 
-/** Lists the page's routes in `app`'s document (with a silence store: its silence buttons too). */
-export function documentSystemPage(app: OpenAPIHono, withSilences: boolean): void {
+/**
+ * Lists the page's routes in `app`'s document (with a silence store: its silence buttons too; with a
+ * maintenance store as well: the End buttons of its windows).
+ */
+export function documentSystemPage(app: OpenAPIHono, withSilences: boolean, withMaintenance = false): void {
   const paths: RouteConfig[] = [
     createRoute({
       method: "get",
@@ -92,6 +95,30 @@ export function documentSystemPage(app: OpenAPIHono, withSilences: boolean): voi
       },
     }),
   ];
+  if (withSilences && withMaintenance)
+    paths.push(
+      createRoute({
+        method: "post",
+        path: "/system/maintenance/{id}/end",
+        ...PAGE_SESSION,
+        summary:
+          "The page's End button of a maintenance window: ends it now. Needs the session's CSRF token (header X-CSRF-Token or form field csrf) and, when an Origin is sent, this origin.",
+        request: {
+          params: z.object({ id: z.string() }),
+          body: form(z.object({ csrf: z.string().optional() })),
+        },
+        responses: {
+          200: {
+            description: "Ended (with Accept: application/json).",
+            content: json(z.object({ ended: z.string() })),
+          },
+          303: { description: "To /system (a form posted without the page's script)." },
+          403: errorAnswer("Cross-origin, or the CSRF token is missing or wrong (csrf_token_invalid)."),
+          404: errorAnswer("No maintenance window with that id (not_found)."),
+          ...COMMON_ERRORS,
+        },
+      }),
+    );
   if (withSilences)
     paths.push(
       createRoute({
