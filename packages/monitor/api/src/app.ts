@@ -15,6 +15,7 @@ import {
   RunStoreUnavailable,
   RunStoreValidationError,
 } from "@monitor/core";
+import { maintenanceOccurrences } from "@monitor/runtime";
 import {
   ApiError,
   AuthThrottle,
@@ -150,7 +151,11 @@ export function createMonitorApp(deps: MonitorAppDeps): OpenAPIHono<BlankEnv> {
   app.route("/", statusRoutes(auth, readStatus));
   const silences = deps.silences;
   if (silences !== undefined) app.route("/", silenceRoutes({ silences, now: deps.now, limit: ctx.limit }));
-  const timelineSources = { ...(deps.history ?? {}), ...(silences === undefined ? {} : { silences }) };
+  const timelineSources = {
+    ...(deps.history ?? {}),
+    ...(silences === undefined ? {} : { silences }),
+    ...(deps.maintenance === undefined ? {} : { windows: maintenanceOccurrences(deps.maintenance) }),
+  };
   app.route("/", timelineRoutes(ctx, timelineSources));
   const maintenance = deps.maintenance;
   if (maintenance !== undefined)

@@ -4,14 +4,19 @@
  * engine claims before sending), each notification's delivery attempts from the delivery log, and the
  * silences. Every read is bounded; a store that is not configured leaves its part out and says so.
  */
+
 import {
   type Flip,
   failureSubjectParts,
+  type MaintenanceStore,
+  maintenanceCovers,
+  maintenanceCoversCollector,
   type NotificationIntent,
   type RunStore,
   type SilenceStore,
   type TransitionStore,
 } from "@monitor/core";
+import { nextWindow, windowActiveAt } from "@monitor/jobs";
 import type { DeliveryLog } from "@shared/notify";
 import {
   alertBelongs,
@@ -86,5 +91,32 @@ export async function readTimeline(deps: TimelineReadDeps, query: TimelineQuery)
       silences: deps.silences !== undefined,
       maintenance: deps.windows !== undefined,
     },
+  };
+}
+
+/** Occurrences of one window read for a timeline, at most (a window every hour for a month is 744). */
+export const MAX_TIMELINE_OCCURRENCES = 100;
+
+/**
+ * The maintenance windows' occurrences in a timeline's span that cover its subject (a collector
+ * scope naming it, or everything; for one alert, the windows that would mute it), for `windows`.
+ */
+export function maintenanceOccurrences(store: MaintenanceStore): NonNullable<TimelineReadDeps["windows"]> {
+  return async (query) => {
+    const about = query.about;
+    const out: { id: string; start: number; end: number; reason: string }[] = [];
+    for (const w of await store.list()) {
+      const covers =
+        "collector" in about
+          ? maintenanceCoversCollector(w.scope, about.collector)
+          : maintenanceCovers(w.scope, { rule: about.rule, subject: about.subject });
+      if (!covers) continue;
+      let span = windowActiveAt(w, query.since) ?? nextWindow(w, query.since);
+      for (let n = 0; span !== null && span.startsAt <= query.until && n < MAX_TIMELINE_OCCURRENCES; n++) {
+        out.push({ id: w.id, start: span.startsAt, end: span.endsAt, reason: w.reason });
+        span = nextWindow(w, span.startsAt);
+      }
+    }
+    return out;
   };
 }
