@@ -28,6 +28,7 @@ export * from "./run-store-memory.ts";
 export * from "./schemas/fields.ts";
 export * from "./schemas/registry.ts";
 export * from "./schemas/run-record.ts";
+export * from "./schemas/run-start.ts";
 export * from "./settle-within.ts";
 export * from "./silence-store-memory.ts";
 export * from "./timestamp.ts";

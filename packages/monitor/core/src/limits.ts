@@ -3,6 +3,7 @@
  * (schemas/) and the HTTP app enforce these constants, and `MONITOR_LIMITS` documents the same
  * numbers, so the table cannot drift from what is checked. Pure: no I/O.
  */
+import { MAX_OPEN_RUN_HOURS, MAX_OPEN_RUNS_READ } from "@monitor/jobs";
 import type { LimitRow } from "@shared/kernel";
 import {
   SILENCE_AUTHOR_MAX,
@@ -132,6 +133,30 @@ export const MONITOR_LIMITS: LimitRow[] = [
     unit: "minutes",
     status: 422,
     note: "one year, a positive integer; the same bound for freshness_threshold_minutes",
+  },
+  {
+    area: "monitor",
+    field: "max_duration_minutes",
+    limit: MAX_REGISTRY_MINUTES,
+    unit: "minutes",
+    status: 422,
+    note: "PUT /api/system/collectors/{name}: the longest a run may take before it is hung; optional (null: learned, else a default)",
+  },
+  {
+    area: "monitor",
+    field: "run start age",
+    limit: MAX_OPEN_RUN_HOURS / 24,
+    unit: "days",
+    status: 0,
+    note: "MAX_OPEN_RUN_HOURS (168): a start (POST /api/system/runs/start) with no final record is forgotten after this: neither shown running or hung nor alerted on",
+  },
+  {
+    area: "monitor",
+    field: "open runs",
+    limit: MAX_OPEN_RUNS_READ,
+    unit: "items",
+    status: 0,
+    note: "open runs (started, no final record) read per status evaluation or alert tick, newest start first; older ones beyond it are not shown",
   },
   {
     area: "monitor",

@@ -89,6 +89,7 @@ const specJson = (s: CollectorSpec) => ({
   name: s.name,
   expected_interval_minutes: s.expected_interval_minutes,
   freshness_threshold_minutes: s.freshness_threshold_minutes,
+  max_duration_minutes: s.max_duration_minutes ?? null,
 });
 
 export function collectorRoutes(ctx: MonitorContext): OpenAPIHono<BlankEnv> {

@@ -66,6 +66,10 @@ export const CollectorSpecSchema = z
     name: z.string(),
     expected_interval_minutes: z.int(),
     freshness_threshold_minutes: z.int(),
+    max_duration_minutes: z
+      .int()
+      .nullable()
+      .meta({ description: "The longest a run may take before it is hung; null: learned, else a default." }),
   })
   .meta({ id: "CollectorSpec" });
 
