@@ -104,16 +104,16 @@ describe("migrations", () => {
       "DROP TABLE IF EXISTS svc.account_first_active",
       "DROP TABLE IF EXISTS svc.collector_registrations",
       "ALTER TABLE svc.schema_migrations DELETE WHERE version >= 10 SETTINGS mutations_sync = 1",
-      "INSERT INTO svc.collectors SELECT 'billing_cur', 60, 180, toDateTime64('2025-01-01 10:00:00', 3, 'UTC')",
+      "INSERT INTO svc.collectors (name, expected_interval_minutes, freshness_threshold_minutes, updated_at) SELECT 'billing_cur', 60, 180, toDateTime64('2025-01-01 10:00:00', 3, 'UTC')",
       "INSERT INTO svc.cloud_accounts SELECT 'acc-up', 'Up', 'pending_setup', toDateTime64('2025-01-01 08:00:00', 3, 'UTC')",
       "INSERT INTO svc.cloud_accounts SELECT 'acc-up', 'Up', 'active', toDateTime64('2025-01-02 08:00:00', 3, 'UTC')",
     ]) {
       await client.command({ query: q });
     }
     // 12 (the delivery log's muted columns), 13 (the pre-aggregated run tables), 14 (one view for
-    // the per-series tables) and 15 (no per-collector table) are re-applied too: their statements are
-    // idempotent.
-    expect(await store.migrate()).toEqual([10, 11, 12, 13, 14, 15]);
+    // the per-series tables), 15 (no per-collector table) and 17 (run starts) are re-applied too: their
+    // statements are idempotent.
+    expect(await store.migrate()).toEqual([10, 11, 12, 13, 14, 15, 17]);
     const reg = await rows<{ name: string; at: string; by: string }>(
       "SELECT name, toUnixTimestamp64Milli(min(registered_at)) AS at, argMin(registered_by, registered_at) AS by FROM svc.collector_registrations GROUP BY name",
     );

@@ -69,7 +69,9 @@ export class ClickHouseCollectorRegistry implements CollectorRegistry {
         query: `SELECT
     name,
     argMax(expected_interval_minutes, updated_at) AS expected_interval_minutes,
-    argMax(freshness_threshold_minutes, updated_at) AS freshness_threshold_minutes
+    argMax(freshness_threshold_minutes, updated_at) AS freshness_threshold_minutes,
+    -- In a tuple: argMax skips a bare NULL, and a later put without it must clear it.
+    argMax(tuple(max_duration_minutes), updated_at).1 AS max_duration_minutes
 FROM svc.collectors
 ${where}
 GROUP BY name
@@ -84,6 +86,7 @@ ORDER BY name`,
       name: String(r.name),
       expected_interval_minutes: Number(r.expected_interval_minutes),
       freshness_threshold_minutes: Number(r.freshness_threshold_minutes),
+      ...(r.max_duration_minutes == null ? {} : { max_duration_minutes: Number(r.max_duration_minutes) }),
     }));
   }
 
@@ -182,7 +185,9 @@ GROUP BY name`,
     await this.#call("collector registry write", (signal) =>
       this.#client.insert({
         table: "svc.collectors",
-        values: [{ ...value, updated_at: msToCh(updatedAt) }],
+        values: [
+          { ...value, max_duration_minutes: value.max_duration_minutes ?? null, updated_at: msToCh(updatedAt) },
+        ],
         format: "JSONEachRow",
         abort_signal: signal,
       }),
@@ -241,6 +246,7 @@ function withRegistration(spec: CollectorSpec, r: Registration | undefined): Col
     name: spec.name,
     expected_interval_minutes: spec.expected_interval_minutes,
     freshness_threshold_minutes: spec.freshness_threshold_minutes,
+    ...(spec.max_duration_minutes == null ? {} : { max_duration_minutes: spec.max_duration_minutes }),
     registered_at: r?.registered_at ?? null,
     registered_by: r?.registered_by ?? null,
   };

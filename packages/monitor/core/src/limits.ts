@@ -15,6 +15,9 @@ import {
   SILENCE_SUBJECT_MAX,
 } from "./alerts/silences.ts";
 
+/** The bounds of open runs (run starts without a final record), @monitor/jobs hung-runs.ts. */
+export { MAX_OPEN_RUN_HOURS, MAX_OPEN_RUNS_READ };
+
 /** Largest JSON request body of the monitor API, unless `maxBodyBytes` says otherwise: 1 MiB. */
 export const DEFAULT_MONITOR_BODY_BYTES = 1024 * 1024;
 /** The longest silence the /system page's buttons create (minutes): 7 days. */
