@@ -21,6 +21,7 @@ import {
   type StoreHealth,
 } from "@monitor/core";
 import type { FiringAlertJson, StoreSnapshot } from "@monitor/runtime";
+import type { OpenRunState } from "@monitor/jobs";
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 
@@ -34,6 +35,8 @@ export interface StatusEvaluation {
   health: readonly CollectorHealth[];
   coverage: Coverage;
   overall: Health;
+  /** Runs started and not ended, judged running or hung (absent: not evaluated). */
+  open_runs?: readonly OpenRunState[];
 }
 
 /** The parts of the status body read here (the body is the status endpoint's own answer). */
@@ -153,6 +156,13 @@ function stateRegistry(e: StatusEvaluation | undefined, body: StatusBodyParts): 
     ["health"],
   );
   for (const s of HEALTH_STATES) overall.set({ health: s }, s === e.overall ? 1 : 0);
+
+  // Runs started and not ended (POST /api/system/runs/start): both states always present.
+  const open = gauge("runs_open", "Runs started without a final record yet, by state (running or hung)", [
+    "state",
+  ]);
+  for (const state of ["running", "hung"] as const)
+    open.set({ state }, (e.open_runs ?? []).filter((r) => r.state === state).length);
 
   // Accounts.
   const accounts = gauge("accounts", "Monitored cloud accounts by their latest svc_status", ["status"]);

@@ -34,10 +34,18 @@ import {
   MINUTE_MS,
   type QueueHealth,
   type RunRecord,
+  type RunStartRow,
   type RunStore,
   type StoreHealth,
   UNSCANNED_WINDOW_HOURS,
 } from "@monitor/core";
+import {
+  type DurationBaseline,
+  MAX_OPEN_RUN_MS,
+  type MaxDurationSpec,
+  type OpenRunState,
+  openRunStates,
+} from "@monitor/jobs";
 import { deadLetterDepths, deadLetterUnread } from "@monitor/queues";
 
 /** Floor of the failure-streak window: 24 h. */
@@ -60,6 +68,26 @@ export interface StoreSnapshot {
   accounts: CloudAccountRow[];
   /** Latest `succeeded` run per account, all time (`lastSucceededRunPerAccount(0)`). */
   scans: AccountLastSuccessRow[];
+  /** Starts without a final record, within MAX_OPEN_RUN_HOURS (`openStarts`); absent: not read. */
+  open?: RunStartRow[];
+  /**
+   * Each collector's duration baseline, by name, for the learned max duration of its open runs.
+   * Absent or a collector missing: none (the set max duration or the default applies).
+   */
+  baselines?: ReadonlyMap<string, DurationBaseline | null>;
+}
+
+/**
+ * The open runs of a snapshot as running or hung at `now` (docs/monitor-rules.md, "Running and hung
+ * runs"): against each collector's max_duration_minutes, else its learned limit, else the default.
+ */
+export function evaluateOpenRuns(
+  specs: readonly CollectorSpec[],
+  s: Pick<StoreSnapshot, "open" | "baselines">,
+  now: number,
+): OpenRunState[] {
+  const bySpec = new Map<string, MaxDurationSpec>(specs.map((sp) => [sp.name, sp]));
+  return openRunStates(s.open ?? [], bySpec, s.baselines ?? new Map(), now);
 }
 
 function evidence(
@@ -240,7 +268,7 @@ export async function readSnapshot(
   now: number,
 ): Promise<StoreSnapshot> {
   const since = now - streakWindowMs(specs);
-  const [latest, successes, streaks, accounts, scans] = await Promise.all([
+  const [latest, successes, streaks, accounts, scans, open] = await Promise.all([
     store.latestRunPerCollector(),
     store.lastSuccessPerCollector(),
     // Only the series whose latest run did not succeed: a series whose latest run succeeded has no
@@ -248,8 +276,10 @@ export async function readSnapshot(
     store.consecutiveFailuresPerCollectorAccountRegion(since, { failingOnly: true }),
     store.accountsLatest(),
     store.lastSucceededRunPerAccount(0),
+    store.openStarts(now - MAX_OPEN_RUN_MS),
   ]);
-  return { latest, successes, streaks, accounts, scans };
+  // No baselines yet: until durations are read here, an open run's limit is its set or default one.
+  return { latest, successes, streaks, accounts, scans, open, baselines: new Map() };
 }
 
 /** Used / total of the analytics DB's disk (system.disks), 0..1; null when unknown. */
@@ -312,6 +342,7 @@ export function alertInput(
     dead_letter_unread: deadLetterUnread(queues),
     disk_used_ratio: db === null ? null : diskUsedRatio(db),
     collector_last_errors,
+    open_runs: evaluateOpenRuns(specs, s, now),
   };
 }
 

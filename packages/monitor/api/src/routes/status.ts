@@ -11,6 +11,7 @@ import {
   analyticsDb,
   evaluateCoverage,
   evaluateHealth,
+  evaluateOpenRuns,
   iso,
   readSnapshot,
   triage,
@@ -86,7 +87,7 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
       const specs = await registry.list();
       // The status queries, the database's health and the firing alerts at once (independent reads;
       // the health's latency percentiles cover the queries finished before it).
-      const [{ latest, successes, streaks, accounts, scans }, db, alerts] = await Promise.all([
+      const [{ latest, successes, streaks, accounts, scans, open, baselines }, db, alerts] = await Promise.all([
         readSnapshot(store, specs, now),
         store.dbHealth(),
         deps.alerts === undefined ? [] : deps.alerts(),
@@ -94,8 +95,10 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
       const health = evaluateHealth(specs, { latest, successes, streaks }, now);
       const registeredBy = new Map(specs.map((sp) => [sp.name, sp.registered_by ?? null]));
       const cov = evaluateCoverage(accounts, scans, now);
-      const snapshot = { latest, successes, streaks, accounts, scans };
+      const snapshot = { latest, successes, streaks, accounts, scans, open, baselines };
+      const openRuns = evaluateOpenRuns(specs, snapshot, now);
       evaluated?.({
+        open_runs: openRuns,
         now,
         specs,
         snapshot,
@@ -130,6 +133,17 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
         alerts,
         // Per red or amber collector: where it fails, since when, the last error, its runs (the page's triage).
         triage: triage(health, specs, { latest, successes, streaks }),
+        open_runs: openRuns.map((r) => ({
+          run_id: r.run_id,
+          collector: r.collector,
+          cloud_account_id: r.cloud_account_id,
+          cloud_region: r.cloud_region,
+          state: r.state,
+          started_at: new Date(r.started_at).toISOString(),
+          elapsed_ms: r.elapsed_ms,
+          max_duration_ms: r.limit_ms,
+          max_duration_source: r.limit_source,
+        })),
       };
     });
     let body: Awaited<typeof read>;
