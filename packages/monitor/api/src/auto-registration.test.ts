@@ -81,6 +81,7 @@ describe("an unregistered job that reports, then falls silent", () => {
         name: "nightly_backup",
         expected_interval_minutes: 24 * 60,
         freshness_threshold_minutes: 48 * 60,
+        max_duration_minutes: null,
         registered_at: iso(T0),
         registered_by: "first_run",
       },

@@ -287,10 +287,22 @@ describe("PUT /api/system/collectors/{name}", () => {
     });
     expect(ok).toEqual({
       status: 200,
-      body: { name: "ext_x", expected_interval_minutes: 5, freshness_threshold_minutes: 20 },
+      body: {
+        name: "ext_x",
+        expected_interval_minutes: 5,
+        freshness_threshold_minutes: 20,
+        max_duration_minutes: null,
+      },
     });
     // The registry also keeps when it first knew the collector (the grace of a new collector).
-    expect(await registry.get("ext_x")).toEqual({ ...ok.body, registered_at: NOW, registered_by: "api" });
+    const { max_duration_minutes: _unset, ...spec } = ok.body;
+    expect(await registry.get("ext_x")).toEqual({ ...spec, registered_at: NOW, registered_by: "api" });
+    // A max duration is bounded like the intervals, and kept when valid.
+    const tooLong = await call(app, "PUT", "/api/system/collectors/ext_x", {
+      body: { expected_interval_minutes: 5, max_duration_minutes: 0 },
+    });
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.body.error.details.map((d: { path: string }) => d.path)).toEqual(["max_duration_minutes"]);
     const dflt = await call(app, "PUT", "/api/system/collectors/ext_y", {
       body: { expected_interval_minutes: 7 },
     });
@@ -304,10 +316,16 @@ describe("PUT /api/system/collectors/{name}", () => {
       "ext_x",
       "ext_y",
     ]);
+    const bounded = await call(app, "PUT", "/api/system/collectors/ext_y", {
+      body: { expected_interval_minutes: 7, max_duration_minutes: 45 },
+    });
+    expect(bounded.body.max_duration_minutes).toBe(45);
+    expect(await registry.get("ext_y")).toMatchObject({ max_duration_minutes: 45 });
     expect(list.body.collectors[4]).toEqual({
       name: "ext_x",
       expected_interval_minutes: 5,
       freshness_threshold_minutes: 20,
+      max_duration_minutes: null,
       registered_at: new Date(NOW).toISOString(),
       registered_by: "api",
     });

@@ -97,6 +97,7 @@ describe("GET /api/system/status", () => {
         "collectors",
         "generated_at",
         "new_accounts",
+        "open_runs",
         "overall_health",
         "queues",
         "triage",
