@@ -20,8 +20,8 @@ import {
   RUN_STATUSES,
   type StoreHealth,
 } from "@monitor/core";
-import type { FiringAlertJson, StoreSnapshot } from "@monitor/runtime";
 import type { OpenRunState } from "@monitor/jobs";
+import type { FiringAlertJson, StoreSnapshot } from "@monitor/runtime";
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 

@@ -98,7 +98,9 @@ describe("a run that starts and does not end within its max duration", () => {
     clock.now = T0 + 61 * MIN;
     const st = (await call(app, "GET", "/api/system/status")).body;
     expect(st.open_runs[0]).toMatchObject({ state: "hung", elapsed_ms: 61 * MIN });
-    const metrics = await app.request("/metrics", { headers: { authorization: "Bearer test-token-0123456789" } });
+    const metrics = await app.request("/metrics", {
+      headers: { authorization: "Bearer test-token-0123456789" },
+    });
     const text = await metrics.text();
     expect(text).toContain('svcmon_runs_open{state="hung"} 1');
     expect(text).toContain('svcmon_runs_open{state="running"} 0');
@@ -128,9 +130,10 @@ describe("a start that never gets its final record", () => {
       body: { expected_interval_minutes: 60, max_duration_minutes: 30 },
     });
     const id = uuid(0x28);
-    expect((await call(app, "POST", "/api/system/runs/start", { body: start(id, { collector: "export" }) })).status).toBe(
-      202,
-    );
+    expect(
+      (await call(app, "POST", "/api/system/runs/start", { body: start(id, { collector: "export" }) }))
+        .status,
+    ).toBe(202);
     clock.now = T0 + 2 * HOUR;
     await engine.tick();
     expect(hung().map((b) => b.kind)).toEqual(["firing"]);

@@ -186,7 +186,11 @@ GROUP BY name`,
       this.#client.insert({
         table: "svc.collectors",
         values: [
-          { ...value, max_duration_minutes: value.max_duration_minutes ?? null, updated_at: msToCh(updatedAt) },
+          {
+            ...value,
+            max_duration_minutes: value.max_duration_minutes ?? null,
+            updated_at: msToCh(updatedAt),
+          },
         ],
         format: "JSONEachRow",
         abort_signal: signal,

@@ -5,6 +5,7 @@
  * suite (contract/run-store.contract.ts). Nothing is persisted and no TTL drops old rows.
  */
 
+import { MAX_OPEN_RUNS_READ } from "@monitor/jobs";
 import type {
   AccountLastSuccessRow,
   CloudAccountRow,
@@ -21,7 +22,6 @@ import type {
 } from "./ports.ts";
 import { prepareGroup } from "./run-duplicates.ts";
 import { validateAccount, validateRun, validateStart } from "./run-store.ts";
-import { MAX_OPEN_RUNS_READ } from "@monitor/jobs";
 
 const DAY_MS = 86_400_000;
 /** The most runs `recentRuns` returns (as every adapter). */

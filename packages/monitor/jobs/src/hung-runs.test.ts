@@ -35,9 +35,9 @@ describe("maxDurationOf", () => {
     expect(learnedMaxDurationMs({ runs: 20, median_ms: 60 * MIN, p90_ms: 80 * MIN })).toBe(240 * MIN);
     // A job of seconds: the half-hour slack dominates.
     expect(learnedMaxDurationMs({ runs: 20, median_ms: 2000, p90_ms: 3000 })).toBe(30 * MIN + 2000);
-    expect(maxDurationOf({ expected_interval_minutes: 15 }, { runs: 5, median_ms: 2000, p90_ms: 3000 })).toEqual(
-      { limit_ms: 30 * MIN + 2000, limit_source: "learned" },
-    );
+    expect(
+      maxDurationOf({ expected_interval_minutes: 15 }, { runs: 5, median_ms: 2000, p90_ms: 3000 }),
+    ).toEqual({ limit_ms: 30 * MIN + 2000, limit_source: "learned" });
   });
 
   it("falls back to 2 × the expected interval, or 24 h without one", () => {

@@ -63,7 +63,8 @@ export function runStartRoutes(ctx: MonitorContext): OpenAPIHono<BlankEnv> {
         registerFirstRuns(registry, [start], autoRegister),
       );
     }
-    if (registered.length > 0) log.info("collector registered by its first run start", { collectors: registered });
+    if (registered.length > 0)
+      log.info("collector registered by its first run start", { collectors: registered });
     const answer: z.input<typeof RunStartedSchema> = {
       run_id: start.run_id,
       started_at: new Date(startedAt).toISOString(),

@@ -87,11 +87,12 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
       const specs = await registry.list();
       // The status queries, the database's health and the firing alerts at once (independent reads;
       // the health's latency percentiles cover the queries finished before it).
-      const [{ latest, successes, streaks, accounts, scans, open, baselines }, db, alerts] = await Promise.all([
-        readSnapshot(store, specs, now),
-        store.dbHealth(),
-        deps.alerts === undefined ? [] : deps.alerts(),
-      ]);
+      const [{ latest, successes, streaks, accounts, scans, open, baselines }, db, alerts] =
+        await Promise.all([
+          readSnapshot(store, specs, now),
+          store.dbHealth(),
+          deps.alerts === undefined ? [] : deps.alerts(),
+        ]);
       const health = evaluateHealth(specs, { latest, successes, streaks }, now);
       const registeredBy = new Map(specs.map((sp) => [sp.name, sp.registered_by ?? null]));
       const cov = evaluateCoverage(accounts, scans, now);

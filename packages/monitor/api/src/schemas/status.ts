@@ -218,7 +218,9 @@ export const OpenRunSchema = z
     collector: z.string(),
     cloud_account_id: z.string(),
     cloud_region: z.string(),
-    state: z.enum(["running", "hung"]).meta({ description: "hung: started longer ago than its max duration." }),
+    state: z
+      .enum(["running", "hung"])
+      .meta({ description: "hung: started longer ago than its max duration." }),
     started_at: isoTime(),
     elapsed_ms: z.int().min(0),
     max_duration_ms: z.int().min(0),

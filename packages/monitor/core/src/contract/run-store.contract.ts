@@ -459,7 +459,10 @@ export function runStoreContract(adapter: RunStoreAdapter): void {
 
       it("a start is open until a run record of the same run_id is stored", async () => {
         await store.recordStarts([start(1, base), start(2, base + MIN, "config_ebs")]);
-        expect(await store.openStarts(base - DAY)).toEqual([start(2, base + MIN, "config_ebs"), start(1, base)]);
+        expect(await store.openStarts(base - DAY)).toEqual([
+          start(2, base + MIN, "config_ebs"),
+          start(1, base),
+        ]);
         await store.insertRuns([run({ at: base + 2 * MIN, run_id: uuid(1001) })]);
         expect(await store.openStarts(base - DAY)).toEqual([start(2, base + MIN, "config_ebs")]);
       });
@@ -473,7 +476,9 @@ export function runStoreContract(adapter: RunStoreAdapter): void {
       it("leaves out starts before `since` and reads at most `limit`, newest first", async () => {
         await store.recordStarts([start(1, base - 2 * DAY), start(2, base), start(3, base + MIN)]);
         expect((await store.openStarts(base - DAY)).map((s) => s.run_id)).toEqual([uuid(1003), uuid(1002)]);
-        expect((await store.openStarts(base - 3 * DAY, { limit: 1 })).map((s) => s.run_id)).toEqual([uuid(1003)]);
+        expect((await store.openStarts(base - 3 * DAY, { limit: 1 })).map((s) => s.run_id)).toEqual([
+          uuid(1003),
+        ]);
       });
 
       it("is all-or-nothing: one bad start and nothing is written", async () => {

@@ -80,12 +80,10 @@ const specFields = {
     .nullish()
     .transform((v) => v ?? DEFAULT_FRESHNESS_THRESHOLD_MINUTES)
     .meta({ description: `Absent: ${DEFAULT_FRESHNESS_THRESHOLD_MINUTES}.` }),
-  max_duration_minutes: minutes()
-    .nullish()
-    .meta({
-      description:
-        "The longest a run may take before it counts as hung. Absent or null: learned from the collector's durations, else 2 × the expected interval.",
-    }),
+  max_duration_minutes: minutes().nullish().meta({
+    description:
+      "The longest a run may take before it counts as hung. Absent or null: learned from the collector's durations, else 2 × the expected interval.",
+  }),
 };
 
 /** A collector's spec; `freshness_threshold_minutes` defaults to 60 when absent. */
