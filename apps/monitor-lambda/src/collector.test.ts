@@ -90,7 +90,7 @@ describe("svcmon-collector on the embedded chDB store", () => {
       { account: "111111111111", region: "us-east-1", status: "succeeded", error: "" },
       { account: "222222222222", region: "eu-west-1", status: "succeeded", error: "" },
       { account: "222222222222", region: "us-east-1", status: "succeeded", error: "" },
-    ]);    // Each run's start was recorded under its run record's run_id: all paired, none left open.
+    ]); // Each run's start was recorded under its run record's run_id: all paired, none left open.
     const rs = await store.client.query({
       query: `SELECT count() AS n FROM svc.run_starts WHERE collector = 'config_ec2'
                 AND run_id IN (SELECT run_id FROM svc.collector_runs WHERE collector = 'config_ec2')`,
