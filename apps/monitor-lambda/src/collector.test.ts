@@ -90,7 +90,14 @@ describe("svcmon-collector on the embedded chDB store", () => {
       { account: "111111111111", region: "us-east-1", status: "succeeded", error: "" },
       { account: "222222222222", region: "eu-west-1", status: "succeeded", error: "" },
       { account: "222222222222", region: "us-east-1", status: "succeeded", error: "" },
-    ]);
+    ]); // Each run's start was recorded under its run record's run_id: all paired, none left open.
+    const rs = await store.client.query({
+      query: `SELECT count() AS n FROM svc.run_starts WHERE collector = 'config_ec2'
+                AND run_id IN (SELECT run_id FROM svc.collector_runs WHERE collector = 'config_ec2')`,
+      format: "JSONEachRow",
+    });
+    expect(Number((await rs.json<{ n: unknown }>())[0]?.n)).toBe(4);
+    expect((await store.openStarts(0)).filter((o) => o.collector === "config_ec2")).toEqual([]);
   });
 
   it("records a failing account's runs as failed and still completes the tick", async () => {

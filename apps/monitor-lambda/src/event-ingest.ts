@@ -18,6 +18,7 @@ import {
   parseResourceEventAt,
   type ResourceEvent,
   type ResourceEventStore,
+  type RunStartRow,
   type RunStore,
   registerFirstRuns,
 } from "@monitor/core";
@@ -43,7 +44,7 @@ export function eventIngest(
 }
 
 export interface RunIntake {
-  store: Pick<RunStore, "insertRuns">;
+  store: Pick<RunStore, "insertRuns" | "recordStarts">;
   registry: CollectorRegistry;
   autoRegister?: AutoRegisterConfig;
 }
@@ -61,8 +62,10 @@ export function messageIngest(
     store: async (batch): Promise<StoreOutcome> => {
       const evs: ResourceEvent[] = [];
       const recs: NewRunRecord[] = [];
+      const starts: RunStartRow[] = [];
       for (const m of batch) {
         if (m.kind === "collector_run") recs.push(m.run);
+        else if (m.kind === "collector_run_start") starts.push(m.start);
         else evs.push(m.event);
       }
       const out: StoreOutcome = { stored: 0, duplicates: 0 };
@@ -76,6 +79,12 @@ export function messageIngest(
         out.stored += r.inserted;
         out.duplicates += r.duplicates.length;
         await registerFirstRuns(runs.registry, recs, runs.autoRegister ?? DEFAULT_AUTO_REGISTER);
+      }
+      if (starts.length > 0) {
+        // A start sent twice keeps its first; each counts as handled.
+        await runs.store.recordStarts(starts);
+        out.stored += starts.length;
+        await registerFirstRuns(runs.registry, starts, runs.autoRegister ?? DEFAULT_AUTO_REGISTER);
       }
       return out;
     },

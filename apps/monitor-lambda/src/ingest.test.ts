@@ -249,6 +249,47 @@ describe("the deployed event handling: svc.resource_events on the embedded chDB 
     expect(await registry.get("queue_job_future")).toBeNull();
   });
 
+  it("takes a run's start (collector_run_start) as POST /api/system/runs/start does: stored once, refused when ahead of the clock", async () => {
+    const sink = ClickHouseResourceEventSink.fromStore(store);
+    const registry = ClickHouseCollectorRegistry.fromStore(store);
+    const log = memoryLogger();
+    const now = OBSERVED + 60_000;
+    const handler = createIngestHandler({
+      ...messageIngest(sink, { store, registry }, { now: () => now }),
+      log,
+    });
+    const start = (run_id: string, started_at?: number) =>
+      JSON.stringify({
+        kind: "collector_run_start",
+        run_id,
+        collector: "queue_start_job",
+        cloud_account_id: "111111111111",
+        cloud_region: "eu-west-1",
+        ...(started_at === undefined ? {} : { started_at }),
+      });
+    const A = "00000000-0000-4000-8000-0000000a2801";
+    const B = "00000000-0000-4000-8000-0000000a2802";
+    const res = await handler(
+      sqsEvent(
+        sqsRecord("start-a", start(A, OBSERVED)),
+        sqsRecord("start-a-again", start(A, OBSERVED + 5000)),
+        sqsRecord("start-b", start(B)),
+        sqsRecord("start-future", start("00000000-0000-4000-8000-0000000a2803", now + 16 * 60_000)),
+        sqsRecord("start-bad", start("not-a-uuid")),
+      ),
+    );
+    expect(res).toEqual({
+      batchItemFailures: [{ itemIdentifier: "start-future" }, { itemIdentifier: "start-bad" }],
+    });
+    const open = (await store.openStarts(0)).filter((o) => o.collector === "queue_start_job");
+    // B has no started_at: the ingest clock's now.
+    expect(open.map((o) => [o.run_id, o.started_at])).toEqual([
+      [B, now],
+      [A, OBSERVED],
+    ]);
+    expect(await registry.get("queue_start_job")).toMatchObject({ registered_by: "first_run" });
+  });
+
   it("leaves every message on the queue when ClickHouse cannot be reached", async () => {
     const unreachable = openHttpRunStore({ url: "http://127.0.0.1:9", timeoutMs: 2000 });
     try {

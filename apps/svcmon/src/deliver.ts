@@ -283,7 +283,7 @@ export function chdbFolderFor(dir: string): { dir: string; stackDataDir: boolean
 }
 
 /** `svcmon.lock` in the chDB folder: one svcmon writes into a folder at a time. */
-async function withFolderLock<T>(dir: string, deps: DeliverDeps, body: () => Promise<T>): Promise<T> {
+export async function withFolderLock<T>(dir: string, deps: DeliverDeps, body: () => Promise<T>): Promise<T> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const lock = join(dir, "svcmon.lock");
   for (let attempt = 0; ; attempt++) {

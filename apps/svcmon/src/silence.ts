@@ -14,7 +14,7 @@ export const SILENCE_USAGE = `usage: svcmon silence add (--rule RULE | --subject
 Silences hold back the alerts matching a rule and/or a subject until their end: shown muted, not
 notified; a still-firing alert is notified when the silence ends (or is expired).
   add     RULE: collector_failure, collector_stale, account_no_access, dead_letter_queue, disk_high,
-          account_unscanned; one subject matcher at most (equal, prefix, or a regex of the whole
+          account_unscanned, collector_hung; one subject matcher at most (equal, prefix, or a regex of the whole
           subject); DURATION like 90m, 2h, 1d (at most 30d); TIME ISO 8601; NAME defaults to $USER.
           Prints the new silence's id.
   list    silences not ended (--all: also those ended in the last 5 days); --json: the API's body.

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ClickHouseRunStore } from "@monitor/clickhouse";
@@ -54,6 +54,24 @@ const direct = (collector: string) => [...subject(collector), "--data-dir", data
 
 // The children own the chDB folder one after another; this process opens it only afterwards.
 const results: Record<string, Ran> = {};
+
+/** The run starts svcmon sends before the command, kept apart from the run records the doubles count. */
+const starts: Record<string, unknown>[] = [];
+/** What reached a monitor double, in order: `start <run_id>` here, `run <run_id>` where a test says. */
+const arrivals: string[] = [];
+let startAnswer = 202;
+function isStart(req: IncomingMessage, body: string, res: ServerResponse): boolean {
+  if (req.url !== "/api/system/runs/start") return false;
+  const start = JSON.parse(body) as Record<string, unknown>;
+  starts.push(start);
+  arrivals.push(`start ${String(start.run_id)}`);
+  if (startAnswer !== 202) {
+    res.writeHead(startAnswer, { "content-type": "application/json" }).end('{"error":"down"}');
+    return true;
+  }
+  res.writeHead(202, { "content-type": "application/json" }).end("{}");
+  return true;
+}
 let store: ClickHouseRunStore;
 let runs: CollectorRunRow[] = [];
 const marker = join(tmp, "should-not-exist");
@@ -115,6 +133,18 @@ describe("svcmon run --data-dir (real child commands, real chDB)", () => {
     expect(Math.abs((r?.completed_at ?? 0) - Date.now())).toBeLessThan(120_000);
   });
 
+  it("records the run's start before the command, paired with its final record (no open run left)", async () => {
+    const [r] = run("job_ok");
+    const rs = await store.client.query({
+      query:
+        "SELECT toString(run_id) AS id, toUnixTimestamp64Milli(started_at) AS at FROM svc.run_starts WHERE collector = 'job_ok'",
+      format: "JSONEachRow",
+    });
+    const stored = await rs.json<{ id: string; at: number | string }>();
+    expect(stored.map((x) => [x.id, Number(x.at)])).toEqual([[r?.run_id, r?.started_at]]);
+    expect((await store.openStarts(0)).filter((x) => x.collector === "job_ok")).toEqual([]);
+  });
+
   it("a collector the registry does not know is registered by this first run (first_run, 24 h / 48 h)", async () => {
     const registry = ClickHouseCollectorRegistry.fromStore(store);
     expect(await registry.get("job_ok")).toMatchObject({
@@ -166,7 +196,9 @@ describe("svcmon run through the monitor API", () => {
         body += c.toString();
       });
       req.on("end", () => {
+        if (isStart(req, body, res)) return;
         got.push({ req, body });
+        arrivals.push(`run ${String((JSON.parse(body) as { run_id?: unknown }).run_id)}`);
         res
           .writeHead(answer, { "content-type": "application/json" })
           .end(answer === 201 ? "{}" : '{"error":"unauthorized"}');
@@ -192,6 +224,29 @@ describe("svcmon run through the monitor API", () => {
       expect(v.ok).toBe(true);
       expect(body).toMatchObject({ collector: "job_api", status: "partial", error: "warn: slow" });
       expect(body.run_id).toMatch(/^[0-9a-f-]{36}$/);
+      // Its start went first, under the same run_id and start time: the monitor pairs the two.
+      expect(arrivals).toEqual([`start ${body.run_id}`, `run ${body.run_id}`]);
+      expect(starts.at(-1)).toEqual({
+        run_id: body.run_id,
+        collector: "job_api",
+        cloud_account_id: "123456789012",
+        cloud_region: "eu-west-1",
+        started_at: body.started_at,
+      });
+
+      // A start the monitor does not take is one line on stderr; the command runs and its run is recorded.
+      startAnswer = 503;
+      const noStart = await svcmon([...subject("job_api"), "--", NODE, "-e", "process.exit(0)"], {
+        MONITOR_TOKEN: "s3cret",
+        PORT: String(port),
+      });
+      startAnswer = 202;
+      expect(noStart.code).toBe(0);
+      expect(noStart.stderr).toMatch(
+        /the start of run [0-9a-f-]{36} was not recorded \(the run goes on\): POST .*\/api\/system\/runs\/start failed: HTTP 503/,
+      );
+      expect(got).toHaveLength(2);
+      got.pop();
 
       answer = 401;
       const denied = await svcmon([
@@ -225,6 +280,7 @@ describe("svcmon run: a record dated ahead of the clock is not sent", () => {
         body += c.toString();
       });
       req.on("end", () => {
+        if (isStart(req, body, res)) return;
         bodies.push(body);
         res.writeHead(answer.status, { "content-type": "application/json" }).end(answer.body);
       });
@@ -293,6 +349,7 @@ describe("svcmon run keeps to the monitor's bounds", () => {
         body += c.toString();
       });
       req.on("end", () => {
+        if (isStart(req, body, res)) return;
         bodies.push(body);
         res
           .writeHead(status, location === "" ? { "content-type": "application/json" } : { location })
@@ -367,6 +424,7 @@ describe("svcmon run never loses a run (real processes)", () => {
         body += c.toString();
       });
       req.on("end", () => {
+        if (isStart(req, body, res)) return;
         bodies.push(JSON.parse(body) as Record<string, unknown>);
         res.writeHead(201, { "content-type": "application/json" }).end("{}");
       });

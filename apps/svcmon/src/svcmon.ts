@@ -27,6 +27,7 @@ import { deliver, pidAlive, type RunRecordOut } from "./deliver.ts";
 import { maintenanceMain } from "./maintenance.ts";
 import { pingMain } from "./ping.ts";
 import { silenceMain } from "./silence.ts";
+import { type RunStartOut, sendStart } from "./start.ts";
 import { UsageError } from "./usage-error.ts";
 
 export const USAGE = `usage: svcmon run --collector NAME --account ID --region REGION [--url URL] [--token TOKEN | env MONITOR_TOKEN] [--data-dir DIR] -- COMMAND [ARGS...]
@@ -285,6 +286,25 @@ function runChild(command: string, args: string[]): Promise<Child> {
   });
 }
 
+async function storeStart(dir: string, start: RunStartOut, autoRegister: AutoRegisterConfig): Promise<void> {
+  const { openChdbRunStore } = await import("@monitor/clickhouse/chdb");
+  const { ClickHouseCollectorRegistry } = await import("@monitor/clickhouse");
+  const umask = process.umask(0o077);
+  try {
+    const store = openChdbRunStore(dir, { timeoutMs: 30_000 });
+    try {
+      await store.migrate();
+      await store.recordStarts([start]);
+      // As POST /api/system/runs/start does: the first start of an unknown collector registers it.
+      await registerFirstRuns(ClickHouseCollectorRegistry.fromStore(store), [start], autoRegister);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    process.umask(umask);
+  }
+}
+
 async function storeRun(dir: string, record: RunRecordOut, autoRegister: AutoRegisterConfig): Promise<void> {
   const { openChdbRunStore } = await import("@monitor/clickhouse/chdb");
   const { ClickHouseCollectorRegistry } = await import("@monitor/clickhouse");
@@ -356,6 +376,28 @@ export async function main(
   const autoRegister = autoEnv.ok ? autoEnv.value : DEFAULT_AUTO_REGISTER;
   const runId = randomUUID();
   const startedAt = now();
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  // The start first, under the final record's run_id: the monitor sees the run while it runs.
+  const startFailed = await sendStart(
+    a.target,
+    {
+      run_id: runId,
+      collector: a.collector,
+      cloud_account_id: a.account,
+      cloud_region: a.region,
+      started_at: startedAt,
+    },
+    env,
+    {
+      fetch,
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      alive: pidAlive,
+      say,
+      storeStartDirect: (dir, start) => storeStart(dir, start, autoRegister),
+    },
+  );
+  if (startFailed !== null)
+    say(`svcmon: the start of run ${runId} was not recorded (the run goes on): ${startFailed}`);
   const child = await runChild(a.command, a.args);
   const completedAt = Math.max(now(), startedAt);
   const record: RunRecordOut = {
@@ -372,7 +414,6 @@ export async function main(
     error: keepLastChars(child.error, MAX_RUN_ERROR_CHARS),
     duration_ms: completedAt - startedAt,
   };
-  const say = (line: string) => process.stderr.write(`${line}\n`);
   const notRecorded = (why: string) => say(`svcmon: run ${runId} (${record.status}) NOT recorded: ${why}`);
   // Time sanity, as the monitor checks it: this machine's clock may have jumped back during the run.
   const sendAt = now();

@@ -59,6 +59,11 @@ export async function startMonitorDemo(
       await runStore.insertRuns([run]);
       await registerFirstRuns(registry, [run], config.autoRegister ?? DEFAULT_AUTO_REGISTER);
     },
+    // A run start sent through the queue (`collector_run_start`), as POST /api/system/runs/start.
+    handleRunStart: async (start) => {
+      await runStore.recordStarts([start]);
+      await registerFirstRuns(registry, [start], config.autoRegister ?? DEFAULT_AUTO_REGISTER);
+    },
     ...(config.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: config.maxClockSkewMs }),
     log: (level, msg, fields) => log[level](msg, { component: "ingest", ...fields }),
   });

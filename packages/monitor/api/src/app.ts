@@ -45,6 +45,7 @@ import { generateSessionKey, SignedPageSessions } from "./page/signed-sessions.t
 import { accountRoutes } from "./routes/accounts.ts";
 import { collectorRoutes } from "./routes/collectors.ts";
 import { COMMON_ERRORS, json, OPEN, SECURED } from "./routes/openapi-parts.ts";
+import { runStartRoutes } from "./routes/run-starts.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { statusReader, statusRoutes } from "./routes/status.ts";
 import { parseTimelineQuery, timelineBody, timelineRoutes } from "./routes/timeline.ts";
@@ -146,6 +147,7 @@ export function createMonitorApp(deps: MonitorAppDeps): OpenAPIHono<BlankEnv> {
 
   const readStatus = statusReader(ctx);
   app.route("/", runRoutes(ctx));
+  app.route("/", runStartRoutes(ctx));
   app.route("/", accountRoutes(ctx));
   app.route("/", collectorRoutes(ctx));
   app.route("/", statusRoutes(auth, readStatus));

@@ -88,6 +88,7 @@ describe("an unregistered job that reports, then falls silent", () => {
         duration_too_short_factor: null,
         runs_too_often_factor: null,
         duration_baseline_runs: null,
+        max_duration_minutes: null,
         registered_at: iso(T0),
         registered_by: "first_run",
       },

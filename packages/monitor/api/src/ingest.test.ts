@@ -293,6 +293,7 @@ describe("PUT /api/system/collectors/{name}", () => {
       duration_too_short_factor: null,
       runs_too_often_factor: null,
       duration_baseline_runs: null,
+      max_duration_minutes: null,
     };
     expect(ok).toEqual({
       status: 200,
@@ -306,6 +307,12 @@ describe("PUT /api/system/collectors/{name}", () => {
       registered_at: NOW,
       registered_by: "api",
     });
+    // A max duration is bounded like the intervals, and kept when valid.
+    const tooLong = await call(app, "PUT", "/api/system/collectors/ext_x", {
+      body: { expected_interval_minutes: 5, max_duration_minutes: 0 },
+    });
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.body.error.details.map((d: { path: string }) => d.path)).toEqual(["max_duration_minutes"]);
     const dflt = await call(app, "PUT", "/api/system/collectors/ext_y", {
       body: { expected_interval_minutes: 7 },
     });
@@ -319,6 +326,11 @@ describe("PUT /api/system/collectors/{name}", () => {
       "ext_x",
       "ext_y",
     ]);
+    const bounded = await call(app, "PUT", "/api/system/collectors/ext_y", {
+      body: { expected_interval_minutes: 7, max_duration_minutes: 45 },
+    });
+    expect(bounded.body.max_duration_minutes).toBe(45);
+    expect(await registry.get("ext_y")).toMatchObject({ max_duration_minutes: 45 });
     expect(list.body.collectors[4]).toEqual({
       name: "ext_x",
       expected_interval_minutes: 5,
@@ -348,6 +360,7 @@ describe("PUT /api/system/collectors/{name}", () => {
         duration_too_short_factor: null,
         runs_too_often_factor: null,
         duration_baseline_runs: null,
+        max_duration_minutes: null,
       },
     });
     const dflt = await call(app, "PUT", "/api/system/collectors/hourly", { body: { schedule: "5 * * * *" } });

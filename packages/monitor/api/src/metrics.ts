@@ -20,6 +20,7 @@ import {
   RUN_STATUSES,
   type StoreHealth,
 } from "@monitor/core";
+import type { OpenRunState } from "@monitor/jobs";
 import {
   type AlertEngineStatusJson,
   type FiringAlertJson,
@@ -41,6 +42,8 @@ export interface StatusEvaluation {
   overall: Health;
   /** The alert engine's health (the status body's `alert_engine`); absent without a tick store. */
   engine?: AlertEngineStatusJson;
+  /** Runs started and not ended, judged running or hung (absent: not evaluated). */
+  open_runs?: readonly OpenRunState[];
 }
 
 const ENGINE_STATES = ["ok", "late", "failing", "never_ran"] as const;
@@ -181,6 +184,12 @@ function stateRegistry(e: StatusEvaluation | undefined, body: StatusBodyParts): 
     }
     if (d.last_ms !== null) lastDuration.set({ collector: d.collector }, seconds(d.last_ms));
   }
+  // Runs started and not ended (POST /api/system/runs/start): both states always present.
+  const open = gauge("runs_open", "Runs started without a final record yet, by state (running or hung)", [
+    "state",
+  ]);
+  for (const state of ["running", "hung"] as const)
+    open.set({ state }, (e.open_runs ?? []).filter((r) => r.state === state).length);
 
   // Accounts.
   const accounts = gauge("accounts", "Monitored cloud accounts by their latest svc_status", ["status"]);

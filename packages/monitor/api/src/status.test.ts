@@ -100,6 +100,7 @@ describe("GET /api/system/status", () => {
         "collectors",
         "generated_at",
         "new_accounts",
+        "open_runs",
         "overall_health",
         "queues",
         "triage",

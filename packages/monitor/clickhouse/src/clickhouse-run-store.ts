@@ -23,7 +23,9 @@ import {
   type InsertRunsResult,
   type LastSuccessRow,
   type LatestRunRow,
+  MAX_OPEN_RUNS_READ,
   prepareGroup,
+  type RunStartRow,
   type RunStore,
   type StoreHealth,
   validateAccount,
@@ -36,6 +38,7 @@ import { MIGRATIONS, MIGRATIONS_BOOTSTRAP, type Migration } from "./migrations.t
 import { VersionedReadCache } from "./read-cache.ts";
 import { partsVersion } from "./read-version.ts";
 import { ClickHouseRunReads, NO_READ_CACHE } from "./run-reads.ts";
+import { ClickHouseRunStarts } from "./run-starts.ts";
 import { num } from "./run-store-sql.ts";
 import { ClickHouseHealth, type LocalDiskUsage } from "./store-health.ts";
 import { storedRunIds } from "./stored-run-ids.ts";
@@ -139,6 +142,7 @@ export class ClickHouseRunStore implements RunStore {
   readonly #reads: ClickHouseRunReads;
   readonly #health: ClickHouseHealth;
   readonly #groups: GroupCommit;
+  readonly #starts: ClickHouseRunStarts;
 
   constructor(client: ClickHouseClient, opts: ClickHouseRunStoreOptions = {}) {
     this.#q = new ClickHouseQueries(client, opts.timeoutMs ?? 5000, opts.latencySamples ?? 1024);
@@ -159,6 +163,7 @@ export class ClickHouseRunStore implements RunStore {
           )
         : NO_READ_CACHE;
     this.#reads = new ClickHouseRunReads(this.#q, cache);
+    this.#starts = new ClickHouseRunStarts(this.#q);
     this.#health = new ClickHouseHealth(this.#q, {
       localDisk: opts.localDisk,
       queryLog: opts.queryLog ?? true,
@@ -304,6 +309,14 @@ export class ClickHouseRunStore implements RunStore {
 
   dbHealth(): Promise<StoreHealth> {
     return this.#health.read();
+  }
+
+  recordStarts(starts: readonly RunStartRow[]): Promise<void> {
+    return this.#starts.record(starts);
+  }
+
+  openStarts(sinceMs: number, opts: { limit?: number } = {}): Promise<RunStartRow[]> {
+    return this.#starts.open(sinceMs, opts.limit ?? MAX_OPEN_RUNS_READ);
   }
 }
 

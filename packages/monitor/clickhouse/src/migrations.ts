@@ -602,4 +602,28 @@ ORDER BY (completed_at, claimant)
 TTL toDateTime(completed_at) + INTERVAL 7 DAY`,
     ],
   },
+  {
+    version: 19,
+    name: "run_starts_and_max_duration",
+    statements: [
+      // Run starts (POST /api/system/runs/start), paired with svc.collector_runs by run_id on read
+      // (docs/monitor-tables.md, "Run starts"). The first start of a run_id wins: `keep` falls as
+      // starts arrive, so merges (the highest `keep`) and reads (argMax by it) keep the first. A
+      // start older than 7 days is ignored by the reads; the TTL drops it a day later.
+      `CREATE TABLE IF NOT EXISTS svc.run_starts
+(
+    run_id UUID,
+    collector LowCardinality(String),
+    cloud_account_id String,
+    cloud_region LowCardinality(String),
+    started_at DateTime64(3),
+    keep UInt64
+)
+ENGINE = ReplacingMergeTree(keep)
+ORDER BY run_id
+TTL toDateTime(started_at) + INTERVAL 8 DAY`,
+      `ALTER TABLE svc.collectors
+    ADD COLUMN IF NOT EXISTS max_duration_minutes Nullable(UInt32)`,
+    ],
+  },
 ];

@@ -77,7 +77,9 @@ export class ClickHouseCollectorRegistry implements CollectorRegistry {
     argMax(duration_too_long_factor, updated_at) AS duration_too_long_factor,
     argMax(duration_too_short_factor, updated_at) AS duration_too_short_factor,
     argMax(runs_too_often_factor, updated_at) AS runs_too_often_factor,
-    argMax(duration_baseline_runs, updated_at) AS duration_baseline_runs
+    argMax(duration_baseline_runs, updated_at) AS duration_baseline_runs,
+    -- In a tuple: argMax skips a bare NULL, and a later put without it must clear it.
+    argMax(tuple(max_duration_minutes), updated_at).1 AS max_duration_minutes
 FROM svc.collectors
 ${where}
 GROUP BY name
@@ -96,6 +98,7 @@ ORDER BY name`,
         ...Object.fromEntries(
           DURATION_KNOBS.filter((k) => Number(r[k] ?? 0) > 0).map((k) => [k, Number(r[k])]),
         ),
+        ...(r.max_duration_minutes == null ? {} : { max_duration_minutes: Number(r.max_duration_minutes) }),
       };
       const schedule = String(r.schedule ?? "");
       if (schedule === "") return { ...base, expected_interval_minutes: Number(r.expected_interval_minutes) };
@@ -272,5 +275,6 @@ function storedColumns(spec: CollectorSpec): Record<string, unknown> {
     timezone: spec.schedule ? (spec.timezone ?? "UTC") : "",
     grace_minutes: spec.schedule ? (spec.grace_minutes ?? 0) : 0,
     ...Object.fromEntries(DURATION_KNOBS.map((k) => [k, spec[k] ?? 0])),
+    max_duration_minutes: spec.max_duration_minutes ?? null,
   };
 }

@@ -25,6 +25,7 @@ const TABLES = [
   "svc.collector_failed_runs",
   "svc.cloud_accounts",
   "svc.account_first_active",
+  "svc.run_starts",
 ];
 async function truncate(): Promise<void> {
   for (const t of TABLES) await admin.command({ query: `TRUNCATE TABLE ${t}` });

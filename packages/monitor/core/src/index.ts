@@ -32,6 +32,7 @@ export * from "./schemas/fields.ts";
 export * from "./schemas/maintenance.ts";
 export * from "./schemas/registry.ts";
 export * from "./schemas/run-record.ts";
+export * from "./schemas/run-start.ts";
 export * from "./settle-within.ts";
 export * from "./silence-store-memory.ts";
 export * from "./timestamp.ts";

@@ -3,7 +3,13 @@
  * (schemas/) and the HTTP app enforce these constants, and `MONITOR_LIMITS` documents the same
  * numbers, so the table cannot drift from what is checked. Pure: no I/O.
  */
-import { MAX_CRON_CHARS, MAX_GRACE_MINUTES, MAX_TIMEZONE_CHARS } from "@monitor/jobs";
+import {
+  MAX_CRON_CHARS,
+  MAX_GRACE_MINUTES,
+  MAX_OPEN_RUN_HOURS,
+  MAX_OPEN_RUNS_READ,
+  MAX_TIMEZONE_CHARS,
+} from "@monitor/jobs";
 import type { LimitRow } from "@shared/kernel";
 import {
   MAINTENANCE_AUTHOR_MAX,
@@ -22,6 +28,9 @@ import {
   SILENCE_REGEX_SUBJECT_CHARS,
   SILENCE_SUBJECT_MAX,
 } from "./alerts/silences.ts";
+
+/** The bounds of open runs (run starts without a final record), @monitor/jobs hung-runs.ts. */
+export { MAX_OPEN_RUN_HOURS, MAX_OPEN_RUNS_READ };
 
 /** Largest JSON request body of the monitor API, unless `maxBodyBytes` says otherwise: 1 MiB. */
 export const DEFAULT_MONITOR_BODY_BYTES = 1024 * 1024;
@@ -172,6 +181,30 @@ export const MONITOR_LIMITS: LimitRow[] = [
     unit: "minutes",
     status: 422,
     note: "one week; 0 or more, read with schedule only",
+  },
+  {
+    area: "monitor",
+    field: "max_duration_minutes",
+    limit: MAX_REGISTRY_MINUTES,
+    unit: "minutes",
+    status: 422,
+    note: "PUT /api/system/collectors/{name}: the longest a run may take before it is hung; optional (null: learned, else a default)",
+  },
+  {
+    area: "monitor",
+    field: "run start age",
+    limit: MAX_OPEN_RUN_HOURS / 24,
+    unit: "days",
+    status: 0,
+    note: "MAX_OPEN_RUN_HOURS (168): a start (POST /api/system/runs/start) with no final record is forgotten after this: neither shown running or hung nor alerted on",
+  },
+  {
+    area: "monitor",
+    field: "open runs",
+    limit: MAX_OPEN_RUNS_READ,
+    unit: "items",
+    status: 0,
+    note: "open runs (started, no final record) read per status evaluation or alert tick, newest start first; older ones beyond it are not shown",
   },
   {
     area: "monitor",

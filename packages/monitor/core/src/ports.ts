@@ -128,6 +128,15 @@ export interface StoreHealthSources {
   query_latency: string;
 }
 
+/** A run's start as handed to the store (`POST /api/system/runs/start`); every field required. */
+export interface RunStartRow {
+  run_id: string;
+  collector: string;
+  cloud_account_id: string;
+  cloud_region: string;
+  started_at: number;
+}
+
 export interface RunStore {
   /** Apply pending versioned migrations (idempotent). Returns the versions applied by this call. */
   migrate(): Promise<number[]>;
@@ -156,6 +165,16 @@ export interface RunStore {
     collector: string,
     opts?: { limit?: number; cloud_account_id?: string; cloud_region?: string },
   ): Promise<CollectorRunRow[]>;
+  /**
+   * Stores run starts; a run_id already started keeps its first start (a resend changes nothing).
+   * Validated like runs: a bad row and nothing of the call is written.
+   */
+  recordStarts(starts: readonly RunStartRow[]): Promise<void>;
+  /**
+   * The starts at or after `sinceMs` that have no run record of the same run_id: the runs still
+   * running (or hung). Newest start first, at most `limit` (default and most: MAX_OPEN_RUNS_READ).
+   */
+  openStarts(sinceMs: number, opts?: { limit?: number }): Promise<RunStartRow[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -7,17 +7,21 @@
  * dead-letter queue, as every refused message does. Pure: `now` is a parameter.
  */
 import { checkClockSkew, DEFAULT_MAX_CLOCK_SKEW_MS } from "./clock-skew.ts";
-import type { ResourceEvent } from "./ports.ts";
+import type { ResourceEvent, RunStartRow } from "./ports.ts";
 import type { NewRunRecord } from "./records.ts";
 import { validateResourceEvent } from "./resource-event.ts";
 import { isPlainObject, type Result } from "./result.ts";
 import { validateRunRecord } from "./schemas/run-record.ts";
+import { validateRunStart } from "./schemas/run-start.ts";
 
 export const RUN_RECORD_KIND = "collector_run";
+/** A run's start through the queue: the fields of `POST /api/system/runs/start`. */
+export const RUN_START_KIND = "collector_run_start";
 
 export type IngestMessage =
   | { kind: "resource_observed"; event: ResourceEvent }
-  | { kind: "collector_run"; run: NewRunRecord };
+  | { kind: "collector_run"; run: NewRunRecord }
+  | { kind: "collector_run_start"; start: RunStartRow };
 
 function json(body: string): Result<unknown> {
   try {
@@ -61,7 +65,24 @@ export function validateRunMessage(
 }
 
 /**
- * A message body of the event queue, by its `kind`: `collector_run` (when `runs` is true; otherwise
+ * A `collector_run_start` message: the start's checks (`validateRunStart`), `started_at` defaulting to
+ * `now`, then no more than `maxSkewMs` ahead of it.
+ */
+export function validateRunStartMessage(
+  input: Record<string, unknown>,
+  now: number,
+  maxSkewMs: number = DEFAULT_MAX_CLOCK_SKEW_MS,
+): Result<RunStartRow> {
+  const { kind: _kind, ...fields } = input;
+  const v = validateRunStart(fields);
+  if (!v.ok) return v;
+  const start = { ...v.value, started_at: v.value.started_at ?? now };
+  const ahead = checkClockSkew({ started_at: start.started_at }, now, maxSkewMs);
+  return ahead.length > 0 ? { ok: false, errors: ahead } : { ok: true, value: start };
+}
+
+/**
+ * A message body of the event queue, by its `kind`: `collector_run_start` and `collector_run` (when `runs` is true; otherwise
  * refused as not a resource event, as before) or a resource event. Every problem is named.
  */
 export function parseIngestMessage(
@@ -75,6 +96,10 @@ export function parseIngestMessage(
   if ((opts.runs ?? true) && isPlainObject(parsed.value) && parsed.value.kind === RUN_RECORD_KIND) {
     const run = validateRunMessage(parsed.value, now, maxSkewMs);
     return run.ok ? { ok: true, value: { kind: RUN_RECORD_KIND, run: run.value } } : run;
+  }
+  if ((opts.runs ?? true) && isPlainObject(parsed.value) && parsed.value.kind === RUN_START_KIND) {
+    const start = validateRunStartMessage(parsed.value, now, maxSkewMs);
+    return start.ok ? { ok: true, value: { kind: RUN_START_KIND, start: start.value } } : start;
   }
   const event = validateResourceEventAt(parsed.value, now, maxSkewMs);
   return event.ok ? { ok: true, value: { kind: "resource_observed", event: event.value } } : event;

@@ -73,6 +73,12 @@ export interface CollectorSpec {
    */
   registered_at?: EpochMs | null;
   registered_by?: RegisteredBy | null;
+  /**
+   * The longest a run of this collector may take before it counts as hung (minutes, 1 to one year).
+   * Absent or null: learned from its durations, else a default (docs/monitor-rules.md, "Running and
+   * hung runs").
+   */
+  max_duration_minutes?: number | null;
 }
 
 export const MINUTE_MS = 60_000;

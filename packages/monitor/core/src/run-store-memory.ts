@@ -5,6 +5,7 @@
  * suite (contract/run-store.contract.ts). Nothing is persisted and no TTL drops old rows.
  */
 
+import { MAX_OPEN_RUNS_READ } from "@monitor/jobs";
 import type {
   AccountLastSuccessRow,
   CloudAccountRow,
@@ -15,11 +16,12 @@ import type {
   InsertRunsResult,
   LastSuccessRow,
   LatestRunRow,
+  RunStartRow,
   RunStore,
   StoreHealth,
 } from "./ports.ts";
 import { prepareGroup } from "./run-duplicates.ts";
-import { validateAccount, validateRun } from "./run-store.ts";
+import { validateAccount, validateRun, validateStart } from "./run-store.ts";
 
 const DAY_MS = 86_400_000;
 /** The most runs `recentRuns` returns (as every adapter). */
@@ -67,6 +69,7 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 export class InMemoryRunStore implements RunStore {
   readonly #runs = new Map<string, CollectorRunRow>();
   readonly #accounts: CloudAccountRow[] = [];
+  readonly #starts = new Map<string, RunStartRow>();
   #inserts: Promise<void> = Promise.resolve();
   readonly #latency: number[] = [];
   readonly #now: () => number;
@@ -321,6 +324,22 @@ export class InMemoryRunStore implements RunStore {
       query_samples: sorted.length,
       sources: { ...MEMORY_HEALTH_SOURCES },
     };
+  }
+
+  async recordStarts(starts: readonly RunStartRow[]): Promise<void> {
+    const valid = starts.map((s, i) => validateStart(i, s));
+    for (const s of valid) if (!this.#starts.has(s.run_id)) this.#starts.set(s.run_id, s);
+  }
+
+  async openStarts(sinceMs: number, opts: { limit?: number } = {}): Promise<RunStartRow[]> {
+    return this.#timed(() => {
+      const limit = Math.max(1, Math.min(MAX_OPEN_RUNS_READ, Math.floor(opts.limit ?? MAX_OPEN_RUNS_READ)));
+      return [...this.#starts.values()]
+        .filter((s) => s.started_at >= sinceMs && !this.#runs.has(s.run_id))
+        .sort((a, b) => b.started_at - a.started_at || byText(a.run_id, b.run_id))
+        .slice(0, limit)
+        .map((s) => ({ ...s }));
+    });
   }
 
   async ping(): Promise<void> {}

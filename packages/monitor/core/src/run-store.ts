@@ -2,7 +2,7 @@
  * The run store's errors and the type checks every adapter applies before writing (pure; the port
  * itself, `RunStore`, and its row types are in ports.ts).
  */
-import type { CloudAccountRow, CollectorRunInput, CollectorRunRow } from "./ports.ts";
+import type { CloudAccountRow, CollectorRunInput, CollectorRunRow, RunStartRow } from "./ports.ts";
 import { ACCOUNT_STATUSES, type AccountStatus, RUN_STATUSES, type RunStatus } from "./records.ts";
 
 export class RunStoreError extends Error {
@@ -84,6 +84,20 @@ export function validateRun(i: number, r: CollectorRunInput): CollectorRunRow {
     rows_inserted: checkU32(i, "rows_inserted", r.rows_inserted),
     error: r.error === undefined ? "" : checkString(i, "error", r.error, false),
     duration_ms: checkU32(i, "duration_ms", r.duration_ms),
+  };
+}
+
+/** A run start's type checks (the same as a run's for the fields they share). */
+export function validateStart(i: number, r: RunStartRow): RunStartRow {
+  if (typeof r !== "object" || r === null) throw new RunStoreValidationError(i, "row", "must be an object");
+  const runId = checkString(i, "run_id", r.run_id, true).toLowerCase();
+  if (!UUID_RE.test(runId)) throw new RunStoreValidationError(i, "run_id", "must be a UUID");
+  return {
+    run_id: runId,
+    collector: checkString(i, "collector", r.collector, true),
+    cloud_account_id: checkString(i, "cloud_account_id", r.cloud_account_id, true),
+    cloud_region: checkString(i, "cloud_region", r.cloud_region, true),
+    started_at: checkMs(i, "started_at", r.started_at),
   };
 }
 

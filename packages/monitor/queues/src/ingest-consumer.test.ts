@@ -15,6 +15,7 @@ import {
   parseResourceEvent,
   type ResourceEvent,
   type RowSink,
+  type RunStartRow,
 } from "@monitor/core";
 import { FakeClock } from "@monitor/core/fake-clock";
 import { afterAll, describe, expect, it } from "vitest";
@@ -280,6 +281,42 @@ describe("IngestConsumer", () => {
     await t.clock.advance(VT);
     expect(await consumer.drain()).toEqual({ received: 0, acked: 0, rejected: 0 });
     expect((await t.queue.deadLetters()).map((d) => d.body)).toEqual([event(far), run(now + 20 * 60_000)]);
+    t.queue.close();
+  });
+
+  it("hands a collector_run_start message to handleRunStart, started_at defaulting to the consumer's clock", async () => {
+    const t = setup({ maxReceives: 1 });
+    const starts: RunStartRow[] = [];
+    const consumer = new IngestConsumer({
+      queue: t.queue,
+      handle: async () => {},
+      handleRun: async () => {},
+      handleRunStart: async (s) => {
+        starts.push(s);
+      },
+      visibilityTimeoutMs: VT,
+      clock: t.clock,
+    });
+    const id = "00000000-0000-4000-8000-0000000a2899";
+    await t.queue.send([
+      JSON.stringify({
+        kind: "collector_run_start",
+        run_id: id,
+        collector: "nightly_backup",
+        cloud_account_id: ACCT,
+        cloud_region: REGION,
+      }),
+    ]);
+    expect(await consumer.drain()).toEqual({ received: 1, acked: 1, rejected: 0 });
+    expect(starts).toEqual([
+      {
+        run_id: id,
+        collector: "nightly_backup",
+        cloud_account_id: ACCT,
+        cloud_region: REGION,
+        started_at: t.clock.now(),
+      },
+    ]);
     t.queue.close();
   });
 

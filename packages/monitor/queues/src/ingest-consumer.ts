@@ -14,6 +14,7 @@ import {
   parseIngestMessage,
   type ReceivedMessage,
   type ResourceEvent,
+  type RunStartRow,
   systemClock,
 } from "@monitor/core";
 
@@ -32,6 +33,11 @@ export interface IngestConsumerOptions {
    * `registerFirstRuns`). Absent: such a message is refused like any message that is not a resource event.
    */
   handleRun?: (run: NewRunRecord) => Promise<void>;
+  /**
+   * Stores one run start of a `collector_run_start` message (POST /api/system/runs/start's fields).
+   * Absent: such a message is refused (left for retry, then the dead-letter queue).
+   */
+  handleRunStart?: (start: RunStartRow) => Promise<void>;
   /** How far ahead of the clock `observed_at`, `started_at` or `completed_at` may be. Default 15 min. */
   maxClockSkewMs?: number;
   /** Messages per receive. Default 10. */
@@ -60,9 +66,10 @@ function add(a: IngestTotals, b: IngestTotals): IngestTotals {
 
 export class IngestConsumer {
   readonly totals: IngestTotals = zero();
-  readonly #o: Required<Omit<IngestConsumerOptions, "log" | "handleRun">> & {
+  readonly #o: Required<Omit<IngestConsumerOptions, "log" | "handleRun" | "handleRunStart">> & {
     log: IngestLog;
     handleRun?: IngestConsumerOptions["handleRun"];
+    handleRunStart?: IngestConsumerOptions["handleRunStart"];
   };
   #timer: unknown = null;
   #running: Promise<IngestTotals> | null = null;
@@ -132,7 +139,11 @@ export class IngestConsumer {
     try {
       const msg = parsed.value;
       if (msg.kind === "collector_run") await (handleRun as (run: NewRunRecord) => Promise<void>)(msg.run);
-      else await this.#o.handle(msg.event);
+      else if (msg.kind === "collector_run_start") {
+        if (this.#o.handleRunStart === undefined)
+          throw new Error("run starts are not taken by this consumer");
+        await this.#o.handleRunStart(msg.start);
+      } else await this.#o.handle(msg.event);
       return true;
     } catch (err) {
       this.#o.log("warn", "ingest: handler refused an event; left for retry", {

@@ -179,7 +179,7 @@ const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toIS
 /** Alertmanager-style labels: what identifies the alert (rule = `alertname`, subject and its parts). */
 function alertLabels(rule: AlertRule, subject: string, severity: string): Record<string, string> {
   const labels: Record<string, string> = { alertname: rule, rule, subject, severity, source: "monitor" };
-  if (rule === "collector_failure") {
+  if (rule === "collector_failure" || rule === "collector_hung") {
     const p = failureSubjectParts(subject);
     Object.assign(labels, { collector: p.collector, cloud_account_id: p.account, cloud_region: p.region });
   } else if (rule === "collector_stale") labels.collector = subject;

@@ -3,7 +3,13 @@
  * status body, the metrics and the alert rules read them.
  */
 import { type CollectorRunRow, type CollectorSpec, expectedGapMs, type RunStore } from "@monitor/core";
-import { type DurationJudgement, judgeDurations } from "@monitor/jobs";
+import {
+  DEFAULT_BASELINE_RUNS,
+  type DurationBaseline,
+  type DurationJudgement,
+  durationBaseline,
+  judgeDurations,
+} from "@monitor/jobs";
 
 /** Runs per collector the judgement reads (the run store's most): enough for 20 baseline runs and the cadence of each series. */
 export const DURATION_RUNS_READ = 200;
@@ -46,4 +52,25 @@ export function judgeCollectorDurations(
       },
     ),
   }));
+}
+
+/**
+ * Each collector's duration baseline over its latest successful runs (its `duration_baseline_runs`):
+ * what a run that has not finished is measured against when no max_duration_minutes is set.
+ */
+export function recentBaselines(
+  specs: readonly CollectorSpec[],
+  recent: Readonly<Record<string, readonly CollectorRunRow[]>>,
+): Map<string, DurationBaseline | null> {
+  return new Map(
+    specs.map((spec) => [
+      spec.name,
+      durationBaseline(
+        (recent[spec.name] ?? [])
+          .filter((r) => r.status === "succeeded")
+          .slice(0, spec.duration_baseline_runs ?? DEFAULT_BASELINE_RUNS)
+          .map((r) => r.duration_ms),
+      ),
+    ]),
+  );
 }

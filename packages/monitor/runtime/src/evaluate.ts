@@ -37,12 +37,20 @@ import {
   MINUTE_MS,
   type QueueHealth,
   type RunRecord,
+  type RunStartRow,
   type RunStore,
   type StoreHealth,
   UNSCANNED_WINDOW_HOURS,
 } from "@monitor/core";
+import {
+  type DurationBaseline,
+  MAX_OPEN_RUN_MS,
+  type MaxDurationSpec,
+  type OpenRunState,
+  openRunStates,
+} from "@monitor/jobs";
 import { deadLetterDepths, deadLetterUnread } from "@monitor/queues";
-import { judgeCollectorDurations, readRecentRuns } from "./durations.ts";
+import { judgeCollectorDurations, readRecentRuns, recentBaselines } from "./durations.ts";
 
 /** Floor of the failure-streak window: 24 h. */
 export const MIN_STREAK_WINDOW_MS = 24 * HOUR_MS;
@@ -67,6 +75,26 @@ export interface StoreSnapshot {
   scans: AccountLastSuccessRow[];
   /** Each collector's latest runs, newest first (the durations' judgement reads them). */
   recent?: Record<string, CollectorRunRow[]>;
+  /** Starts without a final record, within MAX_OPEN_RUN_HOURS (`openStarts`); absent: not read. */
+  open?: RunStartRow[];
+  /**
+   * Each collector's duration baseline, by name, for the learned max duration of its open runs.
+   * Absent or a collector missing: none (the set max duration or the default applies).
+   */
+  baselines?: ReadonlyMap<string, DurationBaseline | null>;
+}
+
+/**
+ * The open runs of a snapshot as running or hung at `now` (docs/monitor-rules.md, "Running and hung
+ * runs"): against each collector's max_duration_minutes, else its learned limit, else the default.
+ */
+export function evaluateOpenRuns(
+  specs: readonly CollectorSpec[],
+  s: Pick<StoreSnapshot, "open" | "baselines">,
+  now: number,
+): OpenRunState[] {
+  const bySpec = new Map<string, MaxDurationSpec>(specs.map((sp) => [sp.name, sp]));
+  return openRunStates(s.open ?? [], bySpec, s.baselines ?? new Map(), now);
 }
 
 function evidence(
@@ -249,7 +277,7 @@ export async function readSnapshot(
   now: number,
 ): Promise<StoreSnapshot> {
   const since = now - streakWindowMs(specs, now);
-  const [latest, successes, streaks, accounts, scans, recent] = await Promise.all([
+  const [latest, successes, streaks, accounts, scans, recent, open] = await Promise.all([
     store.latestRunPerCollector(),
     store.lastSuccessPerCollector(),
     // Only the series whose latest run did not succeed: a series whose latest run succeeded has no
@@ -258,8 +286,19 @@ export async function readSnapshot(
     store.accountsLatest(),
     store.lastSucceededRunPerAccount(0),
     readRecentRuns(store, specs),
+    store.openStarts(now - MAX_OPEN_RUN_MS),
   ]);
-  return { latest, successes, streaks, accounts, scans, recent };
+  // Each collector's learned max duration comes from the baseline of its latest successful runs.
+  return {
+    latest,
+    successes,
+    streaks,
+    accounts,
+    scans,
+    recent,
+    open,
+    baselines: recentBaselines(specs, recent),
+  };
 }
 
 /** Used / total of the analytics DB's disk (system.disks), 0..1; null when unknown. */
@@ -324,6 +363,7 @@ export function alertInput(
     disk_used_ratio: db === null ? null : diskUsedRatio(db),
     collector_last_errors,
     durations: judgeCollectorDurations(specs, s.recent ?? {}, now),
+    open_runs: evaluateOpenRuns(specs, s, now),
   };
 }
 

@@ -50,6 +50,7 @@ beforeEach(async () => {
     "svc.collector_failed_runs",
     "svc.cloud_accounts",
     "svc.collectors",
+    "svc.run_starts",
   ]) {
     await store.client.command({ query: `TRUNCATE TABLE ${t}` });
   }
@@ -441,5 +442,28 @@ describe("schedule", () => {
     });
     expect(runs).toHaveLength(6);
     expect(runs.some((r) => ["444444444444", "555555555555"].includes(r.cloud_account_id))).toBe(false);
+  });
+});
+
+describe("run starts", () => {
+  it("records a start before the run ends, under the run record's run_id: open while it runs, paired after", async () => {
+    const gate = deferred<CollectorResult>();
+    const { c, calls } = collector("config_ebs", () => gate.promise);
+    const s = scheduler([c]);
+    const p = s.runOnce(c, A, R1);
+    await until(() => calls.length === 1);
+    const runId = calls[0]?.run_id;
+    await until(async () => (await store.openStarts(0)).some((o) => o.run_id === runId));
+    expect((await store.openStarts(0)).find((o) => o.run_id === runId)).toEqual({
+      run_id: runId,
+      collector: "config_ebs",
+      cloud_account_id: A.account_id,
+      cloud_region: R1,
+      started_at: clock.now(),
+    });
+    gate.resolve(ok());
+    const out = await p;
+    expect(out.outcome === "recorded" && out.record.run_id).toBe(runId);
+    expect((await store.openStarts(0)).filter((o) => o.run_id === runId)).toEqual([]);
   });
 });

@@ -299,6 +299,26 @@ export class Scheduler {
     const startedAt = this.#clock.now();
     const where = { collector: c.name, account: account.account_id, region, run_id: runId };
     this.#log({ level: "info", msg: "run started", ...where });
+    // The start under the final record's run_id, so the run is seen while it runs (running, then
+    // hung past its max duration). Written beside the collector's work, not before it; a start that
+    // cannot be written is logged and the run goes on.
+    const startWritten = this.#o.store
+      .recordStarts([
+        {
+          run_id: runId,
+          collector: c.name,
+          cloud_account_id: account.account_id,
+          cloud_region: region,
+          started_at: startedAt,
+        },
+      ])
+      .catch((err: unknown) => {
+        this.#log({
+          level: "warn",
+          msg: `run start write failed (the run goes on): ${errorText(err)}`,
+          ...where,
+        });
+      });
     let finished: Finished | null = null;
 
     const gate = this.#gates[c.name];
@@ -332,6 +352,7 @@ export class Scheduler {
       duration_ms: Math.min(completedAt - startedAt, UINT32_MAX),
       ...finished,
     };
+    await startWritten;
     return this.#write(record, where);
   }
 

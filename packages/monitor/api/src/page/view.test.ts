@@ -179,3 +179,35 @@ describe("run history with one run", () => {
     expect(html).not.toContain("last 1 runs");
   });
 });
+
+describe("a collector card shows its runs still running", () => {
+  it("says running since … for a run within its max duration and hung for … beyond it", () => {
+    const open = (state: "running" | "hung", elapsedMin: number, region: string) => ({
+      run_id: `00000000-0000-4000-8000-00000000000${elapsedMin % 10}`,
+      collector: "config_ec2",
+      cloud_account_id: "111111111111",
+      cloud_region: region,
+      state,
+      started_at: "2026-11-28T02:00:00.000Z",
+      elapsed_ms: elapsedMin * 60_000,
+      max_duration_ms: 30 * 60_000,
+      max_duration_source: "default" as const,
+    });
+    const html = render({
+      ...healthy,
+      open_runs: [open("running", 12, "eu-west-1"), open("hung", 95, "us-east-1")],
+    });
+    const card = html.slice(
+      html.indexOf('id="collector-config_ec2"'),
+      html.indexOf('id="collector-config_ebs"'),
+    );
+    expect(card).toContain("<dt>Hung</dt>");
+    expect(card).toContain("hung for 1 h 35 min in 111111111111/us-east-1");
+    expect(card).toContain("<dt>Running</dt>");
+    expect(card).toMatch(/running since [^<]+ \(12 min\) in 111111111111\/eu-west-1 \(max 30 min, default\)/);
+    // The hung run is listed first; the other collector's card shows none.
+    expect(card.indexOf("Hung")).toBeLessThan(card.indexOf("Running"));
+    const other = html.slice(html.indexOf('id="collector-config_ebs"'));
+    expect(other.slice(0, other.indexOf("</article>"))).not.toContain("Running");
+  });
+});

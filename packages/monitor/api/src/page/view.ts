@@ -290,8 +290,51 @@ function RunHistory(name: string, runs: RunPointJson[], duration?: CollectorJson
   ];
 }
 
+/** A span for people: "45 s", "12 min", "2 h 5 min", "3 d 4 h". */
+function span(ms: number): string {
+  const s = Math.floor(Math.max(0, ms) / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min`;
+  const hours = Math.floor(m / 60);
+  if (hours < 48) return m % 60 === 0 ? `${hours} h` : `${hours} h ${m % 60} min`;
+  return hours % 24 === 0 ? `${Math.floor(hours / 24)} d` : `${Math.floor(hours / 24)} d ${hours % 24} h`;
+}
+
+/** Open runs shown per collector card; the rest are counted. */
+const OPEN_RUNS_SHOWN = 3;
+
+/** A collector card's open runs (started, no final record): "running since …" or "hung for …". */
+function openRunPairs(runs: NonNullable<StatusJson["open_runs"]>): [string, Child][] {
+  const pairs = runs.slice(0, OPEN_RUNS_SHOWN).map((r): [string, Child] => {
+    const where = `${r.cloud_account_id}/${r.cloud_region}`;
+    const limit = `max ${span(r.max_duration_ms)}, ${r.max_duration_source}`;
+    return r.state === "hung"
+      ? [
+          "Hung",
+          h(
+            "span",
+            { class: "err" },
+            `hung for ${span(r.elapsed_ms)} in ${where} (since ${fmtTime(r.started_at)}; ${limit})`,
+          ),
+        ]
+      : ["Running", `running since ${fmtTime(r.started_at)} (${span(r.elapsed_ms)}) in ${where} (${limit})`];
+  });
+  if (runs.length > OPEN_RUNS_SHOWN) pairs.push(["Open runs", `and ${runs.length - OPEN_RUNS_SHOWN} more`]);
+  return pairs;
+}
+
 function Collectors(st: StatusJson, fl: FailuresJson | null): JSXNode {
   const byName = new Map((fl?.collectors ?? []).map((c) => [c.name, c]));
+  const openBy = new Map<string, NonNullable<StatusJson["open_runs"]>>();
+  // Hung runs first, then the oldest start first (the body's order).
+  for (const r of [...(st.open_runs ?? [])].sort((a, b) =>
+    a.state === b.state ? 0 : a.state === "hung" ? -1 : 1,
+  )) {
+    const list = openBy.get(r.collector) ?? [];
+    list.push(r);
+    openBy.set(r.collector, list);
+  }
   const triaged = new Set((st.triage ?? []).map((t) => t.collector));
   const reasons = new Map<string, string[]>();
   for (const w of st.warnings ?? []) {
@@ -328,6 +371,7 @@ function Collectors(st: StatusJson, fl: FailuresJson | null): JSXNode {
         "Registered by",
         `its first run${c.registered_at ? `, ${fmtTime(c.registered_at)}` : ""} (auto-registered with the defaults: adjust with PUT, or remove with DELETE /api/system/collectors/${c.name})`,
       ]);
+    pairs.push(...openRunPairs(openBy.get(c.name) ?? []));
     pairs.push(
       ["Last status", c.status || "none"],
       [

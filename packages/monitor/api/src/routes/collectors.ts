@@ -97,6 +97,7 @@ const specJson = (s: CollectorSpec) => ({
   duration_too_short_factor: s.duration_too_short_factor ?? null,
   runs_too_often_factor: s.runs_too_often_factor ?? null,
   duration_baseline_runs: s.duration_baseline_runs ?? null,
+  max_duration_minutes: s.max_duration_minutes ?? null,
 });
 
 export function collectorRoutes(ctx: MonitorContext): OpenAPIHono<BlankEnv> {

@@ -14,6 +14,7 @@ import {
   type CollectorDurations,
   evaluateCoverage,
   evaluateHealth,
+  evaluateOpenRuns,
   iso,
   judgeCollectorDurations,
   readSnapshot,
@@ -105,14 +106,19 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
       const specs = await registry.list();
       // The status queries, the database's health and the firing alerts at once (independent reads;
       // the health's latency percentiles cover the queries finished before it).
-      const [{ latest, successes, streaks, accounts, scans, recent }, db, alerts, engine, windows] =
-        await Promise.all([
-          readSnapshot(store, specs, now),
-          store.dbHealth(),
-          deps.alerts === undefined ? [] : deps.alerts(),
-          engineStatus(),
-          deps.maintenance?.list(),
-        ]);
+      const [
+        { latest, successes, streaks, accounts, scans, recent, open, baselines },
+        db,
+        alerts,
+        engine,
+        windows,
+      ] = await Promise.all([
+        readSnapshot(store, specs, now),
+        store.dbHealth(),
+        deps.alerts === undefined ? [] : deps.alerts(),
+        engineStatus(),
+        deps.maintenance?.list(),
+      ]);
       const inMaintenance = statusMaintenance(windows, now);
       const health = evaluateHealth(specs, { latest, successes, streaks }, now, inMaintenance.anchor);
       const registeredBy = new Map(specs.map((sp) => [sp.name, sp.registered_by ?? null]));
@@ -124,12 +130,16 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
         accounts,
         scans,
         ...(recent === undefined ? {} : { recent }),
+        ...(open === undefined ? {} : { open }),
+        ...(baselines === undefined ? {} : { baselines }),
       };
+      const openRuns = evaluateOpenRuns(specs, snapshot, now);
       const durations = new Map(
         judgeCollectorDurations(specs, recent ?? {}, now).map((d) => [d.collector, d]),
       );
       const overall = atLeastAmberFor(overallHealth(health), engine.alert_engine?.state);
       evaluated?.({
+        open_runs: openRuns,
         now,
         specs,
         snapshot,
@@ -176,6 +186,17 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
         triage: triage(health, specs, { latest, successes, streaks }),
         ...engine,
         ...inMaintenance.part,
+        open_runs: openRuns.map((r) => ({
+          run_id: r.run_id,
+          collector: r.collector,
+          cloud_account_id: r.cloud_account_id,
+          cloud_region: r.cloud_region,
+          state: r.state,
+          started_at: new Date(r.started_at).toISOString(),
+          elapsed_ms: r.elapsed_ms,
+          max_duration_ms: r.limit_ms,
+          max_duration_source: r.limit_source,
+        })),
       };
     });
     let body: Awaited<typeof read>;

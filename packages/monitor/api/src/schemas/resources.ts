@@ -84,6 +84,10 @@ export const CollectorSpecSchema = z
     duration_too_short_factor: z.number().nullable().meta({ description: "null: the default, 0.1." }),
     runs_too_often_factor: z.number().nullable().meta({ description: "null: the default, 0.25." }),
     duration_baseline_runs: z.int().nullable().meta({ description: "null: the default, 20." }),
+    max_duration_minutes: z
+      .int()
+      .nullable()
+      .meta({ description: "The longest a run may take before it is hung; null: learned, else a default." }),
   })
   .meta({ id: "CollectorSpec" });
 

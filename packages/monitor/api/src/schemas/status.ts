@@ -271,6 +271,24 @@ export const AlertEngineStatusSchema = z
     description:
       "The alert engine's own health, from the round it recorded last (docs/monitor-alerts.md, The monitor watched).",
   });
+export const OpenRunSchema = z
+  .object({
+    run_id: z.string().meta({ format: "uuid" }),
+    collector: z.string(),
+    cloud_account_id: z.string(),
+    cloud_region: z.string(),
+    state: z
+      .enum(["running", "hung"])
+      .meta({ description: "hung: started longer ago than its max duration." }),
+    started_at: isoTime(),
+    elapsed_ms: z.int().min(0),
+    max_duration_ms: z.int().min(0),
+    max_duration_source: z.enum(["set", "learned", "default"]).meta({
+      description:
+        "set: the collector's max_duration_minutes; learned: from its duration baseline; default: 2 × its expected interval (docs/monitor-rules.md).",
+    }),
+  })
+  .meta({ id: "OpenRun", description: "A run that has started and not ended (no final record yet)." });
 
 export const StatusSchema = z
   .object({
@@ -288,6 +306,10 @@ export const StatusSchema = z
     warnings: z.array(WarningSchema),
     alerts: z.array(AlertSchema),
     triage: z.array(TriageSchema),
+    open_runs: z.array(OpenRunSchema).meta({
+      description:
+        "Runs started (POST /api/system/runs/start) without a final record yet, oldest start first; starts older than 7 days are left out.",
+    }),
     ...QueuesPartSchema.shape,
     own_cost: OwnCostSchema.nullable()
       .optional()

@@ -3,6 +3,7 @@
  * the list of conditions that hold at `now`. No I/O, no clock reads.
  */
 
+import { formatSpan, type OpenRunState } from "@monitor/jobs";
 import type { UnscannedAccount } from "../coverage.ts";
 import type { FailureStreak } from "../failures.ts";
 import type { CollectorHealth } from "../health.ts";
@@ -59,6 +60,11 @@ export interface AlertInput {
    * often raise `collector_duration`; absent or any other verdict, nothing.
    */
   durations?: readonly { collector: string; verdict: string; detail: string | null }[];
+  /**
+   * The open runs (started, no final record yet) as `openRunStates` judged them; each `hung` one
+   * fires `collector_hung` for its collector/account/region. Absent: none known.
+   */
+  open_runs?: readonly OpenRunState[];
 }
 
 /** What an alert carries besides its detail: why it is muted, the collector's last error. */
@@ -135,6 +141,20 @@ export function evaluateConditions(input: AlertInput, now: EpochMs, previous?: A
   for (const d of input.durations ?? []) {
     if (d.verdict === "too_long" || d.verdict === "too_short" || d.verdict === "too_often")
       add("collector_duration", d.collector, d.detail ?? d.verdict);
+  }
+
+  // One alert per collector/account/region: the oldest hung run names it (the list is oldest first).
+  const hungSeen = new Set<string>();
+  for (const r of input.open_runs ?? []) {
+    if (r.state !== "hung") continue;
+    const subject = `${r.collector}/${r.cloud_account_id}/${r.cloud_region}`;
+    if (hungSeen.has(subject)) continue;
+    hungSeen.add(subject);
+    add(
+      "collector_hung",
+      subject,
+      `run ${r.run_id} started ${new Date(r.started_at).toISOString()} and has not finished after ${formatSpan(r.elapsed_ms)}; its max duration is ${formatSpan(r.limit_ms)} (${r.limit_source})`,
+    );
   }
 
   for (const a of input.unscanned) {

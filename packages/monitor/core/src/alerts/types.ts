@@ -13,6 +13,7 @@ export const ALERT_RULES = [
   "disk_high",
   "account_unscanned",
   "collector_duration",
+  "collector_hung",
 ] as const;
 export type AlertRule = (typeof ALERT_RULES)[number];
 
@@ -26,6 +27,7 @@ export const RULE_SEVERITY: Record<AlertRule, Severity> = {
   disk_high: "warning",
   account_unscanned: "warning",
   collector_duration: "warning",
+  collector_hung: "warning",
 };
 
 /** One alert is one rule and one subject; its key is `rule|subject`. */
@@ -41,7 +43,7 @@ export function alertFingerprint(rule: AlertRule, subject: string): string {
   return hash64(alertKey(rule, subject));
 }
 
-/** The collector of a `collector_failure` subject (`collector/account/region`). */
+/** The collector of a `collector_failure` or `collector_hung` subject (`collector/account/region`). */
 export function failureSubjectParts(subject: string): { collector: string; account: string; region: string } {
   const parts = subject.split("/");
   if (parts.length < 3) return { collector: subject, account: "", region: "" };
@@ -60,6 +62,7 @@ export function failureSubjectParts(subject: string): { collector: string; accou
 export function alertAnchor(rule: AlertRule, subject: string): string {
   switch (rule) {
     case "collector_failure":
+    case "collector_hung":
       return `collector-${failureSubjectParts(subject).collector}`;
     case "collector_stale":
     case "collector_duration":

@@ -178,5 +178,16 @@ export function collectorRegistryContract(adapter: CollectorRegistryAdapter): vo
         registered_by: "first_run",
       });
     });
+
+    it("keeps a collector's max_duration_minutes; a put without it clears it", async () => {
+      const r = await open();
+      const spec = { name: "backup", expected_interval_minutes: 1440, freshness_threshold_minutes: 2880 };
+      await r.put({ ...spec, max_duration_minutes: 90 });
+      expect(await r.get("backup")).toMatchObject({ max_duration_minutes: 90 });
+      expect((await r.list()).find((s) => s.name === "backup")).toMatchObject({ max_duration_minutes: 90 });
+      clock += 1;
+      await r.put(spec);
+      expect((await r.get("backup"))?.max_duration_minutes ?? null).toBeNull();
+    });
   });
 }

@@ -6,7 +6,7 @@
  * write version, where its health figures come from) is tested beside that adapter.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { CollectorRunInput, RunStore } from "../ports.ts";
+import type { CollectorRunInput, RunStartRow, RunStore } from "../ports.ts";
 import { RunStoreValidationError } from "../run-store.ts";
 
 export interface RunStoreAdapter {
@@ -442,6 +442,50 @@ export function runStoreContract(adapter: RunStoreAdapter): void {
         if (h.query_p95_ms !== null) expect(h.query_p99_ms).toBeGreaterThanOrEqual(h.query_p95_ms);
         expect(Object.keys(h.sources).sort()).toEqual(["active_queries", "disk", "query_latency"]);
         for (const v of Object.values(h.sources)) expect(v).toMatch(/\S/);
+      });
+    });
+
+    describe("run starts", () => {
+      beforeEach(async () => {
+        store = await adapter.open();
+      });
+      const start = (n: number, at: number, collector = "config_ec2"): RunStartRow => ({
+        run_id: uuid(1000 + n),
+        collector,
+        cloud_account_id: "111111111111",
+        cloud_region: "us-east-1",
+        started_at: at,
+      });
+
+      it("a start is open until a run record of the same run_id is stored", async () => {
+        await store.recordStarts([start(1, base), start(2, base + MIN, "config_ebs")]);
+        expect(await store.openStarts(base - DAY)).toEqual([
+          start(2, base + MIN, "config_ebs"),
+          start(1, base),
+        ]);
+        await store.insertRuns([run({ at: base + 2 * MIN, run_id: uuid(1001) })]);
+        expect(await store.openStarts(base - DAY)).toEqual([start(2, base + MIN, "config_ebs")]);
+      });
+
+      it("a second start of the same run_id changes nothing, within a call and across calls", async () => {
+        await store.recordStarts([start(1, base), start(1, base + 5 * MIN)]);
+        await store.recordStarts([{ ...start(1, base + 9 * MIN), run_id: uuid(1001).toUpperCase() }]);
+        expect(await store.openStarts(base - DAY)).toEqual([start(1, base)]);
+      });
+
+      it("leaves out starts before `since` and reads at most `limit`, newest first", async () => {
+        await store.recordStarts([start(1, base - 2 * DAY), start(2, base), start(3, base + MIN)]);
+        expect((await store.openStarts(base - DAY)).map((s) => s.run_id)).toEqual([uuid(1003), uuid(1002)]);
+        expect((await store.openStarts(base - 3 * DAY, { limit: 1 })).map((s) => s.run_id)).toEqual([
+          uuid(1003),
+        ]);
+      });
+
+      it("is all-or-nothing: one bad start and nothing is written", async () => {
+        await expect(
+          store.recordStarts([start(1, base), { ...start(2, base), run_id: "not-a-uuid" }]),
+        ).rejects.toBeInstanceOf(RunStoreValidationError);
+        expect(await store.openStarts(base - DAY)).toEqual([]);
       });
     });
   });

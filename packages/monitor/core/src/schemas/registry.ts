@@ -144,6 +144,10 @@ const specFields = {
       maximum: MAX_BASELINE_RUNS,
       description: `Successful runs the baseline is taken over. Absent: ${DEFAULT_BASELINE_RUNS}.`,
     }),
+  max_duration_minutes: minutes().nullish().meta({
+    description:
+      "The longest a run may take before it counts as hung. Absent or null: learned from the collector's durations, else 2 × the expected interval.",
+  }),
 };
 
 type SpecInput = {
@@ -232,5 +236,8 @@ export const CollectorSpecBodySchema = z
 
 export function validateCollectorSpec(input: unknown, path = ""): Result<CollectorSpec> {
   const r = CollectorSpecSchema.safeParse(input);
-  return r.success ? { ok: true, value: r.data } : { ok: false, errors: issuesOf(r.error, path) };
+  if (!r.success) return { ok: false, errors: issuesOf(r.error, path) };
+  // An absent max duration stays absent: specs without it read exactly as before.
+  const { max_duration_minutes, ...spec } = r.data;
+  return { ok: true, value: max_duration_minutes == null ? spec : { ...spec, max_duration_minutes } };
 }

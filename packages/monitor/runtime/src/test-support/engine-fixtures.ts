@@ -16,6 +16,7 @@ export const emptyRunStore = {
   consecutiveFailuresPerCollectorAccountRegion: async () => [],
   accountsLatest: async () => [],
   lastSucceededRunPerAccount: async () => [],
+  openStarts: async () => [],
   dbHealth: async () => {
     throw new Error("no database in this test");
   },
