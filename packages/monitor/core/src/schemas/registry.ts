@@ -200,6 +200,7 @@ function normalized(v: z.output<z.ZodObject<typeof specFields>>): CollectorSpec 
     freshness_threshold_minutes: v.freshness_threshold_minutes,
     // The duration knobs only when set: an entry without them reads as before.
     ...Object.fromEntries(DURATION_KNOBS.filter((k) => v[k] != null).map((k) => [k, v[k]])),
+    ...(v.max_duration_minutes == null ? {} : { max_duration_minutes: v.max_duration_minutes }),
   };
   if (v.schedule === undefined || v.schedule === null)
     return { ...base, expected_interval_minutes: v.expected_interval_minutes ?? null };
