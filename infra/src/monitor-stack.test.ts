@@ -175,6 +175,8 @@ describe("the alert engine", () => {
           MONITOR_SQS_QUEUE_URLS: { Ref: queue },
           MONITOR_SQS_DEAD_LETTER_QUEUE_URLS: { Ref: queueId(CUR_INGEST_DLQ_NAME) },
           ALERT_WEBHOOK_URL: { Ref: "AlertWebhookUrl" },
+          // The dead-man's switch of the alert loop (empty by default: none).
+          MONITOR_HEARTBEAT_URL: { Ref: "HeartbeatUrl" },
           // The base of the notifications' /system links: the status function's URL.
           MONITOR_STATUS_URL: {
             "Fn::GetAtt": [Match.stringLikeRegexp("^StatusFunctionFunctionUrl"), "FunctionUrl"],

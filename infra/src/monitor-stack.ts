@@ -167,6 +167,14 @@ export class MonitorStack extends Stack {
       allowedPattern: "^(https?://\\S+)?$",
       constraintDescription: "empty, or an http(s) URL",
     });
+    const heartbeatUrl = new CfnParameter(this, "HeartbeatUrl", {
+      type: "String",
+      default: "",
+      description:
+        "Optional dead-man's switch (MONITOR_HEARTBEAT_URL, healthchecks-compatible): pinged at the start and end of every alert round, /fail with the reason when one fails, so an outside check notices a monitor that stopped",
+      allowedPattern: "^(https?://\\S{1,2040})?$",
+      constraintDescription: "empty, or an http(s) URL of at most 2,048 characters",
+    });
     const billingAccount = new CfnParameter(this, "BillingAccountId", {
       type: "String",
       default: "",
@@ -320,6 +328,8 @@ export class MonitorStack extends Stack {
         MONITOR_STATUS_URL: statusUrl.url,
         // Status changes as rows, each notification claimed (ConditionExpression) before it is sent.
         MONITOR_TRANSITIONS_TABLE: this.alertTransitions.tableName,
+        // Empty: no heartbeat. The alert engine watched from outside (docs/monitor-alerts.md).
+        MONITOR_HEARTBEAT_URL: heartbeatUrl.valueAsString,
       },
       secretEnvironment: { ...clickHouseEnv, ALERT_CONFIG_JSON: { secret: alertChannels } },
       logRetention: logs.RetentionDays.ONE_MONTH,
