@@ -5,6 +5,7 @@
  */
 
 import { parseArgs as nodeParseArgs } from "node:util";
+import { type ApiIo, callCollection } from "./api-call.ts";
 import { parseDuration } from "./silence.ts";
 import { UsageError } from "./usage-error.ts";
 
@@ -32,7 +33,6 @@ examples:
   svcmon maintenance end 6f1c2e0a-…`;
 
 /** The request's timeout: a monitor that does not answer is reported, not waited for. */
-const REQUEST_TIMEOUT_MS = 10_000;
 
 export type MaintenanceCommand =
   | { kind: "help" }
@@ -224,12 +224,8 @@ function describe(w: WindowJson): string {
   return `${w.id}  ${w.state}  ${scope}  ${when}${next}  by ${w.author}: ${w.reason}`;
 }
 
-export interface MaintenanceIo {
-  fetch: typeof fetch;
-  out: (text: string) => void;
-  err: (text: string) => void;
-  now: () => number;
-}
+/** What the command reads and writes (the shared `ApiIo`). */
+export type MaintenanceIo = ApiIo;
 
 /** Runs `svcmon maintenance ...` (argv after `maintenance`); returns the exit code. */
 export async function maintenanceMain(
@@ -249,45 +245,18 @@ export async function maintenanceMain(
     io.out(`${MAINTENANCE_USAGE}\n`);
     return 0;
   }
-  const headers: Record<string, string> = { authorization: `Bearer ${a.token}` };
-  const base = `${a.url}/api/system/maintenance`;
-  const common = { redirect: "manual" as const, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) };
-  let res: Response;
-  try {
-    if (a.command.kind === "add")
-      res = await io.fetch(base, {
-        ...common,
-        method: "POST",
-        headers: { ...headers, "content-type": "application/json" },
-        body: JSON.stringify(a.command.body),
-      });
-    else if (a.command.kind === "list")
-      res = await io.fetch(a.command.all ? `${base}?all=true` : base, { ...common, headers });
-    else
-      res = await io.fetch(`${base}/${encodeURIComponent(a.command.id)}`, {
-        ...common,
-        method: "DELETE",
-        headers,
-      });
-  } catch (err) {
-    io.err(`svcmon maintenance: the monitor at ${a.url} cannot be reached: ${(err as Error).message}\n`);
-    return 1;
-  }
-  const text = await res.text();
-  if (!res.ok) {
-    let msg = text;
-    try {
-      const e = (
-        JSON.parse(text) as { error?: { message?: string; details?: { path: string; message: string }[] } }
-      ).error;
-      if (e?.message) {
-        const details = (e.details ?? []).map((d) => `${d.path || "body"}: ${d.message}`).join("; ");
-        msg = details === "" ? e.message : `${e.message}: ${details}`;
-      }
-    } catch {}
-    io.err(`svcmon maintenance: ${res.status} ${msg}\n`);
-    return 1;
-  }
+  const c = a.command;
+  const text = await callCollection(
+    io,
+    "maintenance",
+    { url: a.url, token: a.token, path: "/api/system/maintenance" },
+    c.kind === "add"
+      ? { kind: "add", body: c.body }
+      : c.kind === "list"
+        ? { kind: "list", all: c.all }
+        : { kind: "end", id: c.id },
+  );
+  if (text === null) return 1;
   const body = JSON.parse(text) as WindowJson & { maintenance?: WindowJson[] };
   if (a.command.kind === "add") io.out(`${body.id}\n`);
   else if (a.command.kind === "end") io.out(`ended ${describe(body)}\n`);

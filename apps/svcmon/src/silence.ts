@@ -5,6 +5,7 @@
  */
 
 import { parseArgs as nodeParseArgs } from "node:util";
+import { type ApiIo, callCollection } from "./api-call.ts";
 import { UsageError } from "./usage-error.ts";
 
 export const SILENCE_USAGE = `usage: svcmon silence add (--rule RULE | --subject S | --subject-prefix P | --subject-regex RE)... --reason TEXT (--for DURATION | --until TIME) [--author NAME] [--url URL] [--token TOKEN]
@@ -215,12 +216,8 @@ function describe(s: SilenceJson): string {
   return `${s.id}  ${s.state}  ${m}  until ${s.ends_at}  by ${s.author}: ${s.reason}`;
 }
 
-export interface SilenceIo {
-  fetch: typeof fetch;
-  out: (text: string) => void;
-  err: (text: string) => void;
-  now: () => number;
-}
+/** What the command reads and writes (the shared `ApiIo`). */
+export type SilenceIo = ApiIo;
 
 /** Runs `svcmon silence ...` (argv after `silence`); returns the exit code. */
 export async function silenceMain(
@@ -240,38 +237,18 @@ export async function silenceMain(
     io.out(`${SILENCE_USAGE}\n`);
     return 0;
   }
-  const headers: Record<string, string> = { authorization: `Bearer ${a.token}` };
-  const base = `${a.url}/api/system/silences`;
-  let res: Response;
-  try {
-    if (a.command.kind === "add")
-      res = await io.fetch(base, {
-        method: "POST",
-        headers: { ...headers, "content-type": "application/json" },
-        body: JSON.stringify(a.command.body),
-      });
-    else if (a.command.kind === "list")
-      res = await io.fetch(a.command.all ? `${base}?all=true` : base, { headers });
-    else res = await io.fetch(`${base}/${encodeURIComponent(a.command.id)}`, { method: "DELETE", headers });
-  } catch (err) {
-    io.err(`svcmon silence: the monitor at ${a.url} cannot be reached: ${(err as Error).message}\n`);
-    return 1;
-  }
-  const text = await res.text();
-  if (!res.ok) {
-    let msg = text;
-    try {
-      const e = (
-        JSON.parse(text) as { error?: { message?: string; details?: { path: string; message: string }[] } }
-      ).error;
-      if (e?.message) {
-        const details = (e.details ?? []).map((d) => `${d.path || "body"}: ${d.message}`).join("; ");
-        msg = details === "" ? e.message : `${e.message}: ${details}`;
-      }
-    } catch {}
-    io.err(`svcmon silence: ${res.status} ${msg}\n`);
-    return 1;
-  }
+  const c = a.command;
+  const text = await callCollection(
+    io,
+    "silence",
+    { url: a.url, token: a.token, path: "/api/system/silences" },
+    c.kind === "add"
+      ? { kind: "add", body: c.body }
+      : c.kind === "list"
+        ? { kind: "list", all: c.all }
+        : { kind: "end", id: c.id },
+  );
+  if (text === null) return 1;
   const body = JSON.parse(text) as SilenceJson & { silences?: SilenceJson[] };
   if (a.command.kind === "add") io.out(`${body.id}\n`);
   else if (a.command.kind === "expire") io.out(`expired ${describe(body)}\n`);
