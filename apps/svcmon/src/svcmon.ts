@@ -286,7 +286,18 @@ function runChild(command: string, args: string[]): Promise<Child> {
   });
 }
 
-async function storeStart(dir: string, start: RunStartOut, autoRegister: AutoRegisterConfig): Promise<void> {
+/**
+ * Opens the chDB data folder `dir` (migrated), runs `work` on it and closes it. Everything chDB
+ * creates is owner-only, as in the stack's DATA_DIR (which warns about looser paths at start); the
+ * command has not started or has finished by then, so the umask reaches nothing of it.
+ */
+async function withFolderStore(
+  dir: string,
+  work: (
+    store: import("@monitor/clickhouse").ClickHouseRunStore,
+    registry: import("@monitor/clickhouse").ClickHouseCollectorRegistry,
+  ) => Promise<void>,
+): Promise<void> {
   const { openChdbRunStore } = await import("@monitor/clickhouse/chdb");
   const { ClickHouseCollectorRegistry } = await import("@monitor/clickhouse");
   const umask = process.umask(0o077);
@@ -294,9 +305,7 @@ async function storeStart(dir: string, start: RunStartOut, autoRegister: AutoReg
     const store = openChdbRunStore(dir, { timeoutMs: 30_000 });
     try {
       await store.migrate();
-      await store.recordStarts([start]);
-      // As POST /api/system/runs/start does: the first start of an unknown collector registers it.
-      await registerFirstRuns(ClickHouseCollectorRegistry.fromStore(store), [start], autoRegister);
+      await work(store, ClickHouseCollectorRegistry.fromStore(store));
     } finally {
       await store.close();
     }
@@ -305,25 +314,20 @@ async function storeStart(dir: string, start: RunStartOut, autoRegister: AutoReg
   }
 }
 
+async function storeStart(dir: string, start: RunStartOut, autoRegister: AutoRegisterConfig): Promise<void> {
+  await withFolderStore(dir, async (store, registry) => {
+    await store.recordStarts([start]);
+    // As POST /api/system/runs/start does: the first start of an unknown collector registers it.
+    await registerFirstRuns(registry, [start], autoRegister);
+  });
+}
+
 async function storeRun(dir: string, record: RunRecordOut, autoRegister: AutoRegisterConfig): Promise<void> {
-  const { openChdbRunStore } = await import("@monitor/clickhouse/chdb");
-  const { ClickHouseCollectorRegistry } = await import("@monitor/clickhouse");
-  // Everything chDB creates is owner-only, as in the stack's DATA_DIR (which warns about looser
-  // paths at start). The command has finished by now, so the umask reaches nothing of it.
-  const umask = process.umask(0o077);
-  try {
-    const store = openChdbRunStore(dir, { timeoutMs: 30_000 });
-    try {
-      await store.migrate();
-      await store.insertRuns([record]);
-      // As POST /api/system/runs does: the first run of an unknown collector registers it.
-      await registerFirstRuns(ClickHouseCollectorRegistry.fromStore(store), [record], autoRegister);
-    } finally {
-      await store.close();
-    }
-  } finally {
-    process.umask(umask);
-  }
+  await withFolderStore(dir, async (store, registry) => {
+    await store.insertRuns([record]);
+    // As POST /api/system/runs does: the first run of an unknown collector registers it.
+    await registerFirstRuns(registry, [record], autoRegister);
+  });
 }
 
 /** The whole command; resolves to the process exit code. */

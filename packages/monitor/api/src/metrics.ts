@@ -21,11 +21,11 @@ import {
   type StoreHealth,
 } from "@monitor/core";
 import type { OpenRunState } from "@monitor/jobs";
-import {
-  type AlertEngineStatusJson,
-  type FiringAlertJson,
-  judgeCollectorDurations,
-  type StoreSnapshot,
+import type {
+  AlertEngineStatusJson,
+  CollectorDurations,
+  FiringAlertJson,
+  StoreSnapshot,
 } from "@monitor/runtime";
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
@@ -42,6 +42,8 @@ export interface StatusEvaluation {
   overall: Health;
   /** The alert engine's health (the status body's `alert_engine`); absent without a tick store. */
   engine?: AlertEngineStatusJson;
+  /** Each collector's durations judged, as the status body gives them (absent: not evaluated). */
+  durations?: readonly CollectorDurations[];
   /** Runs started and not ended, judged running or hung (absent: not evaluated). */
   open_runs?: readonly OpenRunState[];
 }
@@ -177,7 +179,7 @@ function stateRegistry(e: StatusEvaluation | undefined, body: StatusBodyParts): 
     "How long the collector's latest successful run took",
     ["collector"],
   );
-  for (const d of judgeCollectorDurations(e.specs, e.snapshot.recent ?? {}, now)) {
+  for (const d of e.durations ?? []) {
     if (d.baseline !== null) {
       baseline.set({ collector: d.collector, quantile: "0.5" }, seconds(d.baseline.median_ms));
       baseline.set({ collector: d.collector, quantile: "0.9" }, seconds(d.baseline.p90_ms));

@@ -140,6 +140,7 @@ export function statusReader(ctx: MonitorContext): ReadStatus {
       const overall = atLeastAmberFor(overallHealth(health), engine.alert_engine?.state);
       evaluated?.({
         open_runs: openRuns,
+        durations: [...durations.values()],
         now,
         specs,
         snapshot,
