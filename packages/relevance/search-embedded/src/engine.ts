@@ -20,7 +20,7 @@ import {
   type SearchTarget,
 } from "@relevance/search";
 import type { Document, DocumentStore, Logger } from "@relevance/settings";
-import MiniSearch, { type Options, type SearchOptions } from "minisearch";
+import type { SearchOptions } from "minisearch";
 import { countFacetValues, matchFacetValues } from "./facet-search.ts";
 import { computeFacets, facetAttributes } from "./facets.ts";
 import { fieldValue, searchableText, stringFields } from "./fields.ts";
@@ -28,7 +28,6 @@ import { compileFilter, type DocumentPredicate } from "./filter.ts";
 import { formatted, retrieve, wantsFormatted } from "./highlight.ts";
 import {
   countMatching,
-  growableInternals,
   type PostingsIndex,
   postingsIndex,
   type Scored,
@@ -57,6 +56,7 @@ import {
   sortIds,
   sortKeys,
 } from "./sort.ts";
+import { type TypedIndex, TypedIndexBuilder, type TypedIndexOptions } from "./typed-index.ts";
 
 export interface EmbeddedRetrievalOptions {
   documents: DocumentStore;
@@ -94,9 +94,7 @@ export interface EmbeddedRetrievalStats {
 }
 
 /** Bumped whenever the way an index is built changes, so old snapshots are rebuilt, not misread. */
-const SNAPSHOT_FORMAT = 3;
-/** MiniSearch's id field: a name no document field can have. */
-const ID_FIELD = "\u0000id";
+const SNAPSHOT_FORMAT = 4;
 
 /**
  * Typo tolerance by default: the Levenshtein distance allowed for a query term, Meilisearch's
@@ -121,18 +119,10 @@ export const UNBOUNDED_SEARCH_OPTIONS: SearchOptions = {
 const PREFIX_WEIGHT = 0.375;
 const FUZZY_WEIGHT = 0.45;
 
-/** The parts of MiniSearch's term index (a radix tree, `SearchableMap`) that word expansion reads. */
-interface TermIndex {
+/** The parts of the term index (MiniSearch's radix tree, `SearchableMap`) that word expansion reads. */
+export interface TermIndex {
   atPrefix(prefix: string): Iterable<[string, unknown]>;
   fuzzyGet(term: string, maxDistance: number): Map<string, [unknown, number]>;
-}
-
-function termIndexOf(search: MiniSearch<Document>): TermIndex {
-  const index = (search as unknown as { _index?: Partial<TermIndex> })._index;
-  if (typeof index?.atPrefix !== "function" || typeof index.fuzzyGet !== "function") {
-    throw new Error("MiniSearch's term index is not where this engine expects it (minisearch upgraded?)");
-  }
-  return index as TermIndex;
 }
 
 /**
@@ -203,17 +193,17 @@ export interface SearchWordsOptions {
  * matched" (what it multiplies by when it expands words itself). By descending score.
  */
 export function searchWords(
-  search: MiniSearch<Document>,
+  search: TypedIndex,
   allWords: readonly string[],
   combineWith: "AND" | "OR",
   filter?: (id: string) => boolean,
   options: SearchWordsOptions = {},
 ): { id: string; score: number }[] {
-  const ids = postingsOf(search).internals._documentIds;
-  const keep = filter === undefined ? undefined : (shortId: number) => filter(ids.get(shortId) as string);
+  const ids = search.data.ids;
+  const keep = filter === undefined ? undefined : (shortId: number) => filter(ids[shortId] as string);
   const found = matchWords(search, allWords, combineWith === "AND" ? MAX_QUERY_WORDS : 0, keep, options);
   return found.shortIds
-    .map((shortId, r) => ({ id: ids.get(shortId) as string, score: found.scores[r] as number }))
+    .map((shortId, r) => ({ id: ids[shortId] as string, score: found.scores[r] as number }))
     .sort((a, b) => b.score - a.score);
 }
 
@@ -256,16 +246,16 @@ function expandFirst(
   words: readonly string[],
   options: SearchWordsOptions,
 ): Iterable<string> {
-  return (expandQueryWords(termIndexOf(index.search), words, options)[0] as WordTerms).weights.keys();
+  return (expandQueryWords(index.search.terms, words, options)[0] as WordTerms).weights.keys();
 }
 
-/** Each MiniSearch index's postings view, made once. */
-const postingsViews = new WeakMap<MiniSearch<Document>, PostingsIndex>();
+/** Each index's postings view (with its scratch marks), made once. */
+const postingsViews = new WeakMap<TypedIndex, PostingsIndex>();
 
-function postingsOf(search: MiniSearch<Document>): PostingsIndex {
+function postingsOf(search: TypedIndex): PostingsIndex {
   let view = postingsViews.get(search);
   if (view === undefined) {
-    view = postingsIndex(search as MiniSearch<unknown>);
+    view = postingsIndex(search);
     postingsViews.set(search, view);
   }
   return view;
@@ -278,7 +268,7 @@ function postingsOf(search: MiniSearch<Document>): PostingsIndex {
  * the typos and attribute rank of each match (the ranking rules before `sort`).
  */
 export function matchWords(
-  search: MiniSearch<Document>,
+  search: TypedIndex,
   allWords: readonly string[],
   /** How many of the first words every match must have matched (all: AND; 0: OR). */
   leading: number,
@@ -292,7 +282,7 @@ export function matchWords(
 
 /** `matchWords` giving the event loop back while it scores (`scoreWordsSliced`): what searches use. */
 async function matchWordsSliced(
-  search: MiniSearch<Document>,
+  search: TypedIndex,
   allWords: readonly string[],
   leading: number,
   keep: ((shortId: number) => boolean) | undefined,
@@ -312,7 +302,7 @@ interface MatchQuery {
 }
 
 function matchQuery(
-  search: MiniSearch<Document>,
+  search: TypedIndex,
   allWords: readonly string[],
   leading: number,
   keep: ((shortId: number) => boolean) | undefined,
@@ -320,7 +310,7 @@ function matchQuery(
   tiers: boolean,
 ): MatchQuery {
   const words = allWords.slice(0, MAX_QUERY_WORDS);
-  const expansions = expandQueryWords(termIndexOf(search), words, options);
+  const expansions = expandQueryWords(search.terms, words, options);
   // A word repeated in the query counts once.
   const canonical = words.map((word) => words.indexOf(word));
   const score: ScoreOptions = {
@@ -340,16 +330,11 @@ function matched({ words, expansions, canonical }: MatchQuery, scored: Scored): 
 }
 
 /** The same tokens as the relevance core (NFKC, lower case, split on non letters/digits); terms need no further processing. */
-function miniSearchOptions(fields: string[], primaryKey: string): Options<Document> {
+function indexOptions(fields: string[]): TypedIndexOptions {
   return {
     fields,
-    idField: ID_FIELD,
-    storeFields: [],
-    extractField: (doc, name) =>
-      name === ID_FIELD ? String(doc[primaryKey]) : searchableText(fieldValue(doc, name)),
-    stringifyField: (value) => String(value),
+    text: (doc, name) => searchableText(fieldValue(doc, name)),
     tokenize: (text) => tokenize(text),
-    processTerm: (term) => term,
   };
 }
 
@@ -360,19 +345,22 @@ interface DocEntry {
 }
 
 /**
- * The entries of `docs` by the short ids MiniSearch gave them, in slices (`pause` between entries):
- * at 100,000 documents the whole loop held the event loop some 40 ms.
+ * The entries of `docs` by document number in `search`, in slices (`pause` between entries). Throws
+ * when the index holds a document the documents do not (a snapshot that does not match them).
  */
-async function entriesByShortId(
-  search: MiniSearch<Document>,
+async function entriesOf(
+  search: TypedIndex,
   docs: Map<string, DocEntry>,
   pause: () => Promise<void>,
-): Promise<(DocEntry | undefined)[]> {
-  const entries: (DocEntry | undefined)[] = [];
-  for (const [shortId, id] of postingsOf(search).internals._documentIds) {
-    entries[shortId] = docs.get(id);
+): Promise<DocEntry[]> {
+  const entries: DocEntry[] = [];
+  for (const id of search.data.ids) {
+    const entry = docs.get(id);
+    if (entry === undefined) throw new Error("the snapshot holds a document the index does not");
+    entries.push(entry);
     await pause();
   }
+  if (entries.length !== docs.size) throw new Error("the snapshot does not hold every document");
   return entries;
 }
 
@@ -381,11 +369,11 @@ interface LoadedIndex {
   config: string;
   /** The document revision read before the documents were: never newer than what the index holds. */
   revision: number;
-  search: MiniSearch<Document>;
+  search: TypedIndex;
   /** The documents by id, in primary-key order; `position` breaks score ties. */
   docs: Map<string, DocEntry>;
-  /** The same entries by MiniSearch short id. */
-  entries: (DocEntry | undefined)[];
+  /** The same entries by document number in the index (its position: documents are indexed in order). */
+  entries: DocEntry[];
   /** The indexed fields (the searchable attributes, or the string fields found). */
   fields: string[];
 }
@@ -657,10 +645,10 @@ export class EmbeddedRetrieval implements Retrieval {
     const docs = await this.readDocuments(account, index, primaryKey);
     if (snapshot !== null) {
       try {
-        // Parsed and loaded a part at a time: the event loop is given back between them.
-        const search = await loadSnapshot(snapshot.parts, miniSearchOptions(snapshot.fields, primaryKey));
+        // Decoded a part at a time: the event loop is given back between them.
         const slicer = new Slicer(this.sliceClock);
-        const entries = await entriesByShortId(search, docs, () => slicer.pause());
+        const search = await loadSnapshot(snapshot.parts, () => slicer.pause());
+        const entries = await entriesOf(search, docs, () => slicer.pause());
         this.counters.snapshotLoads++;
         return {
           config,
@@ -682,14 +670,15 @@ export class EmbeddedRetrieval implements Retrieval {
     // indexes, and every other request, are answered meanwhile; searches of this one wait for it.
     const slicer = new Slicer(this.sliceClock);
     const fields = indexFields(target) ?? (await stringFields(docDocs(docs), () => slicer.pause()));
-    const search = new MiniSearch<Document>(miniSearchOptions(fields, primaryKey));
-    growableInternals(search as MiniSearch<unknown>);
-    for (const doc of docDocs(docs)) {
-      search.add(doc);
+    const builder = new TypedIndexBuilder(indexOptions(fields));
+    const entries: DocEntry[] = [];
+    for (const entry of docs.values()) {
+      builder.add(entry.id, entry.doc);
+      entries.push(entry);
       await slicer.pause();
     }
+    const search = await builder.finish(() => slicer.pause());
     this.counters.builds++;
-    const entries = await entriesByShortId(search, docs, () => slicer.pause());
     const loaded = { config, revision, search, docs, entries, fields };
     this.scheduleSnapshot(key, account, index, loaded);
     return loaded;

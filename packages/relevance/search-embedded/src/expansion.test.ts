@@ -16,6 +16,21 @@ import {
   searchWords,
   UNBOUNDED_SEARCH_OPTIONS,
 } from "./engine.ts";
+import { buildTypedIndex, type TypedIndex } from "./typed-index.ts";
+
+const split = (text: string) => text.split(" ").filter((t) => t !== "");
+
+/** The engine's index of the same documents as MiniSearch's (ids "0", "1", ...). */
+function typed(docs: Record<string, unknown>[], fields: string[]): TypedIndex {
+  return buildTypedIndex(
+    docs.map((doc, i) => [String(i), doc]),
+    {
+      fields,
+      text: (doc, f) => (typeof doc[f] === "string" ? (doc[f] as string) : undefined),
+      tokenize: split,
+    },
+  );
+}
 
 function index(titles: string[]): MiniSearch<Document> {
   const search = new MiniSearch<Document>({
@@ -43,8 +58,16 @@ describe("searchWords within the bounds", () => {
         fc.array(word, { minLength: 1, maxLength: 4 }),
         fc.constantFrom("AND" as const, "OR" as const),
         (docs, words, combineWith) => {
-          const search = index(docs.map((d) => d.join(" ")));
-          const ours = searchWords(search, words, combineWith);
+          const titles = docs.map((d) => d.join(" "));
+          const search = index(titles);
+          const ours = searchWords(
+            typed(
+              titles.map((title) => ({ title })),
+              ["title"],
+            ),
+            words,
+            combineWith,
+          );
           const theirs = search.search(words.join(" "), { ...UNBOUNDED_SEARCH_OPTIONS, combineWith });
           expect(ours.map((r) => r.id).sort()).toEqual(theirs.map((r) => r.id).sort());
           const score = new Map(theirs.map((r) => [r.id, r.score]));
@@ -80,7 +103,7 @@ describe("scoring from the postings", () => {
         (docs, words, combineWith) => {
           const search = twoFields(docs);
           const boost = { title: 2, tags: 1 };
-          const ours = searchWords(search, words, combineWith, undefined, { boost });
+          const ours = searchWords(typed(docs, ["title", "tags"]), words, combineWith, undefined, { boost });
           const theirs = search.search(words.join(" "), { ...UNBOUNDED_SEARCH_OPTIONS, combineWith, boost });
           expect(ours.map((r) => r.id).sort()).toEqual(theirs.map((r) => r.id).sort());
           const score = new Map(theirs.map((r) => [r.id, r.score]));
@@ -100,7 +123,7 @@ describe("scoring from the postings", () => {
         fc.uniqueArray(word, { minLength: 1, maxLength: 4 }),
         fc.nat(4),
         (docs, words, k) => {
-          const search = twoFields(docs);
+          const search = typed(docs, ["title", "tags"]);
           const leading = Math.min(k, words.length);
           const any = matchWords(search, words, 0);
           const required = matchWords(search, words, leading);
@@ -219,21 +242,14 @@ describe("EmbeddedRetrieval with adversarial queries", () => {
 
 describe("the work a tenant's settings add to one search", () => {
   /** 1,000 documents with a title, indexed over `fields` searchable attributes (the title first). */
-  function indexOver(fields: number): MiniSearch<Document> {
-    const search = new MiniSearch<Document>({
-      fields: ["title", ...Array.from({ length: fields - 1 }, (_, i) => `f${i}`)],
-      storeFields: [],
-      tokenize: (text) => text.split(" ").filter((t) => t !== ""),
-      processTerm: (term) => term,
-    });
+  function indexOver(fields: number): TypedIndex {
     const words = ["oak", "chair", "table", "lamp", "steel", "marble", "rustic", "modern", "sofa", "desk"];
-    search.addAll(
+    return typed(
       Array.from({ length: 1000 }, (_, i) => ({
-        id: String(i),
         title: `${words[i % 10]} ${words[(i * 7 + 3) % 10]} item${i}`,
       })),
+      ["title", ...Array.from({ length: fields - 1 }, (_, i) => `f${i}`)],
     );
-    return search;
   }
 
   it("does not grow with the searchable attributes a term is not in, nor with synonyms no document holds", () => {
@@ -244,8 +260,7 @@ describe("the work a tenant's settings add to one search", () => {
       ["title", ...Array.from({ length: 499 }, (_, i) => `f${i}`)].map((f, i) => [f, 500 - i]),
     );
     const work = (fields: number) =>
-      matchWords(indexes.get(fields) as MiniSearch<Document>, words, 0, undefined, { synonyms, boost })
-        .shortIds.length;
+      matchWords(indexes.get(fields) as TypedIndex, words, 0, undefined, { synonyms, boost }).shortIds.length;
     expect(work(10)).toBe(1000);
     expect(work(500)).toBe(1000);
     // Fifty times the searchable attributes: about the same work (was fifty times more).

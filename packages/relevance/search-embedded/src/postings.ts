@@ -1,88 +1,32 @@
-// Scoring straight from MiniSearch's postings. MiniSearch's `search` builds a result object (score,
-// terms, per-term field lists) for every posting of every query term, and an AND search then throws
-// most of them away; that was most of a search's time. Here the candidates are found first (the
-// documents of the rarest of the words every match needs, or of any word when none is needed), and
-// only they are scored, by looking their frequencies up in each term's postings. The arithmetic is MiniSearch's
-// own, term by term and field by field in the same order, so the scores are the same numbers
-// (expansion.test.ts compares them with MiniSearch's typo and prefix search).
+// Scoring straight from the postings (typed-index.ts). The candidates are found first (the documents
+// of the rarest of the words every match needs, or of any word when none is needed), and only they
+// are scored, in ascending document order, each term's runs walked by a cursor that only moves
+// forward (galloping over long gaps). The arithmetic is MiniSearch's own BM25+, term by term and
+// field by field in the same order, so the scores are the same numbers as MiniSearch's own typo and
+// prefix search (expansion.test.ts compares them).
 
-import type MiniSearch from "minisearch";
-import { DenseMap, StringKeyMap } from "./slices.ts";
-
-/** MiniSearch's internals read here (minisearch 7). */
-interface Internals {
-  _index: { get(term: string): Map<number, Map<number, number>> | undefined };
-  _documentIds: Map<number, string>;
-  _fieldIds: Record<string, number>;
-  _fieldLength: Map<number, number[]>;
-  _avgFieldLength: number[];
-  _documentCount: number;
-  _nextId: number;
-  _options: { fields: string[] };
-}
+import type { TypedIndex } from "./typed-index.ts";
 
 /** MiniSearch's default BM25+ parameters (the engine never changes them). */
 const K = 1.2;
 const B = 0.7;
 const D = 0.5;
 
-/** The parts of a MiniSearch index that scoring reads, checked once per index. */
+/** An index as scoring reads it, with its scratch marks. */
 export interface PostingsIndex {
-  internals: Internals;
-  /** Scratch marks by short id, one generation per use (scoring is synchronous). */
+  index: TypedIndex;
+  /** Scratch marks by document number, one generation per use (candidate gathering is synchronous). */
   marks: Uint32Array;
   generation: number;
 }
 
-export function postingsIndex(search: MiniSearch<unknown>): PostingsIndex {
-  const s = search as unknown as Partial<Internals>;
-  if (
-    typeof s._index?.get !== "function" ||
-    typeof s._documentIds?.has !== "function" ||
-    typeof s._fieldLength?.get !== "function" ||
-    typeof s._fieldIds !== "object" ||
-    !Array.isArray(s._avgFieldLength) ||
-    typeof s._documentCount !== "number" ||
-    typeof s._nextId !== "number" ||
-    !Array.isArray(s._options?.fields)
-  ) {
-    throw new Error("MiniSearch's postings are not where this engine expects them (minisearch upgraded?)");
-  }
-  const internals = s as Internals;
-  return { internals, marks: new Uint32Array(internals._nextId + 1), generation: 0 };
-}
-
-/**
- * Gives a MiniSearch index with no documents yet maps of short ids, ids and field lengths that grow without
- * rehashing (slices.ts): MiniSearch's own Maps held the event loop 30-90 ms each time they doubled
- * past 32,768 and 65,536 documents. They answer as Maps, so MiniSearch and this module read them
- * as before.
- */
-export function growableInternals(search: MiniSearch<unknown>): void {
-  const s = search as unknown as {
-    _documentIds?: unknown;
-    _idToShortId?: unknown;
-    _fieldLength?: unknown;
-  };
-  if (
-    !(s._documentIds instanceof Map && s._documentIds.size === 0) ||
-    !(s._idToShortId instanceof Map && s._idToShortId.size === 0) ||
-    !(s._fieldLength instanceof Map && s._fieldLength.size === 0)
-  ) {
-    throw new Error("not an empty MiniSearch index (minisearch upgraded?)");
-  }
-  s._documentIds = new DenseMap<string>();
-  s._idToShortId = new StringKeyMap<number>();
-  s._fieldLength = new DenseMap<number[]>();
+export function postingsIndex(index: TypedIndex): PostingsIndex {
+  return { index, marks: new Uint32Array(index.documentCount + 1), generation: 0 };
 }
 
 /** A fresh mark value; the array is cleared when the generations wrap. */
 function nextGeneration(index: PostingsIndex): number {
-  if (index.marks.length <= index.internals._nextId) {
-    // Documents were added since the view was made (the engine rebuilds instead; tests may not).
-    index.marks = new Uint32Array(index.internals._nextId + 1);
-    index.generation = 0;
-  } else if (index.generation >= 0xfffffffe) {
+  if (index.generation >= 0xfffffffe) {
     index.marks.fill(0);
     index.generation = 0;
   }
@@ -127,17 +71,27 @@ export interface Scored {
   attributes?: number[];
 }
 
+interface Hit {
+  /** The field's position in scoring order. */
+  f: number;
+  start: number;
+  end: number;
+  /** The first posting not yet passed by the candidates (they come in ascending order). */
+  cursor: number;
+  /** BM25's document frequency: the documents holding the term in this field. */
+  matching: number;
+}
+
 interface Probe {
   word: number;
   term: string;
   weight: number;
   typos: number;
   /**
-   * The fields holding the term, in MiniSearch's field order: the field's position `f`, the term's
-   * postings in it and their number (BM25's document frequency). Only those: with a thousand
+   * The fields holding the term, in MiniSearch's field order. Only those: with a thousand
    * searchable attributes a term is in a few, and a document is scored against those alone.
    */
-  hits: { f: number; postings: Map<number, number>; matching: number }[];
+  hits: Hit[];
 }
 
 /**
@@ -156,9 +110,8 @@ export function scoreWords(index: PostingsIndex, words: readonly WordTerms[], op
 
 /**
  * `scoreWords` in slices of the event loop: `pause` is awaited every SCORE_STEP candidates (a
- * `Slicer`'s, which gives the loop back once its slice is used up). A short common prefix at
- * 100,000 documents is tens of thousands of candidates, each probed for fifty terms: too long to
- * hold every other request for. The same code as `scoreWords`, so the same numbers in the same order.
+ * `Slicer`'s, which gives the loop back once its slice is used up). The same code as `scoreWords`,
+ * so the same numbers in the same order.
  */
 export async function scoreWordsSliced(
   index: PostingsIndex,
@@ -177,28 +130,51 @@ export async function scoreWordsSliced(
 /** Candidates scored between two chances to give the event loop back. */
 const SCORE_STEP = 256;
 
+/** The first position in docs[from, end) holding a document >= target (end when none). */
+function seek(docs: Uint32Array, from: number, end: number, target: number): number {
+  if (from >= end || (docs[from] as number) >= target) return from;
+  // Galloping: double the step until past the target, then halve back.
+  let lo = from;
+  let step = 1;
+  let hi = from + 1;
+  while (hi < end && (docs[hi] as number) < target) {
+    lo = hi;
+    step *= 2;
+    hi = lo + step;
+  }
+  if (hi > end) hi = end;
+  while (lo + 1 < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((docs[mid] as number) < target) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
 /**
  * The scoring itself, yielding every SCORE_STEP candidates. The candidates are gathered (with the
  * shared scratch marks) before the first yield: a search scoring meanwhile cannot disturb them.
  */
 function* scoring(
-  index: PostingsIndex,
+  view: PostingsIndex,
   words: readonly WordTerms[],
   options: ScoreOptions,
 ): Generator<void, Scored, void> {
-  const ix = index.internals;
+  const index = view.index;
+  const { fields, averageLengths: avg, lengths, docs, freqs } = index.data;
+  const F = index.fieldCount;
   // The fields in the order MiniSearch visits them: the keys of an object built from its field list
   // (integer-like names first, as for any object).
   const byName: Record<string, number> = {};
-  for (const name of ix._options.fields) {
+  for (const name of fields) {
     byName[name] =
       (options.boost !== undefined && Object.hasOwn(options.boost, name) && options.boost[name]) || 1;
   }
   const fieldNames = Object.keys(byName);
-  const fieldIds = fieldNames.map((name) => ix._fieldIds[name] as number);
+  const fieldIds = fieldNames.map((name) => fields.indexOf(name));
   const boosts = fieldNames.map((name) => byName[name] as number);
   // Each field's position among the searchable attributes (the attribute tier).
-  const ranks = fieldNames.map((name) => ix._options.fields.indexOf(name));
+  const ranks = fieldIds;
   const probes: Probe[] = [];
   const perWord: Probe[][] = words.map(() => []);
   // Per word, the number of postings (how expensive it is to enumerate).
@@ -206,13 +182,15 @@ function* scoring(
   words.forEach((word, w) => {
     for (const [term, weight] of word.weights) {
       if (term === "") continue;
-      const data = ix._index.get(term);
+      const runs = index.runs(term);
       // A term no document holds (a synonym absent from the index, say) can match nothing.
-      if (data === undefined) continue;
-      const hits: Probe["hits"] = [];
+      if (runs.length === 0) continue;
+      const hits: Hit[] = [];
       for (let f = 0; f < fieldIds.length; f++) {
-        const postings = data.get(fieldIds[f] as number);
-        if (postings !== undefined && postings.size > 0) hits.push({ f, postings, matching: postings.size });
+        const run = runs.find((r) => r.field === fieldIds[f]);
+        if (run !== undefined && run.end > run.start) {
+          hits.push({ f, start: run.start, end: run.end, cursor: run.start, matching: run.end - run.start });
+        }
       }
       if (hits.length === 0) continue;
       const probe: Probe = { word: w, term, weight, typos: word.typos?.get(term) ?? 0, hits };
@@ -238,35 +216,37 @@ function* scoring(
   } else {
     sources = words.map((_, w) => w);
   }
-  const generation = nextGeneration(index);
-  const marks = index.marks;
-  const candidates: number[] = [];
+  const generation = nextGeneration(view);
+  const marks = view.marks;
+  let count = 0;
+  for (const w of sources)
+    for (const probe of perWord[w] as Probe[]) for (const hit of probe.hits) count += hit.matching;
+  const gathered = new Uint32Array(count);
+  let n = 0;
   for (const w of sources) {
     for (const probe of perWord[w] as Probe[]) {
-      for (const { postings } of probe.hits) {
-        for (const shortId of postings.keys()) {
-          if (marks[shortId] === generation) continue;
-          marks[shortId] = generation;
-          candidates.push(shortId);
+      for (const { start, end } of probe.hits) {
+        for (let p = start; p < end; p++) {
+          const doc = docs[p] as number;
+          if (marks[doc] === generation) continue;
+          marks[doc] = generation;
+          gathered[n++] = doc;
         }
       }
     }
   }
-  const N = ix._documentCount;
-  const avg = ix._avgFieldLength;
+  const ordered = gathered.subarray(0, n).sort();
+  const N = index.documentCount;
   const single = words.length === 1;
   const wordScore = new Float64Array(words.length);
   const wordMatched = new Uint8Array(words.length);
   const wordTypos = new Int32Array(words.length);
   const wordAttribute = new Int32Array(words.length);
   const seenTerms = new Set<string>();
-  const ordered = Uint32Array.from(candidates).sort();
   for (let c = 0; c < ordered.length; c++) {
     if (c % SCORE_STEP === SCORE_STEP - 1) yield;
     const shortId = ordered[c] as number;
-    if (!ix._documentIds.has(shortId)) continue;
     if (options.keep !== undefined && !options.keep(shortId)) continue;
-    const lengths = ix._fieldLength.get(shortId) as number[];
     wordScore.fill(0);
     wordMatched.fill(0);
     wordTypos.fill(0x7fffffff);
@@ -275,12 +255,16 @@ function* scoring(
     for (const probe of probes) {
       let termScore = 0;
       let matched = false;
-      for (const { f, postings, matching: matchingCount } of probe.hits) {
-        const termFreq = postings.get(shortId);
-        if (termFreq === undefined) continue;
+      for (const hit of probe.hits) {
+        const at = seek(docs, hit.cursor, hit.end, shortId);
+        hit.cursor = at;
+        if (at >= hit.end || docs[at] !== shortId) continue;
+        const termFreq = freqs[at] as number;
+        const f = hit.f;
         const fieldId = fieldIds[f] as number;
-        const fieldLength = lengths[fieldId] as number;
+        const fieldLength = lengths[shortId * F + fieldId] as number;
         const avgFieldLength = avg[fieldId] as number;
+        const matchingCount = hit.matching;
         // calcBM25Score and termResults' weighting, as MiniSearch writes them.
         const invDocFreq = Math.log(1 + (N - matchingCount + 0.5) / (matchingCount + 0.5));
         const rawScore =
@@ -333,21 +317,21 @@ function* scoring(
 
 /** The number of distinct documents holding any of `terms` (in any field), passing `keep`. */
 export function countMatching(
-  index: PostingsIndex,
+  view: PostingsIndex,
   terms: Iterable<string>,
   keep?: (shortId: number) => boolean,
 ): number[] {
-  const ix = index.internals;
-  const generation = nextGeneration(index);
-  const marks = index.marks;
+  const { docs } = view.index.data;
+  const generation = nextGeneration(view);
+  const marks = view.marks;
   const out: number[] = [];
   for (const term of terms) {
-    for (const postings of ix._index.get(term)?.values() ?? []) {
-      for (const shortId of postings.keys()) {
-        if (marks[shortId] === generation) continue;
-        marks[shortId] = generation;
-        if (!ix._documentIds.has(shortId)) continue;
-        if (keep === undefined || keep(shortId)) out.push(shortId);
+    for (const { start, end } of view.index.runs(term)) {
+      for (let p = start; p < end; p++) {
+        const doc = docs[p] as number;
+        if (marks[doc] === generation) continue;
+        marks[doc] = generation;
+        if (keep === undefined || keep(doc)) out.push(doc);
       }
     }
   }

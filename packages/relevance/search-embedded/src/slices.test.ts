@@ -1,7 +1,5 @@
-import MiniSearch from "minisearch";
 import { describe, expect, it } from "vitest";
-import { growableInternals } from "./postings.ts";
-import { DenseMap, SLICE_MS, Slicer, StringKeyMap } from "./slices.ts";
+import { SLICE_MS, Slicer, StringKeyMap } from "./slices.ts";
 
 /** Counts turns of the event loop: one setImmediate callback per turn, each queueing the next. */
 function turnCounter(): { turn: () => number; stop: () => void } {
@@ -41,34 +39,6 @@ describe("slices of the event loop", () => {
 });
 
 describe("maps that grow without rehashing", () => {
-  it("DenseMap answers as a Map of short ids, in ascending order", () => {
-    const dense = new DenseMap<string>();
-    const map = new Map<number, string>();
-    for (const [key, value] of [
-      [0, "a"],
-      [1, "b"],
-      [5, "c"],
-      [1, "B"],
-    ] as const) {
-      dense.set(key, value);
-      map.set(key, value);
-    }
-    expect([...dense]).toEqual([...map]);
-    expect(dense.size).toBe(3);
-    expect(dense.get(5)).toBe("c");
-    expect(dense.has(3)).toBe(false);
-    expect(dense.get(-1)).toBeUndefined();
-    expect(dense.get(1.5)).toBeUndefined();
-    expect(dense.delete(1)).toBe(true);
-    expect(dense.delete(1)).toBe(false);
-    expect([...dense.keys()]).toEqual([0, 5]);
-    expect([...dense.values()]).toEqual(["a", "c"]);
-    expect(dense.size).toBe(2);
-    expect(() => dense.set(-1, "x")).toThrow(RangeError);
-    dense.clear();
-    expect(dense.size).toBe(0);
-  });
-
   it("StringKeyMap answers as a Map: insertion order, a present key keeps its place, deletes", () => {
     const sharded = new StringKeyMap<number>();
     const map = new Map<string, number>();
@@ -95,24 +65,5 @@ describe("maps that grow without rehashing", () => {
     expect(sharded.get("p7")).toBe(-7);
     expect(sharded.has("p3")).toBe(false);
     expect(sharded.get("nope")).toBeUndefined();
-  });
-
-  it("a MiniSearch index on them finds and scores as one on its own Maps", () => {
-    const docs = Array.from({ length: 500 }, (_, i) => ({ id: `d${i}`, text: `word${i % 7} shared w${i}` }));
-    const own = new MiniSearch({ fields: ["text"] });
-    const grown = new MiniSearch({ fields: ["text"] });
-    growableInternals(grown as MiniSearch<unknown>);
-    own.addAll(docs);
-    grown.addAll(docs);
-    for (const q of ["word3", "shared", "w42", "word"]) {
-      expect(grown.search(q, { prefix: true, fuzzy: 0.2 })).toEqual(
-        own.search(q, { prefix: true, fuzzy: 0.2 }),
-      );
-    }
-    grown.discard("d3");
-    own.discard("d3");
-    expect(grown.has("d3")).toBe(false);
-    expect(grown.search("shared")).toEqual(own.search("shared"));
-    expect(() => growableInternals(grown as MiniSearch<unknown>)).toThrow(/not an empty/);
   });
 });

@@ -51,77 +51,11 @@ function resumeOne(): void {
   resume?.();
 }
 
-// Maps that grow without holding the loop. A JavaScript Map rehashes every entry when it outgrows
+// A Map that grows without holding the loop. A JavaScript Map rehashes every entry when it outgrows
 // its table: at 65,536 entries that one `set` held the event loop 30-90 ms, and an index build
-// grows four such maps (MiniSearch's short ids, ids and field lengths, and the documents by id)
-// past it. These keep their entries in arrays, which grow by copying pointers (well under a
-// millisecond at 100,000 entries), and look string keys up in many small maps, each rehashing
-// only its own share.
-
-/** A Map of non-negative integer keys (short ids) to values that are never `undefined`, in an array. In ascending key order. */
-export class DenseMap<V> implements Map<number, V> {
-  readonly [Symbol.toStringTag] = "Map";
-  private slots: (V | undefined)[] = [];
-  private count = 0;
-
-  get size(): number {
-    return this.count;
-  }
-
-  has(key: number): boolean {
-    return Number.isInteger(key) && key >= 0 && this.slots[key] !== undefined;
-  }
-
-  get(key: number): V | undefined {
-    return Number.isInteger(key) && key >= 0 ? this.slots[key] : undefined;
-  }
-
-  set(key: number, value: V): this {
-    if (!Number.isInteger(key) || key < 0 || key > 0xfffffffe) throw new RangeError(`not a short id: ${key}`);
-    if (value === undefined) throw new TypeError("a DenseMap holds no undefined values");
-    if (this.slots[key] === undefined) this.count++;
-    // Filled up to the key, so the array stays a plain list rather than turning into a dictionary.
-    while (this.slots.length < key) this.slots.push(undefined);
-    this.slots[key] = value;
-    return this;
-  }
-
-  delete(key: number): boolean {
-    if (!this.has(key)) return false;
-    this.slots[key] = undefined;
-    this.count--;
-    return true;
-  }
-
-  clear(): void {
-    this.slots = [];
-    this.count = 0;
-  }
-
-  *entries(): MapIterator<[number, V]> {
-    const slots = this.slots;
-    for (let key = 0; key < slots.length; key++) {
-      const value = slots[key];
-      if (value !== undefined) yield [key, value];
-    }
-  }
-
-  *keys(): MapIterator<number> {
-    for (const [key] of this.entries()) yield key;
-  }
-
-  *values(): MapIterator<V> {
-    for (const [, value] of this.entries()) yield value;
-  }
-
-  [Symbol.iterator](): MapIterator<[number, V]> {
-    return this.entries();
-  }
-
-  forEach(callback: (value: V, key: number, map: Map<number, V>) => void, thisArg?: unknown): void {
-    for (const [key, value] of this.entries()) callback.call(thisArg, value, key, this);
-  }
-}
+// grows such maps (its terms, the documents by id) past it. This one keeps its entries in arrays,
+// which grow by copying pointers (well under a millisecond at 100,000 entries), and looks keys up
+// in many small maps, each rehashing only its own share.
 
 /** How many small maps a `StringKeyMap` spreads its keys over. */
 const SHARDS = 64;

@@ -1,30 +1,14 @@
 // An index snapshot as parts of a few hundred kilobytes each, so that writing and reading one is
-// done in slices (slices.ts): a 100,000-product index is about 25 MB of JSON, which serialized or
-// parsed in one piece held the event loop for a second. The first part is a header (what the index
-// was built for, MiniSearch's counters); then its document ids, field lengths and terms with their
-// postings, each part a JSON array `[kind, items]`, postings as flat arrays of document and
-// frequency (objects with numeric keys, MiniSearch's own `toJSON` form, cost ten times more to make
-// and to read). Read back, the parts fill a MiniSearch index's maps directly.
+// done in slices (slices.ts). The first part is a header (what the index was built for, its sizes
+// and average field lengths); then the document ids and the terms as JSON arrays, and the typed
+// arrays of the index (typed-index.ts) as their bytes in base64, a chunk per part:
+// `["ids", [...]]`, `["terms", [...]]`, `[array, offset, base64]`. Reading one back copies bytes
+// into arrays allocated from the header's sizes: a 100,000-product index (the MiniSearch engine's
+// snapshot was 29 MB of JSON, parsed into Maps in about a second) is a few megabytes of copies.
+// The bytes are the host's (little-endian on every platform Node runs the engine on).
 
-import type { Document } from "@relevance/settings";
-import MiniSearch, { type Options } from "minisearch";
-import { growableInternals } from "./postings.ts";
-import { Slicer } from "./slices.ts";
-
-/** MiniSearch's internals a snapshot reads and fills (minisearch 7). */
-interface Internals {
-  _documentCount: number;
-  _nextId: number;
-  _fieldIds: Record<string, number>;
-  _avgFieldLength: number[];
-  _dirtCount: number;
-  _documentIds: Map<number, string>;
-  _idToShortId: Map<string, number>;
-  _fieldLength: Map<number, number[]>;
-  _index: Iterable<[string, Map<number, Map<number, number>>]> & {
-    set(term: string, data: Map<number, Map<number, number>>): unknown;
-  };
-}
+import { Buffer } from "node:buffer";
+import { drive, TypedIndex, type TypedIndexData, termMap } from "./typed-index.ts";
 
 export interface SnapshotHeader {
   format: number;
@@ -33,55 +17,46 @@ export interface SnapshotHeader {
   fields: string[];
 }
 
-/** Values (ids, lengths, postings) per part: a few hundred kilobytes of JSON, a few milliseconds. */
-const VALUES_PER_PART = 2500;
+interface Sizes {
+  documents: number;
+  terms: number;
+  runs: number;
+  postings: number;
+  averageLengths: number[];
+}
 
-/** The parts of `search`'s snapshot, each made when asked for (a slice of work each). */
-export function* snapshotParts(search: MiniSearch<Document>, header: SnapshotHeader): Generator<string> {
-  const s = search as unknown as Internals;
-  yield JSON.stringify({
-    ...header,
-    documentCount: s._documentCount,
-    nextId: s._nextId,
-    fieldIds: s._fieldIds,
-    averageFieldLength: s._avgFieldLength,
-    dirtCount: s._dirtCount,
-  });
-  let items: unknown[] = [];
-  let size = 0;
-  const full = () => size >= VALUES_PER_PART;
-  const take = (kind: string) => {
-    const part = JSON.stringify([kind, items]);
-    items = [];
-    size = 0;
-    return part;
+/** The typed arrays of an index, by the name a part gives. */
+const ARRAYS = ["lengths", "termRuns", "runField", "runStart", "docs", "freqs"] as const;
+type ArrayName = (typeof ARRAYS)[number];
+
+/** Ids or terms per JSON part. */
+const NAMES_PER_PART = 4096;
+/** Elements (4 bytes each) per binary part: 256 KB, about 350 KB of base64. */
+const ELEMENTS_PER_PART = 65536;
+
+/** The parts of `index`'s snapshot, each made when asked for (a slice of work each). */
+export function* snapshotParts(index: TypedIndex, header: SnapshotHeader): Generator<string> {
+  const d = index.data;
+  const sizes: Sizes = {
+    documents: d.ids.length,
+    terms: d.terms.length,
+    runs: d.runField.length,
+    postings: d.docs.length,
+    averageLengths: [...d.averageLengths],
   };
-  for (const pair of s._documentIds) {
-    items.push(pair);
-    size++;
-    if (full()) yield take("ids");
-  }
-  if (items.length > 0) yield take("ids");
-  for (const pair of s._fieldLength) {
-    items.push(pair);
-    size += pair[1].length;
-    if (full()) yield take("lengths");
-  }
-  if (items.length > 0) yield take("lengths");
-  for (const [term, fieldIndex] of s._index) {
-    // [term, fieldId, [doc, freq, doc, freq, ...], fieldId, [...], ...]
-    const item: unknown[] = [term];
-    for (const [fieldId, freqs] of fieldIndex) {
-      const flat: number[] = [];
-      for (const [doc, freq] of freqs) flat.push(doc, freq);
-      item.push(fieldId, flat);
-      size += freqs.size;
+  yield JSON.stringify({ ...header, ...sizes });
+  for (let i = 0; i < d.ids.length; i += NAMES_PER_PART)
+    yield JSON.stringify(["ids", d.ids.slice(i, i + NAMES_PER_PART)]);
+  for (let i = 0; i < d.terms.length; i += NAMES_PER_PART)
+    yield JSON.stringify(["terms", d.terms.slice(i, i + NAMES_PER_PART)]);
+  for (const name of ARRAYS) {
+    const array = d[name];
+    for (let i = 0; i < array.length; i += ELEMENTS_PER_PART) {
+      const n = Math.min(ELEMENTS_PER_PART, array.length - i);
+      const bytes = Buffer.from(array.buffer, array.byteOffset + i * 4, n * 4);
+      yield JSON.stringify([name, i, bytes.toString("base64")]);
     }
-    items.push(item);
-    size++;
-    if (full()) yield take("terms");
   }
-  if (items.length > 0) yield take("terms");
 }
 
 /** The header of a snapshot (its first part), or null when it is not one of this format. */
@@ -91,54 +66,89 @@ export function snapshotHeader(first: string | undefined, format: number): Snaps
   return header.format === format ? header : null;
 }
 
-/** The index the parts describe, filled a part at a time in slices. Throws on parts that are not a snapshot's. */
+const count = (value: unknown, what: string): number => {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > 0xffffffff)
+    throw new Error(`not an index snapshot: ${what}`);
+  return value;
+};
+
+/** The index the parts describe, filled a part at a time (`pause` between parts). Throws on parts that are not a snapshot's. */
 export async function loadSnapshot(
   parts: readonly string[],
-  options: Options<Document>,
-): Promise<MiniSearch<Document>> {
-  const header = JSON.parse(parts[0] as string) as Record<string, unknown>;
-  const search = MiniSearch.loadJS<Document>(
-    {
-      documentCount: header.documentCount as number,
-      nextId: header.nextId as number,
-      fieldIds: header.fieldIds as Record<string, number>,
-      averageFieldLength: header.averageFieldLength as number[],
-      dirtCount: header.dirtCount as number,
-      documentIds: {},
-      fieldLength: {},
-      storedFields: {},
-      index: [],
-      serializationVersion: 2,
-    },
-    options,
-  );
-  growableInternals(search as MiniSearch<unknown>);
-  const s = search as unknown as Internals;
-  const slicer = new Slicer();
+  pause: () => Promise<void>,
+): Promise<TypedIndex> {
+  const header = JSON.parse(parts[0] as string) as Partial<Sizes & SnapshotHeader>;
+  const fields = header.fields;
+  if (!Array.isArray(fields) || !fields.every((f) => typeof f === "string"))
+    throw new Error("not an index snapshot: fields");
+  const N = count(header.documents, "documents");
+  const T = count(header.terms, "terms");
+  const R = count(header.runs, "runs");
+  const P = count(header.postings, "postings");
+  const averages = header.averageLengths;
+  if (!Array.isArray(averages) || averages.length !== fields.length)
+    throw new Error("not an index snapshot: averageLengths");
+  const arrays: Record<ArrayName, Uint32Array> = {
+    lengths: new Uint32Array(N * fields.length),
+    termRuns: new Uint32Array(T + 1),
+    runField: new Uint32Array(R),
+    runStart: new Uint32Array(R + 1),
+    docs: new Uint32Array(P),
+    freqs: new Uint32Array(P),
+  };
+  const filled: Record<ArrayName, number> = {
+    lengths: 0,
+    termRuns: 0,
+    runField: 0,
+    runStart: 0,
+    docs: 0,
+    freqs: 0,
+  };
+  const ids: string[] = [];
+  const terms: string[] = [];
   for (const part of parts.slice(1)) {
-    const [kind, items] = JSON.parse(part) as [string, unknown[]];
-    if (kind === "ids") {
-      for (const [shortId, id] of items as [number, string][]) {
-        s._documentIds.set(shortId, id);
-        s._idToShortId.set(id, shortId);
-      }
-    } else if (kind === "lengths") {
-      for (const [shortId, lengths] of items as [number, number[]][]) s._fieldLength.set(shortId, lengths);
-    } else if (kind === "terms") {
-      for (const item of items as unknown[][]) {
-        const data = new Map<number, Map<number, number>>();
-        for (let i = 1; i < item.length; i += 2) {
-          const flat = item[i + 1] as number[];
-          const freqs = new Map<number, number>();
-          for (let j = 0; j < flat.length; j += 2) freqs.set(flat[j] as number, flat[j + 1] as number);
-          data.set(item[i] as number, freqs);
-        }
-        s._index.set(item[0] as string, data);
-      }
+    const item = JSON.parse(part) as unknown[];
+    const kind = item[0];
+    if (kind === "ids" || kind === "terms") {
+      const names = item[1];
+      if (!Array.isArray(names) || !names.every((n) => typeof n === "string"))
+        throw new Error(`not an index snapshot: ${kind}`);
+      (kind === "ids" ? ids : terms).push(...(names as string[]));
+    } else if (typeof kind === "string" && (ARRAYS as readonly string[]).includes(kind)) {
+      const name = kind as ArrayName;
+      const array = arrays[name];
+      const offset = count(item[1], name);
+      const bytes = Buffer.from(String(item[2]), "base64");
+      if (bytes.length % 4 !== 0 || offset + bytes.length / 4 > array.length)
+        throw new Error(`not an index snapshot: ${name} out of bounds`);
+      new Uint8Array(array.buffer, array.byteOffset + offset * 4, bytes.length).set(bytes);
+      filled[name] += bytes.length / 4;
     } else {
       throw new Error(`not an index snapshot part: ${String(kind).slice(0, 40)}`);
     }
-    await slicer.pause();
+    await pause();
   }
-  return search;
+  if (ids.length !== N || terms.length !== T) throw new Error("not an index snapshot: missing names");
+  for (const name of ARRAYS) {
+    if (filled[name] !== arrays[name].length) throw new Error(`not an index snapshot: ${name} incomplete`);
+  }
+  // Every reference stays inside its array, so a damaged snapshot cannot make scoring read past one.
+  const { termRuns, runField, runStart, docs } = arrays;
+  for (let t = 0; t <= T; t++)
+    if ((termRuns[t] as number) > R) throw new Error("not an index snapshot: runs");
+  for (let r = 0; r < R; r++) {
+    if ((runField[r] as number) >= fields.length || (runStart[r] as number) > (runStart[r + 1] as number))
+      throw new Error("not an index snapshot: run");
+  }
+  if ((runStart[R] as number) !== P) throw new Error("not an index snapshot: postings");
+  for (let p = 0; p < P; p++)
+    if ((docs[p] as number) >= N) throw new Error("not an index snapshot: document");
+  const data: TypedIndexData = {
+    fields,
+    ids,
+    terms,
+    averageLengths: Float64Array.from(averages),
+    ...arrays,
+  };
+  return new TypedIndex(data, await drive(termMap(terms), pause));
 }

@@ -1,0 +1,262 @@
+// The full-text index of the embedded engine: postings on typed arrays. MiniSearch kept a Map per
+// term and field, holding a Map of document → frequency: at 100,000 products that was some 300 MB
+// of heap, a scoring loop of Map lookups (a short prefix took 15 ms) and a 29 MB JSON snapshot.
+// Here each (term, field) is a run of two flat arrays, document numbers ascending and their
+// frequencies, so a search walks arrays, the index is a few bytes per posting, and a snapshot is
+// the arrays' bytes. The terms themselves stay in MiniSearch's radix tree (`SearchableMap`), whose
+// prefix and typo lookups are what word expansion needs.
+//
+// The statistics are MiniSearch's, computed the same way in the same order (field length = the
+// number of distinct tokens of the field; average field length updated document by document over
+// every document added), so BM25+ scores are the same numbers (expansion.test.ts proves it against
+// MiniSearch itself).
+
+import SearchableMap from "minisearch/SearchableMap";
+import { StringKeyMap } from "./slices.ts";
+
+/** How the text of a document's field is read and split into terms (the engine's tokenizer). */
+export interface TypedIndexOptions {
+  /** The indexed fields, in order: a field's position is its number. */
+  fields: readonly string[];
+  /** The field's text, or undefined when the document has none (then the field is not counted). */
+  text(doc: Record<string, unknown>, field: string): string | undefined;
+  tokenize(text: string): string[];
+}
+
+/** The whole index as flat arrays: what a snapshot stores and loads. */
+export interface TypedIndexData {
+  fields: string[];
+  /** Document number → id (number = position in the order documents were added). */
+  ids: string[];
+  /** Term number → term. */
+  terms: string[];
+  /** Per field, its average length over every document (MiniSearch's running average). */
+  averageLengths: Float64Array;
+  /** Field length of document d in field f at d * fields + f (0 when the document lacks it). */
+  lengths: Uint32Array;
+  /** Term t's runs are runs termRuns[t] .. termRuns[t + 1] - 1. */
+  termRuns: Uint32Array;
+  /** Per run: its field number. */
+  runField: Uint32Array;
+  /** Per run r: its postings are postings runStart[r] .. runStart[r + 1] - 1. */
+  runStart: Uint32Array;
+  /** Per posting: the document number (ascending within a run) and the term's frequency in it. */
+  docs: Uint32Array;
+  freqs: Uint32Array;
+}
+
+/** One (term, field) run of postings, as scoring reads it. */
+export interface Run {
+  field: number;
+  start: number;
+  end: number;
+}
+
+export class TypedIndex {
+  readonly data: TypedIndexData;
+  /** Term → term number, with prefix and typo lookups (`atPrefix`, `fuzzyGet`). */
+  readonly terms: SearchableMap<number>;
+  readonly documentCount: number;
+  readonly fieldCount: number;
+
+  constructor(data: TypedIndexData, terms: SearchableMap<number>) {
+    this.data = data;
+    this.terms = terms;
+    this.documentCount = data.ids.length;
+    this.fieldCount = data.fields.length;
+  }
+
+  /** The runs of `term` (one per field holding it), none for a term no document holds. */
+  runs(term: string): Run[] {
+    const t = this.terms.get(term);
+    if (t === undefined) return [];
+    const { termRuns, runField, runStart } = this.data;
+    const out: Run[] = [];
+    for (let r = termRuns[t] as number; r < (termRuns[t + 1] as number); r++) {
+      out.push({
+        field: runField[r] as number,
+        start: runStart[r] as number,
+        end: runStart[r + 1] as number,
+      });
+    }
+    return out;
+  }
+
+  fieldLength(doc: number, field: number): number {
+    return this.data.lengths[doc * this.fieldCount + field] as number;
+  }
+
+  /** Bytes held by the arrays (what the index costs beyond its terms and ids). */
+  get bytes(): number {
+    const d = this.data;
+    return (
+      d.lengths.byteLength +
+      d.termRuns.byteLength +
+      d.runField.byteLength +
+      d.runStart.byteLength +
+      d.docs.byteLength +
+      d.freqs.byteLength
+    );
+  }
+}
+
+/**
+ * Adds documents one at a time (the engine gives the event loop back between them), then `finish`
+ * lays the postings out in typed arrays, also in steps.
+ */
+export class TypedIndexBuilder {
+  private readonly options: TypedIndexOptions;
+  private readonly fieldCount: number;
+  private readonly termIds = new StringKeyMap<number>();
+  private readonly termNames: string[] = [];
+  /** By term * fields + field: [doc, freq, doc, freq, ...], documents ascending. */
+  private readonly lists: (number[] | undefined)[] = [];
+  private readonly ids: string[] = [];
+  private lengths: number[] = [];
+  private readonly averages: number[];
+  private postings = 0;
+
+  constructor(options: TypedIndexOptions) {
+    this.options = options;
+    this.fieldCount = options.fields.length;
+    this.averages = options.fields.map(() => 0);
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  add(id: string, doc: Record<string, unknown>): void {
+    const d = this.ids.length;
+    this.ids.push(id);
+    const F = this.fieldCount;
+    for (let f = 0; f < F; f++) this.lengths.push(0);
+    for (let f = 0; f < F; f++) {
+      const text = this.options.text(doc, this.options.fields[f] as string);
+      if (text === undefined || text === null) continue;
+      const tokens = this.options.tokenize(text);
+      const unique = new Set(tokens).size;
+      this.lengths[d * F + f] = unique;
+      // MiniSearch's running average: over every document added so far, this one included.
+      this.averages[f] = ((this.averages[f] as number) * d + unique) / (d + 1);
+      for (const term of tokens) {
+        if (term === "") continue;
+        let t = this.termIds.get(term);
+        if (t === undefined) {
+          t = this.termNames.length;
+          this.termIds.set(term, t);
+          this.termNames.push(term);
+        }
+        const key = t * F + f;
+        let list = this.lists[key];
+        if (list === undefined) {
+          // Filled up to the key so the array stays a plain list (never a dictionary).
+          while (this.lists.length < key) this.lists.push(undefined);
+          list = [];
+          this.lists[key] = list;
+        }
+        if (list.length > 0 && list[list.length - 2] === d) {
+          list[list.length - 1] = (list[list.length - 1] as number) + 1;
+        } else {
+          list.push(d, 1);
+          this.postings++;
+        }
+      }
+    }
+  }
+
+  /** The index, laid out in steps (`pause` awaited between them). The builder is spent. */
+  finish(pause: () => Promise<void>): Promise<TypedIndex> {
+    return drive(this.layout(), pause);
+  }
+
+  /** `finish` at once (tests, small indexes). */
+  finishNow(): TypedIndex {
+    return driveNow(this.layout());
+  }
+
+  private *layout(): Generator<void, TypedIndex> {
+    const F = this.fieldCount;
+    const T = this.termNames.length;
+    let runs = 0;
+    for (const list of this.lists) if (list !== undefined) runs++;
+    const termRuns = new Uint32Array(T + 1);
+    const runField = new Uint32Array(runs);
+    const runStart = new Uint32Array(runs + 1);
+    const docs = new Uint32Array(this.postings);
+    const freqs = new Uint32Array(this.postings);
+    let r = 0;
+    let p = 0;
+    for (let t = 0; t < T; t++) {
+      termRuns[t] = r;
+      for (let f = 0; f < F; f++) {
+        const list = this.lists[t * F + f];
+        if (list === undefined) continue;
+        runField[r] = f;
+        runStart[r] = p;
+        for (let i = 0; i < list.length; i += 2) {
+          docs[p] = list[i] as number;
+          freqs[p] = list[i + 1] as number;
+          p++;
+        }
+        this.lists[t * F + f] = undefined;
+        r++;
+      }
+      if (t % 64 === 63) yield;
+    }
+    termRuns[T] = r;
+    runStart[r] = p;
+    const lengths = Uint32Array.from(this.lengths);
+    this.lengths = [];
+    const data: TypedIndexData = {
+      fields: [...this.options.fields],
+      ids: this.ids,
+      terms: this.termNames,
+      averageLengths: Float64Array.from(this.averages),
+      lengths,
+      termRuns,
+      runField,
+      runStart,
+      docs,
+      freqs,
+    };
+    return new TypedIndex(data, yield* termMap(this.termNames));
+  }
+}
+
+/** The radix tree of `terms` (term → its number), filled in steps. */
+export function* termMap(terms: readonly string[]): Generator<void, SearchableMap<number>> {
+  const map = new SearchableMap<number>();
+  for (let t = 0; t < terms.length; t++) {
+    map.set(terms[t] as string, t);
+    if (t % 256 === 255) yield;
+  }
+  return map;
+}
+
+/** Runs steps to the end, awaiting `pause` between them. */
+export async function drive<T>(steps: Generator<void, T>, pause: () => Promise<void>): Promise<T> {
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+    await pause();
+  }
+}
+
+/** Runs steps to the end at once. */
+export function driveNow<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/** An index of `docs` built at once (tests and small indexes). */
+export function buildTypedIndex(
+  docs: Iterable<[id: string, doc: Record<string, unknown>]>,
+  options: TypedIndexOptions,
+): TypedIndex {
+  const builder = new TypedIndexBuilder(options);
+  for (const [id, doc] of docs) builder.add(id, doc);
+  return builder.finishNow();
+}
