@@ -49,12 +49,12 @@ import { Slicer, StringKeyMap } from "./slices.ts";
 import { loadSnapshot, snapshotHeader, snapshotParts } from "./snapshot-parts.ts";
 import type { IndexSnapshotStore } from "./snapshots.ts";
 import {
-  compareSortKeys,
+  compareColumns,
   type SortCriterion,
   type SortKey,
+  sortColumn,
   sortCriteria,
-  sortIds,
-  sortKeys,
+  sortSliced,
 } from "./sort.ts";
 import { type TypedIndex, TypedIndexBuilder, type TypedIndexOptions } from "./typed-index.ts";
 
@@ -376,6 +376,10 @@ interface LoadedIndex {
   entries: DocEntry[];
   /** The indexed fields (the searchable attributes, or the string fields found). */
   fields: string[];
+  /** Sort key columns by criterion (sort.ts `sortColumn`), made when a search first needs them. */
+  columns: Map<string, Promise<SortKey[]>>;
+  /** Every document in a sort's order, by criteria, made when a placeholder search first needs it. */
+  orders: Map<string, Promise<Uint32Array>>;
 }
 
 interface Snapshot {
@@ -486,7 +490,7 @@ export class EmbeddedRetrieval implements Retrieval {
       criteria === undefined ? undefined : sortOrder(target.rankingRules ?? DEFAULT_RANKING_RULES, criteria);
     const ranked =
       words.length === 0
-        ? await placeholder(index, predicate, order, () => slicer.pause())
+        ? await placeholder(index, predicate, order, query.offset + query.limit, () => slicer.pause())
         : await ranking({
             pause: () => slicer.pause(),
             index,
@@ -657,6 +661,8 @@ export class EmbeddedRetrieval implements Retrieval {
           docs,
           entries,
           fields: snapshot.fields,
+          columns: new Map(),
+          orders: new Map(),
         };
       } catch (error) {
         this.logger?.warn("embedded search: unreadable index snapshot, rebuilding", {
@@ -679,7 +685,16 @@ export class EmbeddedRetrieval implements Retrieval {
     }
     const search = await builder.finish(() => slicer.pause());
     this.counters.builds++;
-    const loaded = { config, revision, search, docs, entries, fields };
+    const loaded: LoadedIndex = {
+      config,
+      revision,
+      search,
+      docs,
+      entries,
+      fields,
+      columns: new Map(),
+      orders: new Map(),
+    };
     this.scheduleSnapshot(key, account, index, loaded);
     return loaded;
   }
@@ -816,21 +831,102 @@ function sortOrder(rules: readonly string[], criteria: SortCriterion[]): SortOrd
   return { criteria, tiers };
 }
 
-/** An empty query: every document passing the filter, in primary-key order (Meilisearch's placeholder search), then sorted. */
+/** Sort key columns kept per index (criteria × direction), beyond which the oldest is dropped. */
+const MAX_COLUMNS = 16;
+/** Sorted orders of every document kept per index (placeholder searches), likewise. */
+const MAX_ORDERS = 8;
+
+/** Remembers `make()` under `key` in `cache` (at most `max`, the oldest dropped); a failure is forgotten. */
+function remembered<T>(
+  cache: Map<string, Promise<T>>,
+  key: string,
+  max: number,
+  make: () => Promise<T>,
+): Promise<T> {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = make();
+    value.catch(() => cache.delete(key));
+    cache.set(key, value);
+    for (const oldest of cache.keys()) {
+      if (cache.size <= max) break;
+      cache.delete(oldest);
+    }
+  }
+  return value;
+}
+
+/** Every document's sort key for each criterion, by document number (computed once per index). */
+function columnsOf(
+  index: LoadedIndex,
+  criteria: readonly SortCriterion[],
+  pause: () => Promise<void>,
+): Promise<SortKey[][]> {
+  return Promise.all(
+    criteria.map((c) =>
+      remembered(index.columns, JSON.stringify([c.attribute, c.descending]), MAX_COLUMNS, () =>
+        sortColumn(index.entries, c, pause),
+      ),
+    ),
+  );
+}
+
+/** Every document number in the order of `criteria`, ties in primary-key order (computed once per index). */
+function sortedOrder(
+  index: LoadedIndex,
+  criteria: readonly SortCriterion[],
+  pause: () => Promise<void>,
+): Promise<Uint32Array> {
+  return remembered(index.orders, JSON.stringify(criteria), MAX_ORDERS, async () => {
+    const columns = await columnsOf(index, criteria, pause);
+    const all = new Uint32Array(index.entries.length);
+    for (let d = 0; d < all.length; d++) all[d] = d;
+    // Document numbers are primary-key positions, and the sort is stable.
+    return sortSliced(all, (a, b) => compareColumns(columns, a, b, criteria), pause);
+  });
+}
+
+/**
+ * An empty query: every document passing the filter, in primary-key order (Meilisearch's
+ * placeholder search), or in the order of the sort. Only the first `need` are listed; the rest are
+ * counted (and handed to facets).
+ */
 async function placeholder(
   index: LoadedIndex,
   predicate: DocumentPredicate | null,
   order: SortOrder | undefined,
+  need: number,
   pause: () => Promise<void>,
 ): Promise<Ranked> {
+  const entries = index.entries;
+  const walk = order === undefined ? undefined : await sortedOrder(index, order.criteria, pause);
   const ids: string[] = [];
-  let n = 0;
-  for (const [id, { doc }] of index.docs) {
-    if (++n % 256 === 0) await pause();
-    if (predicate === null || predicate(doc)) ids.push(id);
+  let matches: DocEntry[] | undefined;
+  let total = 0;
+  if (predicate === null) {
+    total = entries.length;
+    for (let i = 0; i < Math.min(need, total); i++) {
+      ids.push((entries[walk === undefined ? i : (walk[i] as number)] as DocEntry).id);
+    }
+  } else {
+    matches = [];
+    for (let i = 0; i < entries.length; i++) {
+      if (i % 256 === 255) await pause();
+      const entry = entries[walk === undefined ? i : (walk[i] as number)] as DocEntry;
+      if (!predicate(entry.doc)) continue;
+      matches.push(entry);
+      if (ids.length < need) ids.push(entry.id);
+    }
+    total = matches.length;
   }
-  const sorted = order === undefined ? ids : sortIds(ids, order.criteria, (id) => index.docs.get(id)?.doc);
-  return { ids: sorted, total: ids.length, score: () => 1, terms: new Set() };
+  const kept = matches;
+  return {
+    ids,
+    total,
+    matches: () => (kept ?? entries).map((entry) => entry.doc),
+    score: () => 1,
+    terms: new Set(),
+  };
 }
 
 /**
@@ -900,7 +996,15 @@ async function ranking(request: RankingRequest): Promise<Ranked> {
     for (let k = used.length; k >= 2; k--) {
       const found = await matchWordsSliced(index.search, used, k, keep, options, tiers, pause);
       if (found.shortIds.length < need) continue;
-      const ranked = rankRows(index, found, used.length, keptOf(found, inQueryOrder), need, order);
+      const ranked = await rankRows(
+        index,
+        found,
+        used.length,
+        keptOf(found, inQueryOrder),
+        pause,
+        need,
+        order,
+      );
       const first = countMatching(
         postingsOf(index.search),
         (found.expansions[0] as WordTerms).weights.keys(),
@@ -922,20 +1026,17 @@ async function ranking(request: RankingRequest): Promise<Ranked> {
     // Sort first: the matches (the documents matching the first word) are ordered by the sort
     // keys alone, and only those up to the page's last key (its ties included) need relevance.
     const first = countMatching(postingsOf(index.search), expandFirst(index, used, options), keep);
-    const keyed = first.map((shortId) => {
-      const entry = entries[shortId] as DocEntry;
-      return { shortId, keys: sortKeys(entry.doc, order.criteria) };
-    });
-    keyed.sort((a, b) => compareSortKeys(a.keys, b.keys, order.criteria));
+    const columns = await columnsOf(index, order.criteria, pause);
+    const compare = (a: number, b: number) => compareColumns(columns, a, b, order.criteria);
+    const keyed = await sortSliced(Uint32Array.from(first), compare, pause);
     let end = Math.min(need, keyed.length);
     const last = keyed[end - 1];
     while (last !== undefined && end < keyed.length) {
-      if (compareSortKeys((keyed[end] as (typeof keyed)[number]).keys, last.keys, order.criteria) !== 0)
-        break;
+      if (compare(keyed[end] as number, last) !== 0) break;
       end++;
     }
     const page = new Set<number>();
-    for (let i = 0; i < end; i++) page.add((keyed[i] as (typeof keyed)[number]).shortId);
+    for (let i = 0; i < end; i++) page.add(keyed[i] as number);
     const found = await matchWordsSliced(
       index.search,
       used,
@@ -945,7 +1046,15 @@ async function ranking(request: RankingRequest): Promise<Ranked> {
       tiers,
       pause,
     );
-    const ranked = rankRows(index, found, used.length, keptOf(found, inQueryOrder), undefined, order);
+    const ranked = await rankRows(
+      index,
+      found,
+      used.length,
+      keptOf(found, inQueryOrder),
+      pause,
+      undefined,
+      order,
+    );
     ranked.total = first.length;
     ranked.matches = () => first.map((shortId) => (entries[shortId] as DocEntry).doc);
     return ranked;
@@ -972,7 +1081,15 @@ async function ranking(request: RankingRequest): Promise<Ranked> {
     const weight = (i: number) => (frequency[i] === 0 ? Number.POSITIVE_INFINITY : (frequency[i] as number));
     wordOrder = [...wordOrder].sort((a, b) => weight(a) - weight(b) || a - b);
   }
-  return rankRows(index, found, used.length, keptOf(found, wordOrder), wordsFirst ? need : undefined, order);
+  return rankRows(
+    index,
+    found,
+    used.length,
+    keptOf(found, wordOrder),
+    pause,
+    wordsFirst ? need : undefined,
+    order,
+  );
 }
 
 interface Row {
@@ -982,7 +1099,8 @@ interface Row {
   position: number;
   typos: number;
   attribute: number;
-  keys: SortKey[] | undefined;
+  /** The document number (its sort keys' place in the columns). */
+  doc: number;
 }
 
 /**
@@ -991,14 +1109,15 @@ interface Row {
  * (words kept + score / best score among the documents keeping as many words) / (query words + 1),
  * so 1 for the best document matching every word, decreasing in relevance order.
  */
-function rankRows(
+async function rankRows(
   index: LoadedIndex,
   found: WordMatches,
   words: number,
   kept: number[],
+  pause: () => Promise<void>,
   need?: number,
   order?: SortOrder,
-): Ranked {
+): Promise<Ranked> {
   // With `need`, only the tiers (words kept) that hold the first `need` matches are ordered; the
   // matches of lower tiers are counted.
   const perTier = new Array<number>(words + 1).fill(0);
@@ -1027,25 +1146,40 @@ function rankRows(
       position: entry.position,
       typos: found.typos?.[r] ?? 0,
       attribute: found.attributes?.[r] ?? 0,
-      keys: order === undefined ? undefined : sortKeys(entry.doc, order.criteria),
+      doc: found.shortIds[r] as number,
     });
   }
+  let compare: (a: Row, b: Row) => number;
   if (order === undefined) {
-    rows.sort((a, b) => b.kept - a.kept || b.score - a.score || a.position - b.position);
+    compare = (a, b) => b.kept - a.kept || b.score - a.score || a.position - b.position;
   } else {
     const { criteria, tiers } = order;
-    rows.sort((a, b) => {
+    const columns = await columnsOf(index, criteria, pause);
+    compare = (a, b) => {
       for (const tier of tiers) {
         let c = 0;
         if (tier === "words") c = b.kept - a.kept;
         else if (tier === "typo") c = a.typos - b.typos;
         else if (tier === "attribute") c = a.attribute - b.attribute;
-        else c = compareSortKeys(a.keys as SortKey[], b.keys as SortKey[], criteria);
+        else c = compareColumns(columns, a.doc, b.doc, criteria);
         if (c !== 0) return c;
       }
       return b.score - a.score || a.position - b.position;
-    });
+    };
   }
+  // A total order (positions differ), so the first `need` are the same whatever the method: with
+  // `need`, only they are kept in order; without, every row is sorted, in slices.
+  const ordered =
+    need === undefined
+      ? Array.from(
+          await sortSliced(
+            Uint32Array.from(rows.keys()),
+            (a, b) => compare(rows[a] as Row, rows[b] as Row),
+            pause,
+          ),
+          (i) => rows[i] as Row,
+        )
+      : firstRows(rows, need, compare);
   let scores: Map<string, number> | undefined;
   const score = (id: string): number => {
     if (scores === undefined) {
@@ -1071,7 +1205,26 @@ function rankRows(
     }
     return docs;
   };
-  return { ids: rows.map((row) => row.id), total, matches, score, terms: found.terms };
+  return { ids: ordered.map((row) => row.id), total, matches, score, terms: found.terms };
+}
+
+/** The first `need` rows by `compare`, in order, in one pass (binary insertion into a short list). */
+function firstRows(rows: readonly Row[], need: number, compare: (a: Row, b: Row) => number): Row[] {
+  const top: Row[] = [];
+  if (need <= 0) return top;
+  for (const row of rows) {
+    if (top.length === need && compare(row, top[need - 1] as Row) >= 0) continue;
+    let lo = 0;
+    let hi = top.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compare(top[mid] as Row, row) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    top.splice(lo, 0, row);
+    if (top.length > need) top.pop();
+  }
+  return top;
 }
 
 /**

@@ -80,11 +80,15 @@ interface Hit {
   cursor: number;
   /** BM25's document frequency: the documents holding the term in this field. */
   matching: number;
+  /** BM25's inverse document frequency, the same for every document (computed once). */
+  idf: number;
 }
 
 interface Probe {
   word: number;
   term: string;
+  /** The term's number among the distinct terms searched (a term may stand for two words). */
+  distinct: number;
   weight: number;
   typos: number;
   /**
@@ -175,7 +179,9 @@ function* scoring(
   const boosts = fieldNames.map((name) => byName[name] as number);
   // Each field's position among the searchable attributes (the attribute tier).
   const ranks = fieldIds;
+  const N = index.documentCount;
   const probes: Probe[] = [];
+  const distinctTerms = new Map<string, number>();
   const perWord: Probe[][] = words.map(() => []);
   // Per word, the number of postings (how expensive it is to enumerate).
   const sizes = words.map(() => 0);
@@ -189,11 +195,19 @@ function* scoring(
       for (let f = 0; f < fieldIds.length; f++) {
         const run = runs.find((r) => r.field === fieldIds[f]);
         if (run !== undefined && run.end > run.start) {
-          hits.push({ f, start: run.start, end: run.end, cursor: run.start, matching: run.end - run.start });
+          const matching = run.end - run.start;
+          // calcBM25Score's inverse document frequency, as MiniSearch writes it.
+          const idf = Math.log(1 + (N - matching + 0.5) / (matching + 0.5));
+          hits.push({ f, start: run.start, end: run.end, cursor: run.start, matching, idf });
         }
       }
       if (hits.length === 0) continue;
-      const probe: Probe = { word: w, term, weight, typos: word.typos?.get(term) ?? 0, hits };
+      let distinct = distinctTerms.get(term);
+      if (distinct === undefined) {
+        distinct = distinctTerms.size;
+        distinctTerms.set(term, distinct);
+      }
+      const probe: Probe = { word: w, term, distinct, weight, typos: word.typos?.get(term) ?? 0, hits };
       for (const hit of hits) sizes[w] = (sizes[w] as number) + hit.matching;
       probes.push(probe);
       (perWord[w] as Probe[]).push(probe);
@@ -236,13 +250,13 @@ function* scoring(
     }
   }
   const ordered = gathered.subarray(0, n).sort();
-  const N = index.documentCount;
   const single = words.length === 1;
   const wordScore = new Float64Array(words.length);
   const wordMatched = new Uint8Array(words.length);
   const wordTypos = new Int32Array(words.length);
   const wordAttribute = new Int32Array(words.length);
-  const seenTerms = new Set<string>();
+  // Which distinct terms the candidate matched: marked with the candidate's turn (c + 1).
+  const termSeen = new Float64Array(distinctTerms.size);
   for (let c = 0; c < ordered.length; c++) {
     if (c % SCORE_STEP === SCORE_STEP - 1) yield;
     const shortId = ordered[c] as number;
@@ -251,7 +265,7 @@ function* scoring(
     wordMatched.fill(0);
     wordTypos.fill(0x7fffffff);
     wordAttribute.fill(0x7fffffff);
-    seenTerms.clear();
+    let seenTerms = 0;
     for (const probe of probes) {
       let termScore = 0;
       let matched = false;
@@ -264,9 +278,8 @@ function* scoring(
         const fieldId = fieldIds[f] as number;
         const fieldLength = lengths[shortId * F + fieldId] as number;
         const avgFieldLength = avg[fieldId] as number;
-        const matchingCount = hit.matching;
+        const invDocFreq = hit.idf;
         // calcBM25Score and termResults' weighting, as MiniSearch writes them.
-        const invDocFreq = Math.log(1 + (N - matchingCount + 0.5) / (matchingCount + 0.5));
         const rawScore =
           invDocFreq *
           (D + (termFreq * (K + 1)) / (termFreq + K * (1 - B + (B * fieldLength) / avgFieldLength)));
@@ -281,7 +294,10 @@ function* scoring(
       wordScore[w] = wordMatched[w] === 1 ? (wordScore[w] as number) + termScore : termScore;
       wordMatched[w] = 1;
       if (probe.typos < (wordTypos[w] as number)) wordTypos[w] = probe.typos;
-      seenTerms.add(probe.term);
+      if (termSeen[probe.distinct] !== c + 1) {
+        termSeen[probe.distinct] = c + 1;
+        seenTerms++;
+      }
     }
     let total = 0;
     let any = false;
@@ -301,10 +317,10 @@ function* scoring(
       attribute += wordAttribute[w] as number;
     }
     if (!any || missing) continue;
-    const quality = seenTerms.size || 1;
+    const quality = seenTerms || 1;
     // MiniSearch multiplies by the terms matched; the engine divides that back out and multiplies
     // by the words matched (a word repeated in the query counts once).
-    let score = (total * quality) / Math.max(1, seenTerms.size);
+    let score = (total * quality) / Math.max(1, seenTerms);
     if (!single) score *= Math.max(1, bitCount(mask));
     out.shortIds.push(shortId);
     out.scores.push(score);

@@ -67,35 +67,85 @@ function keyOf(value: unknown, descending: boolean): SortKey {
   return best;
 }
 
-/** A document's keys for the criteria, in order. */
-export function sortKeys(doc: Record<string, unknown>, criteria: readonly SortCriterion[]): SortKey[] {
-  return criteria.map((c) => keyOf(fieldValue(doc, c.attribute), c.descending));
+/**
+ * The key of every document for one criterion, by document number: computed once per index and
+ * criterion (`pause` between documents), then read by every sorted search instead of each document
+ * being read again.
+ */
+export async function sortColumn(
+  docs: readonly { doc: Record<string, unknown> }[],
+  criterion: SortCriterion,
+  pause: () => Promise<void>,
+): Promise<SortKey[]> {
+  const column: SortKey[] = new Array(docs.length);
+  for (let d = 0; d < docs.length; d++) {
+    const { doc } = docs[d] as { doc: Record<string, unknown> };
+    column[d] = keyOf(fieldValue(doc, criterion.attribute), criterion.descending);
+    if (d % 256 === 255) await pause();
+  }
+  return column;
 }
 
-/** Compares two documents' keys by the criteria: negative when `x` sorts first, 0 when equal. */
-export function compareSortKeys(x: SortKey[], y: SortKey[], criteria: readonly SortCriterion[]): number {
+/** `compareSortKeys` of documents `a` and `b` by their keys in `columns` (one per criterion). */
+export function compareColumns(
+  columns: readonly SortKey[][],
+  a: number,
+  b: number,
+  criteria: readonly SortCriterion[],
+): number {
   for (let i = 0; i < criteria.length; i++) {
-    const a = x[i] as SortKey;
-    const b = y[i] as SortKey;
-    if (a === b) continue;
-    if (a === null) return 1;
-    if (b === null) return -1;
-    const c = compareKeys(a, b);
+    const column = columns[i] as SortKey[];
+    const x = column[a] as SortKey;
+    const y = column[b] as SortKey;
+    if (x === y) continue;
+    if (x === null) return 1;
+    if (y === null) return -1;
+    const c = compareKeys(x, y);
     if (c !== 0) return (criteria[i] as SortCriterion).descending ? -c : c;
   }
   return 0;
 }
 
+/** Elements sorted in one piece before the pieces are merged (a few milliseconds each). */
+const SORT_RUN = 2048;
+
 /**
- * Sorts `ids` (already in ranking order) by the criteria; equal documents keep their ranking order.
- * Keys are computed once per document and criterion.
+ * Sorts `items` by `compare` (stable), giving the event loop back between pieces of work: runs of
+ * SORT_RUN sorted by the engine's sort, then merged pairwise, `pause` awaited every SORT_RUN
+ * elements merged. Sorting 100,000 matches in one piece held the loop some 60 ms.
  */
-export function sortIds(
-  ids: readonly string[],
-  criteria: readonly SortCriterion[],
-  docOf: (id: string) => Record<string, unknown> | undefined,
-): string[] {
-  const rows = ids.map((id, rank) => ({ id, rank, keys: sortKeys(docOf(id) ?? {}, criteria) }));
-  rows.sort((x, y) => compareSortKeys(x.keys, y.keys, criteria) || x.rank - y.rank);
-  return rows.map((r) => r.id);
+export async function sortSliced(
+  items: Uint32Array,
+  compare: (a: number, b: number) => number,
+  pause: () => Promise<void>,
+): Promise<Uint32Array> {
+  const n = items.length;
+  let from = Uint32Array.from(items);
+  for (let start = 0; start < n; start += SORT_RUN) {
+    const run = Array.from(from.subarray(start, Math.min(n, start + SORT_RUN)));
+    run.sort(compare);
+    from.set(run, start);
+    await pause();
+  }
+  let to = new Uint32Array(n);
+  for (let width = SORT_RUN; width < n; width *= 2) {
+    let done = 0;
+    for (let lo = 0; lo < n; lo += 2 * width) {
+      const mid = Math.min(n, lo + width);
+      const hi = Math.min(n, lo + 2 * width);
+      let i = lo;
+      let j = mid;
+      let k = lo;
+      while (i < mid && j < hi) {
+        // `<= 0` takes the left run's element on ties: the merge is stable.
+        if (compare(from[i] as number, from[j] as number) <= 0) to[k++] = from[i++] as number;
+        else to[k++] = from[j++] as number;
+        if (++done % SORT_RUN === 0) await pause();
+      }
+      while (i < mid) to[k++] = from[i++] as number;
+      while (j < hi) to[k++] = from[j++] as number;
+    }
+    [from, to] = [to, from];
+  }
+  return from;
 }
