@@ -357,12 +357,16 @@ describe("EmbeddedRetrieval snapshots", () => {
     // A new process: the snapshot is loaded, not rebuilt, and answers the same.
     const second = start(file);
     const list = vi.spyOn(second.documents, "listJson");
+    const byId = vi.spyOn(second.documents, "getMany");
     expect(await second.engine.search(t, query("runnimg"))).toEqual(before);
     expect(await second.engine.search(t, query("r", { filter: "color = blue" }))).toMatchObject({
       hits: [{ id: "2" }],
     });
     expect(second.engine.stats).toMatchObject({ builds: 0, snapshotLoads: 1 });
-    expect(list).toHaveBeenCalledTimes(1); // the documents themselves are read once, for the hits
+    // No document is read to load the index (its filter columns are in the snapshot); only the
+    // hits of each page are, by id.
+    expect(list).not.toHaveBeenCalled();
+    expect(byId.mock.calls.map((call) => call[2])).toEqual([["1"], ["2"]]);
 
     // Documents changed since the snapshot: rebuilt, and the snapshot replaced.
     await second.documents.upsert("acct", "products", "id", [{ id: "3", title: "Trail runners" }]);

@@ -7,7 +7,7 @@
 import { nfkc } from "@relevance/core";
 import type { FacetHit } from "@relevance/search";
 import { MAX_EXPANDED_WORD_CHARS, MAX_VALUES_PER_FACET } from "@relevance/search";
-import { fieldReader } from "./fields.ts";
+import { type AttributeColumn, NUMBER } from "./columns.ts";
 import { StringKeyMap } from "./slices.ts";
 
 /** Documents or values handled between two looks at the slice clock. */
@@ -17,42 +17,48 @@ const CHUNK = 256;
 export type FacetValueCounts = Map<string, { shown: string; count: number }>;
 
 /**
- * Counts, over `docs`, the documents holding each string (or boolean) value of `attribute`; an
- * array counts each distinct element once. Strings are told apart case-insensitively (NFKC, lower
- * case) and shown as first seen. Numbers are not searchable facet values, as in Meilisearch.
+ * Counts, over `docs` (document numbers; null: every document), the documents holding each string
+ * (or boolean) value of the attribute's column (columns.ts: an array counts each distinct element
+ * once; strings told apart case-insensitively, NFKC and lower case, shown as first seen). Numbers
+ * are not searchable facet values, as in Meilisearch.
  */
 export async function countFacetValues(
-  docs: Iterable<Record<string, unknown>>,
-  attribute: string,
+  column: AttributeColumn,
+  docs: Iterable<number> | null,
   pause: () => Promise<void>,
 ): Promise<FacetValueCounts> {
-  const read = fieldReader(attribute);
-  // Maps that grow without a rehash of every entry holding the loop (slices.ts): a SKU made
-  // filterable has a distinct value per document.
-  const counts: FacetValueCounts = new StringKeyMap();
-  const normalized = new StringKeyMap<string>();
-  const seen = new Set<string>();
-  const add = (value: unknown) => {
-    const text = typeof value === "string" ? value : typeof value === "boolean" ? String(value) : undefined;
-    if (text === undefined) return;
-    let key = normalized.get(text);
-    if (key === undefined) {
-      key = nfkc(text).toLowerCase();
-      normalized.set(text, key);
+  const { offsets, values, dictionary } = column;
+  const perValue = new Uint32Array(dictionary.kinds.length);
+  const count = (d: number) => {
+    for (let i = offsets[d] as number; i < (offsets[d + 1] as number); i++) {
+      const v = values[i] as number;
+      perValue[v] = (perValue[v] as number) + 1;
     }
-    if (seen.has(key)) return;
-    seen.add(key);
-    const entry = counts.get(key);
-    if (entry === undefined) counts.set(key, { shown: text, count: 1 });
-    else entry.count++;
   };
   let n = 0;
-  for (const doc of docs) {
-    if (++n % CHUNK === 0) await pause();
-    const value = read(doc);
-    seen.clear();
-    if (Array.isArray(value)) for (const element of value) add(element);
-    else add(value);
+  if (docs === null) {
+    for (let d = 0; d < offsets.length - 1; d++) {
+      count(d);
+      if (++n % CHUNK === 0) await pause();
+    }
+  } else {
+    for (const d of docs) {
+      count(d);
+      if (++n % CHUNK === 0) await pause();
+    }
+  }
+  // A Map that grows without a rehash of every entry holding the loop (slices.ts): a SKU made
+  // filterable has a distinct value per document.
+  const counts: FacetValueCounts = new StringKeyMap();
+  for (let v = 0; v < perValue.length; v++) {
+    if (v % CHUNK === CHUNK - 1) await pause();
+    const c = perValue[v] as number;
+    if (c === 0 || dictionary.kinds[v] === NUMBER) continue;
+    const shown = String(dictionary.shown[v]);
+    const key = dictionary.normalized[v] ?? shown;
+    const entry = counts.get(key);
+    if (entry === undefined) counts.set(key, { shown, count: c });
+    else entry.count += c;
   }
   return counts;
 }

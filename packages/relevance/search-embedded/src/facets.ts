@@ -1,11 +1,9 @@
 // Facets of the embedded engine: value counts over every matching document (not only the page),
 // and the min/max of numeric values, as Meilisearch answers `facetDistribution` and `facetStats`.
 
-import { nfkc } from "@relevance/core";
 import type { FacetStats } from "@relevance/search";
 import { MAX_VALUES_PER_FACET, RetrievalError } from "@relevance/search";
-import { fieldReader } from "./fields.ts";
-import { StringKeyMap } from "./slices.ts";
+import { type AttributeColumn, BOOLEAN, ColumnBuilder, NUMBER } from "./columns.ts";
 
 /**
  * The attributes `facets` names, `*` standing for every filterable attribute. An attribute that is
@@ -38,138 +36,133 @@ export interface Facets {
   facetStats: Record<string, FacetStats>;
 }
 
+/** Documents counted between two chances to give the event loop back. */
+const CHUNK = 256;
+
 /**
- * Counts, per attribute, the documents holding each value (an array counts each distinct element
- * once). Strings are counted case-insensitively (NFKC, lower case, as the filter compares them) and
- * reported as first seen; numbers and booleans as written. At most MAX_VALUES_PER_FACET values are
- * reported per attribute (numbers first, ascending; then booleans; then strings alphabetically).
- * One pass over the documents, with `pause()` awaited every 256 of them: a search with `limit: 0`
- * and facets over 100,000 documents (InstantSearch's refinementList) gives the event loop back.
+ * Counts, per attribute, the documents among `docs` (document numbers; null: every document)
+ * holding each value, from the attributes' columns (columns.ts: an array counts each distinct
+ * element once; strings are told apart case-insensitively, NFKC and lower case, as the filter
+ * compares them, and shown as first seen). At most MAX_VALUES_PER_FACET values are reported per
+ * attribute (numbers first, ascending; then booleans; then strings alphabetically), with the min
+ * and max of the numbers. `pause()` is awaited every CHUNK documents: a search with `limit: 0` and
+ * facets over 100,000 documents (InstantSearch's refinementList) gives the event loop back.
+ */
+export async function columnFacets(
+  columns: readonly AttributeColumn[],
+  docs: Iterable<number> | null,
+  pause: () => Promise<void> = async () => {},
+): Promise<Facets> {
+  const counts = columns.map((column) => new Uint32Array(column.dictionary.kinds.length));
+  const count = (d: number) => {
+    for (let a = 0; a < columns.length; a++) {
+      const { offsets, values } = columns[a] as AttributeColumn;
+      const into = counts[a] as Uint32Array;
+      for (let i = offsets[d] as number; i < (offsets[d + 1] as number); i++) {
+        const v = values[i] as number;
+        into[v] = (into[v] as number) + 1;
+      }
+    }
+  };
+  let n = 0;
+  if (docs === null) {
+    const documents = ((columns[0]?.offsets.length ?? 1) as number) - 1;
+    for (let d = 0; d < documents; d++) {
+      count(d);
+      if (++n % CHUNK === 0) await pause();
+    }
+  } else {
+    for (const d of docs) {
+      count(d);
+      if (++n % CHUNK === 0) await pause();
+    }
+  }
+  const facetDistribution: Record<string, Record<string, number>> = {};
+  const facetStats: Record<string, FacetStats> = {};
+  columns.forEach((column, a) => {
+    const reported = distribution(column, counts[a] as Uint32Array);
+    facetDistribution[column.attribute] = reported.distribution;
+    if (reported.stats !== undefined) facetStats[column.attribute] = reported.stats;
+  });
+  return { facetDistribution, facetStats };
+}
+
+/**
+ * `columnFacets` over documents given as objects (each counted in the order given): the same
+ * counting, through columns made of them.
  */
 export async function computeFacets(
   docs: Iterable<Record<string, unknown>>,
   attributes: readonly string[],
   pause: () => Promise<void> = async () => {},
 ): Promise<Facets> {
-  const counters = attributes.map(() => new FacetCounter());
-  const readers = attributes.map(fieldReader);
-  const seen = new Set<unknown>();
+  const builders = attributes.map((attribute) => new ColumnBuilder(attribute));
   let n = 0;
   for (const doc of docs) {
-    if (++n % 256 === 0) await pause();
-    for (let a = 0; a < attributes.length; a++) {
-      const value = (readers[a] as (doc: Record<string, unknown>) => unknown)(doc);
-      const counter = counters[a] as FacetCounter;
-      if (!Array.isArray(value)) {
-        counter.add(value);
-        continue;
-      }
-      // An array counts each distinct element once.
-      seen.clear();
-      for (const element of value) {
-        const key = typeof element === "string" ? counter.normalized(element) : element;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        counter.add(element);
-      }
-    }
+    for (const builder of builders) builder.add(doc);
+    if (++n % CHUNK === 0) await pause();
   }
-  const facetDistribution: Record<string, Record<string, number>> = {};
-  const facetStats: Record<string, FacetStats> = {};
-  attributes.forEach((attribute, a) => {
-    const counter = counters[a] as FacetCounter;
-    facetDistribution[attribute] = counter.distribution();
-    if (counter.min <= counter.max) facetStats[attribute] = { min: counter.min, max: counter.max };
-  });
-  return { facetDistribution, facetStats };
+  return columnFacets(
+    builders.map((builder) => builder.finish()),
+    null,
+    pause,
+  );
 }
 
-/** Counts of one facet's values: strings by normalized form (shown as first seen), numbers, booleans. */
-class FacetCounter {
-  min = Number.POSITIVE_INFINITY;
-  max = Number.NEGATIVE_INFINITY;
-  // Maps that grow without a rehash of every entry holding the loop (slices.ts).
-  private readonly strings = new StringKeyMap<{ shown: string; count: number }>();
-  /** Every number counted (with repeats), sorted and grouped only when reported. */
-  private numbers = new Float64Array(64);
-  private numberCount = 0;
-  private readonly booleans = [0, 0];
-  /** Raw string → normalized, so each distinct string is normalized once (bounded). */
-  private readonly cache = new StringKeyMap<string>();
-
-  normalized(text: string): string {
-    let n = this.cache.get(text);
-    if (n === undefined) {
-      n = nfkc(text).toLowerCase();
-      if (this.cache.size < 100_000) this.cache.set(text, n);
-    }
-    return n;
+/** One attribute's reported values (at most MAX_VALUES_PER_FACET) and the min/max of its numbers. */
+function distribution(
+  column: AttributeColumn,
+  counts: Uint32Array,
+): { distribution: Record<string, number>; stats?: FacetStats } {
+  const { kinds, shown } = column.dictionary;
+  const numbers: number[] = [];
+  const booleans = [0, 0];
+  const strings: number[] = [];
+  for (let v = 0; v < kinds.length; v++) {
+    if (counts[v] === 0) continue;
+    if (kinds[v] === NUMBER) numbers.push(v);
+    else if (kinds[v] === BOOLEAN) booleans[shown[v] === true ? 1 : 0] = counts[v] as number;
+    else strings.push(v);
   }
-
-  add(value: unknown): void {
-    if (typeof value === "string") {
-      const key = this.normalized(value);
-      const entry = this.strings.get(key);
-      if (entry === undefined) this.strings.set(key, { shown: value, count: 1 });
-      else entry.count++;
-    } else if (typeof value === "number" && Number.isFinite(value)) {
-      if (this.numberCount === this.numbers.length) {
-        const grown = new Float64Array(this.numbers.length * 2);
-        grown.set(this.numbers);
-        this.numbers = grown;
-      }
-      this.numbers[this.numberCount++] = value;
-      if (value < this.min) this.min = value;
-      if (value > this.max) this.max = value;
-    } else if (typeof value === "boolean") {
-      this.booleans[value ? 1 : 0] = (this.booleans[value ? 1 : 0] as number) + 1;
-    }
-  }
-
-  /**
-   * At most MAX_VALUES_PER_FACET values: numbers first, ascending, then booleans, then strings in
-   * alphabetical order. Only the numbers reported are turned into text.
-   */
-  distribution(): Record<string, number> {
-    const out: Record<string, number> = {};
-    let room = MAX_VALUES_PER_FACET;
-    const add = (shown: string, count: number) => {
-      out[shown] = (out[shown] ?? 0) + count;
-      room--;
+  const out: Record<string, number> = {};
+  let room = MAX_VALUES_PER_FACET;
+  const add = (text: string, n: number) => {
+    out[text] = (out[text] ?? 0) + n;
+    room--;
+  };
+  let stats: FacetStats | undefined;
+  if (numbers.length > 0) {
+    numbers.sort((a, b) => (shown[a] as number) - (shown[b] as number));
+    stats = {
+      min: shown[numbers[0] as number] as number,
+      max: shown[numbers[numbers.length - 1] as number] as number,
     };
-    if (this.numberCount > 0) {
-      // Sorted ascending, equal values side by side: each run is one value and its count. -0 and
-      // 0 are one value (as a Map key would make them), shown as "0".
-      const values = this.numbers.subarray(0, this.numberCount).sort();
-      for (let i = 0; i < values.length && room > 0; ) {
-        const value = values[i] as number;
-        let j = i + 1;
-        while (j < values.length && values[j] === value) j++;
-        add(numberText(value), j - i);
-        i = j;
-      }
+    for (const v of numbers) {
+      if (room <= 0) break;
+      add(numberText(shown[v] as number), counts[v] as number);
     }
-    if (this.booleans[0] && room > 0) add("false", this.booleans[0]);
-    if (this.booleans[1] && room > 0) add("true", this.booleans[1]);
-    if (room > 0 && this.strings.size > 0) {
-      // The first `room` in order, kept sorted as they come: no sort of every distinct value.
-      const top: { shown: string; count: number }[] = [];
-      for (const entry of this.strings.values()) {
-        if (top.length === room && entry.shown >= (top[room - 1] as { shown: string }).shown) continue;
-        let lo = 0;
-        let hi = top.length;
-        while (lo < hi) {
-          const mid = (lo + hi) >>> 1;
-          if ((top[mid] as { shown: string }).shown < entry.shown) lo = mid + 1;
-          else hi = mid;
-        }
-        top.splice(lo, 0, entry);
-        if (top.length > room) top.pop();
-      }
-      for (const { shown, count } of top) add(shown, count);
-    }
-    return out;
   }
+  if (booleans[0] && room > 0) add("false", booleans[0]);
+  if (booleans[1] && room > 0) add("true", booleans[1]);
+  if (room > 0 && strings.length > 0) {
+    // The first `room` in order, kept sorted as they come: no sort of every distinct value.
+    const top: number[] = [];
+    const text = (v: number) => shown[v] as string;
+    for (const v of strings) {
+      if (top.length === room && text(v) >= text(top[room - 1] as number)) continue;
+      let lo = 0;
+      let hi = top.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (text(top[mid] as number) < text(v)) lo = mid + 1;
+        else hi = mid;
+      }
+      top.splice(lo, 0, v);
+      if (top.length > room) top.pop();
+    }
+    for (const v of top) add(text(v), counts[v] as number);
+  }
+  return stats === undefined ? { distribution: out } : { distribution: out, stats };
 }
 
 /** Numbers as facet values are shown (`String`), remembered: the same prices come back query after query. */

@@ -6,7 +6,7 @@
 
 import { nfkc } from "@relevance/core";
 import { MAX_FILTER_DEPTH, RetrievalError } from "@relevance/search";
-import { fieldValue } from "./fields.ts";
+import { fieldReader } from "./fields.ts";
 
 export type ComparisonOperator = "=" | "!=" | ">" | ">=" | "<" | "<=";
 
@@ -285,8 +285,11 @@ function normalize(text: string): string {
 const ASCII = /^[\x00-\x7f]*$/;
 
 /** A document value as the filter sees it: arrays are their elements, anything else one element. */
-function elements(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [value];
+/** Whether `test` holds for the value or, for an array, one of its elements (no array made for a scalar). */
+function some(value: unknown, test: (element: unknown) => boolean): boolean {
+  if (!Array.isArray(value)) return test(value);
+  for (const element of value) if (test(element)) return true;
+  return false;
 }
 
 function equals(element: unknown, normalized: string, number: number | null): boolean {
@@ -296,49 +299,57 @@ function equals(element: unknown, normalized: string, number: number | null): bo
   return false;
 }
 
-function compile(expression: FilterExpression): DocumentPredicate {
+/**
+ * How a compiled filter reads what it tests: a predicate over `T` (a document, a document number)
+ * that holds when the attribute's value, or one of an array's elements, passes `test`.
+ */
+export type ValuesMatch<T> = (attribute: string, test: (element: unknown) => boolean) => (x: T) => boolean;
+
+/** Reads documents: the attribute's value, or an array's elements. */
+const documentValues: ValuesMatch<Record<string, unknown>> = (attribute, test) => {
+  const read = fieldReader(attribute);
+  return (doc) => some(read(doc), test);
+};
+
+function compile<T>(expression: FilterExpression, values: ValuesMatch<T>): (x: T) => boolean {
   switch (expression.kind) {
     case "and": {
-      const parts = expression.operands.map(compile);
-      return (doc) => parts.every((p) => p(doc));
+      const parts = expression.operands.map((operand) => compile(operand, values));
+      return (x) => parts.every((p) => p(x));
     }
     case "or": {
-      const parts = expression.operands.map(compile);
-      return (doc) => parts.some((p) => p(doc));
+      const parts = expression.operands.map((operand) => compile(operand, values));
+      return (x) => parts.some((p) => p(x));
     }
     case "in": {
-      // The list normalised once into sets (made for the first document asked about, so compiling
-      // stays parsing alone): each document value is normalised once and looked up, so a list of
-      // hundreds of values costs what one value does (`equals` for each would be values x
-      // documents normalisations).
-      const { attribute, values } = expression;
+      // The list normalised once into sets (made for the first value asked about, so compiling
+      // stays parsing alone): each value is normalised once and looked up, so a list of hundreds
+      // of values costs what one value does (`equals` for each would be values x documents
+      // normalisations).
+      const { attribute, values: listed } = expression;
       let strings = new Set<string>();
       let numbers = new Set<number>();
       let made = false;
-      const matches = (e: unknown): boolean => {
+      return values(attribute, (e: unknown): boolean => {
+        if (!made) {
+          strings = new Set(listed.map(normalize));
+          numbers = new Set(listed.filter((v) => NUMBER.test(v.trim())).map(Number));
+          made = true;
+        }
         if (typeof e === "string") return strings.has(normalize(e));
         if (typeof e === "number") return numbers.has(e);
         if (typeof e === "boolean") return strings.has(String(e));
         return false;
-      };
-      return (doc) => {
-        if (!made) {
-          strings = new Set(values.map(normalize));
-          numbers = new Set(values.filter((v) => NUMBER.test(v.trim())).map(Number));
-          made = true;
-        }
-        return elements(fieldValue(doc, attribute)).some(matches);
-      };
+      });
     }
     case "compare": {
       const { attribute, operator, value } = expression;
       const number = NUMBER.test(value.trim()) ? Number(value) : null;
       if (operator === "=" || operator === "!=") {
         const normalized = normalize(value);
-        const eq = (doc: Record<string, unknown>) =>
-          elements(fieldValue(doc, attribute)).some((e) => equals(e, normalized, number));
+        const eq = values(attribute, (e) => equals(e, normalized, number));
         // Like Meilisearch, `!=` also keeps documents that lack the attribute.
-        return operator === "=" ? eq : (doc) => !eq(doc);
+        return operator === "=" ? eq : (x) => !eq(x);
       }
       const n = number as number;
       const test =
@@ -350,7 +361,7 @@ function compile(expression: FilterExpression): DocumentPredicate {
               ? (x: number) => x < n
               : (x: number) => x <= n;
       // Range operators look at numbers only (a numeric-looking string is a string, as in Meilisearch).
-      return (doc) => elements(fieldValue(doc, attribute)).some((e) => typeof e === "number" && test(e));
+      return values(attribute, (e) => typeof e === "number" && test(e));
     }
   }
 }
@@ -364,6 +375,37 @@ export function compileFilter(
   source: string | undefined,
   filterable: readonly string[],
 ): DocumentPredicate | null {
+  return compileFilterWith(source, filterable, documentValues);
+}
+
+/** `compileFilter` reading values through `values` (attribute columns, say). */
+export function compileFilterWith<T>(
+  source: string | undefined,
+  filterable: readonly string[],
+  values: ValuesMatch<T>,
+): ((x: T) => boolean) | null {
+  const expression = checkedFilter(source, filterable);
+  return expression === null ? null : compile(expression, values);
+}
+
+/** A filter (after `checkedFilter`) compiled to read values through `values`. */
+export function compileExpression<T>(
+  expression: FilterExpression,
+  values: ValuesMatch<T>,
+): (x: T) => boolean {
+  return compile(expression, values);
+}
+
+/** The attributes a filter reads (after `checkedFilter`). */
+export function filterAttributes(expression: FilterExpression): string[] {
+  return [...attributesOf(expression, new Set())];
+}
+
+/** `source` parsed and checked against `filterable`, or null for an absent or blank filter. */
+export function checkedFilter(
+  source: string | undefined,
+  filterable: readonly string[],
+): FilterExpression | null {
   if (source === undefined || source.trim() === "") return null;
   const expression = parseFilter(source);
   for (const attribute of attributesOf(expression, new Set())) {
@@ -375,5 +417,5 @@ export function compileFilter(
       throw invalid(`Attribute \`${attribute}\` is not filterable. ${available}`);
     }
   }
-  return compile(expression);
+  return expression;
 }

@@ -2,12 +2,14 @@
 // done in slices (slices.ts). The first part is a header (what the index was built for, its sizes
 // and average field lengths); then the document ids and the terms as JSON arrays, and the typed
 // arrays of the index (typed-index.ts) as their bytes in base64, a chunk per part:
-// `["ids", [...]]`, `["terms", [...]]`, `[array, offset, base64]`. Reading one back copies bytes
+// `["ids", [...]]`, `["terms", [...]]`, `[array, offset, base64]`; then the attribute columns
+// (columns.ts): each one's distinct values as JSON and its two arrays as bytes. Reading one back copies bytes
 // into arrays allocated from the header's sizes: a 100,000-product index (the MiniSearch engine's
 // snapshot was 29 MB of JSON, parsed into Maps in about a second) is a few megabytes of copies.
 // The bytes are the host's (little-endian on every platform Node runs the engine on).
 
 import { Buffer } from "node:buffer";
+import type { AttributeColumn, ValueDictionary } from "./columns.ts";
 import { drive, TypedIndex, type TypedIndexData, termMap } from "./typed-index.ts";
 
 export interface SnapshotHeader {
@@ -23,6 +25,14 @@ interface Sizes {
   runs: number;
   postings: number;
   averageLengths: number[];
+  /** Per column: its attribute and its values' count. */
+  columns: { attribute: string; values: number }[];
+}
+
+/** What a snapshot holds: the index and its columns. */
+export interface SnapshotContent {
+  index: TypedIndex;
+  columns: AttributeColumn[];
 }
 
 /** The typed arrays of an index, by the name a part gives. */
@@ -35,7 +45,10 @@ const NAMES_PER_PART = 4096;
 const ELEMENTS_PER_PART = 65536;
 
 /** The parts of `index`'s snapshot, each made when asked for (a slice of work each). */
-export function* snapshotParts(index: TypedIndex, header: SnapshotHeader): Generator<string> {
+export function* snapshotParts(
+  { index, columns }: SnapshotContent,
+  header: SnapshotHeader,
+): Generator<string> {
   const d = index.data;
   const sizes: Sizes = {
     documents: d.ids.length,
@@ -43,19 +56,36 @@ export function* snapshotParts(index: TypedIndex, header: SnapshotHeader): Gener
     runs: d.runField.length,
     postings: d.docs.length,
     averageLengths: [...d.averageLengths],
+    columns: columns.map((c) => ({ attribute: c.attribute, values: c.values.length })),
   };
   yield JSON.stringify({ ...header, ...sizes });
   for (let i = 0; i < d.ids.length; i += NAMES_PER_PART)
     yield JSON.stringify(["ids", d.ids.slice(i, i + NAMES_PER_PART)]);
   for (let i = 0; i < d.terms.length; i += NAMES_PER_PART)
     yield JSON.stringify(["terms", d.terms.slice(i, i + NAMES_PER_PART)]);
-  for (const name of ARRAYS) {
-    const array = d[name];
-    for (let i = 0; i < array.length; i += ELEMENTS_PER_PART) {
-      const n = Math.min(ELEMENTS_PER_PART, array.length - i);
-      const bytes = Buffer.from(array.buffer, array.byteOffset + i * 4, n * 4);
-      yield JSON.stringify([name, i, bytes.toString("base64")]);
+  for (const name of ARRAYS) yield* arrayParts(name, d[name]);
+  for (let c = 0; c < columns.length; c++) {
+    const { dictionary, offsets, values } = columns[c] as AttributeColumn;
+    for (let i = 0; i < dictionary.kinds.length; i += NAMES_PER_PART) {
+      const slice = (from: unknown[]) => from.slice(i, i + NAMES_PER_PART);
+      yield JSON.stringify([
+        "distinct",
+        c,
+        slice(dictionary.kinds),
+        slice(dictionary.shown),
+        slice(dictionary.normalized.map((n) => n ?? null)),
+      ]);
     }
+    yield* arrayParts(`offsets${c}`, offsets);
+    yield* arrayParts(`values${c}`, values);
+  }
+}
+
+function* arrayParts(name: string, array: Uint32Array): Generator<string> {
+  for (let i = 0; i < array.length; i += ELEMENTS_PER_PART) {
+    const n = Math.min(ELEMENTS_PER_PART, array.length - i);
+    const bytes = Buffer.from(array.buffer, array.byteOffset + i * 4, n * 4);
+    yield JSON.stringify([name, i, bytes.toString("base64")]);
   }
 }
 
@@ -76,7 +106,7 @@ const count = (value: unknown, what: string): number => {
 export async function loadSnapshot(
   parts: readonly string[],
   pause: () => Promise<void>,
-): Promise<TypedIndex> {
+): Promise<SnapshotContent> {
   const header = JSON.parse(parts[0] as string) as Partial<Sizes & SnapshotHeader>;
   const fields = header.fields;
   if (!Array.isArray(fields) || !fields.every((f) => typeof f === "string"))
@@ -88,6 +118,17 @@ export async function loadSnapshot(
   const averages = header.averageLengths;
   if (!Array.isArray(averages) || averages.length !== fields.length)
     throw new Error("not an index snapshot: averageLengths");
+  const described = header.columns;
+  if (!Array.isArray(described)) throw new Error("not an index snapshot: columns");
+  const columns: AttributeColumn[] = described.map((c) => {
+    if (typeof c?.attribute !== "string") throw new Error("not an index snapshot: column");
+    return {
+      attribute: c.attribute,
+      offsets: new Uint32Array(N + 1),
+      values: new Uint32Array(count(c.values, "column values")),
+      dictionary: { kinds: [], shown: [], normalized: [] },
+    };
+  });
   const arrays: Record<ArrayName, Uint32Array> = {
     lengths: new Uint32Array(N * fields.length),
     termRuns: new Uint32Array(T + 1),
@@ -96,14 +137,14 @@ export async function loadSnapshot(
     docs: new Uint32Array(P),
     freqs: new Uint32Array(P),
   };
-  const filled: Record<ArrayName, number> = {
-    lengths: 0,
-    termRuns: 0,
-    runField: 0,
-    runStart: 0,
-    docs: 0,
-    freqs: 0,
-  };
+  // Every array a part may fill, by the name its parts give.
+  const byName = new Map<string, Uint32Array>();
+  for (const name of ARRAYS) byName.set(name, arrays[name]);
+  columns.forEach((c, i) => {
+    byName.set(`offsets${i}`, c.offsets);
+    byName.set(`values${i}`, c.values);
+  });
+  const filled = new Map<string, number>();
   const ids: string[] = [];
   const terms: string[] = [];
   for (const part of parts.slice(1)) {
@@ -114,23 +155,39 @@ export async function loadSnapshot(
       if (!Array.isArray(names) || !names.every((n) => typeof n === "string"))
         throw new Error(`not an index snapshot: ${kind}`);
       (kind === "ids" ? ids : terms).push(...(names as string[]));
-    } else if (typeof kind === "string" && (ARRAYS as readonly string[]).includes(kind)) {
-      const name = kind as ArrayName;
-      const array = arrays[name];
-      const offset = count(item[1], name);
+    } else if (kind === "distinct") {
+      const column = columns[count(item[1], "distinct")];
+      const [kinds, shown, normalized] = [item[2], item[3], item[4]];
+      if (
+        column === undefined ||
+        !Array.isArray(kinds) ||
+        !Array.isArray(shown) ||
+        !Array.isArray(normalized) ||
+        kinds.length !== shown.length ||
+        kinds.length !== normalized.length
+      )
+        throw new Error("not an index snapshot: distinct values");
+      const dictionary: ValueDictionary = column.dictionary;
+      dictionary.kinds.push(...(kinds as number[]));
+      dictionary.shown.push(...(shown as (string | number | boolean)[]));
+      dictionary.normalized.push(...(normalized as (string | null)[]).map((n) => n ?? undefined));
+    } else if (typeof kind === "string" && byName.has(kind)) {
+      const array = byName.get(kind) as Uint32Array;
+      const offset = count(item[1], kind);
       const bytes = Buffer.from(String(item[2]), "base64");
       if (bytes.length % 4 !== 0 || offset + bytes.length / 4 > array.length)
-        throw new Error(`not an index snapshot: ${name} out of bounds`);
+        throw new Error(`not an index snapshot: ${kind} out of bounds`);
       new Uint8Array(array.buffer, array.byteOffset + offset * 4, bytes.length).set(bytes);
-      filled[name] += bytes.length / 4;
+      filled.set(kind, (filled.get(kind) ?? 0) + bytes.length / 4);
     } else {
       throw new Error(`not an index snapshot part: ${String(kind).slice(0, 40)}`);
     }
     await pause();
   }
   if (ids.length !== N || terms.length !== T) throw new Error("not an index snapshot: missing names");
-  for (const name of ARRAYS) {
-    if (filled[name] !== arrays[name].length) throw new Error(`not an index snapshot: ${name} incomplete`);
+  for (const [name, array] of byName) {
+    if ((filled.get(name) ?? 0) !== array.length)
+      throw new Error(`not an index snapshot: ${name} incomplete`);
   }
   // Every reference stays inside its array, so a damaged snapshot cannot make scoring read past one.
   const { termRuns, runField, runStart, docs } = arrays;
@@ -143,6 +200,15 @@ export async function loadSnapshot(
   if ((runStart[R] as number) !== P) throw new Error("not an index snapshot: postings");
   for (let p = 0; p < P; p++)
     if ((docs[p] as number) >= N) throw new Error("not an index snapshot: document");
+  for (const { offsets, values, dictionary } of columns) {
+    if ((offsets[N] as number) !== values.length) throw new Error("not an index snapshot: column offsets");
+    for (let d = 0; d < N; d++)
+      if ((offsets[d] as number) > (offsets[d + 1] as number))
+        throw new Error("not an index snapshot: column offsets");
+    for (let i = 0; i < values.length; i++)
+      if ((values[i] as number) >= dictionary.kinds.length)
+        throw new Error("not an index snapshot: column value");
+  }
   const data: TypedIndexData = {
     fields,
     ids,
@@ -150,5 +216,5 @@ export async function loadSnapshot(
     averageLengths: Float64Array.from(averages),
     ...arrays,
   };
-  return new TypedIndex(data, await drive(termMap(terms), pause));
+  return { index: new TypedIndex(data, await drive(termMap(terms), pause)), columns };
 }

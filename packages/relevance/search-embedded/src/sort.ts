@@ -2,9 +2,8 @@
 // numbers before strings, documents without a sortable value last whatever the direction (as
 // Meilisearch sorts).
 
-import { nfkc } from "@relevance/core";
 import { RetrievalError } from "@relevance/search";
-import { fieldValue } from "./fields.ts";
+import { type AttributeColumn, BOOLEAN, NUMBER } from "./columns.ts";
 
 export interface SortCriterion {
   attribute: string;
@@ -52,38 +51,33 @@ function compareKeys(a: number | string, b: number | string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** The key of a value: for an array, its smallest element ascending, its largest descending. */
-function keyOf(value: unknown, descending: boolean): SortKey {
-  if (typeof value === "number") return Number.isFinite(value) ? value : null;
-  let best: SortKey = null;
-  for (const element of Array.isArray(value) ? value : [value]) {
-    let key: SortKey = null;
-    if (typeof element === "number" && Number.isFinite(element)) key = element;
-    else if (typeof element === "string") key = nfkc(element).toLowerCase();
-    else if (typeof element === "boolean") key = String(element);
-    if (key === null) continue;
-    if (best === null || (descending ? compareKeys(key, best) > 0 : compareKeys(key, best) < 0)) best = key;
-  }
-  return best;
-}
-
 /**
- * The key of every document for one criterion, by document number: computed once per index and
- * criterion (`pause` between documents), then read by every sorted search instead of each document
- * being read again.
+ * The key of every document for one criterion, by document number, from the attribute's column
+ * (columns.ts): a key per distinct value, then per document the smallest of its values' keys
+ * ascending, the largest descending (strings by their NFKC lower-case form, booleans as `true`/`false`, numbers before strings; a document without a value has no key). `pause` between documents.
  */
 export async function sortColumn(
-  docs: readonly { doc: Record<string, unknown> }[],
-  criterion: SortCriterion,
+  column: AttributeColumn,
+  descending: boolean,
   pause: () => Promise<void>,
 ): Promise<SortKey[]> {
-  const column: SortKey[] = new Array(docs.length);
-  for (let d = 0; d < docs.length; d++) {
-    const { doc } = docs[d] as { doc: Record<string, unknown> };
-    column[d] = keyOf(fieldValue(doc, criterion.attribute), criterion.descending);
-    if (d % 256 === 255) await pause();
+  const { kinds, shown, normalized } = column.dictionary;
+  const keys: (number | string)[] = kinds.map((kind, v) =>
+    kind === NUMBER ? (shown[v] as number) : kind === BOOLEAN ? String(shown[v]) : (normalized[v] as string),
+  );
+  const { offsets, values } = column;
+  const documents = offsets.length - 1;
+  const out: SortKey[] = new Array(documents);
+  for (let d = 0; d < documents; d++) {
+    let best: number | string | null = null;
+    for (let i = offsets[d] as number; i < (offsets[d + 1] as number); i++) {
+      const key = keys[values[i] as number] as number | string;
+      if (best === null || (descending ? compareKeys(key, best) > 0 : compareKeys(key, best) < 0)) best = key;
+    }
+    out[d] = best;
+    if (d % 1024 === 1023) await pause();
   }
-  return column;
+  return out;
 }
 
 /** `compareSortKeys` of documents `a` and `b` by their keys in `columns` (one per criterion). */

@@ -16,8 +16,11 @@ import { StringKeyMap } from "./slices.ts";
 
 /** How the text of a document's field is read and split into terms (the engine's tokenizer). */
 export interface TypedIndexOptions {
-  /** The indexed fields, in order: a field's position is its number. */
-  fields: readonly string[];
+  /**
+   * The indexed fields, in order (a field's position is its number); `strings`: every top-level
+   * field holding a string, or an array with a string, in some document, in the order first seen.
+   */
+  fields: readonly string[] | "strings";
   /** The field's text, or undefined when the document has none (then the field is not counted). */
   text(doc: Record<string, unknown>, field: string): string | undefined;
   tokenize(text: string): string[];
@@ -106,39 +109,58 @@ export class TypedIndex {
  */
 export class TypedIndexBuilder {
   private readonly options: TypedIndexOptions;
-  private readonly fieldCount: number;
+  private readonly fields: string[];
+  private readonly known = new Set<string>();
   private readonly termIds = new StringKeyMap<number>();
   private readonly termNames: string[] = [];
-  /** By term * fields + field: [doc, freq, doc, freq, ...], documents ascending. */
-  private readonly lists: (number[] | undefined)[] = [];
+  /** By field, by term: [doc, freq, doc, freq, ...], documents ascending. */
+  private readonly lists: (number[] | undefined)[][] = [];
   private readonly ids: string[] = [];
-  private lengths: number[] = [];
-  private readonly averages: number[];
+  /** By field: each document's length (documents before the field was first seen: none). */
+  private lengths: number[][] = [];
+  private readonly averages: number[] = [];
   private postings = 0;
 
   constructor(options: TypedIndexOptions) {
     this.options = options;
-    this.fieldCount = options.fields.length;
-    this.averages = options.fields.map(() => 0);
+    this.fields = [];
+    if (options.fields !== "strings") for (const field of options.fields) this.addField(field);
   }
 
   get size(): number {
     return this.ids.length;
   }
 
+  private addField(field: string): void {
+    this.known.add(field);
+    this.fields.push(field);
+    this.lists.push([]);
+    this.lengths.push([]);
+    this.averages.push(0);
+  }
+
   add(id: string, doc: Record<string, unknown>): void {
     const d = this.ids.length;
     this.ids.push(id);
-    const F = this.fieldCount;
-    for (let f = 0; f < F; f++) this.lengths.push(0);
-    for (let f = 0; f < F; f++) {
-      const text = this.options.text(doc, this.options.fields[f] as string);
+    if (this.options.fields === "strings") {
+      for (const [key, value] of Object.entries(doc)) {
+        if (this.known.has(key) || key === "__proto__") continue;
+        if (typeof value === "string" || (Array.isArray(value) && value.some((e) => typeof e === "string"))) {
+          this.addField(key);
+        }
+      }
+    }
+    for (let f = 0; f < this.fields.length; f++) {
+      const text = this.options.text(doc, this.fields[f] as string);
       if (text === undefined || text === null) continue;
       const tokens = this.options.tokenize(text);
       const unique = new Set(tokens).size;
-      this.lengths[d * F + f] = unique;
+      const lengths = this.lengths[f] as number[];
+      while (lengths.length < d) lengths.push(0);
+      lengths.push(unique);
       // MiniSearch's running average: over every document added so far, this one included.
       this.averages[f] = ((this.averages[f] as number) * d + unique) / (d + 1);
+      const lists = this.lists[f] as (number[] | undefined)[];
       for (const term of tokens) {
         if (term === "") continue;
         let t = this.termIds.get(term);
@@ -147,13 +169,12 @@ export class TypedIndexBuilder {
           this.termIds.set(term, t);
           this.termNames.push(term);
         }
-        const key = t * F + f;
-        let list = this.lists[key];
+        let list = lists[t];
         if (list === undefined) {
-          // Filled up to the key so the array stays a plain list (never a dictionary).
-          while (this.lists.length < key) this.lists.push(undefined);
+          // Filled up to the term so the array stays a plain list (never a dictionary).
+          while (lists.length < t) lists.push(undefined);
           list = [];
-          this.lists[key] = list;
+          lists[t] = list;
         }
         if (list.length > 0 && list[list.length - 2] === d) {
           list[list.length - 1] = (list[list.length - 1] as number) + 1;
@@ -176,10 +197,11 @@ export class TypedIndexBuilder {
   }
 
   private *layout(): Generator<void, TypedIndex> {
-    const F = this.fieldCount;
+    const F = this.fields.length;
+    const N = this.ids.length;
     const T = this.termNames.length;
     let runs = 0;
-    for (const list of this.lists) if (list !== undefined) runs++;
+    for (const lists of this.lists) for (const list of lists) if (list !== undefined) runs++;
     const termRuns = new Uint32Array(T + 1);
     const runField = new Uint32Array(runs);
     const runStart = new Uint32Array(runs + 1);
@@ -190,7 +212,8 @@ export class TypedIndexBuilder {
     for (let t = 0; t < T; t++) {
       termRuns[t] = r;
       for (let f = 0; f < F; f++) {
-        const list = this.lists[t * F + f];
+        const lists = this.lists[f] as (number[] | undefined)[];
+        const list = lists[t];
         if (list === undefined) continue;
         runField[r] = f;
         runStart[r] = p;
@@ -199,17 +222,22 @@ export class TypedIndexBuilder {
           freqs[p] = list[i + 1] as number;
           p++;
         }
-        this.lists[t * F + f] = undefined;
+        lists[t] = undefined;
         r++;
       }
       if (t % 64 === 63) yield;
     }
     termRuns[T] = r;
     runStart[r] = p;
-    const lengths = Uint32Array.from(this.lengths);
+    const lengths = new Uint32Array(N * F);
+    for (let f = 0; f < F; f++) {
+      const byDoc = this.lengths[f] as number[];
+      for (let d = 0; d < byDoc.length; d++) lengths[d * F + f] = byDoc[d] as number;
+      yield;
+    }
     this.lengths = [];
     const data: TypedIndexData = {
-      fields: [...this.options.fields],
+      fields: [...this.fields],
       ids: this.ids,
       terms: this.termNames,
       averageLengths: Float64Array.from(this.averages),
