@@ -122,33 +122,3 @@ export class ColumnBuilder {
     return column;
   }
 }
-
-/** Whether any value of document `d` is marked in `table` (by value number). */
-export function anyValue(column: AttributeColumn, table: Uint8Array, d: number): boolean {
-  const { offsets, values } = column;
-  for (let i = offsets[d] as number; i < (offsets[d + 1] as number); i++) {
-    if (table[values[i] as number] === 1) return true;
-  }
-  return false;
-}
-
-/** `test` of every distinct value, as a table by value number (what a filter reads per document). */
-export function valueTable(column: AttributeColumn, test: (value: unknown) => boolean): Uint8Array {
-  const { shown } = column.dictionary;
-  const table = new Uint8Array(shown.length);
-  for (let v = 0; v < shown.length; v++) if (test(shown[v])) table[v] = 1;
-  return table;
-}
-
-/** Counts, per value number, the documents among `docs` holding it. */
-export function countValues(column: AttributeColumn, docs: Iterable<number>): Uint32Array {
-  const counts = new Uint32Array(column.dictionary.kinds.length);
-  const { offsets, values } = column;
-  for (const d of docs) {
-    for (let i = offsets[d] as number; i < (offsets[d + 1] as number); i++) {
-      const v = values[i] as number;
-      counts[v] = (counts[v] as number) + 1;
-    }
-  }
-  return counts;
-}

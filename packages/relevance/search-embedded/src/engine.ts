@@ -17,7 +17,7 @@ import {
   type SearchTarget,
 } from "@relevance/search";
 import type { Document, Logger } from "@relevance/settings";
-import { type AttributeColumn, anyValue } from "./columns.ts";
+import type { AttributeColumn } from "./columns.ts";
 import { countFacetValues, matchFacetValues } from "./facet-search.ts";
 import { columnFacets, facetAttributes } from "./facets.ts";
 import { checkedFilter, compileExpression, type FilterExpression, filterAttributes } from "./filter.ts";

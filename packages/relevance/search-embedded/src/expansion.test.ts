@@ -134,9 +134,9 @@ describe("scoring from the postings", () => {
           any.shortIds.forEach((id, r) => {
             if (((any.masks[r] as number) & firstK) === firstK) expected.set(id, any.scores[r] as number);
           });
-          expect(new Map(required.shortIds.map((id, r) => [id, required.scores[r] as number]))).toEqual(
-            expected,
-          );
+          expect(
+            new Map(Array.from(required.shortIds, (id, r) => [id, required.scores[r] as number])),
+          ).toEqual(expected);
         },
       ),
       { numRuns: 200 },

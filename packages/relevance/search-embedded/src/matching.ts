@@ -127,9 +127,10 @@ export function searchWords(
   const ids = search.data.ids;
   const keep = filter === undefined ? undefined : (shortId: number) => filter(ids[shortId] as string);
   const found = matchWords(search, allWords, combineWith === "AND" ? MAX_QUERY_WORDS : 0, keep, options);
-  return found.shortIds
-    .map((shortId, r) => ({ id: ids[shortId] as string, score: found.scores[r] as number }))
-    .sort((a, b) => b.score - a.score);
+  return Array.from(found.shortIds, (shortId, r) => ({
+    id: ids[shortId] as string,
+    score: found.scores[r] as number,
+  })).sort((a, b) => b.score - a.score);
 }
 
 /** What `matchWords` finds: per match (same order in every array) its short id, score and words. */

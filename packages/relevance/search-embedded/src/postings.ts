@@ -18,10 +18,12 @@ export interface PostingsIndex {
   /** Scratch marks by document number, one generation per use (candidate gathering is synchronous). */
   marks: Uint32Array;
   generation: number;
+  /** Spare slot maps (document → candidate slot + 1, all 0), one taken per search scoring. */
+  slots: Int32Array[];
 }
 
 export function postingsIndex(index: TypedIndex): PostingsIndex {
-  return { index, marks: new Uint32Array(index.documentCount + 1), generation: 0 };
+  return { index, marks: new Uint32Array(index.documentCount + 1), generation: 0, slots: [] };
 }
 
 /** A fresh mark value; the array is cleared when the generations wrap. */
@@ -59,16 +61,50 @@ export interface ScoreOptions {
   tiers?: boolean;
 }
 
+/**
+ * The matches, in ascending document order, in typed arrays (the same position in each): tens of
+ * thousands of matches in growing JavaScript arrays made the collector work harder than scoring.
+ */
 export interface Scored {
-  shortIds: number[];
+  shortIds: Uint32Array;
   /** MiniSearch's score rescaled as the engine does (see `matchWords`). */
-  scores: number[];
+  scores: Float64Array;
   /** Bit mask of the words matched. */
-  masks: number[];
+  masks: Uint32Array;
   /** With `tiers`: the sum over matched words of the fewest edits through which each matched. */
-  typos?: number[];
+  typos?: Uint32Array;
   /** With `tiers`: the sum over matched words of the first searchable attribute each matched in. */
-  attributes?: number[];
+  attributes?: Uint32Array;
+}
+
+/** Room for `n` matches, filled by `finish`; `matches` says how many are filled. */
+function scoredOf(n: number, tiers: boolean): Scored & { matches: number } {
+  const out: Scored & { matches: number } = {
+    shortIds: new Uint32Array(n),
+    scores: new Float64Array(n),
+    masks: new Uint32Array(n),
+    matches: 0,
+  };
+  if (tiers) {
+    out.typos = new Uint32Array(n);
+    out.attributes = new Uint32Array(n);
+  }
+  return out;
+}
+
+/** The filled part of `out`. */
+function filled(out: Scored & { matches: number }): Scored {
+  const n = out.matches;
+  const scored: Scored = {
+    shortIds: out.shortIds.subarray(0, n),
+    scores: out.scores.subarray(0, n),
+    masks: out.masks.subarray(0, n),
+  };
+  if (out.typos !== undefined && out.attributes !== undefined) {
+    scored.typos = out.typos.subarray(0, n);
+    scored.attributes = out.attributes.subarray(0, n);
+  }
+  return scored;
 }
 
 interface Hit {
@@ -76,8 +112,6 @@ interface Hit {
   f: number;
   start: number;
   end: number;
-  /** The first posting not yet passed by the candidates (they come in ascending order). */
-  cursor: number;
   /** BM25's document frequency: the documents holding the term in this field. */
   matching: number;
   /** BM25's inverse document frequency, the same for every document (computed once). */
@@ -113,7 +147,7 @@ export function scoreWords(index: PostingsIndex, words: readonly WordTerms[], op
 }
 
 /**
- * `scoreWords` in slices of the event loop: `pause` is awaited every SCORE_STEP candidates (a
+ * `scoreWords` in slices of the event loop: `pause` is awaited between steps of the work (a
  * `Slicer`'s, which gives the loop back once its slice is used up). The same code as `scoreWords`,
  * so the same numbers in the same order.
  */
@@ -131,32 +165,8 @@ export async function scoreWordsSliced(
   }
 }
 
-/** Candidates scored between two chances to give the event loop back. */
-const SCORE_STEP = 256;
-
-/** The first position in docs[from, end) holding a document >= target (end when none). */
-function seek(docs: Uint32Array, from: number, end: number, target: number): number {
-  if (from >= end || (docs[from] as number) >= target) return from;
-  // Galloping: double the step until past the target, then halve back.
-  let lo = from;
-  let step = 1;
-  let hi = from + 1;
-  while (hi < end && (docs[hi] as number) < target) {
-    lo = hi;
-    step *= 2;
-    hi = lo + step;
-  }
-  if (hi > end) hi = end;
-  while (lo + 1 < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((docs[mid] as number) < target) lo = mid;
-    else hi = mid;
-  }
-  return hi;
-}
-
 /**
- * The scoring itself, yielding every SCORE_STEP candidates. The candidates are gathered (with the
+ * The scoring itself, yielding between steps (POSTINGS_STEP postings, FINISH_STEP candidates). The candidates are gathered (with the
  * shared scratch marks) before the first yield: a search scoring meanwhile cannot disturb them.
  */
 function* scoring(
@@ -165,8 +175,7 @@ function* scoring(
   options: ScoreOptions,
 ): Generator<void, Scored, void> {
   const index = view.index;
-  const { fields, averageLengths: avg, lengths, docs, freqs } = index.data;
-  const F = index.fieldCount;
+  const { fields, docs } = index.data;
   // The fields in the order MiniSearch visits them: the keys of an object built from its field list
   // (integer-like names first, as for any object).
   const byName: Record<string, number> = {};
@@ -198,7 +207,7 @@ function* scoring(
           const matching = run.end - run.start;
           // calcBM25Score's inverse document frequency, as MiniSearch writes it.
           const idf = Math.log(1 + (N - matching + 0.5) / (matching + 0.5));
-          hits.push({ f, start: run.start, end: run.end, cursor: run.start, matching, idf });
+          hits.push({ f, start: run.start, end: run.end, matching, idf });
         }
       }
       if (hits.length === 0) continue;
@@ -213,12 +222,7 @@ function* scoring(
       (perWord[w] as Probe[]).push(probe);
     }
   });
-  const out: Scored = { shortIds: [], scores: [], masks: [] };
-  if (options.tiers === true) {
-    out.typos = [];
-    out.attributes = [];
-  }
-  if (words.length === 0) return out;
+  if (words.length === 0) return filled(scoredOf(0, options.tiers === true));
   // The candidates: the documents of the required word with the fewest postings, or with no word
   // required, every word's.
   const leading = Math.min(options.leading, words.length);
@@ -249,86 +253,296 @@ function* scoring(
       }
     }
   }
-  const ordered = gathered.subarray(0, n).sort();
-  const single = words.length === 1;
-  const wordScore = new Float64Array(words.length);
-  const wordMatched = new Uint8Array(words.length);
-  const wordTypos = new Int32Array(words.length);
-  const wordAttribute = new Int32Array(words.length);
-  // Which distinct terms the candidate matched: marked with the candidate's turn (c + 1).
-  const termSeen = new Float64Array(distinctTerms.size);
-  for (let c = 0; c < ordered.length; c++) {
-    if (c % SCORE_STEP === SCORE_STEP - 1) yield;
-    const shortId = ordered[c] as number;
-    if (options.keep !== undefined && !options.keep(shortId)) continue;
-    wordScore.fill(0);
-    wordMatched.fill(0);
-    wordTypos.fill(0x7fffffff);
-    wordAttribute.fill(0x7fffffff);
-    let seenTerms = 0;
-    for (const probe of probes) {
-      let termScore = 0;
-      let matched = false;
-      for (const hit of probe.hits) {
-        const at = seek(docs, hit.cursor, hit.end, shortId);
-        hit.cursor = at;
-        if (at >= hit.end || docs[at] !== shortId) continue;
-        const termFreq = freqs[at] as number;
-        const f = hit.f;
-        const fieldId = fieldIds[f] as number;
-        const fieldLength = lengths[shortId * F + fieldId] as number;
-        const avgFieldLength = avg[fieldId] as number;
-        const invDocFreq = hit.idf;
-        // calcBM25Score and termResults' weighting, as MiniSearch writes them.
-        const rawScore =
-          invDocFreq *
-          (D + (termFreq * (K + 1)) / (termFreq + K * (1 - B + (B * fieldLength) / avgFieldLength)));
-        const weightedScore = 1 * probe.weight * (boosts[f] as number) * 1 * rawScore;
-        termScore = matched ? termScore + weightedScore : weightedScore;
-        if ((ranks[f] as number) < (wordAttribute[probe.word] as number))
-          wordAttribute[probe.word] = ranks[f] as number;
-        matched = true;
-      }
-      if (!matched) continue;
-      const w = probe.word;
-      wordScore[w] = wordMatched[w] === 1 ? (wordScore[w] as number) + termScore : termScore;
-      wordMatched[w] = 1;
-      if (probe.typos < (wordTypos[w] as number)) wordTypos[w] = probe.typos;
-      if (termSeen[probe.distinct] !== c + 1) {
-        termSeen[probe.distinct] = c + 1;
-        seenTerms++;
+  // In ascending document order: sorted, or (when they are many) read off the marks in order.
+  let ordered: Uint32Array;
+  if (n * 16 < N) ordered = gathered.subarray(0, n).sort();
+  else {
+    ordered = gathered;
+    let k = 0;
+    for (let doc = 0; doc < N; doc++) if (marks[doc] === generation) ordered[k++] = doc;
+    ordered = ordered.subarray(0, k);
+  }
+  // Each candidate (passing `keep`) gets a slot, in ascending document order; slot[doc] is its
+  // slot + 1 (0: not a candidate). The map is this search's own (other searches may score the
+  // same index between two slices of this one).
+  const slot = view.slots.pop() ?? new Int32Array(N);
+  const candidates: number[] = [];
+  for (let i = 0; i < ordered.length; i++) {
+    const doc = ordered[i] as number;
+    if (options.keep !== undefined && !options.keep(doc)) continue;
+    candidates.push(doc);
+    slot[doc] = candidates.length;
+  }
+  try {
+    return yield* accumulate(
+      view,
+      words.length,
+      probes,
+      leading,
+      fieldIds,
+      boosts,
+      ranks,
+      slot,
+      candidates,
+      options,
+    );
+  } finally {
+    for (const doc of candidates) slot[doc] = 0;
+    if (view.slots.length < MAX_SPARE_SLOTS) view.slots.push(slot);
+  }
+}
+
+/** One term's scores per candidate while its runs are walked. */
+interface TermScratch {
+  score: Float64Array;
+  /** The probe (its number + 1) that last touched each candidate. */
+  mark: Int32Array;
+  /** The candidates touched by the probe being walked, `count` of them. */
+  touched: Uint32Array;
+  count: number;
+}
+
+/** What scoring one run of postings needs of its field and probe. */
+interface FieldScoring {
+  fieldId: number;
+  F: number;
+  avgFieldLength: number;
+  invDocFreq: number;
+  factor: number;
+  rank: number;
+  w: number;
+  W: number;
+  /** The probe's number + 1. */
+  p: number;
+}
+
+/** Adds the BM25+ score of postings [start, end) of one run to their candidates' term scores. */
+function addPostings(
+  docs: Uint32Array,
+  freqs: Uint32Array,
+  lengths: Uint32Array,
+  slot: Int32Array,
+  start: number,
+  end: number,
+  field: FieldScoring,
+  term: TermScratch,
+  wordAttribute: Int32Array | undefined,
+): void {
+  const { fieldId, F, avgFieldLength, invDocFreq, factor, rank, w, W, p } = field;
+  const { score, mark, touched } = term;
+  let count = term.count;
+  for (let i = start; i < end; i++) {
+    const doc = docs[i] as number;
+    const s = slot[doc] as number;
+    if (s === 0) continue;
+    const c = s - 1;
+    const termFreq = freqs[i] as number;
+    const fieldLength = lengths[doc * F + fieldId] as number;
+    // calcBM25Score and termResults' weighting, as MiniSearch writes them.
+    const rawScore =
+      invDocFreq * (D + (termFreq * (K + 1)) / (termFreq + K * (1 - B + (B * fieldLength) / avgFieldLength)));
+    const weightedScore = factor * rawScore;
+    if (mark[c] !== p) {
+      mark[c] = p;
+      score[c] = weightedScore;
+      touched[count++] = c;
+    } else {
+      score[c] = (score[c] as number) + weightedScore;
+    }
+    if (wordAttribute !== undefined && rank < (wordAttribute[c * W + w] as number))
+      wordAttribute[c * W + w] = rank;
+  }
+  term.count = count;
+}
+
+/** Adds a term's scores (its fields summed) to its word's, for every candidate it touched. */
+function foldTerm(
+  term: TermScratch,
+  probe: Probe,
+  W: number,
+  wordScore: Float64Array,
+  matchedWords: Uint32Array,
+  wordTypos: Int32Array | undefined,
+  distinctMatched: Uint32Array,
+  once: Uint8Array | undefined,
+): void {
+  const w = probe.word;
+  const bit = 1 << w;
+  const { score, touched } = term;
+  for (let k = 0; k < term.count; k++) {
+    const c = touched[k] as number;
+    const at = c * W + w;
+    wordScore[at] =
+      ((matchedWords[c] as number) & bit) !== 0
+        ? (wordScore[at] as number) + (score[c] as number)
+        : (score[c] as number);
+    matchedWords[c] = (matchedWords[c] as number) | bit;
+    if (wordTypos !== undefined && probe.typos < (wordTypos[at] as number)) wordTypos[at] = probe.typos;
+    if (once === undefined) distinctMatched[c] = (distinctMatched[c] as number) + 1;
+    else if (once[c] === 0) {
+      once[c] = 1;
+      distinctMatched[c] = (distinctMatched[c] as number) + 1;
+    }
+  }
+}
+
+/** Slot maps kept for reuse per index (one per search scoring at the same time, beyond which they are dropped). */
+const MAX_SPARE_SLOTS = 4;
+/** Postings walked between two chances to give the event loop back. */
+const POSTINGS_STEP = 1024;
+
+/**
+ * Scores the candidates term by term: each term's runs are walked once, front to back, adding the
+ * term's BM25+ score in each field to its candidates (a short prefix stands for fifty terms: looking
+ * every candidate up in every term's postings cost fifty lookups per candidate). The sums are made
+ * in MiniSearch's order for every document (fields in order within a term, terms in order within a
+ * word, words in order), so the scores are the same numbers as MiniSearch's.
+ */
+function* accumulate(
+  view: PostingsIndex,
+  W: number,
+  probes: readonly Probe[],
+  leading: number,
+  fieldIds: readonly number[],
+  boosts: readonly number[],
+  ranks: readonly number[],
+  slot: Int32Array,
+  candidates: readonly number[],
+  options: ScoreOptions,
+): Generator<void, Scored, void> {
+  const { averageLengths: avg, lengths, docs, freqs } = view.index.data;
+  const F = view.index.fieldCount;
+  const C = candidates.length;
+  const tiers = options.tiers === true;
+  const wordScore = new Float64Array(C * W);
+  const matchedWords = new Uint32Array(C);
+  const wordTypos = tiers ? new Int32Array(C * W).fill(0x7fffffff) : undefined;
+  const wordAttribute = tiers ? new Int32Array(C * W).fill(0x7fffffff) : undefined;
+  const distinctMatched = new Uint32Array(C);
+  // A term searched for two words (a word repeated in the query, overlapping expansions) counts once.
+  const probesOf = new Map<number, number>();
+  for (const probe of probes) probesOf.set(probe.distinct, (probesOf.get(probe.distinct) ?? 0) + 1);
+  const counted = new Map<number, Uint8Array>();
+  for (const [distinct, n] of probesOf) if (n > 1) counted.set(distinct, new Uint8Array(C));
+  const term: TermScratch = {
+    score: new Float64Array(C),
+    mark: new Int32Array(C),
+    touched: new Uint32Array(C),
+    count: 0,
+  };
+  for (let p = 0; p < probes.length; p++) {
+    const probe = probes[p] as Probe;
+    term.count = 0;
+    for (const hit of probe.hits) {
+      const f = hit.f;
+      const field: FieldScoring = {
+        fieldId: fieldIds[f] as number,
+        F,
+        avgFieldLength: avg[fieldIds[f] as number] as number,
+        invDocFreq: hit.idf,
+        factor: 1 * probe.weight * (boosts[f] as number) * 1,
+        rank: ranks[f] as number,
+        w: probe.word,
+        W,
+        p: p + 1,
+      };
+      // In steps of POSTINGS_STEP postings, the event loop given back between them.
+      for (let start = hit.start; start < hit.end; start += POSTINGS_STEP) {
+        const end = Math.min(hit.end, start + POSTINGS_STEP);
+        addPostings(docs, freqs, lengths, slot, start, end, field, term, wordAttribute);
+        yield;
       }
     }
+    foldTerm(
+      term,
+      probe,
+      W,
+      wordScore,
+      matchedWords,
+      wordTypos,
+      distinctMatched,
+      counted.get(probe.distinct),
+    );
+  }
+  const out = scoredOf(C, tiers);
+  const totals: Totals = {
+    W,
+    leading,
+    bits: options.bits,
+    wordScore,
+    matchedWords,
+    wordTypos,
+    wordAttribute,
+    distinctMatched,
+    candidates,
+  };
+  for (let from = 0; from < C; from += FINISH_STEP) {
+    finish(totals, from, Math.min(C, from + FINISH_STEP), out);
+    yield;
+  }
+  return filled(out);
+}
+
+/** Candidates finished between two chances to give the event loop back. */
+const FINISH_STEP = 512;
+
+/** What `finish` reads: the per-candidate sums of `accumulate`. */
+interface Totals {
+  W: number;
+  leading: number;
+  bits: readonly number[];
+  wordScore: Float64Array;
+  matchedWords: Uint32Array;
+  wordTypos: Int32Array | undefined;
+  wordAttribute: Int32Array | undefined;
+  distinctMatched: Uint32Array;
+  candidates: readonly number[];
+}
+
+/** Candidates [from, to): their words' scores summed, the matches (every leading word matched) added to `out`. */
+function finish(t: Totals, from: number, to: number, out: Scored & { matches: number }): void {
+  const { W, leading, bits, wordScore, matchedWords, wordTypos, wordAttribute, distinctMatched, candidates } =
+    t;
+  const single = W === 1;
+  for (let c = from; c < to; c++) {
+    const matched = matchedWords[c] as number;
+    if (matched === 0) continue;
     let total = 0;
     let any = false;
     let mask = 0;
     let typos = 0;
     let attribute = 0;
     let missing = false;
-    for (let w = 0; w < words.length; w++) {
-      if (wordMatched[w] === 0) {
+    for (let w = 0; w < W; w++) {
+      if ((matched & (1 << w)) === 0) {
         if (w < leading) missing = true;
         continue;
       }
-      total = any ? total + (wordScore[w] as number) : (wordScore[w] as number);
+      const at = c * W + w;
+      total = any ? total + (wordScore[at] as number) : (wordScore[at] as number);
       any = true;
-      mask |= options.bits[w] as number;
-      typos += wordTypos[w] as number;
-      attribute += wordAttribute[w] as number;
+      mask |= bits[w] as number;
+      if (wordTypos !== undefined && wordAttribute !== undefined) {
+        typos += wordTypos[at] as number;
+        attribute += wordAttribute[at] as number;
+      }
     }
     if (!any || missing) continue;
-    const quality = seenTerms || 1;
+    const seen = distinctMatched[c] as number;
+    const quality = seen || 1;
     // MiniSearch multiplies by the terms matched; the engine divides that back out and multiplies
     // by the words matched (a word repeated in the query counts once).
-    let score = (total * quality) / Math.max(1, seenTerms);
+    let score = (total * quality) / Math.max(1, seen);
     if (!single) score *= Math.max(1, bitCount(mask));
-    out.shortIds.push(shortId);
-    out.scores.push(score);
-    out.masks.push(mask);
-    out.typos?.push(typos);
-    out.attributes?.push(attribute);
+    const at = out.matches++;
+    out.shortIds[at] = candidates[c] as number;
+    out.scores[at] = score;
+    out.masks[at] = mask;
+    if (out.typos !== undefined && out.attributes !== undefined) {
+      out.typos[at] = typos;
+      out.attributes[at] = attribute;
+    }
   }
-  return out;
 }
 
 /** The number of distinct documents holding any of `terms` (in any field), passing `keep`. */

@@ -135,7 +135,7 @@ export async function ranking(request: RankingRequest): Promise<Ranked> {
   // Words kept per match: how many words of `wordOrder` it matched before the first it did not.
   const keptOf = (found: WordMatches, wordOrder: number[]): number[] => {
     const bits = wordOrder.map((i) => 1 << (found.canonical[i] as number));
-    return found.masks.map((mask) => {
+    return Array.from(found.masks, (mask) => {
       if (all) return used.length;
       let k = 0;
       while (k < bits.length && (mask & (bits[k] as number)) !== 0) k++;
