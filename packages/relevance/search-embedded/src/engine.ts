@@ -424,7 +424,7 @@ export class EmbeddedRetrieval implements Retrieval {
       this.scheduled.delete(key);
       const done = Promise.resolve()
         .then(async () => {
-          const parts: string[] = [];
+          const parts: (string | Uint8Array)[] = [];
           const slicer = new Slicer(this.sliceClock);
           const header = { format: SNAPSHOT_FORMAT, config: loaded.config, fields: loaded.fields };
           for (const part of snapshotParts({ index: loaded.search, columns: loaded.built }, header)) {
@@ -460,7 +460,7 @@ export class EmbeddedRetrieval implements Retrieval {
     index: string,
     config: string,
     revision: number,
-  ): Promise<readonly string[] | null> {
+  ): Promise<readonly (string | Uint8Array)[] | null> {
     if (this.store === undefined) return null;
     try {
       const stored = await this.store.get(account, index);

@@ -1,10 +1,11 @@
 /**
- * A serialized index and the document revision it was built from, as parts of about 60 KB
+ * A serialized index and the document revision it was built from, as parts of up to a megabyte
  * (snapshot-parts.ts): written and read a part at a time, so neither holds the event loop long.
  */
 export interface IndexSnapshot {
   revision: number;
-  parts: readonly string[];
+  /** JSON text, and raw bytes (snapshot-parts.ts): a store keeps each as it is given. */
+  parts: readonly (string | Uint8Array)[];
 }
 
 /**

@@ -64,9 +64,12 @@ export class SqliteIndexSnapshotStore implements IndexSnapshotStore {
       | { revision: number; generation: number; parts: number }
       | undefined;
     if (head === undefined) return null;
-    const parts: string[] = [];
+    const parts: (string | Uint8Array)[] = [];
     for (let seq = 0; seq < head.parts; seq++) {
-      const row = this.stmts.part.get(account, index, head.generation, seq) as { body: string } | undefined;
+      // Text comes back as a string, bytes (a BLOB in the same column) as a Uint8Array.
+      const row = this.stmts.part.get(account, index, head.generation, seq) as
+        | { body: string | Uint8Array }
+        | undefined;
       // Replaced while it was read: the caller rebuilds.
       if (row === undefined) return null;
       parts.push(row.body);
