@@ -114,10 +114,10 @@ export class TypedIndexBuilder {
   private readonly termIds = new StringKeyMap<number>();
   private readonly termNames: string[] = [];
   /** By field, by term: [doc, freq, doc, freq, ...], documents ascending. */
-  private readonly lists: (number[] | undefined)[][] = [];
+  private readonly lists: (Growing | undefined)[][] = [];
   private readonly ids: string[] = [];
   /** By field: each document's length (documents before the field was first seen: none). */
-  private lengths: number[][] = [];
+  private lengths: Growing[] = [];
   private readonly averages: number[] = [];
   private postings = 0;
 
@@ -135,7 +135,7 @@ export class TypedIndexBuilder {
     this.known.add(field);
     this.fields.push(field);
     this.lists.push([]);
-    this.lengths.push([]);
+    this.lengths.push(new Growing());
     this.averages.push(0);
   }
 
@@ -155,12 +155,10 @@ export class TypedIndexBuilder {
       if (text === undefined || text === null) continue;
       const tokens = this.options.tokenize(text);
       const unique = new Set(tokens).size;
-      const lengths = this.lengths[f] as number[];
-      while (lengths.length < d) lengths.push(0);
-      lengths.push(unique);
+      (this.lengths[f] as Growing).set(d, unique);
       // MiniSearch's running average: over every document added so far, this one included.
       this.averages[f] = ((this.averages[f] as number) * d + unique) / (d + 1);
-      const lists = this.lists[f] as (number[] | undefined)[];
+      const lists = this.lists[f] as (Growing | undefined)[];
       for (const term of tokens) {
         if (term === "") continue;
         let t = this.termIds.get(term);
@@ -173,13 +171,15 @@ export class TypedIndexBuilder {
         if (list === undefined) {
           // Filled up to the term so the array stays a plain list (never a dictionary).
           while (lists.length < t) lists.push(undefined);
-          list = [];
+          list = new Growing();
           lists[t] = list;
         }
-        if (list.length > 0 && list[list.length - 2] === d) {
-          list[list.length - 1] = (list[list.length - 1] as number) + 1;
-        } else {
-          list.push(d, 1);
+        // [doc, freq, doc, freq, ...]: the document's pair is the last one when it has one.
+        const n = list.length;
+        if (n > 0 && list.at(n - 2) === d) list.set(n - 1, list.at(n - 1) + 1);
+        else {
+          list.push(d);
+          list.push(1);
           this.postings++;
         }
       }
@@ -212,14 +212,15 @@ export class TypedIndexBuilder {
     for (let t = 0; t < T; t++) {
       termRuns[t] = r;
       for (let f = 0; f < F; f++) {
-        const lists = this.lists[f] as (number[] | undefined)[];
+        const lists = this.lists[f] as (Growing | undefined)[];
         const list = lists[t];
         if (list === undefined) continue;
         runField[r] = f;
         runStart[r] = p;
+        const pairs = list.values;
         for (let i = 0; i < list.length; i += 2) {
-          docs[p] = list[i] as number;
-          freqs[p] = list[i + 1] as number;
+          docs[p] = pairs[i] as number;
+          freqs[p] = pairs[i + 1] as number;
           p++;
         }
         lists[t] = undefined;
@@ -231,8 +232,12 @@ export class TypedIndexBuilder {
     runStart[r] = p;
     const lengths = new Uint32Array(N * F);
     for (let f = 0; f < F; f++) {
-      const byDoc = this.lengths[f] as number[];
-      for (let d = 0; d < byDoc.length; d++) lengths[d * F + f] = byDoc[d] as number;
+      const byDoc = this.lengths[f] as Growing;
+      const values = byDoc.values;
+      for (let d = 0; d < byDoc.length; d++) {
+        lengths[d * F + f] = values[d] as number;
+        if (d % 65536 === 65535) yield;
+      }
       yield;
     }
     this.lengths = [];
@@ -249,6 +254,41 @@ export class TypedIndexBuilder {
       freqs,
     };
     return new TypedIndex(data, yield* termMap(this.termNames));
+  }
+}
+
+/**
+ * A list of unsigned 32-bit numbers that doubles its typed array as it grows: a build's postings
+ * (tens of millions of numbers at a million products) live outside the JavaScript heap, so the
+ * collector neither scans nor moves them (as plain arrays, a build's major collections held the
+ * event loop for hundreds of milliseconds).
+ */
+class Growing {
+  values = new Uint32Array(4);
+  length = 0;
+
+  at(i: number): number {
+    return this.values[i] as number;
+  }
+
+  push(value: number): void {
+    if (this.length === this.values.length) this.grow(this.length + 1);
+    this.values[this.length++] = value;
+  }
+
+  /** Sets position i, growing (with zeros) to reach it. */
+  set(i: number, value: number): void {
+    if (i >= this.values.length) this.grow(i + 1);
+    this.values[i] = value;
+    if (i >= this.length) this.length = i + 1;
+  }
+
+  private grow(atLeast: number): void {
+    let size = this.values.length * 2;
+    while (size < atLeast) size *= 2;
+    const grown = new Uint32Array(size);
+    grown.set(this.values.subarray(0, this.length));
+    this.values = grown;
   }
 }
 
