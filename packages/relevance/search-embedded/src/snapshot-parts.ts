@@ -203,8 +203,7 @@ export async function loadSnapshot(
     if ((filled.get(name) ?? 0) !== array.length)
       throw new Error(`not an index snapshot: ${name} incomplete`);
   }
-  checkReferences(arrays, columns, fields.length, N);
-  await pause();
+  await drive(checkReferences(arrays, columns, fields.length, N), pause);
   const data: TypedIndexData = {
     fields,
     ids,
@@ -216,35 +215,48 @@ export async function loadSnapshot(
 }
 
 /**
- * Every reference stays inside its array, so a damaged snapshot cannot make scoring read past one.
- * A function of its own (not inside the async loader) so that its loops over millions of postings
- * run optimized: a few milliseconds at 100,000 products.
+ * Every reference stays inside its array, so a damaged snapshot cannot make scoring read past one:
+ * a few milliseconds at 100,000 products, in steps of a million numbers (`checkBelow`, a plain
+ * function, so its loop runs optimized).
  */
-function checkReferences(
+function* checkReferences(
   arrays: Record<ArrayName, Uint32Array>,
   columns: readonly AttributeColumn[],
   fields: number,
   N: number,
-): void {
+): Generator<void, void> {
   const { termRuns, runField, runStart, docs } = arrays;
   const R = runField.length;
   const P = docs.length;
-  for (let t = 0; t < termRuns.length; t++)
-    if ((termRuns[t] as number) > R) throw new Error("not an index snapshot: runs");
+  checkBelow(termRuns, 0, termRuns.length, R + 1, "runs");
+  checkBelow(runField, 0, R, fields, "run field");
   for (let r = 0; r < R; r++) {
-    if ((runField[r] as number) >= fields || (runStart[r] as number) > (runStart[r + 1] as number))
-      throw new Error("not an index snapshot: run");
+    if ((runStart[r] as number) > (runStart[r + 1] as number)) throw new Error("not an index snapshot: run");
   }
   if ((runStart[R] as number) !== P) throw new Error("not an index snapshot: postings");
-  for (let p = 0; p < P; p++)
-    if ((docs[p] as number) >= N) throw new Error("not an index snapshot: document");
+  yield;
+  for (let p = 0; p < P; p += CHECK_STEP) {
+    checkBelow(docs, p, Math.min(P, p + CHECK_STEP), N, "document");
+    yield;
+  }
   for (const { offsets, values, dictionary } of columns) {
     if ((offsets[N] as number) !== values.length) throw new Error("not an index snapshot: column offsets");
     for (let d = 0; d < N; d++)
       if ((offsets[d] as number) > (offsets[d + 1] as number))
         throw new Error("not an index snapshot: column offsets");
-    const distinct = dictionary.kinds.length;
-    for (let i = 0; i < values.length; i++)
-      if ((values[i] as number) >= distinct) throw new Error("not an index snapshot: column value");
+    yield;
+    for (let i = 0; i < values.length; i += CHECK_STEP) {
+      checkBelow(values, i, Math.min(values.length, i + CHECK_STEP), dictionary.kinds.length, "column value");
+      yield;
+    }
   }
+}
+
+/** Numbers checked between two chances to give the event loop back. */
+const CHECK_STEP = 1 << 20;
+
+/** Throws unless every number of array[from, to) is below `limit`. */
+function checkBelow(array: Uint32Array, from: number, to: number, limit: number, what: string): void {
+  for (let i = from; i < to; i++)
+    if ((array[i] as number) >= limit) throw new Error(`not an index snapshot: ${what}`);
 }
