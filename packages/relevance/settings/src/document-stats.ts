@@ -4,10 +4,11 @@ export type { DocumentStats } from "./ports.ts";
 
 /**
  * Documents one index may hold where this project keeps them (npm start's SQLite store and its
- * embedded engine, which holds every index it searches in memory): twice a 100,000-product
- * catalogue. A batch that would take an index past it is refused whole.
+ * embedded engine, which holds every index it searches in memory, without the documents: about
+ * 350 MB at a million products, docs/search.md "Memory"). A batch that would take an index past
+ * it is refused whole.
  */
-export const MAX_DOCUMENTS_PER_INDEX = 200_000;
+export const MAX_DOCUMENTS_PER_INDEX = 1_000_000;
 
 /** An index's document count and field distribution (documents having each top-level field). */
 
