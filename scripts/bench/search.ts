@@ -12,6 +12,7 @@ import { RelevanceScorer } from "../../packages/relevance/search/src/index.ts";
 import { openDatabase, SqliteKv } from "../../packages/relevance/settings/src/sqlite/index.ts";
 import { rssMiB, startLocalStack } from "./local-stack.ts";
 import { percentile, printTargetTable } from "./report.ts";
+import { catalogueSeries } from "./search-catalogue.ts";
 import { workerShadowSeries } from "./search-worker.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -477,4 +478,7 @@ async function main(): Promise<void> {
   console.log(`\nResults written to ${file}`);
 }
 
-await main();
+if (process.env.BENCH_CATALOGUE_ONLY !== "1") await main();
+// The catalogue-size series (issue 29): BENCH_CATALOGUE_SIZES, default 10,000 and 100,000 products.
+// BENCH_CATALOGUE_ONLY=1 runs it alone.
+await catalogueSeries();
