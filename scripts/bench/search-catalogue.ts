@@ -320,11 +320,11 @@ async function stackRun(size: number): Promise<StackRun> {
 const ms = (x: number) => (x >= 1000 ? `${(x / 1000).toFixed(1)} s` : `${x.toFixed(x < 10 ? 2 : 0)} ms`);
 
 function printSize(size: number, runs: EngineRun[]): void {
-  const width = 26;
+  const width = 32;
   console.log(`\n${size.toLocaleString("en")} products`);
-  console.log(`${"".padEnd(34)}${runs.map((r) => r.engine.padStart(width)).join("")}`);
+  console.log(`${"".padEnd(36)}${runs.map((r) => r.engine.padStart(width)).join("")}`);
   const line = (name: string, cell: (r: EngineRun) => string) =>
-    console.log(`${name.padEnd(34)}${runs.map((r) => cell(r).padStart(width)).join("")}`);
+    console.log(`${name.padEnd(36)}${runs.map((r) => cell(r).padStart(width)).join("")}`);
   for (const kind of Object.keys(QUERY_KINDS)) {
     line(
       `${kind} p50 / p99`,
