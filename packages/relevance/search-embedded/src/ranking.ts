@@ -242,16 +242,6 @@ export async function ranking(request: RankingRequest): Promise<Ranked> {
   );
 }
 
-interface Row {
-  kept: number;
-  score: number;
-  position: number;
-  typos: number;
-  attribute: number;
-  /** The document number (its sort keys' place in the columns). */
-  doc: number;
-}
-
 /**
  * Orders the results with at least one word kept: without a sort, by words kept, score, primary-key
  * order; with one, by the tiers of `order`, then score and primary-key order. The ranking score is
@@ -283,50 +273,42 @@ async function rankRows(
   }
   if (order === undefined && need !== undefined)
     return pageRows(index, found, words, kept, lowest, need, total);
-  const rows: Row[] = [];
-  for (let r = 0; r < found.shortIds.length; r++) {
-    const k = kept[r] as number;
-    if (k < lowest) continue;
-    const d = found.shortIds[r] as number;
-    rows.push({
-      kept: k,
-      score: found.scores[r] as number,
-      position: d,
-      typos: found.typos?.[r] ?? 0,
-      attribute: found.attributes?.[r] ?? 0,
-      doc: found.shortIds[r] as number,
-    });
-  }
-  let compare: (a: Row, b: Row) => number;
+  // The matches ordered, by their row in `found` (no object per match: a short prefix at 100,000
+  // products is tens of thousands of them).
+  const { shortIds, scores: rowScores } = found;
+  const rowTypos = found.typos;
+  const rowAttributes = found.attributes;
+  const rows: number[] = [];
+  for (let r = 0; r < shortIds.length; r++) if ((kept[r] as number) >= lowest) rows.push(r);
+  let compare: (a: number, b: number) => number;
   if (order === undefined) {
-    compare = (a, b) => b.kept - a.kept || b.score - a.score || a.position - b.position;
+    compare = (a, b) =>
+      (kept[b] as number) - (kept[a] as number) ||
+      (rowScores[b] as number) - (rowScores[a] as number) ||
+      (shortIds[a] as number) - (shortIds[b] as number);
   } else {
     const { criteria, tiers } = order;
     const columns = await sortKeysOf(index, documents, criteria, pause);
     compare = (a, b) => {
       for (const tier of tiers) {
         let c = 0;
-        if (tier === "words") c = b.kept - a.kept;
-        else if (tier === "typo") c = a.typos - b.typos;
-        else if (tier === "attribute") c = a.attribute - b.attribute;
-        else c = compareColumns(columns, a.doc, b.doc, criteria);
+        if (tier === "words") c = (kept[b] as number) - (kept[a] as number);
+        else if (tier === "typo") c = (rowTypos?.[a] ?? 0) - (rowTypos?.[b] ?? 0);
+        else if (tier === "attribute") c = (rowAttributes?.[a] ?? 0) - (rowAttributes?.[b] ?? 0);
+        else c = compareColumns(columns, shortIds[a] as number, shortIds[b] as number, criteria);
         if (c !== 0) return c;
       }
-      return b.score - a.score || a.position - b.position;
+      return (
+        (rowScores[b] as number) - (rowScores[a] as number) ||
+        (shortIds[a] as number) - (shortIds[b] as number)
+      );
     };
   }
   // A total order (positions differ), so the first `need` are the same whatever the method: with
   // `need`, only they are kept in order; without, every row is sorted, in slices.
   const ordered =
     need === undefined
-      ? Array.from(
-          await sortSliced(
-            Uint32Array.from(rows.keys()),
-            (a, b) => compare(rows[a] as Row, rows[b] as Row),
-            pause,
-          ),
-          (i) => rows[i] as Row,
-        )
+      ? Array.from(await sortSliced(Uint32Array.from(rows), compare, pause))
       : firstRows(rows, need, compare);
   const ids = index.search.data.ids;
   let scores: Map<string, number> | undefined;
@@ -334,17 +316,22 @@ async function rankRows(
     if (scores === undefined) {
       scores = new Map();
       const best = new Map<number, number>();
-      for (const row of rows)
-        if (row.score > (best.get(row.kept) ?? Number.NEGATIVE_INFINITY)) best.set(row.kept, row.score);
-      for (const row of rows) {
-        const top = best.get(row.kept) as number;
-        scores.set(ids[row.doc] as string, (row.kept + (top > 0 ? row.score / top : 1)) / (words + 1));
+      for (const r of rows) {
+        const k = kept[r] as number;
+        if ((rowScores[r] as number) > (best.get(k) ?? Number.NEGATIVE_INFINITY))
+          best.set(k, rowScores[r] as number);
+      }
+      for (const r of rows) {
+        const k = kept[r] as number;
+        const top = best.get(k) as number;
+        const value = (k + (top > 0 ? (rowScores[r] as number) / top : 1)) / (words + 1);
+        scores.set(ids[shortIds[r] as number] as string, value);
       }
     }
     return scores.get(id) ?? 0;
   };
   return {
-    ids: ordered.map((row) => ids[row.doc] as string),
+    ids: ordered.map((r) => ids[shortIds[r] as number] as string),
     total,
     matches: () => matchedDocs(found, kept),
     score,
@@ -362,16 +349,20 @@ function matchedDocs(found: WordMatches, kept: number[]): number[] {
 }
 
 /** The first `need` rows by `compare`, in order, in one pass (binary insertion into a short list). */
-function firstRows(rows: readonly Row[], need: number, compare: (a: Row, b: Row) => number): Row[] {
-  const top: Row[] = [];
+function firstRows(
+  rows: readonly number[],
+  need: number,
+  compare: (a: number, b: number) => number,
+): number[] {
+  const top: number[] = [];
   if (need <= 0) return top;
   for (const row of rows) {
-    if (top.length === need && compare(row, top[need - 1] as Row) >= 0) continue;
+    if (top.length === need && compare(row, top[need - 1] as number) >= 0) continue;
     let lo = 0;
     let hi = top.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (compare(top[mid] as Row, row) <= 0) lo = mid + 1;
+      if (compare(top[mid] as number, row) <= 0) lo = mid + 1;
       else hi = mid;
     }
     top.splice(lo, 0, row);

@@ -264,7 +264,7 @@ export class TypedIndexBuilder {
  * event loop for hundreds of milliseconds).
  */
 class Growing {
-  values = new Uint32Array(4);
+  values = new Uint32Array(16);
   length = 0;
 
   at(i: number): number {
@@ -287,7 +287,7 @@ class Growing {
     let size = this.values.length * 2;
     while (size < atLeast) size *= 2;
     const grown = new Uint32Array(size);
-    grown.set(this.values.subarray(0, this.length));
+    grown.set(this.values);
     this.values = grown;
   }
 }
