@@ -59,6 +59,13 @@ describe("index snapshots", () => {
     );
   });
 
+  it("keep names holding a line break, as a JSON array", async () => {
+    const original = content();
+    original.index.data.ids[1] = "line\nbreak";
+    const loaded = await loadSnapshot([...snapshotParts(original, header)], now);
+    expect(loaded.index.data.ids).toEqual(["a", "line\nbreak", "c"]);
+  });
+
   it("find fields holding strings in the order first seen when no list is given", () => {
     expect(content().index.data.fields).toEqual(["id", "title", "tags"]);
     // `c` has no tags: its length there is 0, and MiniSearch's running average counts it.

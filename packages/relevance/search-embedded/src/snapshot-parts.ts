@@ -1,8 +1,8 @@
 // An index snapshot as parts of up to a megabyte each, so that writing and reading one is done in
 // slices (slices.ts). The first part is a header (what the index was built for, its sizes and
 // average field lengths); then the document ids and the terms as JSON arrays, and the typed arrays
-// of the index (typed-index.ts) as their bytes, each after a JSON part naming it: `["ids", [...]]`,
-// `["terms", [...]]`, `[array, offset, byteLength]` + bytes; then the attribute columns
+// of the index (typed-index.ts) as their bytes, each after a JSON part naming it: `["ids", "a\nb…"]`,
+// `["terms", "a\nb…"]`, `[array, offset, byteLength]` + bytes; then the attribute columns
 // (columns.ts): each one's distinct values as JSON and its two arrays as bytes. Reading one back
 // copies bytes into arrays allocated from the header's sizes: a 100,000-product index (the
 // MiniSearch engine's snapshot was 29 MB of JSON, parsed into Maps in about a second) is some
@@ -63,10 +63,8 @@ export function* snapshotParts(
     columns: columns.map((c) => ({ attribute: c.attribute, values: c.values.length })),
   };
   yield JSON.stringify({ ...header, ...sizes });
-  for (let i = 0; i < d.ids.length; i += NAMES_PER_PART)
-    yield JSON.stringify(["ids", d.ids.slice(i, i + NAMES_PER_PART)]);
-  for (let i = 0; i < d.terms.length; i += NAMES_PER_PART)
-    yield JSON.stringify(["terms", d.terms.slice(i, i + NAMES_PER_PART)]);
+  yield* nameParts("ids", d.ids);
+  yield* nameParts("terms", d.terms);
   for (const name of ARRAYS) yield* arrayParts(name, d[name]);
   for (let c = 0; c < columns.length; c++) {
     const { dictionary, offsets, values } = columns[c] as AttributeColumn;
@@ -82,6 +80,18 @@ export function* snapshotParts(
     }
     yield* arrayParts(`offsets${c}`, offsets);
     yield* arrayParts(`values${c}`, values);
+  }
+}
+
+/**
+ * Names (ids, terms) NAMES_PER_PART at a time: one line each (`[kind, "a\nb\n..."]`, a string parsed
+ * and split several times faster than an array of strings) unless a name holds a line break
+ * (terms never do; ids of the customer API cannot), then as a JSON array.
+ */
+function* nameParts(kind: "ids" | "terms", names: readonly string[]): Generator<string> {
+  for (let i = 0; i < names.length; i += NAMES_PER_PART) {
+    const slice = names.slice(i, i + NAMES_PER_PART);
+    yield JSON.stringify([kind, slice.some((n) => n.includes("\n")) ? slice : slice.join("\n")]);
   }
 }
 
@@ -160,10 +170,11 @@ export async function loadSnapshot(
     const item = JSON.parse(part) as unknown[];
     const kind = item[0];
     if (kind === "ids" || kind === "terms") {
-      const names = item[1];
+      const names = typeof item[1] === "string" ? item[1].split("\n") : item[1];
       if (!Array.isArray(names) || !names.every((n) => typeof n === "string"))
         throw new Error(`not an index snapshot: ${kind}`);
-      (kind === "ids" ? ids : terms).push(...(names as string[]));
+      const into = kind === "ids" ? ids : terms;
+      for (const name of names as string[]) into.push(name);
     } else if (kind === "distinct") {
       const column = columns[count(item[1], "distinct")];
       const [kinds, shown, normalized] = [item[2], item[3], item[4]];
