@@ -88,10 +88,12 @@ function cell(value: unknown): string | number | null {
 export class Fts5Retrieval implements BenchRetrieval {
   private readonly built = new Map<string, Promise<Built>>();
 
-  constructor(
-    private readonly documents: SqliteDocumentStore,
-    private readonly dir: string,
-  ) {
+  private readonly documents: SqliteDocumentStore;
+  private readonly dir: string;
+
+  constructor(documents: SqliteDocumentStore, dir: string) {
+    this.documents = documents;
+    this.dir = dir;
     mkdirSync(dir, { recursive: true });
   }
 
@@ -218,7 +220,7 @@ export class Fts5Retrieval implements BenchRetrieval {
 
   /** The SQL condition of a filter expression, its parameters pushed to `params`. */
   private condition(meta: Meta, e: FilterExpression, params: (string | number)[]): string {
-    if (e.kind === "and" || e.kind === "or") {
+    if ("operands" in e) {
       return `(${e.operands.map((o) => this.condition(meta, o, params)).join(` ${e.kind.toUpperCase()} `)})`;
     }
     const i = meta.attributes.findIndex((a) => a.name === e.attribute);

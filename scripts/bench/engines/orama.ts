@@ -78,10 +78,12 @@ const SAMPLE = 1000;
 export class OramaRetrieval implements BenchRetrieval {
   private readonly built = new Map<string, Promise<Built>>();
 
-  constructor(
-    private readonly documents: SqliteDocumentStore,
-    private readonly dir: string,
-  ) {
+  private readonly documents: SqliteDocumentStore;
+  private readonly dir: string;
+
+  constructor(documents: SqliteDocumentStore, dir: string) {
+    this.documents = documents;
+    this.dir = dir;
     mkdirSync(dir, { recursive: true });
   }
 
@@ -220,8 +222,7 @@ export class OramaRetrieval implements BenchRetrieval {
 
   /** A filter as Orama's `where`. */
   private where(layout: Layout, e: FilterExpression): Where {
-    if (e.kind === "and" || e.kind === "or")
-      return { [e.kind]: e.operands.map((o) => this.where(layout, o)) };
+    if ("operands" in e) return { [e.kind]: e.operands.map((o) => this.where(layout, o)) };
     const i = layout.filterable.findIndex((f) => f.name === e.attribute);
     const f = layout.filterable[i] as Layout["filterable"][number];
     if (e.kind === "in")
@@ -237,7 +238,9 @@ export class OramaRetrieval implements BenchRetrieval {
         `Orama (bench) compares only numeric scalar attributes: \`${e.attribute}\``,
         "filter",
       );
-    const op = { "<": "lt", "<=": "lte", ">": "gt", ">=": "gte" }[operator];
+    const op = ({ "<": "lt", "<=": "lte", ">": "gt", ">=": "gte" } as Record<string, string>)[
+      operator
+    ] as string;
     return { [`n${i}`]: { [op]: Number(value) } };
   }
 
