@@ -5,19 +5,23 @@
 //   - the embedded engine now (typed postings, attribute columns),
 //   - the embedded engine before issue 29 (MiniSearch's index), from commit BEFORE checked out in a
 //     temporary worktree (skipped, with a note, when the history lacks it),
-//   - SQLite FTS5 (engines/fts5.ts), a bench-only engine.
-// Per engine and size: index build (the first search), per-kind p50/p99, the restart (a new
-// process's first search over the stored snapshot or file), RSS and heap after the searches, and
-// the longest the event loop was held during the build, the searches and the restart. Prints the
-// tables and writes bench-results/search-catalogue.json. Run alone: node scripts/bench/search-catalogue.ts
+//   - SQLite FTS5 (engines/fts5.ts) and Orama (engines/orama.ts), bench-only engines;
+// all through the Retrieval port, listed in engines/list.ts (where another engine is added).
+// Per engine and size: index build (the first search), per-kind p50/p99 and the hits of the kind's
+// first query, the restart (a new engine instance over the snapshot or file the first one wrote:
+// its first search), RSS and heap after the searches, and per phase (build, searches, restart) the
+// longest a 1 ms timer waited (a probe running beside the engine) and the largest delay
+// monitorEventLoopDelay saw. Prints the tables and writes bench-results/search-catalogue.json.
+// Run alone: node scripts/bench/search-catalogue.ts (BENCH_CATALOGUE_SIZES, BENCH_CATALOGUE_ENGINES).
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { openDatabase, SqliteDocumentStore } from "../../packages/relevance/settings/src/sqlite/index.ts";
 import { type CatalogueQuery, catalogue, QUERY_KINDS, SETTINGS } from "./catalogue.ts";
-import { Fts5Engine } from "./engines/fts5.ts";
+import { engineEntries, pickedEntries } from "./engines/list.ts";
 import { loopProbe, rssMiB, startLocalStack } from "./local-stack.ts";
 import { percentile, printTargetTable, type TargetRow } from "./report.ts";
 
@@ -29,8 +33,8 @@ const ACCOUNT = "bench";
 const INDEX = "products";
 /** Searches per kind (after 5 unmeasured ones), the kind's queries cycled. */
 const SEARCHES = 100;
-const ENGINES = ["typed postings (now)", `MiniSearch (before, ${BEFORE})`, "SQLite FTS5"] as const;
-type EngineName = (typeof ENGINES)[number];
+/** The engine of record: issue 29's targets are checked against it. */
+const OF_RECORD = "typed postings (now)";
 
 interface EngineRun {
   engine: string;
@@ -40,7 +44,10 @@ interface EngineRun {
   snapshotWriteMs: number | null;
   rssMiB: number;
   heapMiB: number;
+  /** The longest a 1 ms timer waited, per phase. */
   loop: { buildMs: number; searchMs: number; restartMs: number };
+  /** The largest delay monitorEventLoopDelay recorded, per phase. */
+  delay: { buildMs: number; searchMs: number; restartMs: number };
   kinds: Record<string, { p50: number; p99: number; hits: number }>;
 }
 
@@ -66,76 +73,63 @@ function loopHold() {
 
 const round = (x: number, digits = 2) => Number(x.toFixed(digits));
 
+/** The largest event-loop delay of a phase, by monitorEventLoopDelay (1 ms resolution). */
+function delayMonitor() {
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  histogram.enable();
+  return {
+    reset: () => histogram.reset(),
+    read: () => histogram.max / 1e6,
+    stop: () => histogram.disable(),
+  };
+}
+
 /** One engine at one size, in this (child) process. */
-async function runEngine(
-  engine: EngineName,
-  size: number,
-  dir: string,
-  beforeDir: string,
-): Promise<EngineRun> {
+async function runEngine(name: string, size: number, dir: string, beforeDir: string): Promise<EngineRun> {
+  const entry = engineEntries(ROOT, { commit: BEFORE, dir: beforeDir === "" ? null : beforeDir }).find(
+    (e) => e.name === name,
+  );
+  const factory = await entry?.load();
+  if (factory === undefined || factory === null) throw new Error(`engine ${name} cannot run here`);
   const documents = new SqliteDocumentStore(openDatabase(join(dir, "docs.db")));
+  const own = join(dir, name.replace(/[^\w]+/g, "-"));
+  rmSync(own, { recursive: true, force: true });
+  mkdirSync(own, { recursive: true });
+  const target = {
+    systemAccountId: ACCOUNT,
+    index: INDEX,
+    primaryKey: "id",
+    ...SETTINGS,
+    synonyms: {},
+    stopWords: [],
+  };
   const hold = loopHold();
-  type Search = (query: CatalogueQuery) => Promise<{ estimatedTotalHits?: number }>;
-  let open: () => Promise<{ search: Search; flush?: () => Promise<void> }>;
-  if (engine === "SQLite FTS5") {
-    const file = join(dir, "fts5.db");
-    rmSync(file, { force: true });
-    let built = false;
-    open = async () => {
-      const fts = new Fts5Engine(file);
-      if (!built) {
-        await fts.build(documents, ACCOUNT, INDEX);
-        built = true;
-      }
-      return { search: async (query) => fts.search(query) };
-    };
-  } else {
-    const source =
-      engine === "typed postings (now)"
-        ? join(ROOT, "packages/relevance/search-embedded/src/index.ts")
-        : join(beforeDir, "packages/relevance/search-embedded/src/index.ts");
-    const { EmbeddedRetrieval, SqliteIndexSnapshotStore } = (await import(
-      source
-    )) as typeof import("../../packages/relevance/search-embedded/src/index.ts");
-    const snapshots = join(dir, `snapshots-${engine === "typed postings (now)" ? "now" : "before"}.db`);
-    rmSync(snapshots, { force: true });
-    const store = new SqliteIndexSnapshotStore(openDatabase(snapshots));
-    const target = {
-      systemAccountId: ACCOUNT,
-      index: INDEX,
-      primaryKey: "id",
-      ...SETTINGS,
-      synonyms: {},
-      stopWords: [],
-    };
-    open = async () => {
-      const retrieval = new EmbeddedRetrieval({ documents, store });
-      return {
-        search: (query) => retrieval.search(target, { offset: 0, ...query }),
-        flush: () => retrieval.flush(),
-      };
-    };
-  }
-  // Build: the first search (the embedded engines build on it; FTS5 indexes first).
-  hold.reset();
+  const delay = delayMonitor();
+  const phase = () => {
+    hold.reset();
+    delay.reset();
+  };
+  // Build: the first search (every engine builds its index on it).
+  phase();
   let t0 = performance.now();
-  const first = await open();
-  await first.search({ q: "red", limit: 20 });
+  const first = factory(documents, own);
+  await first.search(target, { q: "red", limit: 20, offset: 0 });
   const buildMs = performance.now() - t0;
-  const buildLoop = hold.read();
+  const buildLoop = [hold.read(), delay.read()] as const;
   const kinds: EngineRun["kinds"] = {};
-  hold.reset();
+  phase();
   for (const [kind, queries] of Object.entries(QUERY_KINDS)) {
+    const ask = (i: number) =>
+      first.search(target, { offset: 0, ...(queries[i % queries.length] as CatalogueQuery) });
     for (let i = 0; i < 5; i++) {
-      await first.search(queries[i % queries.length] as CatalogueQuery);
+      await ask(i);
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     const times: number[] = [];
     let hits = 0;
     for (let i = 0; i < SEARCHES; i++) {
-      const query = queries[i % queries.length] as CatalogueQuery;
       t0 = performance.now();
-      const result = await first.search(query);
+      const result = await ask(i);
       times.push(performance.now() - t0);
       // A turn of the event loop between searches, so the hold measured is the longest one search.
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -144,37 +138,49 @@ async function runEngine(
     times.sort((a, b) => a - b);
     kinds[kind] = { p50: round(percentile(times, 50), 3), p99: round(percentile(times, 99), 3), hits };
   }
-  const searchLoop = hold.read();
+  const searchLoop = [hold.read(), delay.read()] as const;
   const memory = process.memoryUsage();
-  // Restart: the snapshot written (embedded), then a new engine's first search over it.
+  // Restart: what a restart reads written (the embedded snapshot, Orama's file), then a new
+  // instance's first search over it.
   let snapshotWriteMs: number | null = null;
   if (first.flush !== undefined) {
     t0 = performance.now();
     await first.flush();
     snapshotWriteMs = performance.now() - t0;
   }
-  hold.reset();
+  first.close?.();
+  phase();
   t0 = performance.now();
-  const again = await open();
-  await again.search({ q: "red", limit: 20 });
+  const again = factory(documents, own);
+  await again.search(target, { q: "red", limit: 20, offset: 0 });
   const restartMs = performance.now() - t0;
-  const restartLoop = hold.read();
+  const restartLoop = [hold.read(), delay.read()] as const;
   hold.stop();
+  delay.stop();
   return {
-    engine,
+    engine: name,
     size,
     buildMs: round(buildMs, 0),
     restartMs: round(restartMs, 1),
     snapshotWriteMs: snapshotWriteMs === null ? null : round(snapshotWriteMs, 0),
     rssMiB: round(memory.rss / 2 ** 20, 0),
     heapMiB: round(memory.heapUsed / 2 ** 20, 0),
-    loop: { buildMs: round(buildLoop, 1), searchMs: round(searchLoop, 1), restartMs: round(restartLoop, 1) },
+    loop: {
+      buildMs: round(buildLoop[0], 1),
+      searchMs: round(searchLoop[0], 1),
+      restartMs: round(restartLoop[0], 1),
+    },
+    delay: {
+      buildMs: round(buildLoop[1], 1),
+      searchMs: round(searchLoop[1], 1),
+      restartMs: round(restartLoop[1], 1),
+    },
     kinds,
   };
 }
 
 /** Runs `engine` at `size` in a child process of its own; its result, or null when it failed. */
-function child(engine: EngineName, size: number, dir: string, beforeDir: string): Promise<EngineRun | null> {
+function child(engine: string, size: number, dir: string, beforeDir: string): Promise<EngineRun | null> {
   return new Promise((resolve) => {
     const proc = spawn(
       process.execPath,
@@ -185,15 +191,19 @@ function child(engine: EngineName, size: number, dir: string, beforeDir: string)
     proc.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       out += chunk;
     });
-    proc.on("exit", (code) => {
+    proc.on("exit", (code, signal) => {
       const line = out.trim().split("\n").pop() ?? "";
       if (code !== 0 || !line.startsWith("{")) {
-        console.log(`  ${engine} at ${size}: failed (exit ${code})`);
+        console.log(`  ${engine} at ${size}: failed (exit ${code ?? signal})`);
+        failures.push({ engine, size, exit: String(code ?? signal) });
         resolve(null);
       } else resolve(JSON.parse(line) as EngineRun);
     });
   });
 }
+
+/** The runs that failed (out of memory, say), recorded in the JSON. */
+const failures: { engine: string; size: number; exit: string }[] = [];
 
 /** A worktree of the commit before issue 29, sharing this checkout's node_modules; null when the history lacks it. */
 function beforeWorktree(): string | null {
@@ -320,24 +330,87 @@ async function stackRun(size: number): Promise<StackRun> {
 const ms = (x: number) => (x >= 1000 ? `${(x / 1000).toFixed(1)} s` : `${x.toFixed(x < 10 ? 2 : 0)} ms`);
 
 function printSize(size: number, runs: EngineRun[]): void {
-  const width = 32;
+  const width = 31;
   console.log(`\n${size.toLocaleString("en")} products`);
-  console.log(`${"".padEnd(36)}${runs.map((r) => r.engine.padStart(width)).join("")}`);
+  console.log(`${"".padEnd(38)}${runs.map((r) => r.engine.padStart(width)).join("")}`);
   const line = (name: string, cell: (r: EngineRun) => string) =>
-    console.log(`${name.padEnd(36)}${runs.map((r) => cell(r).padStart(width)).join("")}`);
+    console.log(`${name.padEnd(38)}${runs.map((r) => cell(r).padStart(width)).join("")}`);
   for (const kind of Object.keys(QUERY_KINDS)) {
     line(
       `${kind} p50 / p99`,
       (r) => `${ms(r.kinds[kind]?.p50 ?? Number.NaN)} / ${ms(r.kinds[kind]?.p99 ?? Number.NaN)}`,
     );
   }
+  line("hits of each kind's first query", (r) =>
+    Object.values(r.kinds)
+      .map((k) => k.hits)
+      .join(" "),
+  );
   line("build (first search)", (r) => ms(r.buildMs));
   line("restart (first search)", (r) => ms(r.restartMs));
   line("RSS / heap after searches", (r) => `${r.rssMiB} / ${r.heapMiB} MiB`);
   line(
-    "loop held: build / search / restart",
+    "1 ms timer wait: build/search/restart",
     (r) => `${r.loop.buildMs} / ${r.loop.searchMs} / ${r.loop.restartMs} ms`,
   );
+  line(
+    "loop delay: build/search/restart",
+    (r) => `${r.delay.buildMs} / ${r.delay.searchMs} / ${r.delay.restartMs} ms`,
+  );
+}
+
+/** The side-by-side table as markdown (docs/benchmarks.md, "Search at catalogue size"): a row per engine and size. */
+function markdown(results: EngineRun[], stacks: StackRun[]): string {
+  const kinds = Object.keys(QUERY_KINDS);
+  const head = [
+    "engine",
+    "products",
+    ...kinds.map((k) => `${k} p50 / p99`),
+    "build",
+    "restart",
+    "RSS / heap",
+    "loop held (max)",
+  ];
+  const rows = results.map((r) => [
+    r.engine,
+    r.size.toLocaleString("en"),
+    ...kinds.map((k) => `${ms(r.kinds[k]?.p50 ?? Number.NaN)} / ${ms(r.kinds[k]?.p99 ?? Number.NaN)}`),
+    ms(r.buildMs),
+    ms(r.restartMs),
+    `${r.rssMiB} / ${r.heapMiB} MiB`,
+    ms(
+      Math.max(
+        r.loop.buildMs,
+        r.loop.searchMs,
+        r.loop.restartMs,
+        r.delay.buildMs,
+        r.delay.searchMs,
+        r.delay.restartMs,
+      ),
+    ),
+  ]);
+  for (const f of failures)
+    rows.push([
+      f.engine,
+      f.size.toLocaleString("en"),
+      ...kinds.map(() => "–"),
+      `failed (${f.exit})`,
+      "–",
+      "–",
+      "–",
+    ]);
+  for (const st of stacks)
+    rows.push([
+      "npm start (customer API)",
+      st.size.toLocaleString("en"),
+      ...kinds.map((k) => `${ms(st.kinds[k]?.p50 ?? Number.NaN)} / ${ms(st.kinds[k]?.p99 ?? Number.NaN)}`),
+      `${ms(st.firstSearchMs)} (load ${st.loadSeconds} s)`,
+      "–",
+      `${st.rssMiB} MiB`,
+      ms(Math.max(st.loop.loadMs, st.loop.firstSearchMs, st.loop.searchMs)),
+    ]);
+  const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
+  return [line(head), line(head.map((_, i) => (i < 2 ? "---" : "---:"))), ...rows.map(line)].join("\n");
 }
 
 /** The series, printed and written to bench-results/search-catalogue.json. */
@@ -354,16 +427,17 @@ export async function catalogueSeries(): Promise<void> {
       for (const batch of catalogue(size, 5000))
         await documents.upsert(ACCOUNT, INDEX, "id", batch as unknown as Record<string, unknown>[]);
       const runs: EngineRun[] = [];
-      for (const engine of ENGINES) {
-        if (engine.startsWith("MiniSearch") && beforeDir === null) continue;
-        const run = await child(engine, size, dir, beforeDir ?? "");
+      for (const entry of pickedEntries(engineEntries(ROOT, { commit: BEFORE, dir: beforeDir }))) {
+        if ((await entry.load()) === null) continue;
+        const run = await child(entry.name, size, dir, beforeDir ?? "");
         if (run !== null) runs.push(run);
       }
       printSize(size, runs);
       results.push(...runs);
       rmSync(dir, { recursive: true, force: true });
     }
-    for (const size of sizes.filter((s) => s <= 100_000)) {
+    // BENCH_CATALOGUE_STACK=0 leaves npm start out.
+    for (const size of sizes.filter((s) => s <= 100_000 && process.env.BENCH_CATALOGUE_STACK !== "0")) {
       const run = await stackRun(size);
       stacks.push(run);
       console.log(
@@ -376,7 +450,7 @@ export async function catalogueSeries(): Promise<void> {
     if (beforeDir !== null) execFileSync("git", ["-C", ROOT, "worktree", "remove", "--force", beforeDir]);
   }
   // Issue 29's targets, for the engine of record at 100,000 products.
-  const now = (size: number) => results.find((r) => r.engine === ENGINES[0] && r.size === size);
+  const now = (size: number) => results.find((r) => r.engine === OF_RECORD && r.size === size);
   const big = now(100_000);
   const small = now(10_000);
   const rows: TargetRow[] = [];
@@ -394,7 +468,14 @@ export async function catalogueSeries(): Promise<void> {
           k.p50 <= 3 * base ? "ok" : "MISSED",
         ]);
     }
-    const loop = Math.max(big.loop.buildMs, big.loop.searchMs, big.loop.restartMs);
+    const loop = Math.max(
+      big.loop.buildMs,
+      big.loop.searchMs,
+      big.loop.restartMs,
+      big.delay.buildMs,
+      big.delay.searchMs,
+      big.delay.restartMs,
+    );
     rows.push(["longest event-loop hold", ms(loop), "≤ 50 ms", loop <= 50 ? "ok" : "MISSED"]);
     rows.push([
       "restart (first search)",
@@ -414,13 +495,16 @@ export async function catalogueSeries(): Promise<void> {
   mkdirSync(join(ROOT, "bench-results"), { recursive: true });
   writeFileSync(
     join(ROOT, "bench-results/search-catalogue.json"),
-    `${JSON.stringify({ when: new Date().toISOString(), node: process.version, cpus: os.cpus().length, engines: results, stack: stacks, targets: rows }, null, 2)}\n`,
+    `${JSON.stringify({ when: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, engines: results, failures, stack: stacks, targets: rows }, null, 2)}\n`,
   );
+  const table = markdown(results, stacks);
+  writeFileSync(join(ROOT, "bench-results/search-catalogue.md"), `${table}\n`);
+  console.log(`\nThe side-by-side table as markdown (bench-results/search-catalogue.md):\n${table}`);
 }
 
 if (process.argv[2] === "--child") {
   const [, , , engine, size, dir, beforeDir] = process.argv;
-  const run = await runEngine(engine as EngineName, Number(size), dir as string, beforeDir as string);
+  const run = await runEngine(engine as string, Number(size), dir as string, beforeDir as string);
   console.log(JSON.stringify(run));
   process.exit(0);
 } else if (process.argv[1] === SELF && existsSync(ROOT)) {
