@@ -191,18 +191,29 @@ function child(engine: string, size: number, dir: string, beforeDir: string): Pr
     proc.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       out += chunk;
     });
+    // An engine that has not finished one size in ENGINE_LIMIT_S is stopped and reported as such.
+    let late = false;
+    const limit = setTimeout(() => {
+      late = true;
+      proc.kill("SIGKILL");
+    }, ENGINE_LIMIT_S * 1000);
     proc.on("exit", (code, signal) => {
+      clearTimeout(limit);
       const line = out.trim().split("\n").pop() ?? "";
       if (code !== 0 || !line.startsWith("{")) {
-        console.log(`  ${engine} at ${size}: failed (exit ${code ?? signal})`);
-        failures.push({ engine, size, exit: String(code ?? signal) });
+        const why = late ? `did not finish in ${ENGINE_LIMIT_S} s` : `exit ${code ?? signal}`;
+        console.log(`  ${engine} at ${size}: failed (${why})`);
+        failures.push({ engine, size, exit: why });
         resolve(null);
       } else resolve(JSON.parse(line) as EngineRun);
     });
   });
 }
 
-/** The runs that failed (out of memory, say), recorded in the JSON. */
+/** Seconds one engine may take for one size (build, every search, restart): BENCH_CATALOGUE_ENGINE_LIMIT_S, default 600. */
+const ENGINE_LIMIT_S = Number(process.env.BENCH_CATALOGUE_ENGINE_LIMIT_S ?? 600);
+
+/** The runs that failed (out of memory, too slow), recorded in the JSON. */
 const failures: { engine: string; size: number; exit: string }[] = [];
 
 /** A worktree of the commit before issue 29, sharing this checkout's node_modules; null when the history lacks it. */
