@@ -11,6 +11,7 @@
 import { nfkc } from "@relevance/core";
 import { fieldValue } from "./fields.ts";
 import { StringKeyMap } from "./slices.ts";
+import { Growing } from "./typed-index.ts";
 
 /** A distinct value's kind. */
 export const NUMBER = 0;
@@ -44,8 +45,10 @@ export function normalizedText(text: string): string {
 /** Builds one attribute's column, a document at a time, in document-number order. */
 export class ColumnBuilder {
   readonly attribute: string;
-  private readonly offsets: number[] = [0];
-  private values: number[] = [];
+  // Typed arrays that grow (off the collected heap): a million documents' values as JavaScript
+  // arrays cost the build a long copy at the end and the collector a long scan.
+  private readonly offsets = new Growing();
+  private values = new Growing();
   private readonly byKey = new StringKeyMap<number>();
   private readonly dictionary: ValueDictionary = { kinds: [], shown: [], normalized: [] };
   /** Raw string → its value number (most strings repeat), bounded. */
@@ -53,6 +56,7 @@ export class ColumnBuilder {
 
   constructor(attribute: string) {
     this.attribute = attribute;
+    this.offsets.push(0);
   }
 
   /** Adds the next document's values (a document without the attribute adds none). */
@@ -65,7 +69,7 @@ export class ColumnBuilder {
         if (v === undefined) continue;
         // Each distinct value once per document (arrays are short: a scan is cheaper than a set).
         let seen = false;
-        for (let i = start; i < this.values.length; i++) if (this.values[i] === v) seen = true;
+        for (let i = start; i < this.values.length; i++) if (this.values.at(i) === v) seen = true;
         if (!seen) this.values.push(v);
       }
     } else {
@@ -114,11 +118,11 @@ export class ColumnBuilder {
   finish(): AttributeColumn {
     const column: AttributeColumn = {
       attribute: this.attribute,
-      offsets: Uint32Array.from(this.offsets),
-      values: Uint32Array.from(this.values),
+      offsets: this.offsets.toArray(),
+      values: this.values.toArray(),
       dictionary: this.dictionary,
     };
-    this.values = [];
+    this.values = new Growing();
     return column;
   }
 }

@@ -87,7 +87,11 @@ export async function buildIndex(
     await pause();
   }
   const search = await builder.finish(pause);
-  const built = columns.map((column) => column.finish());
+  const built: AttributeColumn[] = [];
+  for (const column of columns) {
+    built.push(column.finish());
+    await pause();
+  }
   return loadedIndex({ config, revision, account, name, search, built });
 }
 

@@ -263,7 +263,7 @@ export class TypedIndexBuilder {
  * collector neither scans nor moves them (as plain arrays, a build's major collections held the
  * event loop for hundreds of milliseconds).
  */
-class Growing {
+export class Growing {
   values = new Uint32Array(16);
   length = 0;
 
@@ -281,6 +281,11 @@ class Growing {
     if (i >= this.values.length) this.grow(i + 1);
     this.values[i] = value;
     if (i >= this.length) this.length = i + 1;
+  }
+
+  /** The numbers as an array of their own (a copy of exactly `length`). */
+  toArray(): Uint32Array {
+    return this.values.slice(0, this.length);
   }
 
   private grow(atLeast: number): void {
