@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tokenize } from "@relevance/core";
-import { mulberry32 } from "@relevance/core/test-support/prng";
+import { catalogue, type Product } from "@relevance/core/test-support/catalogue";
 import type { Logger } from "@relevance/settings";
 import { Meilisearch } from "meilisearch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,44 +15,12 @@ import { type Stack, startStack } from "./stack.ts";
 import { ADMIN_TOKEN, MONITOR_TOKEN } from "./test-support.ts";
 
 const PRODUCTS = 100_000;
-const ADJECTIVES =
-  "red blue black white green grey light heavy waterproof wireless compact classic premium organic leather wool cotton steel bamboo".split(
-    " ",
-  );
-const NOUNS =
-  "shoes boots jacket socks shirt trousers backpack bottle headphones speaker charger cable lamp chair table mug kettle blender towel pillow".split(
-    " ",
-  );
-const SYLLABLES = "ka ri to me su na lo pe vi da ne ro mi sa tu ko".split(" ");
 
-interface Product {
-  id: string;
-  title: string;
-  category: string;
-  price: number;
-  tags: string[];
-  description: string;
-}
-
-/** The catalogue: four-word titles (the last a code only this product has), a category, a price, three tags, 20 words of description. */
-function catalogue(): Product[] {
-  const rand = mulberry32(29);
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
-  const vocabulary = Array.from({ length: 3000 }, () =>
-    Array.from({ length: 2 + Math.floor(rand() * 3) }, () => pick(SYLLABLES)).join(""),
-  );
-  return Array.from({ length: PRODUCTS }, (_, i) => {
-    const noun = pick(NOUNS);
-    const colour = pick(ADJECTIVES);
-    return {
-      id: `p${String(i).padStart(6, "0")}`,
-      title: `${colour} ${pick(ADJECTIVES)} ${noun} q${i.toString(36)}z`,
-      category: noun,
-      price: Math.round(rand() * 20_000) / 100,
-      tags: [noun, colour, pick(ADJECTIVES)],
-      description: Array.from({ length: 20 }, () => pick(vocabulary)).join(" "),
-    };
-  });
+/** The catalogue, each title's last word a code only that product has. */
+function products100k(): Product[] {
+  const all: Product[] = [];
+  for (const batch of catalogue(PRODUCTS, 10_000, true)) all.push(...batch);
+  return all;
 }
 
 /** The words a product is found by (its searchable attributes' tokens). */
@@ -63,7 +31,7 @@ const quiet: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 let stack: Stack;
 let dataDir: string;
 let client: Meilisearch;
-const products = catalogue();
+const products = products100k();
 const byId = new Map(products.map((p) => [p.id, p]));
 
 beforeAll(async () => {
@@ -194,10 +162,10 @@ describe("a 100,000-product catalogue loaded through the customer API", () => {
   it("sees an update in the next search, and a product added after the index was built", async () => {
     const index = client.index("products");
     const update = await index
-      .updateDocuments([{ id: "p004242", title: "Brand-new xylophone" }])
+      .updateDocuments([{ id: "p0004242", title: "Brand-new xylophone" }])
       .waitTask({ interval: 5 });
     expect(update.status).toBe("succeeded");
-    expect((await index.search("xylophone")).hits.map((hit) => hit.id)).toEqual(["p004242"]);
+    expect((await index.search("xylophone")).hits.map((hit) => hit.id)).toEqual(["p0004242"]);
     const added = await index
       .addDocuments([
         { id: "p100000", title: "Zither", category: "music", price: 1, tags: [], description: "" },

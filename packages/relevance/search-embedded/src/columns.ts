@@ -126,3 +126,42 @@ export class ColumnBuilder {
     return column;
   }
 }
+
+/** Documents counted between two chances to give the event loop back. */
+const COUNT_STEP = 256;
+
+/**
+ * Counts, per column and value number, the documents among `docs` (document numbers; null: every
+ * document) holding the value, `pause` awaited every COUNT_STEP documents: what facets and facet
+ * search read.
+ */
+export async function countValues(
+  columns: readonly AttributeColumn[],
+  docs: Iterable<number> | null,
+  pause: () => Promise<void>,
+): Promise<Uint32Array[]> {
+  const counts = columns.map((column) => new Uint32Array(column.dictionary.kinds.length));
+  const count = (d: number) => {
+    for (let a = 0; a < columns.length; a++) {
+      const { offsets, values } = columns[a] as AttributeColumn;
+      const into = counts[a] as Uint32Array;
+      for (let i = offsets[d] as number; i < (offsets[d + 1] as number); i++) {
+        const v = values[i] as number;
+        into[v] = (into[v] as number) + 1;
+      }
+    }
+  };
+  let n = 0;
+  const all =
+    docs === null
+      ? (function* () {
+          const documents = (columns[0]?.offsets.length ?? 1) - 1;
+          for (let d = 0; d < documents; d++) yield d;
+        })()
+      : docs;
+  for (const d of all) {
+    count(d);
+    if (++n % COUNT_STEP === 0) await pause();
+  }
+  return counts;
+}

@@ -7,7 +7,7 @@
 import { nfkc } from "@relevance/core";
 import type { FacetHit } from "@relevance/search";
 import { MAX_EXPANDED_WORD_CHARS, MAX_VALUES_PER_FACET } from "@relevance/search";
-import { type AttributeColumn, NUMBER } from "./columns.ts";
+import { type AttributeColumn, countValues, NUMBER } from "./columns.ts";
 import { StringKeyMap } from "./slices.ts";
 
 /** Documents or values handled between two looks at the slice clock. */
@@ -27,26 +27,8 @@ export async function countFacetValues(
   docs: Iterable<number> | null,
   pause: () => Promise<void>,
 ): Promise<FacetValueCounts> {
-  const { offsets, values, dictionary } = column;
-  const perValue = new Uint32Array(dictionary.kinds.length);
-  const count = (d: number) => {
-    for (let i = offsets[d] as number; i < (offsets[d + 1] as number); i++) {
-      const v = values[i] as number;
-      perValue[v] = (perValue[v] as number) + 1;
-    }
-  };
-  let n = 0;
-  if (docs === null) {
-    for (let d = 0; d < offsets.length - 1; d++) {
-      count(d);
-      if (++n % CHUNK === 0) await pause();
-    }
-  } else {
-    for (const d of docs) {
-      count(d);
-      if (++n % CHUNK === 0) await pause();
-    }
-  }
+  const { dictionary } = column;
+  const perValue = (await countValues([column], docs, pause))[0] as Uint32Array;
   // A Map that grows without a rehash of every entry holding the loop (slices.ts): a SKU made
   // filterable has a distinct value per document.
   const counts: FacetValueCounts = new StringKeyMap();

@@ -3,7 +3,7 @@
 
 import type { FacetStats } from "@relevance/search";
 import { MAX_VALUES_PER_FACET, RetrievalError } from "@relevance/search";
-import { type AttributeColumn, BOOLEAN, ColumnBuilder, NUMBER } from "./columns.ts";
+import { type AttributeColumn, BOOLEAN, ColumnBuilder, countValues, NUMBER } from "./columns.ts";
 
 /**
  * The attributes `facets` names, `*` standing for every filterable attribute. An attribute that is
@@ -53,30 +53,7 @@ export async function columnFacets(
   docs: Iterable<number> | null,
   pause: () => Promise<void> = async () => {},
 ): Promise<Facets> {
-  const counts = columns.map((column) => new Uint32Array(column.dictionary.kinds.length));
-  const count = (d: number) => {
-    for (let a = 0; a < columns.length; a++) {
-      const { offsets, values } = columns[a] as AttributeColumn;
-      const into = counts[a] as Uint32Array;
-      for (let i = offsets[d] as number; i < (offsets[d + 1] as number); i++) {
-        const v = values[i] as number;
-        into[v] = (into[v] as number) + 1;
-      }
-    }
-  };
-  let n = 0;
-  if (docs === null) {
-    const documents = ((columns[0]?.offsets.length ?? 1) as number) - 1;
-    for (let d = 0; d < documents; d++) {
-      count(d);
-      if (++n % CHUNK === 0) await pause();
-    }
-  } else {
-    for (const d of docs) {
-      count(d);
-      if (++n % CHUNK === 0) await pause();
-    }
-  }
+  const counts = await countValues(columns, docs, pause);
   const facetDistribution: Record<string, Record<string, number>> = {};
   const facetStats: Record<string, FacetStats> = {};
   columns.forEach((column, a) => {
