@@ -341,7 +341,7 @@ async function stackRun(size: number): Promise<StackRun> {
 const ms = (x: number) => (x >= 1000 ? `${(x / 1000).toFixed(1)} s` : `${x.toFixed(x < 10 ? 2 : 0)} ms`);
 
 function printSize(size: number, runs: EngineRun[]): void {
-  const width = 31;
+  const width = 36;
   console.log(`\n${size.toLocaleString("en")} products`);
   console.log(`${"".padEnd(38)}${runs.map((r) => r.engine.padStart(width)).join("")}`);
   const line = (name: string, cell: (r: EngineRun) => string) =>
