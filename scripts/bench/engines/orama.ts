@@ -257,12 +257,17 @@ export class OramaRetrieval implements BenchRetrieval {
     layout.fields.forEach((_, i) => {
       boost[`s${i}`] = layout.fields.length - i;
     });
-    const base: Record<string, unknown> = {
-      properties: layout.fields.map((_, i) => `s${i}`),
-      boost,
-      tolerance: Math.max(0, ...words.map((w) => w.typos)),
-      threshold: 0,
-    };
+    // A placeholder search names no properties: with them, Orama scores every document (400 ms
+    // at 10,000 products instead of 2 ms).
+    const base: Record<string, unknown> =
+      words.length === 0
+        ? {}
+        : {
+            properties: layout.fields.map((_, i) => `s${i}`),
+            boost,
+            tolerance: Math.max(0, ...words.map((w) => w.typos)),
+            threshold: 0,
+          };
     if (expression !== null) base.where = this.where(layout, expression);
     const [criterion] = query.sort ?? [];
     if (criterion !== undefined) {
