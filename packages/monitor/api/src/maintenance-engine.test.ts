@@ -25,6 +25,10 @@ import { call, MIN, makeApp, memoryLog, uuid } from "./test-support.ts";
 const dir = mkdtempSync(join(tmpdir(), "svcmon-maintenance-"));
 let store: ClickHouseRunStore;
 const NOW = Math.floor(Date.now() / MIN) * MIN;
+// A weekly window at 02:00 on the weekday three days from now: NOW (the wall clock, which the stores'
+// retention needs) is never inside an occurrence, whatever day and hour the test runs (a fixed
+// Sunday 02:00 Berlin window failed when the suite ran on a Sunday night).
+const WEEKLY = `0 2 * * ${new Date(NOW + 3 * 24 * 60 * MIN).getUTCDay()}`;
 const H = 60 * MIN;
 let seq = 0;
 
@@ -197,7 +201,7 @@ describe("maintenance windows through the alert engine on chDB", () => {
     const weekly = window("w4", {
       scope: { collectors: ["maint_weekly"] },
       createdAt: NOW,
-      timing: { kind: "recurring", schedule: "0 2 * * 0", timezone: "Europe/Berlin", durationMinutes: 120 },
+      timing: { kind: "recurring", schedule: WEEKLY, timezone: "Europe/Berlin", durationMinutes: 120 },
     });
     await w.maintenance.create(weekly);
     // The first occurrence after creation, and the one a week later.
