@@ -70,8 +70,21 @@ describe("readConfig", () => {
       { MONITOR_HEARTBEAT_URL: `https://hc.test/${"x".repeat(2048)}` },
       "MONITOR_HEARTBEAT_URL must be at most 2048 characters",
     ],
+    [
+      { MONITOR_DISK_QUOTA_BYTES: "10GB" },
+      'MONITOR_DISK_QUOTA_BYTES must be a whole number of bytes from 1048576 (1 MiB) to 1125899906842624 (1 PiB), got "10GB"',
+    ],
+    [
+      { MONITOR_DISK_QUOTA_BYTES: "1024" },
+      'MONITOR_DISK_QUOTA_BYTES must be a whole number of bytes from 1048576 (1 MiB) to 1125899906842624 (1 PiB), got "1024"',
+    ],
   ])("refuses %o with one line naming the variable", (env, message) => {
     expect(error(env)).toBe(message);
+  });
+
+  it("MONITOR_DISK_QUOTA_BYTES is the embedded analytics DB's quota; unset, the process environment decides", () => {
+    expect(config({ MONITOR_DISK_QUOTA_BYTES: "5368709120" }).diskQuotaBytes).toBe(5 * 1024 ** 3);
+    expect(config({}).diskQuotaBytes).toBeUndefined();
   });
 
   it("ALERT_WEBHOOK_URL alone is one webhook channel; ALERT_EVAL_INTERVAL_S is read in seconds", () => {

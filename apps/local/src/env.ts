@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseSessionKeys, SESSION_KEYS_ENV } from "@monitor/api/session-keys";
+import { diskQuotaFromEnv } from "@monitor/clickhouse";
 import {
   type AutoRegisterConfig,
   autoRegisterFromEnv,
@@ -80,6 +81,12 @@ export interface LocalConfig {
   recording?: RecordingTuning;
   /** OUTCOME_RETENTION_DAYS: days served searches and outcome events are kept (default 90, 1..3650). */
   outcomeRetentionDays: number;
+  /**
+   * MONITOR_DISK_QUOTA_BYTES: the bytes the embedded analytics DB may use (its disk figures and the
+   * disk_high alert are then the data folder against it); null: the filesystem that holds the folder.
+   * Undefined (a config built by hand): the process environment decides.
+   */
+  diskQuotaBytes?: number | null;
 }
 
 export type ConfigResult = { ok: true; config: LocalConfig } | { ok: false; error: string };
@@ -161,6 +168,8 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
   if (!drift.ok) return { ok: false, error: drift.error };
   const recording = recordingTuning(env);
   if (!recording.ok) return { ok: false, error: recording.problems.map((p) => p.message).join("; ") };
+  const diskQuota = diskQuotaFromEnv(env);
+  if (!diskQuota.ok) return { ok: false, error: diskQuota.error };
   let outcomeRetentionDays: number;
   try {
     outcomeRetentionDays = retentionDaysFromEnv(env);
@@ -195,6 +204,8 @@ export function readConfig(env: NodeJS.ProcessEnv): ConfigResult {
       modelMaxBytes: modelMaxBytes.value,
       recording: recording.value,
       outcomeRetentionDays,
+      // unset here: left to the process environment (tests build configs from their own variables)
+      ...(diskQuota.value === null ? {} : { diskQuotaBytes: diskQuota.value }),
     },
   };
 }

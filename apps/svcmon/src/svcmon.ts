@@ -302,7 +302,8 @@ async function withFolderStore(
   const { ClickHouseCollectorRegistry } = await import("@monitor/clickhouse");
   const umask = process.umask(0o077);
   try {
-    const store = openChdbRunStore(dir, { timeoutMs: 30_000 });
+    // svcmon records runs and reads none of the disk figures: no quota to read or check.
+    const store = openChdbRunStore(dir, { timeoutMs: 30_000, diskQuotaBytes: null });
     try {
       await store.migrate();
       await work(store, ClickHouseCollectorRegistry.fromStore(store));

@@ -50,7 +50,10 @@ export async function openMonitorStores(
   // Hierarchy rules: the JSON file HIERARCHY_RULES names, else the defaults (docs/monitor-cost.md).
   const hierarchyRules = await hierarchyRulesFromEnv(process.env);
   // The monitor: run records in embedded ClickHouse (chDB owns its folder: one process at a time).
-  const runStore = openChdbRunStore(join(config.dataDir, "chdb"));
+  const runStore = openChdbRunStore(
+    join(config.dataDir, "chdb"),
+    config.diskQuotaBytes === undefined ? {} : { diskQuotaBytes: config.diskQuotaBytes },
+  );
   await runStore.migrate();
   // Registers the configured collectors the first time it lists them; a restart keeps that time.
   const registry = ClickHouseCollectorRegistry.fromStore(runStore, { now });

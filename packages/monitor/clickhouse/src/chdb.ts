@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import { type ClickHouseClient, type ClickHouseClientConfigOptions, createClient } from "@clickhouse/client";
 import { createChdbConnection } from "chdb/connection";
 import { ClickHouseRunStore, type ClickHouseRunStoreOptions } from "./clickhouse-run-store.ts";
+import { diskQuotaFromEnv } from "./disk-quota.ts";
 import { CACHED_READ_TABLES } from "./read-version.ts";
 import type { LocalDiskUsage } from "./store-health.ts";
 
@@ -134,12 +135,25 @@ export async function folderBytes(dir: string): Promise<number> {
  * it (fs.statfs): free = the blocks available to this process, total = the blocks in use plus those,
  * so that (total − free) / total is df's "Use%" (blocks reserved for root count as neither).
  */
-export async function chdbFolderDisk(path: string): Promise<LocalDiskUsage> {
+export async function chdbFolderDisk(
+  path: string,
+  quotaBytes: number | null = null,
+): Promise<LocalDiskUsage> {
   const [used, fs] = await Promise.all([folderBytes(path), statfs(path)]);
+  const available = fs.bavail * fs.bsize;
+  if (quotaBytes !== null) {
+    // The folder's share: what is left of the quota, unless the filesystem has less than that free
+    // (a full disk still reads as full).
+    return {
+      used_bytes: used,
+      total_bytes: quotaBytes,
+      free_bytes: Math.min(Math.max(0, quotaBytes - used), available),
+    };
+  }
   return {
     used_bytes: used,
     total_bytes: (fs.blocks - fs.bfree + fs.bavail) * fs.bsize,
-    free_bytes: fs.bavail * fs.bsize,
+    free_bytes: available,
   };
 }
 
@@ -181,14 +195,30 @@ export function cachedDiskUsage(
   };
 }
 
+export interface ChdbRunStoreOptions extends ClickHouseRunStoreOptions {
+  /**
+   * The bytes the data folder may use (see `diskQuotaFromEnv`); null: the whole filesystem. Default:
+   * MONITOR_DISK_QUOTA_BYTES of this process's environment (a bad value throws here, at start).
+   */
+  diskQuotaBytes?: number | null;
+}
+
 /**
  * Embedded default: chDB on a data folder (one process owns a folder). Its disk figures come from the
- * folder and its filesystem (`chdbFolderDisk`, reused for FOLDER_DISK_MAX_AGE_MS) unless `opts.localDisk` says otherwise.
+ * folder and its filesystem, or its quota (`chdbFolderDisk`, reused for FOLDER_DISK_MAX_AGE_MS) unless
+ * `opts.localDisk` says otherwise.
  */
-export function openChdbRunStore(path: string, opts: ClickHouseRunStoreOptions = {}): ClickHouseRunStore {
-  const timeoutMs = opts.timeoutMs ?? 5000;
+export function openChdbRunStore(path: string, opts: ChdbRunStoreOptions = {}): ClickHouseRunStore {
+  const { diskQuotaBytes: quotaOpt, ...storeOpts } = opts;
+  let quota: number | null;
+  if (quotaOpt === undefined) {
+    const fromEnv = diskQuotaFromEnv(process.env);
+    if (!fromEnv.ok) throw new Error(fromEnv.error);
+    quota = fromEnv.value;
+  } else quota = quotaOpt;
+  const timeoutMs = storeOpts.timeoutMs ?? 5000;
   return new ClickHouseRunStore(createChdbClient(path, timeoutMs), {
-    localDisk: cachedDiskUsage(() => chdbFolderDisk(path)),
+    localDisk: cachedDiskUsage(() => chdbFolderDisk(path, quota)),
     // Every write to the folder goes through this process: its count is the read cache's version
     // (no system.parts query, and merges do not empty the cache).
     writeVersion: chdbWriteVersion(path),
@@ -200,7 +230,7 @@ export function openChdbRunStore(path: string, opts: ClickHouseRunStoreOptions =
     // A second connection to the folder: the duplicate check of the next insert group runs beside
     // the INSERT being written instead of after it (chDB runs one statement at a time per connection).
     checkClient: createChdbClient(path, timeoutMs),
-    ...opts,
+    ...storeOpts,
     timeoutMs,
   });
 }

@@ -53,7 +53,8 @@ async function truncate(): Promise<void> {
 let exec: (q: string) => Promise<void>;
 
 beforeAll(async () => {
-  store = openChdbRunStore(dir, { timeoutMs: 10_000 });
+  // the filesystem's figures (the tests' environment sets a quota: vitest.config.ts)
+  store = openChdbRunStore(dir, { timeoutMs: 10_000, diskQuotaBytes: null });
   await store.migrate();
   // Same folder, same process: chDB shares the engine (ref-counted) for a second client.
   const admin = createChdbClient(dir);
@@ -349,6 +350,25 @@ describe("store health on a hand-built dataset", () => {
     const ratio = 1 - (h.disk_free_bytes ?? 0) / (h.disk_total_bytes ?? 1);
     expect(Math.abs(ratio - dfUse)).toBeLessThan(0.001);
     expect(Math.abs((h.disk_free_bytes ?? 0) - fs.bavail * fs.bsize)).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  it("with a quota, the embedded store's disk is its data folder against the quota, or less when the filesystem has less free", async () => {
+    const used = await folderBytes(dir);
+    const quota = used + 10 * 1024 * 1024;
+    const h = await openChdbRunStore(dir, { timeoutMs: 10_000, diskQuotaBytes: quota }).dbHealth();
+    expect(h.disk_total_bytes).toBe(quota);
+    // the folder grows a little between the two walks (its logs)
+    expect(h.disk_free_bytes).toBeLessThanOrEqual(10 * 1024 * 1024);
+    expect(h.disk_free_bytes).toBeGreaterThan(9 * 1024 * 1024);
+    expect(h.sources.disk).toBe("data-folder+statfs");
+    const fs = statfsSync(dir);
+    // a quota larger than the free space: what the filesystem has is what is free
+    const huge = 1024 ** 5;
+    const full = await chdbFolderDisk(dir, huge);
+    expect(full.total_bytes).toBe(huge);
+    expect(Math.abs(full.free_bytes - fs.bavail * fs.bsize)).toBeLessThan(64 * 1024 * 1024);
+    // a folder over its quota: nothing free, never a negative figure
+    expect((await chdbFolderDisk(dir, 1024 * 1024)).free_bytes).toBe(0);
   });
 
   it("a server's disk comes from system.disks (the same query, run here against chDB)", async () => {

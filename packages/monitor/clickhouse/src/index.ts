@@ -5,6 +5,7 @@ export * from "./clickhouse-resource-event-sink.ts";
 export * from "./clickhouse-resource-sink.ts";
 export * from "./clickhouse-run-store.ts";
 export * from "./delivery-log-clickhouse.ts";
+export * from "./disk-quota.ts";
 export * from "./engine-tick-store-clickhouse.ts";
 export * from "./group-commit.ts";
 export * from "./hierarchy-store.ts";
