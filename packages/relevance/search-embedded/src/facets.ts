@@ -3,7 +3,15 @@
 
 import type { FacetStats } from "@relevance/search";
 import { MAX_VALUES_PER_FACET, RetrievalError } from "@relevance/search";
-import { type AttributeColumn, BOOLEAN, ColumnBuilder, countValues, NUMBER } from "./columns.ts";
+import {
+  type AttributeColumn,
+  BOOLEAN,
+  ColumnBuilder,
+  countValues,
+  NUMBER,
+  type ValueDictionary,
+} from "./columns.ts";
+import { sortSliced } from "./sort.ts";
 
 /**
  * The attributes `facets` names, `*` standing for every filterable attribute. An attribute that is
@@ -56,11 +64,13 @@ export async function columnFacets(
   const counts = await countValues(columns, docs, pause);
   const facetDistribution: Record<string, Record<string, number>> = {};
   const facetStats: Record<string, FacetStats> = {};
-  columns.forEach((column, a) => {
-    const reported = distribution(column, counts[a] as Uint32Array);
+  for (let a = 0; a < columns.length; a++) {
+    const column = columns[a] as AttributeColumn;
+    const order = await valueOrder(column.dictionary, pause);
+    const reported = distribution(column, counts[a] as Uint32Array, order);
     facetDistribution[column.attribute] = reported.distribution;
     if (reported.stats !== undefined) facetStats[column.attribute] = reported.stats;
-  });
+  }
   return { facetDistribution, facetStats };
 }
 
@@ -86,21 +96,72 @@ export async function computeFacets(
   );
 }
 
+/**
+ * A dictionary's number values by value and string values by text, and its two booleans: made once
+ * per dictionary (a column does not change once built), in slices, so that each distribution walks
+ * them instead of sorting the values it counted, query after query (a price column's thousands of
+ * distinct numbers were sorted on every faceted search).
+ */
+interface ValueOrder {
+  numbers: Uint32Array;
+  strings: Uint32Array;
+  /** The value numbers of false and true; -1 when the column has none. */
+  booleans: [number, number];
+}
+
+const valueOrders = new WeakMap<ValueDictionary, Promise<ValueOrder>>();
+
+function valueOrder(dictionary: ValueDictionary, pause: () => Promise<void>): Promise<ValueOrder> {
+  let order = valueOrders.get(dictionary);
+  if (order === undefined) {
+    order = makeValueOrder(dictionary, pause);
+    valueOrders.set(dictionary, order);
+    // A search stopped while it was made: the next one makes it again.
+    order.catch(() => valueOrders.delete(dictionary));
+  }
+  return order;
+}
+
+async function makeValueOrder(
+  { kinds, shown }: ValueDictionary,
+  pause: () => Promise<void>,
+): Promise<ValueOrder> {
+  let numberCount = 0;
+  let stringCount = 0;
+  const booleans: [number, number] = [-1, -1];
+  for (let v = 0; v < kinds.length; v++) {
+    if (kinds[v] === NUMBER) numberCount++;
+    else if (kinds[v] === BOOLEAN) booleans[shown[v] === true ? 1 : 0] = v;
+    else stringCount++;
+  }
+  const numbers = new Uint32Array(numberCount);
+  const strings = new Uint32Array(stringCount);
+  numberCount = 0;
+  stringCount = 0;
+  for (let v = 0; v < kinds.length; v++) {
+    if (kinds[v] === NUMBER) numbers[numberCount++] = v;
+    else if (kinds[v] !== BOOLEAN) strings[stringCount++] = v;
+  }
+  await pause();
+  const byText = (a: number, b: number) => {
+    const x = shown[a] as string;
+    const y = shown[b] as string;
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
+  return {
+    numbers: await sortSliced(numbers, (a, b) => (shown[a] as number) - (shown[b] as number), pause),
+    strings: await sortSliced(strings, byText, pause),
+    booleans,
+  };
+}
+
 /** One attribute's reported values (at most MAX_VALUES_PER_FACET) and the min/max of its numbers. */
 function distribution(
   column: AttributeColumn,
   counts: Uint32Array,
+  order: ValueOrder,
 ): { distribution: Record<string, number>; stats?: FacetStats } {
-  const { kinds, shown } = column.dictionary;
-  const numbers: number[] = [];
-  const booleans = [0, 0];
-  const strings: number[] = [];
-  for (let v = 0; v < kinds.length; v++) {
-    if (counts[v] === 0) continue;
-    if (kinds[v] === NUMBER) numbers.push(v);
-    else if (kinds[v] === BOOLEAN) booleans[shown[v] === true ? 1 : 0] = counts[v] as number;
-    else strings.push(v);
-  }
+  const { shown } = column.dictionary;
   const out: Record<string, number> = {};
   let room = MAX_VALUES_PER_FACET;
   const add = (text: string, n: number) => {
@@ -108,36 +169,30 @@ function distribution(
     room--;
   };
   let stats: FacetStats | undefined;
-  if (numbers.length > 0) {
-    numbers.sort((a, b) => (shown[a] as number) - (shown[b] as number));
+  const { numbers, strings, booleans } = order;
+  let first = 0;
+  while (first < numbers.length && counts[numbers[first] as number] === 0) first++;
+  if (first < numbers.length) {
+    let last = numbers.length - 1;
+    while (counts[numbers[last] as number] === 0) last--;
     stats = {
-      min: shown[numbers[0] as number] as number,
-      max: shown[numbers[numbers.length - 1] as number] as number,
+      min: shown[numbers[first] as number] as number,
+      max: shown[numbers[last] as number] as number,
     };
-    for (const v of numbers) {
-      if (room <= 0) break;
-      add(numberText(shown[v] as number), counts[v] as number);
+    for (let i = first; i <= last && room > 0; i++) {
+      const v = numbers[i] as number;
+      if (counts[v] !== 0) add(numberText(shown[v] as number), counts[v] as number);
     }
   }
-  if (booleans[0] && room > 0) add("false", booleans[0]);
-  if (booleans[1] && room > 0) add("true", booleans[1]);
-  if (room > 0 && strings.length > 0) {
-    // The first `room` in order, kept sorted as they come: no sort of every distinct value.
-    const top: number[] = [];
-    const text = (v: number) => shown[v] as string;
-    for (const v of strings) {
-      if (top.length === room && text(v) >= text(top[room - 1] as number)) continue;
-      let lo = 0;
-      let hi = top.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (text(top[mid] as number) < text(v)) lo = mid + 1;
-        else hi = mid;
-      }
-      top.splice(lo, 0, v);
-      if (top.length > room) top.pop();
-    }
-    for (const v of top) add(text(v), counts[v] as number);
+  for (const [v, text] of [
+    [booleans[0], "false"],
+    [booleans[1], "true"],
+  ] as const) {
+    if (v >= 0 && counts[v] !== 0 && room > 0) add(text, counts[v] as number);
+  }
+  for (let i = 0; i < strings.length && room > 0; i++) {
+    const v = strings[i] as number;
+    if (counts[v] !== 0) add(shown[v] as string, counts[v] as number);
   }
   return stats === undefined ? { distribution: out } : { distribution: out, stats };
 }

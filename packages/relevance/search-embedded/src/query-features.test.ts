@@ -5,8 +5,9 @@ import { MAX_VALUES_PER_FACET, RetrievalError, type SearchQuery, type SearchTarg
 import type { Document } from "@relevance/settings";
 import { openDatabase, SqliteDocumentStore } from "@relevance/settings/sqlite";
 import { describe, expect, it } from "vitest";
+import { ColumnBuilder } from "./columns.ts";
 import { EmbeddedRetrieval } from "./engine.ts";
-import { computeFacets } from "./facets.ts";
+import { columnFacets, computeFacets } from "./facets.ts";
 import { formatted } from "./highlight.ts";
 
 function target(overrides: Partial<SearchTarget> = {}): SearchTarget {
@@ -123,6 +124,27 @@ describe("facets", () => {
       Array.from({ length: MAX_VALUES_PER_FACET }, (_, i) => i),
     );
     expect(numbers.facetStats.n).toEqual({ min: 0, max: 499 });
+  });
+
+  it("counts each search's own matches over one column: values the matches lack are left out, min and max are theirs", async () => {
+    const builder = new ColumnBuilder("v");
+    const values: unknown[] = [30, "beta", true, 10, "Alpha", false, 20, "gamma", 40, ["beta", 5]];
+    for (const v of values) builder.add({ v });
+    const column = builder.finish();
+    const facets = (docs: number[]) => columnFacets([column], docs);
+    // numbers ascending, then false and true, then strings by text
+    expect(await facets([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])).toEqual({
+      facetDistribution: {
+        v: { 5: 1, 10: 1, 20: 1, 30: 1, 40: 1, false: 1, true: 1, Alpha: 1, beta: 2, gamma: 1 },
+      },
+      facetStats: { v: { min: 5, max: 40 } },
+    });
+    expect(await facets([3, 6, 7, 1])).toEqual({
+      facetDistribution: { v: { 10: 1, 20: 1, beta: 1, gamma: 1 } },
+      facetStats: { v: { min: 10, max: 20 } },
+    });
+    expect(await facets([1, 2])).toEqual({ facetDistribution: { v: { true: 1, beta: 1 } }, facetStats: {} });
+    expect(Object.keys((await facets([4, 1, 9])).facetDistribution.v ?? {})).toEqual(["5", "Alpha", "beta"]);
   });
 });
 
