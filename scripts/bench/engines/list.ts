@@ -19,13 +19,18 @@ export interface EngineEntry {
 
 /** The embedded engine of the package at `root` (this checkout, or an older commit's worktree). */
 async function embedded(root: string): Promise<EngineFactory> {
-  const { EmbeddedRetrieval, SqliteIndexSnapshotStore } = (await import(
+  const embeddedModule = (await import(
     join(root, "packages/relevance/search-embedded/src/index.ts")
-  )) as EmbeddedModule;
+  )) as Partial<EmbeddedModule> & Pick<EmbeddedModule, "EmbeddedRetrieval" | "SqliteIndexSnapshotStore">;
+  const { EmbeddedRetrieval, FileIndexSnapshotStore, SqliteIndexSnapshotStore } = embeddedModule;
+  // The snapshots where npm start of that commit keeps them: files now, SQLite before.
   return (documents, dir) =>
     new EmbeddedRetrieval({
       documents,
-      store: new SqliteIndexSnapshotStore(openDatabase(join(dir, "snapshots.db"))),
+      store:
+        FileIndexSnapshotStore === undefined
+          ? new SqliteIndexSnapshotStore(openDatabase(join(dir, "snapshots.db")))
+          : new FileIndexSnapshotStore(join(dir, "search-index")),
     });
 }
 

@@ -5,9 +5,10 @@
 import { join } from "node:path";
 import type { OutcomeStore } from "@relevance/outcomes";
 import {
+  dropSqliteIndexSnapshots,
   EmbeddedIndexManager,
   EmbeddedRetrieval,
-  SqliteIndexSnapshotStore,
+  FileIndexSnapshotStore,
 } from "@relevance/search-embedded";
 import { ChangeTailer, type Logger } from "@relevance/settings";
 import {
@@ -73,9 +74,12 @@ export function startSearchSystem(config: LocalConfig, log: Logger): SearchSyste
     tailer = t;
   }
 
+  // Index snapshots are files (a restart reads a 100,000-product index in one large read, no copy);
+  // the tables that held them before are dropped once (a restart rebuilds what they held).
+  dropSqliteIndexSnapshots(settingsDb);
   const retrieval = new EmbeddedRetrieval({
     documents,
-    store: new SqliteIndexSnapshotStore(settingsDb),
+    store: new FileIndexSnapshotStore(join(config.dataDir, "search-index")),
     logger: log,
   });
 

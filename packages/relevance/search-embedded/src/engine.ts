@@ -90,7 +90,7 @@ export interface EmbeddedRetrievalStats {
 }
 
 /** Bumped whenever the way an index is built changes, so old snapshots are rebuilt, not misread. */
-const SNAPSHOT_FORMAT = 5;
+const SNAPSHOT_FORMAT = 6;
 
 function configOf(target: SearchTarget): string {
   return JSON.stringify([SNAPSHOT_FORMAT, target.primaryKey, indexFields(target)]);

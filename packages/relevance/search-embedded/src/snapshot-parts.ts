@@ -1,12 +1,12 @@
 // An index snapshot as parts of up to a megabyte each, so that writing and reading one is done in
 // slices (slices.ts). The first part is a header (what the index was built for, its sizes and
-// average field lengths); then the document ids and the terms as JSON arrays, and the typed arrays
-// of the index (typed-index.ts) as their bytes, each after a JSON part naming it: `["ids", "a\nb…"]`,
-// `["terms", "a\nb…"]`, `[array, offset, byteLength]` + bytes; then the attribute columns
-// (columns.ts): each one's distinct values as JSON and its two arrays as bytes. Reading one back
-// copies bytes into arrays allocated from the header's sizes: a 100,000-product index (the
-// MiniSearch engine's snapshot was 29 MB of JSON, parsed into Maps in about a second) is some
-// 30 MB of copies and no parsing of postings.
+// average field lengths); then the document ids and the terms, one line per name in JSON parts
+// (`["ids", "a\nb…"]`, `["terms", "a\nb…"]`); then each typed array of the index (typed-index.ts):
+// a JSON part naming it (`[array, byteLength]`) followed by its bytes in parts of up to a megabyte;
+// then the attribute columns (columns.ts): each one's distinct values as JSON and its two arrays as
+// bytes. A load adopts an array's parts as the array when the store hands them back as consecutive
+// views of one buffer (FileIndexSnapshotStore: a 100,000-product index is read in one 30 MB file
+// read and no copy), else copies them into arrays sized from the header.
 // The bytes are the host's (little-endian on every platform Node runs the engine on).
 
 import type { AttributeColumn, ValueDictionary } from "./columns.ts";
@@ -95,12 +95,46 @@ function* nameParts(kind: "ids" | "terms", names: readonly string[]): Generator<
   }
 }
 
+/**
+ * An array as a JSON part naming it (`[array, byteLength]`) and its bytes in parts of up to a
+ * megabyte, one after the other: a store that keeps the parts contiguous (FileIndexSnapshotStore)
+ * hands them back as views of one buffer, which a load adopts as the array instead of copying.
+ */
 function* arrayParts(name: string, array: Uint32Array): Generator<string | Uint8Array> {
+  yield JSON.stringify([name, array.length * 4]);
   for (let i = 0; i < array.length; i += ELEMENTS_PER_PART) {
     const n = Math.min(ELEMENTS_PER_PART, array.length - i);
-    yield JSON.stringify([name, i, n * 4]);
     yield new Uint8Array(array.buffer, array.byteOffset + i * 4, n * 4);
   }
+}
+
+/**
+ * The array made of byte parts `from`..`to` (exclusive), `elements` long: a view of the parts' own
+ * buffer when they lie one after the other in it, 4-byte aligned (no copy); else a copy of each.
+ */
+function arrayOf(
+  parts: readonly (string | Uint8Array)[],
+  from: number,
+  to: number,
+  elements: number,
+): Uint32Array {
+  if (elements === 0) return new Uint32Array(0);
+  const first = parts[from] as Uint8Array;
+  let contiguous = first.byteOffset % 4 === 0;
+  for (let p = from + 1; contiguous && p < to; p++) {
+    const previous = parts[p - 1] as Uint8Array;
+    const part = parts[p] as Uint8Array;
+    contiguous = part.buffer === first.buffer && part.byteOffset === previous.byteOffset + previous.length;
+  }
+  if (contiguous && to > from) return new Uint32Array(first.buffer, first.byteOffset, elements);
+  const array = new Uint32Array(elements);
+  let at = 0;
+  for (let p = from; p < to; p++) {
+    const part = parts[p] as Uint8Array;
+    new Uint8Array(array.buffer, at, part.length).set(part);
+    at += part.length;
+  }
+  return array;
 }
 
 /** The header of a snapshot (its first part), or null when it is not one of this format. */
@@ -118,6 +152,8 @@ const count = (value: unknown, what: string): number => {
     throw new Error(`not an index snapshot: ${what}`);
   return value;
 };
+
+const EMPTY = new Uint32Array(0);
 
 /** The index the parts describe, filled a part at a time (`pause` between parts). Throws on parts that are not a snapshot's. */
 export async function loadSnapshot(
@@ -141,27 +177,25 @@ export async function loadSnapshot(
     if (typeof c?.attribute !== "string") throw new Error("not an index snapshot: column");
     return {
       attribute: c.attribute,
-      offsets: new Uint32Array(N + 1),
-      values: new Uint32Array(count(c.values, "column values")),
+      offsets: EMPTY,
+      values: EMPTY,
       dictionary: { kinds: [], shown: [], normalized: [] },
     };
   });
-  const arrays: Record<ArrayName, Uint32Array> = {
-    lengths: new Uint32Array(N * fields.length),
-    termRuns: new Uint32Array(T + 1),
-    runField: new Uint32Array(R),
-    runStart: new Uint32Array(R + 1),
-    docs: new Uint32Array(P),
-    freqs: new Uint32Array(P),
-  };
-  // Every array a part may fill, by the name its parts give.
-  const byName = new Map<string, Uint32Array>();
-  for (const name of ARRAYS) byName.set(name, arrays[name]);
-  columns.forEach((c, i) => {
-    byName.set(`offsets${i}`, c.offsets);
-    byName.set(`values${i}`, c.values);
+  // Every array the parts hold, by the name they give, and its length from the header.
+  const expected = new Map<string, number>([
+    ["lengths", N * fields.length],
+    ["termRuns", T + 1],
+    ["runField", R],
+    ["runStart", R + 1],
+    ["docs", P],
+    ["freqs", P],
+  ]);
+  described.forEach((c, i) => {
+    expected.set(`offsets${i}`, N + 1);
+    expected.set(`values${i}`, count(c.values, "column values"));
   });
-  const filled = new Map<string, number>();
+  const filled = new Map<string, Uint32Array>();
   const ids: string[] = [];
   const terms: string[] = [];
   for (let p = 1; p < parts.length; p++) {
@@ -174,7 +208,8 @@ export async function loadSnapshot(
       if (!Array.isArray(names) || !names.every((n) => typeof n === "string"))
         throw new Error(`not an index snapshot: ${kind}`);
       const into = kind === "ids" ? ids : terms;
-      for (const name of names as string[]) into.push(name);
+      // one call per part (NAMES_PER_PART names): a loop of pushes runs interpreted in a new process
+      into.push(...(names as string[]));
     } else if (kind === "distinct") {
       const column = columns[count(item[1], "distinct")];
       const [kinds, shown, normalized] = [item[2], item[3], item[4]];
@@ -191,29 +226,39 @@ export async function loadSnapshot(
       dictionary.kinds.push(...(kinds as number[]));
       dictionary.shown.push(...(shown as (string | number | boolean)[]));
       dictionary.normalized.push(...(normalized as (string | null)[]).map((n) => n ?? undefined));
-    } else if (typeof kind === "string" && byName.has(kind)) {
-      const array = byName.get(kind) as Uint32Array;
-      const offset = count(item[1], kind);
-      const bytes = parts[++p];
-      if (
-        !(bytes instanceof Uint8Array) ||
-        bytes.length !== item[2] ||
-        bytes.length % 4 !== 0 ||
-        offset + bytes.length / 4 > array.length
-      )
-        throw new Error(`not an index snapshot: ${kind} out of bounds`);
-      new Uint8Array(array.buffer, array.byteOffset + offset * 4, bytes.length).set(bytes);
-      filled.set(kind, (filled.get(kind) ?? 0) + bytes.length / 4);
+    } else if (typeof kind === "string" && expected.has(kind) && !filled.has(kind)) {
+      const elements = expected.get(kind) as number;
+      if (item[1] !== elements * 4) throw new Error(`not an index snapshot: ${kind} out of bounds`);
+      // Its bytes: the parts that follow, up to its length.
+      const from = p + 1;
+      let bytes = 0;
+      while (bytes < elements * 4) {
+        const part = parts[++p];
+        if (!(part instanceof Uint8Array) || part.length % 4 !== 0 || bytes + part.length > elements * 4)
+          throw new Error(
+            `not an index snapshot: ${kind} ${part === undefined ? "incomplete" : "out of bounds"}`,
+          );
+        bytes += part.length;
+      }
+      filled.set(kind, arrayOf(parts, from, p + 1, elements));
     } else {
       throw new Error(`not an index snapshot part: ${String(kind).slice(0, 40)}`);
     }
     await pause();
   }
   if (ids.length !== N || terms.length !== T) throw new Error("not an index snapshot: missing names");
-  for (const [name, array] of byName) {
-    if ((filled.get(name) ?? 0) !== array.length)
-      throw new Error(`not an index snapshot: ${name} incomplete`);
+  for (const name of expected.keys()) {
+    if (!filled.has(name)) throw new Error(`not an index snapshot: ${name} incomplete`);
   }
+  const array = (name: string) => filled.get(name) as Uint32Array;
+  const arrays = Object.fromEntries(ARRAYS.map((name) => [name, array(name)])) as Record<
+    ArrayName,
+    Uint32Array
+  >;
+  columns.forEach((c, i) => {
+    c.offsets = array(`offsets${i}`);
+    c.values = array(`values${i}`);
+  });
   await drive(checkReferences(arrays, columns, fields.length, N), pause);
   const data: TypedIndexData = {
     fields,
@@ -227,8 +272,9 @@ export async function loadSnapshot(
 
 /**
  * Every reference stays inside its array, so a damaged snapshot cannot make scoring read past one:
- * a few milliseconds at 100,000 products, in steps of a million numbers (`checkBelow`, a plain
- * function, so its loop runs optimized).
+ * a few milliseconds at 100,000 products, in steps of a million numbers (`checkBelow` and
+ * `checkAscending` are plain functions: their loops run optimized, where a generator's ran
+ * interpreted for tens of milliseconds in a freshly started process).
  */
 function* checkReferences(
   arrays: Record<ArrayName, Uint32Array>,
@@ -241,9 +287,7 @@ function* checkReferences(
   const P = docs.length;
   checkBelow(termRuns, 0, termRuns.length, R + 1, "runs");
   checkBelow(runField, 0, R, fields, "run field");
-  for (let r = 0; r < R; r++) {
-    if ((runStart[r] as number) > (runStart[r + 1] as number)) throw new Error("not an index snapshot: run");
-  }
+  checkAscending(runStart, 0, R + 1, "run");
   if ((runStart[R] as number) !== P) throw new Error("not an index snapshot: postings");
   yield;
   for (let p = 0; p < P; p += CHECK_STEP) {
@@ -252,9 +296,7 @@ function* checkReferences(
   }
   for (const { offsets, values, dictionary } of columns) {
     if ((offsets[N] as number) !== values.length) throw new Error("not an index snapshot: column offsets");
-    for (let d = 0; d < N; d++)
-      if ((offsets[d] as number) > (offsets[d + 1] as number))
-        throw new Error("not an index snapshot: column offsets");
+    checkAscending(offsets, 0, N + 1, "column offsets");
     yield;
     for (let i = 0; i < values.length; i += CHECK_STEP) {
       checkBelow(values, i, Math.min(values.length, i + CHECK_STEP), dictionary.kinds.length, "column value");
@@ -270,4 +312,10 @@ const CHECK_STEP = 1 << 20;
 function checkBelow(array: Uint32Array, from: number, to: number, limit: number, what: string): void {
   for (let i = from; i < to; i++)
     if ((array[i] as number) >= limit) throw new Error(`not an index snapshot: ${what}`);
+}
+
+/** Throws unless array[from, to) never decreases. */
+function checkAscending(array: Uint32Array, from: number, to: number, what: string): void {
+  for (let i = from + 1; i < to; i++)
+    if ((array[i - 1] as number) > (array[i] as number)) throw new Error(`not an index snapshot: ${what}`);
 }

@@ -103,3 +103,11 @@ export class SqliteIndexSnapshotStore implements IndexSnapshotStore {
     });
   }
 }
+
+/**
+ * Drops the tables SqliteIndexSnapshotStore keeps in `db`: for a program that moved its snapshots
+ * elsewhere (npm start keeps them as files since issue 29), so the old parts stop taking room.
+ */
+export function dropSqliteIndexSnapshots(db: DatabaseSync): void {
+  db.exec("DROP TABLE IF EXISTS search_index_parts; DROP TABLE IF EXISTS search_index_heads;");
+}
