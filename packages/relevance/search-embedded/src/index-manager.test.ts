@@ -193,6 +193,33 @@ describe("EmbeddedIndexManager", () => {
     reopened.close();
   });
 
+  it("gives the event loop back between two tasks, however many are queued", async () => {
+    const db = openDatabase(":memory:");
+    const manager = new EmbeddedIndexManager({ db, documents: new SqliteDocumentStore(db), start: false });
+    const uid = "acct_1-products";
+    const tasks = [];
+    for (let i = 0; i < 6; i++)
+      tasks.push(await manager.addDocuments(uid, [{ id: i }], { primaryKey: "id" }));
+    const worker = new EmbeddedIndexManager({ db, documents: new SqliteDocumentStore(db) });
+    // Each turn of the event loop while the worker runs: which tasks had finished by then.
+    const finishedAtTurns: number[] = [];
+    let running = true;
+    const turn = () => {
+      if (!running) return;
+      const rows = db.prepare("SELECT count(*) AS n FROM tasks WHERE status = 'succeeded'").get() as {
+        n: number;
+      };
+      finishedAtTurns.push(rows.n);
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+    await worker.idle();
+    for (const task of tasks) expect((await worker.waitForTask(task.taskUid, ACCT)).status).toBe("succeeded");
+    running = false;
+    // Every count from 1 to 6 was seen by some turn: no two tasks ran in one turn.
+    for (let n = 1; n <= 6; n++) expect(finishedAtTurns).toContain(n);
+  });
+
   it("keeps only the newest keepFinishedTasks finished tasks", async () => {
     const db = openDatabase(":memory:");
     const manager = new EmbeddedIndexManager({

@@ -557,6 +557,10 @@ export class EmbeddedIndexManager implements IndexManager {
         this.unsaved.get(row.seq) ?? (this.unsaved.size > 0 ? this.blocked(row) : await this.run(row));
       this.save(row, verdict);
       for (const wake of this.waiters.get(waiterKey(row.account_id, row.uid)) ?? []) wake();
+      // A turn of the event loop between two tasks: a task's store calls answer at once (SQLite),
+      // so without it a round over many queued batches (tenants writing at once) held every other
+      // request for all of them.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
