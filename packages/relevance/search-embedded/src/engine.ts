@@ -30,11 +30,19 @@ import {
   loadedIndex,
 } from "./loaded-index.ts";
 import type { SearchWordsOptions } from "./matching.ts";
-import { type NumberPredicate, placeholder, ranking, sortOrder } from "./ranking.ts";
+import {
+  type NumberPredicate,
+  placeholder,
+  type Ranked,
+  ranking,
+  type SortOrder,
+  sortOrder,
+} from "./ranking.ts";
 import {
   attributeBoost,
   displayedFields,
   indexFields,
+  type QuerySettings,
   querySettings,
   unsupportedSetting,
   withoutStopWords,
@@ -91,6 +99,18 @@ export interface EmbeddedRetrievalStats {
 
 /** Bumped whenever the way an index is built changes, so old snapshots are rebuilt, not misread. */
 const SNAPSHOT_FORMAT = 6;
+
+/** Refuses (invalid_request, naming the setting) an index setting this engine cannot honour. */
+function checkSettings(target: SearchTarget): void {
+  const unsupported = unsupportedSetting(target);
+  if (unsupported !== null) {
+    throw new RetrievalError(
+      "invalid_request",
+      `the index setting ${unsupported.field} cannot be honoured: ${unsupported.message}`,
+      unsupported.field,
+    );
+  }
+}
 
 function configOf(target: SearchTarget): string {
   return JSON.stringify([SNAPSHOT_FORMAT, target.primaryKey, indexFields(target)]);
@@ -149,14 +169,7 @@ export class EmbeddedRetrieval implements Retrieval {
     // than all in one.
     await new Promise<void>((resolve) => setImmediate(resolve));
     // Validate the settings and everything the client chose before any (possibly expensive) index work.
-    const unsupported = unsupportedSetting(target);
-    if (unsupported !== null) {
-      throw new RetrievalError(
-        "invalid_request",
-        `the index setting ${unsupported.field} cannot be honoured: ${unsupported.message}`,
-        unsupported.field,
-      );
-    }
+    checkSettings(target);
     // Asked of Meilisearch by the client; this engine cannot honour them, so it says so by name.
     if (query.distinct !== undefined) {
       throw new RetrievalError(
@@ -183,36 +196,14 @@ export class EmbeddedRetrieval implements Retrieval {
         ? undefined
         : sortCriteria(query.sort, target.sortableAttributes);
     const settings = querySettings(target);
-    const options: SearchWordsOptions = {
-      typos: settings.typos,
-      synonyms: settings.synonyms,
-      boost: attributeBoost(indexFields(target)),
-    };
-    const index = await this.index(target);
-    // Scoring a short, common prefix at 100,000 documents is milliseconds: in slices.
-    const slicer = new Slicer(this.sliceClock);
-    const pause = () => slicer.pause();
-    const predicate = await this.predicate(index, filter, pause);
-    const words = withoutStopWords(tokenize(query.q), settings.stopWords);
     // A sort is a ranking rule: the rules before it in the index's rankingRules decide first.
     const order =
       criteria === undefined ? undefined : sortOrder(target.rankingRules ?? DEFAULT_RANKING_RULES, criteria);
-    const need = query.offset + query.limit;
-    const ranked =
-      words.length === 0
-        ? await placeholder(index, this.documents, predicate, order, need, pause)
-        : await ranking({
-            pause,
-            index,
-            documents: this.documents,
-            words,
-            predicate,
-            strategy: query.matchingStrategy,
-            need,
-            options,
-            order,
-            scoresAll: query.showRankingScore === true,
-          });
+    const { index, ranked, pause } = await this.selected(target, settings, filter, query, {
+      need: query.offset + query.limit,
+      order,
+      scoresAll: query.showRankingScore === true,
+    });
     const page = ranked.ids.slice(query.offset, query.offset + query.limit);
     const docs = await this.hits(index, page);
     const format = wantsFormatted(query);
@@ -288,14 +279,7 @@ export class EmbeddedRetrieval implements Retrieval {
    */
   async facetSearch(target: SearchTarget, query: FacetSearchQuery): Promise<FacetSearchResult> {
     await new Promise<void>((resolve) => setImmediate(resolve));
-    const unsupported = unsupportedSetting(target);
-    if (unsupported !== null) {
-      throw new RetrievalError(
-        "invalid_request",
-        `the index setting ${unsupported.field} cannot be honoured: ${unsupported.message}`,
-        unsupported.field,
-      );
-    }
+    checkSettings(target);
     const filter = checkedFilter(
       query.filter === undefined ? undefined : filterText(query.filter),
       target.filterableAttributes,
@@ -313,14 +297,42 @@ export class EmbeddedRetrieval implements Retrieval {
       );
     }
     const settings = querySettings(target);
+    const { index, ranked, pause } = await this.selected(target, settings, filter, query, {
+      need: 0,
+      order: undefined,
+      scoresAll: false,
+    });
+    const column = await attributeColumn(index, this.documents, query.facetName, pause);
+    const counts = await countFacetValues(column, ranked.matches(), pause);
+    return { facetHits: await matchFacetValues(counts, query.facetQuery, settings.typos, pause) };
+  }
+
+  /**
+   * The documents `query.q`, the filter and `query.matchingStrategy` select in `target`'s index,
+   * ranked (the first `need` in order; a placeholder search lists them in index or `order` order):
+   * what a search pages and a facet search counts. Scoring a short, common prefix at 100,000
+   * documents is milliseconds: done in slices, with the `pause` the caller goes on with.
+   */
+  private async selected(
+    target: SearchTarget,
+    settings: QuerySettings,
+    filter: FilterExpression | null,
+    query: { q: string; matchingStrategy?: SearchQuery["matchingStrategy"] },
+    { need, order, scoresAll }: { need: number; order: SortOrder | undefined; scoresAll: boolean },
+  ): Promise<{ index: LoadedIndex; ranked: Ranked; pause: () => Promise<void> }> {
     const index = await this.index(target);
     const slicer = new Slicer(this.sliceClock);
     const pause = () => slicer.pause();
     const predicate = await this.predicate(index, filter, pause);
     const words = withoutStopWords(tokenize(query.q), settings.stopWords);
+    const options: SearchWordsOptions = {
+      typos: settings.typos,
+      synonyms: settings.synonyms,
+      boost: attributeBoost(indexFields(target)),
+    };
     const ranked =
       words.length === 0
-        ? await placeholder(index, this.documents, predicate, undefined, 0, pause)
+        ? await placeholder(index, this.documents, predicate, order, need, pause)
         : await ranking({
             pause,
             index,
@@ -328,16 +340,12 @@ export class EmbeddedRetrieval implements Retrieval {
             words,
             predicate,
             strategy: query.matchingStrategy,
-            need: 0,
-            options: {
-              typos: settings.typos,
-              synonyms: settings.synonyms,
-              boost: attributeBoost(indexFields(target)),
-            },
+            need,
+            options,
+            order,
+            scoresAll,
           });
-    const column = await attributeColumn(index, this.documents, query.facetName, pause);
-    const counts = await countFacetValues(column, ranked.matches(), pause);
-    return { facetHits: await matchFacetValues(counts, query.facetQuery, settings.typos, pause) };
+    return { index, ranked, pause };
   }
 
   /** The index for `target`, current with the documents' revision. */

@@ -157,6 +157,7 @@ export class EmbeddedIndexManager implements IndexManager {
     | "nextNumber"
     | "getTask"
     | "nextTask"
+    | "hasNextTask"
     | "startTask"
     | "finishTask"
     | "getIndex"
@@ -212,6 +213,9 @@ export class EmbeddedIndexManager implements IndexManager {
       getTask: db.prepare("SELECT * FROM tasks WHERE account_id = ? AND uid = ?"),
       nextTask: db.prepare(
         "SELECT * FROM tasks WHERE status IN ('enqueued', 'processing') AND seq > ? ORDER BY seq LIMIT 1",
+      ),
+      hasNextTask: db.prepare(
+        "SELECT 1 AS next FROM tasks WHERE status IN ('enqueued', 'processing') AND seq > ? LIMIT 1",
       ),
       startTask: db.prepare("UPDATE tasks SET status = 'processing', started_at = ? WHERE seq = ?"),
       finishTask: db.prepare(
@@ -557,10 +561,12 @@ export class EmbeddedIndexManager implements IndexManager {
         this.unsaved.get(row.seq) ?? (this.unsaved.size > 0 ? this.blocked(row) : await this.run(row));
       this.save(row, verdict);
       for (const wake of this.waiters.get(waiterKey(row.account_id, row.uid)) ?? []) wake();
-      // A turn of the event loop between two tasks: a task's store calls answer at once (SQLite),
-      // so without it a round over many queued batches (tenants writing at once) held every other
-      // request for all of them.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      // A turn of the event loop before the next task: a task's store calls answer at once
+      // (SQLite), so without it a round over many queued batches (tenants writing at once) held
+      // every other request for all of them. (None when no task is left: the round ends in the
+      // turn of the last one.)
+      if (this.stmts.hasNextTask.get(after) !== undefined)
+        await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
