@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, open, readdir, rename, unlink } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { IndexSnapshot, IndexSnapshotStore } from "./snapshots.ts";
 
@@ -25,14 +25,8 @@ export class FileIndexSnapshotStore implements IndexSnapshotStore {
   }
 
   async get(account: string, index: string): Promise<IndexSnapshot | null> {
-    const file = join(this.dir, fileName(account, index));
-    let handle: import("node:fs/promises").FileHandle;
-    try {
-      handle = await open(file, "r");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw error;
-    }
+    const handle = await openIfExists(join(this.dir, fileName(account, index)));
+    if (handle === null) return null;
     try {
       const { size } = await handle.stat();
       if (size < PREFIX || size > MAX_FILE_BYTES) return null;
@@ -136,11 +130,7 @@ function fileName(account: string, index: string): string {
     .slice(0, 32)}.snapshot`;
 }
 
-async function writeAll(
-  handle: import("node:fs/promises").FileHandle,
-  bytes: Uint8Array,
-  position: number,
-): Promise<void> {
+async function writeAll(handle: FileHandle, bytes: Uint8Array, position: number): Promise<void> {
   for (let done = 0; done < bytes.length; ) {
     const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, position + done);
     done += bytesWritten;
@@ -206,13 +196,8 @@ function decode(bytes: Uint8Array, account: string, index: string): IndexSnapsho
 
 /** The revision of the snapshot in `file` (its header only), or null when there is none to keep. */
 async function readRevision(file: string): Promise<number | null> {
-  let handle: import("node:fs/promises").FileHandle;
-  try {
-    handle = await open(file, "r");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
+  const handle = await openIfExists(file);
+  if (handle === null) return null;
   try {
     const prefix = new Uint8Array(PREFIX);
     if ((await handle.read(prefix, 0, PREFIX, 0)).bytesRead < PREFIX) return null;
@@ -224,6 +209,16 @@ async function readRevision(file: string): Promise<number | null> {
     return parseHeader(bytes, length)?.revision ?? null;
   } finally {
     await handle.close();
+  }
+}
+
+/** `file` opened for reading, or null when there is none. */
+async function openIfExists(file: string): Promise<FileHandle | null> {
+  try {
+    return await open(file, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
   }
 }
 

@@ -1,33 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ColumnBuilder } from "./columns.ts";
 import { loadSnapshot, snapshotParts } from "./snapshot-parts.ts";
-import { buildTypedIndex } from "./typed-index.ts";
+import { smallIndex } from "./test-support/small-index.ts";
 
-const docs = [
-  { id: "a", title: "red shoes", tags: ["shoes", "Red"], price: 10 },
-  { id: "b", title: "blue jacket", tags: ["jackets"], price: 25.5 },
-  { id: "c", title: "red red jacket", price: -0 },
-];
-
-function content() {
-  const index = buildTypedIndex(
-    docs.map((doc) => [doc.id, doc]),
-    {
-      fields: "strings",
-      text: (doc, f) => {
-        const v = doc[f];
-        return Array.isArray(v) ? v.join(" ") : typeof v === "string" ? v : undefined;
-      },
-      tokenize: (text) => text.toLowerCase().split(" "),
-    },
-  );
-  const columns = ["tags", "price"].map((attribute) => {
-    const builder = new ColumnBuilder(attribute);
-    for (const doc of docs) builder.add(doc);
-    return builder.finish();
-  });
-  return { index, columns };
-}
+const content = smallIndex;
 
 const header = { format: 1, config: "c", fields: ["id", "title", "tags"] };
 const now = async () => {};

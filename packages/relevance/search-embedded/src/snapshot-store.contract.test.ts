@@ -15,12 +15,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "@relevance/settings/sqlite";
 import { afterEach, describe, expect, it } from "vitest";
-import { ColumnBuilder } from "./columns.ts";
 import { FileIndexSnapshotStore } from "./file-snapshots.ts";
 import { loadSnapshot, snapshotParts } from "./snapshot-parts.ts";
 import type { IndexSnapshotStore } from "./snapshots.ts";
 import { SqliteIndexSnapshotStore } from "./sqlite-snapshots.ts";
-import { buildTypedIndex } from "./typed-index.ts";
+import { smallIndex } from "./test-support/small-index.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -95,28 +94,9 @@ describe.each(adapters)("IndexSnapshotStore contract: %s", (_, make) => {
 
 /** A small index's snapshot parts, as the engine writes them. */
 function indexParts() {
-  const docs = [
-    { id: "a", title: "red shoes", tags: ["Red"] },
-    { id: "b", title: "blue jacket", tags: ["blue"] },
-  ];
-  const index = buildTypedIndex(
-    docs.map((doc) => [doc.id, doc]),
-    {
-      fields: "strings",
-      text: (doc, f) => {
-        const v = doc[f];
-        return Array.isArray(v) ? v.join(" ") : typeof v === "string" ? v : undefined;
-      },
-      tokenize: (text) => text.toLowerCase().split(" "),
-    },
-  );
-  const builder = new ColumnBuilder("tags");
-  for (const doc of docs) builder.add(doc);
-  const columns = [builder.finish()];
-  return {
-    content: { index, columns },
-    parts: [...snapshotParts({ index, columns }, { format: 1, config: "c", fields: index.data.fields })],
-  };
+  const content = smallIndex();
+  const header = { format: 1, config: "c", fields: content.index.data.fields };
+  return { content, parts: [...snapshotParts(content, header)] };
 }
 
 describe("FileIndexSnapshotStore", () => {
