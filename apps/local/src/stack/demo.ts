@@ -54,6 +54,10 @@ export async function startMonitorDemo(
     handle: async (event) => {
       await resourceEvents.append([event]);
     },
+    // A receive's events in one append (its duplicate check and insert once, not once per event).
+    handleEvents: async (events) => {
+      await resourceEvents.append(events);
+    },
     // A run record sent through the queue (`collector_run`) is stored as POST /api/system/runs would.
     handleRun: async (run) => {
       await runStore.insertRuns([run]);

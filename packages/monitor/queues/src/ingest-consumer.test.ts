@@ -27,6 +27,18 @@ const ACCT = DEMO_ACCOUNTS[0]?.account_id as string;
 const REGION = DEMO_REGIONS[0] as string;
 const VT = 30_000;
 
+/** An EC2 instance's resource event as a message body. */
+const ec2Event = (id: string, observedAt = 1) =>
+  JSON.stringify({
+    kind: "resource_observed",
+    collector: "config_ec2",
+    account_id: ACCT,
+    region: REGION,
+    resource_type: "ec2_instance",
+    resource_id: id,
+    observed_at: observedAt,
+  });
+
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -201,17 +213,7 @@ describe("IngestConsumer", () => {
       visibilityTimeoutMs: VT,
       clock: t.clock,
     });
-    await t.queue.send([
-      JSON.stringify({
-        kind: "resource_observed",
-        collector: "config_ec2",
-        account_id: ACCT,
-        region: REGION,
-        resource_type: "ec2_instance",
-        resource_id: "i-1",
-        observed_at: 1,
-      }),
-    ]);
+    await t.queue.send([ec2Event("i-1")]);
     expect(await flaky.drain()).toEqual({ received: 1, acked: 0, rejected: 1 });
     down = false;
     expect(await flaky.drain()).toEqual({ received: 0, acked: 0, rejected: 0 });
@@ -219,6 +221,34 @@ describe("IngestConsumer", () => {
     expect(await flaky.drain()).toEqual({ received: 1, acked: 1, rejected: 0 });
     expect(flaky.totals).toEqual({ received: 2, acked: 1, rejected: 1 });
     expect((await t.queue.read())[0]).toMatchObject({ depth: 0, in_flight: 0, dead_letter_depth: 0 });
+    t.queue.close();
+  });
+
+  it("stores a receive's events with one call; when that call fails, each alone, so only the one refused is left for retry", async () => {
+    const t = setup();
+    const calls: string[][] = [];
+    const single: string[] = [];
+    const batched = new IngestConsumer({
+      queue: t.queue,
+      handle: async (e) => {
+        if (e.resource_id === "i-bad") throw new Error("refused");
+        single.push(e.resource_id);
+      },
+      handleEvents: async (events) => {
+        calls.push(events.map((e) => e.resource_id));
+        if (events.some((e) => e.resource_id === "i-bad")) throw new Error("one refused");
+      },
+      visibilityTimeoutMs: VT,
+      clock: t.clock,
+    });
+    await t.queue.send([ec2Event("i-1"), ec2Event("i-2"), "not json", ec2Event("i-3")]);
+    expect(await batched.drainOnce()).toEqual({ received: 4, acked: 3, rejected: 1 });
+    expect(calls).toEqual([["i-1", "i-2", "i-3"]]);
+    expect(single).toEqual([]);
+    await t.queue.send([ec2Event("i-4"), ec2Event("i-bad"), ec2Event("i-5")]);
+    expect(await batched.drainOnce()).toEqual({ received: 3, acked: 2, rejected: 1 });
+    expect(calls.at(-1)).toEqual(["i-4", "i-bad", "i-5"]);
+    expect(single).toEqual(["i-4", "i-5"]);
     t.queue.close();
   });
 
@@ -240,16 +270,7 @@ describe("IngestConsumer", () => {
     });
     const now = t.clock.now();
     const far = Date.UTC(2225, 0, 1);
-    const event = (observed_at: number) =>
-      JSON.stringify({
-        kind: "resource_observed",
-        collector: "config_ec2",
-        account_id: ACCT,
-        region: REGION,
-        resource_type: "ec2_instance",
-        resource_id: `i-${observed_at}`,
-        observed_at,
-      });
+    const event = (observed_at: number) => ec2Event(`i-${observed_at}`, observed_at);
     const run = (completed_at: number) =>
       JSON.stringify({
         kind: "collector_run",

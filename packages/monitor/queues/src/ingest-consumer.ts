@@ -29,6 +29,12 @@ export interface IngestConsumerOptions {
   /** Stores one event; throwing (or rejecting) leaves the message on the queue. */
   handle: (event: ResourceEvent) => Promise<void>;
   /**
+   * Stores the resource events of one receive together (one write instead of one per event). When it
+   * throws, each of them is handed to `handle` alone, so an event the store refuses is left for retry
+   * alone and the others are acknowledged. Absent: `handle`, one event at a time.
+   */
+  handleEvents?: (events: ResourceEvent[]) => Promise<void>;
+  /**
    * Stores one run record of a `collector_run` message (and registers its collector if it is new:
    * `registerFirstRuns`). Absent: such a message is refused like any message that is not a resource event.
    */
@@ -66,8 +72,11 @@ function add(a: IngestTotals, b: IngestTotals): IngestTotals {
 
 export class IngestConsumer {
   readonly totals: IngestTotals = zero();
-  readonly #o: Required<Omit<IngestConsumerOptions, "log" | "handleRun" | "handleRunStart">> & {
+  readonly #o: Required<
+    Omit<IngestConsumerOptions, "log" | "handleRun" | "handleRunStart" | "handleEvents">
+  > & {
     log: IngestLog;
+    handleEvents?: IngestConsumerOptions["handleEvents"];
     handleRun?: IngestConsumerOptions["handleRun"];
     handleRunStart?: IngestConsumerOptions["handleRunStart"];
   };
@@ -93,8 +102,30 @@ export class IngestConsumer {
     const messages = await queue.receive({ max: batchSize, visibilityTimeoutMs });
     const t: IngestTotals = { received: messages.length, acked: 0, rejected: 0 };
     const done: string[] = [];
+    const { handleEvents } = this.#o;
+    // The receive's resource events stored together first; the rest (and, if that fails, each
+    // event again) one message at a time.
+    let stored = new Set<ReceivedMessage>();
+    if (handleEvents !== undefined) {
+      const events = new Map<ReceivedMessage, ResourceEvent>();
+      for (const m of messages) {
+        const parsed = this.#parse(m);
+        if (parsed.ok && parsed.value.kind === "resource_observed") events.set(m, parsed.value.event);
+      }
+      if (events.size > 1) {
+        try {
+          await handleEvents([...events.values()]);
+          stored = new Set(events.keys());
+        } catch (err) {
+          this.#o.log("warn", "ingest: storing a receive's events together failed; storing each alone", {
+            events: events.size,
+            error: String(err),
+          });
+        }
+      }
+    }
     for (const m of messages) {
-      if (await this.#handleOne(m)) done.push(m.receipt);
+      if (stored.has(m) || (await this.#handleOne(m))) done.push(m.receipt);
       else t.rejected += 1;
     }
     t.acked = await queue.ack(done);
@@ -122,12 +153,18 @@ export class IngestConsumer {
     return p;
   }
 
-  async #handleOne(m: ReceivedMessage): Promise<boolean> {
+  /** A message's content, checked (every problem named) as this consumer takes it. */
+  #parse(m: ReceivedMessage): ReturnType<typeof parseIngestMessage> {
     const { handleRun, clock, maxClockSkewMs } = this.#o;
-    const parsed = parseIngestMessage(m.body, clock.now(), {
+    return parseIngestMessage(m.body, clock.now(), {
       maxSkewMs: maxClockSkewMs,
       runs: handleRun !== undefined,
     });
+  }
+
+  async #handleOne(m: ReceivedMessage): Promise<boolean> {
+    const { handleRun } = this.#o;
+    const parsed = this.#parse(m);
     if (!parsed.ok) {
       this.#o.log("warn", "ingest: malformed event left for retry (dead-letter queue after max receives)", {
         message_id: m.message_id,
