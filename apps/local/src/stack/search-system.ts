@@ -12,7 +12,6 @@ import {
 } from "@relevance/search-embedded";
 import { ChangeTailer, type Logger } from "@relevance/settings";
 import {
-  checkpointInBackground,
   openDatabase,
   SqliteChangeLog,
   SqliteDocumentStore,
@@ -41,17 +40,8 @@ export interface SearchSystem {
 }
 
 export function startSearchSystem(config: LocalConfig, log: Logger): SearchSystem {
-  const settingsPath = join(config.dataDir, "settings.db");
-  const kvPath = join(config.dataDir, "kv.db");
-  const settingsDb = openDatabase(settingsPath);
-  const kvDb = openDatabase(kvPath);
-  // WAL checkpoints in worker threads: a checkpoint in a COMMIT held every request 40–50 ms every
-  // few batches of documents (checkpointer.ts).
-  const onCheckpointError = (message: string) => log.warn(message, { component: "sqlite" });
-  const checkpointers = [
-    checkpointInBackground(settingsDb, settingsPath, { onError: onCheckpointError }),
-    checkpointInBackground(kvDb, kvPath, { onError: onCheckpointError }),
-  ];
+  const settingsDb = openDatabase(join(config.dataDir, "settings.db"));
+  const kvDb = openDatabase(join(config.dataDir, "kv.db"));
   const table = new SqliteSettingsTable(settingsDb);
   const changeLog = new SqliteChangeLog(settingsDb);
   const kv = new SqliteKv(kvDb);
@@ -111,7 +101,6 @@ export function startSearchSystem(config: LocalConfig, log: Logger): SearchSyste
       await retrieval.flush();
       await indexManager.idle();
       await outcomes.retention.stop();
-      await Promise.all(checkpointers.map((c) => c.stop()));
     },
     close() {
       settingsDb.close();

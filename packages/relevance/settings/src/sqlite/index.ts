@@ -1,5 +1,4 @@
 export { SqliteChangeLog } from "./change-log.ts";
-export { type CheckpointOptions, checkpointInBackground, type WalCheckpointer } from "./checkpointer.ts";
 export { openDatabase, transaction } from "./database.ts";
 export { SqliteDocumentStore } from "./documents.ts";
 export { SqliteKv } from "./kv.ts";
