@@ -64,6 +64,9 @@ export interface IngestTotals {
   rejected: number;
 }
 
+/** A message's body as `parseIngestMessage` checks it: its content, or every problem named. */
+type Checked = ReturnType<typeof parseIngestMessage>;
+
 const zero = (): IngestTotals => ({ received: 0, acked: 0, rejected: 0 });
 
 function add(a: IngestTotals, b: IngestTotals): IngestTotals {
@@ -103,15 +106,17 @@ export class IngestConsumer {
     const t: IngestTotals = { received: messages.length, acked: 0, rejected: 0 };
     const done: string[] = [];
     const { handleEvents } = this.#o;
+    // Each message checked once, for the batch below and for its own handling.
+    const checked = messages.map((m) => this.#parse(m));
     // The receive's resource events stored together first; the rest (and, if that fails, each
     // event again) one message at a time.
     let stored = new Set<ReceivedMessage>();
     if (handleEvents !== undefined) {
       const events = new Map<ReceivedMessage, ResourceEvent>();
-      for (const m of messages) {
-        const parsed = this.#parse(m);
+      messages.forEach((m, i) => {
+        const parsed = checked[i] as Checked;
         if (parsed.ok && parsed.value.kind === "resource_observed") events.set(m, parsed.value.event);
-      }
+      });
       if (events.size > 1) {
         try {
           await handleEvents([...events.values()]);
@@ -124,8 +129,8 @@ export class IngestConsumer {
         }
       }
     }
-    for (const m of messages) {
-      if (stored.has(m) || (await this.#handleOne(m))) done.push(m.receipt);
+    for (const [i, m] of messages.entries()) {
+      if (stored.has(m) || (await this.#handleOne(m, checked[i] as Checked))) done.push(m.receipt);
       else t.rejected += 1;
     }
     t.acked = await queue.ack(done);
@@ -154,7 +159,7 @@ export class IngestConsumer {
   }
 
   /** A message's content, checked (every problem named) as this consumer takes it. */
-  #parse(m: ReceivedMessage): ReturnType<typeof parseIngestMessage> {
+  #parse(m: ReceivedMessage): Checked {
     const { handleRun, clock, maxClockSkewMs } = this.#o;
     return parseIngestMessage(m.body, clock.now(), {
       maxSkewMs: maxClockSkewMs,
@@ -162,9 +167,8 @@ export class IngestConsumer {
     });
   }
 
-  async #handleOne(m: ReceivedMessage): Promise<boolean> {
+  async #handleOne(m: ReceivedMessage, parsed: Checked): Promise<boolean> {
     const { handleRun } = this.#o;
-    const parsed = this.#parse(m);
     if (!parsed.ok) {
       this.#o.log("warn", "ingest: malformed event left for retry (dead-letter queue after max receives)", {
         message_id: m.message_id,
